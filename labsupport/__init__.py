@@ -1,0 +1,17 @@
+"""labsupport: the simulations, data and charts behind the course on the AWS us-east-1 outage.
+
+Modules:
+
+* :mod:`labsupport.timeline`: the incident timeline as data, from the AWS post-event summary.
+* :mod:`labsupport.charts`: Altair charts of model output, and the offline renderer.
+* :mod:`labsupport.errors`: the errors this package raises.
+* :mod:`labsupport.book`: the Sphinx extension that bundles the Vega JavaScript into the book.
+"""
+
+from __future__ import annotations
+
+from .errors import ConfigError, LabSupportError, LimitExceeded
+
+__version__ = "0.1.0"
+
+__all__ = ["ConfigError", "LabSupportError", "LimitExceeded", "__version__"]

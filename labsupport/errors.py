@@ -1,0 +1,32 @@
+"""Errors raised by :mod:`labsupport`.
+
+::
+
+    Exception
+     └── LabSupportError            base of everything this package raises on purpose
+          └── ConfigError           (also a ValueError) a config field or argument is out of range
+               └── LimitExceeded    a run hit its own bound (max_events, max_states, horizon)
+
+Catch ``ValueError`` to handle bad input in general; catch :class:`LimitExceeded` where a notebook
+wants to tell the reader that a bound was hit rather than that the input was wrong.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ConfigError", "LabSupportError", "LimitExceeded"]
+
+
+class LabSupportError(Exception):
+    """Base class of every error this package raises deliberately."""
+
+
+class ConfigError(LabSupportError, ValueError):
+    """A configuration field or function argument is invalid.
+
+    The message names the field, the value given and the allowed range, for example
+    ``plan_interval_s must be a finite number > 0, got -3``.
+    """
+
+
+class LimitExceeded(ConfigError):
+    """A run stopped at one of its own bounds (``max_events``, ``max_states``, a horizon)."""
