@@ -26,6 +26,9 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from ._validate import check_int
+from .timeline import format_duration
+
 __all__ = [
     "PALETTE",
     "PERIOD_COLOURS",
@@ -116,8 +119,6 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
     Raises:
         ValueError: if ``width`` is not a positive integer or a required column is missing.
     """
-    from ._validate import check_int
-
     check_int("width", width, lo=100, hi=4000)
     for frame, cols, name in (
         (periods, ("period", "start_pdt", "end_pdt", "duration"), "periods"),
@@ -133,7 +134,7 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
             "period": periods["period"],
             "start": periods["start_pdt"].dt.strftime("%Y-%m-%dT%H:%M:%S"),
             "end": periods["end_pdt"].dt.strftime("%Y-%m-%dT%H:%M:%S"),
-            "length": periods["duration"].map(_fmt_td),
+            "length": periods["duration"].map(format_duration),
         }
     )
     e = pd.DataFrame(
@@ -159,7 +160,7 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
         .transform_calculate(lane="datum.period")
         .mark_bar(height=22, opacity=0.85)
         .encode(
-            x=alt.X("start:T", title="20 October 2025 (PDT)", axis=alt.Axis(format="%H:%M")),
+            x=alt.X("start:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M")),
             x2="end:T",
             y=y,
             color=colour,
@@ -187,8 +188,3 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
         ),
     )
     return _base_config(chart)
-
-
-def _fmt_td(td: pd.Timedelta) -> str:
-    minutes = int(round(td.total_seconds() / 60))
-    return f"{minutes // 60} h {minutes % 60:02d} min"

@@ -18,7 +18,7 @@ from typing import Any
 import ipywidgets as widgets
 from IPython.display import display
 
-__all__ = ["Panel", "make_panel"]
+__all__ = ["Panel", "make_panel", "timeline_panel"]
 
 
 @dataclass
@@ -77,3 +77,29 @@ def make_panel(controls: dict[str, widgets.Widget], render: Callable[..., list[A
         w.observe(lambda _change: update(**panel.values()), names="value")
     update(**panel.values())
     return panel
+
+
+# --- timeline ---
+
+
+def timeline_panel() -> Panel:
+    """Filter the outage timeline by service and confidence tag; redraw the table and the chart.
+
+    Controls: ``services`` (multiple selection; empty means all) and ``include_unverified``.
+    Every reachable setting is valid: the choices come from :func:`labsupport.timeline.services`.
+    """
+    from . import charts, timeline
+
+    controls = {
+        "services": widgets.SelectMultiple(
+            options=timeline.services(), value=(), rows=8, description="Services"
+        ),
+        "include_unverified": widgets.Checkbox(value=True, description="Show unverified rows"),
+    }
+
+    def render(services: tuple[str, ...], include_unverified: bool) -> list[Any]:
+        rows = timeline.load(services=list(services) or None, include_unverified=include_unverified)
+        table = rows[["time_pdt", "service", "event", "tag", "source"]]
+        return [charts.timeline_chart(timeline.impact_periods(), rows), table]
+
+    return make_panel(controls, render)

@@ -1,0 +1,71 @@
+"""Every notebook of the book is committed clean, is in the table of contents, and is collected."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _tracked_notebooks() -> list[Path]:
+    try:
+        out = subprocess.run(["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        out = []
+    found = {p.relative_to(ROOT) for p in ROOT.rglob("*.ipynb")
+             if not any(part.startswith((".", "_build")) for part in p.relative_to(ROOT).parts)}
+    return sorted(found | {Path(p) for p in out})
+
+
+NOTEBOOKS = _tracked_notebooks()
+
+
+def _toc_files() -> set[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files: set[str] = {toc["root"]}
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                files.add(node["file"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    return files
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "the book has no notebooks"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=str)
+def test_notebook_is_clean(path):
+    nb = json.loads((ROOT / path).read_text(encoding="utf-8"))
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert not [i for i, c in enumerate(code) if c.get("outputs")], "committed with outputs"
+    assert not [i for i, c in enumerate(code) if c.get("execution_count")], "committed with execution counts"
+    assert nb["metadata"].get("kernelspec", {}).get("name") == "python3", "kernelspec must be python3"
+    assert "widgets" not in nb["metadata"], "committed with widget state"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=str)
+def test_notebook_is_in_the_book_and_collected(path):
+    assert str(path.with_suffix("")) in _toc_files(), f"{path} is not in _toc.yml"
+    # pytest's testpaths include labs/, so nbval collects every notebook there.
+    assert path.parts[0] == "labs", f"{path} lies outside labs/, where nbval does not look"
+
+
+def test_every_toc_entry_exists():
+    for name in _toc_files():
+        matches = [p for p in (ROOT / f"{name}.md", ROOT / f"{name}.ipynb") if p.exists()]
+        assert matches, f"_toc.yml names {name}, which does not exist"
