@@ -10,10 +10,12 @@ Importing this module registers and enables the Altair renderer ``"labsupport"``
 
 * ``application/vnd.vegalite.v5+json``: JupyterLab draws this itself, with the Vega libraries it
   bundles, so live notebooks need no network;
-* ``text/html``: a container plus a small module script that calls the global ``vegaEmbed``. The
+* ``text/html``: a container plus a small script that calls the global ``vegaEmbed``. The
   built book defines that global from ``vl_convert.javascript_bundle()``, loaded once per page by the
   Sphinx extension :mod:`labsupport.book`; nothing comes from a CDN;
 * ``text/plain``: the chart's title and description, the text alternative.
+
+While the book builds (see :data:`BOOK_BUILD_ENV`) the first of these is left out.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import os
 from typing import Any
 
 import altair as alt
@@ -30,11 +33,17 @@ from ._validate import check_int
 from .timeline import format_duration
 
 __all__ = [
+    "BOOK_BUILD_ENV",
     "PALETTE",
     "PERIOD_COLOURS",
     "render_bundle",
     "timeline_chart",
 ]
+
+#: Set by :mod:`labsupport.book` while the book builds. The kernels that execute the pages inherit
+#: it, and the renderer then leaves out the Vega-Lite MIME type, which the book does not use (it
+#: shows the HTML) and which MyST-NB would otherwise report as unknown.
+BOOK_BUILD_ENV = "LABSUPPORT_BOOK_BUILD"
 
 #: Colours for categorical marks. Each has a contrast ratio of at least 3:1 against white (WCAG 2.1
 #: SC 1.4.11, non-text contrast), and they stay distinguishable with common colour-vision deficiencies.
@@ -75,21 +84,22 @@ def render_bundle(spec: dict[str, Any]) -> dict[str, Any]:
     script_payload = payload.replace("</", "<\\/")
     body = f"""<div class="labsupport-vega" id="{div_id}" role="figure" aria-label="{html.escape(alt_text)}">
 <noscript>{html.escape(alt_text)}</noscript></div>
-<script type="module">
-const el = document.getElementById("{div_id}");
-if (window.vegaEmbed) {{
-  window.vegaEmbed(el, {script_payload}, {{actions: false, renderer: "svg"}})
-    .catch((err) => {{ el.textContent = "Chart failed to render: " + err; console.error(err); }});
-}} else {{
-  el.textContent = "This chart needs the Vega libraries that the built course book bundles. "
-    + "In JupyterLab it renders natively. {html.escape(alt_text)}";
-}}
+<script>
+(function () {{
+  var el = document.getElementById("{div_id}");
+  if (window.vegaEmbed) {{
+    window.vegaEmbed(el, {script_payload}, {{actions: false, renderer: "svg"}})
+      .catch(function (err) {{ el.textContent = "Chart failed to render: " + err; console.error(err); }});
+  }} else {{
+    el.textContent = "This chart needs the Vega libraries that the built course book bundles. "
+      + "In JupyterLab it renders natively. " + el.getAttribute("aria-label");
+  }}
+}})();
 </script>"""
-    return {
-        "application/vnd.vegalite.v5+json": spec,
-        "text/html": body,
-        "text/plain": alt_text,
-    }
+    bundle = {"text/html": body, "text/plain": alt_text}
+    if not os.environ.get(BOOK_BUILD_ENV):
+        bundle["application/vnd.vegalite.v5+json"] = spec
+    return bundle
 
 
 alt.renderers.register("labsupport", render_bundle)
@@ -103,7 +113,7 @@ def _base_config(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
     ).configure_legend(labelFontSize=12, titleFontSize=13)
 
 
-def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 680) -> alt.LayerChart:
+def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 560) -> alt.LayerChart:
     """Draw the summary's three impact periods as bars and the events as marks with tooltips.
 
     Args:
