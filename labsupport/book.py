@@ -22,6 +22,8 @@ from sphinx.application import Sphinx
 
 from .charts import BOOK_BUILD_ENV
 
+__all__ = ["BUNDLE_NAME", "setup"]
+
 BUNDLE_NAME = "labsupport-vega.js"
 _STAMP = "iife-"  # bump when the way the bundle is written changes
 
@@ -47,6 +49,7 @@ def _write_bundle(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, object]:
+    """Register the extension with Sphinx (called by Sphinx; not for direct use)."""
     # Kernels started by MyST-NB inherit this; see labsupport.charts.BOOK_BUILD_ENV.
     os.environ[BOOK_BUILD_ENV] = "1"
     app.connect("builder-inited", _write_bundle)

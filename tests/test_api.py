@@ -1,0 +1,48 @@
+"""The public API: every module's ``__all__`` is sorted, complete and documented."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+
+import pytest
+
+import labsupport
+
+PUBLIC_MODULES = sorted(
+    m.name for m in pkgutil.iter_modules(labsupport.__path__) if not m.name.startswith("_")
+)
+
+
+def test_package_docstring_lists_every_public_module():
+    documented = set(re.findall(r":mod:`labsupport\.(\w+)`", labsupport.__doc__ or ""))
+    assert documented == set(PUBLIC_MODULES)
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_all_is_sorted_and_resolves(name):
+    module = importlib.import_module(f"labsupport.{name}")
+    exported = getattr(module, "__all__", None)
+    assert exported is not None, f"labsupport.{name} has no __all__"
+    assert list(exported) == sorted(exported, key=str.casefold) or list(exported) == sorted(exported)
+    assert len(set(exported)) == len(exported)
+    for attr in exported:
+        assert hasattr(module, attr), f"labsupport.{name}.__all__ names {attr}, which does not exist"
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_public_functions_and_classes_have_docstrings(name):
+    module = importlib.import_module(f"labsupport.{name}")
+    assert (module.__doc__ or "").strip(), f"labsupport.{name} has no module docstring"
+    for attr in getattr(module, "__all__", []):
+        obj = getattr(module, attr)
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            assert (obj.__doc__ or "").strip(), f"labsupport.{name}.{attr} has no docstring"
+
+
+def test_errors_are_value_errors():
+    assert issubclass(labsupport.ConfigError, ValueError)
+    assert issubclass(labsupport.ConfigError, labsupport.LabSupportError)
+    assert issubclass(labsupport.LimitExceeded, labsupport.ConfigError)
