@@ -38,7 +38,8 @@ class Panel:
     box: widgets.Box = field(init=False)
 
     def __post_init__(self) -> None:
-        self.box = widgets.VBox([widgets.HBox(list(self.controls.values()), layout=_wrap), self.output])
+        row = widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
+        self.box = widgets.VBox([row, self.output])
 
     def _ipython_display_(self) -> None:
         display(self.box)
@@ -46,9 +47,6 @@ class Panel:
     def values(self) -> dict[str, Any]:
         """Current value of every control."""
         return {name: w.value for name, w in self.controls.items()}
-
-
-_wrap = widgets.Layout(flex_flow="row wrap", gap="4px 16px")
 
 
 def make_panel(controls: dict[str, widgets.Widget], render: Callable[..., list[Any]]) -> Panel:
