@@ -36,6 +36,21 @@ __all__ = [
     "BOOK_BUILD_ENV",
     "PALETTE",
     "PERIOD_COLOURS",
+    "RACE_ACTION_GROUPS",
+    "dns_failing_chart",
+    "dns_ttl_chart",
+    "dwfm_explorer_chart",
+    "dwfm_phase_chart",
+    "dwfm_timeseries_chart",
+    "explore_sequence_chart",
+    "explore_verdict_chart",
+    "network_backlog_chart",
+    "nlb_capacity_comparison_chart",
+    "nlb_timeseries_chart",
+    "race_generation_chart",
+    "race_guard_explorer_chart",
+    "race_records_chart",
+    "race_sequence_chart",
     "render_bundle",
     "timeline_chart",
 ]
@@ -198,3 +213,930 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
         ),
     )
     return _base_config(chart)
+
+
+# --- race ---
+
+#: How the race model's actions are grouped, coloured and shaped in its charts.
+RACE_ACTION_GROUPS: dict[str, str] = {
+    "plan_created": "plan created", "check": "one-time check", "lock_lost": "lock lost, back off",
+    "write": "write", "write_noop": "write", "stale_write": "stale write",
+    "write_refused": "refused by a guard", "refused_empty": "refused by a guard",
+    "delete_skipped": "refused by a guard", "alert": "refused by a guard",
+    "delete": "clean-up delete", "delete_active": "active plan deleted / stuck",
+    "inconsistent": "active plan deleted / stuck", "endpoint_empty": "active plan deleted / stuck",
+    "self_repair": "repair", "manual_repair": "repair", "endpoint_restored": "repair",
+}
+_RACE_GROUP_STYLE: dict[str, tuple[str, str]] = {
+    "plan created": (PALETTE[6], "circle"), "one-time check": (PALETTE[0], "diamond"),
+    "lock lost, back off": (PALETTE[4], "triangle-down"), "write": (PALETTE[2], "circle"),
+    "stale write": (PALETTE[1], "square"), "refused by a guard": (PALETTE[0], "triangle-up"),
+    "clean-up delete": (PALETTE[3], "cross"), "active plan deleted / stuck": (PALETTE[5], "square"),
+    "repair": (PALETTE[2], "triangle-up"),
+}
+_RACE_KEY_ACTIONS = {"stale_write": "stale write", "delete_active": "active plan deleted",
+                     "manual_repair": "manual repair", "self_repair": "self-repair", "alert": "alert"}
+
+
+def _race_columns(frame: pd.DataFrame, cols: tuple[str, ...], name: str) -> None:
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name} is missing columns {missing}")
+
+
+def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float, width: int = 520) -> alt.LayerChart:
+    """Sequence chart of a race run: one lane per actor, time on x, one mark per action.
+
+    Args:
+        events: ``RaceResult.events`` (columns ``time_s``, ``actor``, ``action``, ``endpoint``,
+            ``generation``, ``detail``).
+        start_s, end_s: the time window to draw, in seconds since the scenario start (start < end).
+        width: chart width in pixels (100-4000).
+
+    Returns:
+        A layered chart: marks coloured and shaped by :data:`RACE_ACTION_GROUPS`, labelled vertical
+        rules at the key moments (stale write, active plan deleted, alerts, repairs).
+
+    Raises:
+        ValueError: a missing column or an empty or inverted window.
+    """
+    check_int("width", width, lo=100, hi=4000)
+    _race_columns(events, ("time_s", "actor", "action", "endpoint", "generation", "detail"), "events")
+    if not end_s > start_s:
+        raise ValueError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
+    ev = events.loc[(events["time_s"] >= start_s) & (events["time_s"] <= end_s)]
+    lanes = [a for a in events["actor"].cat.categories if a in set(ev["actor"])] if hasattr(
+        events["actor"], "cat") else sorted(set(ev["actor"]))
+    d = pd.DataFrame({
+        "time_s": ev["time_s"].round(2), "actor": ev["actor"].astype(str),
+        "action": ev["action"].astype(str), "group": ev["action"].astype(str).map(RACE_ACTION_GROUPS),
+        "endpoint": ev["endpoint"].fillna("").astype(str),
+        "plan": ev["generation"].astype("string").fillna(""),
+        "detail": ev["detail"].astype(str),
+    })
+    groups = [g for g in _RACE_GROUP_STYLE if g in set(d["group"])]
+    x = alt.X("time_s:Q", title="seconds since the scenario start",
+              scale=alt.Scale(domain=[start_s, end_s], zero=False, nice=False))
+    points = alt.Chart(d).mark_point(size=70, filled=True, opacity=0.9).encode(
+        x=x, y=alt.Y("actor:N", sort=lanes, title=None),
+        color=alt.Color("group:N", title="Action", scale=alt.Scale(
+            domain=groups, range=[_RACE_GROUP_STYLE[g][0] for g in groups]), legend=alt.Legend(orient="bottom", columns=2)),
+        shape=alt.Shape("group:N", scale=alt.Scale(domain=groups, range=[_RACE_GROUP_STYLE[g][1] for g in groups])),
+        tooltip=["time_s:Q", "actor:N", "action:N", "endpoint:N", "plan:N", "detail:N"],
+    )
+    key = d.loc[d["action"].isin(_RACE_KEY_ACTIONS)].assign(label=lambda k: k["action"].map(_RACE_KEY_ACTIONS))
+    key = key.drop_duplicates("label")
+    rules = alt.Chart(key).mark_rule(strokeDash=[4, 3], color="#222", opacity=0.6).encode(x=x)
+    labels = alt.Chart(key).mark_text(align="right", dx=-8, dy=-9, fontSize=11, fontWeight="bold", color="#222").encode(
+        x=x, y=alt.Y("actor:N", sort=lanes), text="label:N")
+    chart = alt.layer(rules, points, labels).properties(
+        width=width, height=34 * max(len(lanes), 3),
+        title=f"The race, second by second ({start_s:.0f}-{end_s:.0f} s)",
+        description=(f"Sequence chart from one model run: lanes for {', '.join(lanes)}; each mark is one action "
+                     f"({', '.join(groups)}); dashed rules mark " + (", ".join(key['label']) or "no key moment") + "."),
+    )
+    return _base_config(chart)
+
+
+def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s: float = 0.0,
+                          end_s: float | None = None, width: int = 440) -> alt.FacetChart:
+    """Plan generation per endpoint over time: what each Enactor wrote, and what the endpoint served.
+
+    Args:
+        states: ``RaceResult.endpoint_states()`` (``time_s``, ``endpoint``, ``generation``,
+            ``newest_generation``).
+        events: ``RaceResult.events``; the Enactors' write attempts are drawn from it.
+        start_s, end_s: time window in seconds (``end_s`` None = the last event).
+        width: width of each panel in pixels (100-4000).
+
+    Returns:
+        One panel per endpoint: a black step line for the served generation, a grey dashed one for
+        the newest plan, and a mark per Enactor write (circle = applied, square = stale, triangle =
+        refused by a guard, cross = failed because the active plan was missing).
+    """
+    check_int("width", width, lo=100, hi=4000)
+    _race_columns(states, ("time_s", "endpoint", "generation", "newest_generation"), "states")
+    _race_columns(events, ("time_s", "actor", "action", "endpoint", "generation"), "events")
+    end_s = float(events["time_s"].max()) if end_s is None else end_s
+    if not end_s > start_s:
+        raise ValueError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
+    kinds = {"write": "applied", "write_noop": "applied", "stale_write": "stale write",
+             "write_refused": "refused", "refused_empty": "refused", "self_repair": "applied",
+             "inconsistent": "failed: active plan missing"}
+    w = events.loc[events["action"].isin(kinds) & events["time_s"].between(start_s, end_s)]
+    writes = pd.DataFrame({"time_min": w["time_s"] / 60, "endpoint": w["endpoint"].astype(str),
+                           "generation": w["generation"].astype(int), "series": w["actor"].astype(str),
+                           "kind": w["action"].astype(str).map(kinds)})
+    s = states.loc[states["time_s"] <= end_s]
+    # Carry the state at start_s into the window, and extend each line to end_s.
+    s = pd.concat([s.loc[s["time_s"] < start_s].groupby("endpoint").tail(1).assign(time_s=start_s),
+                   s.loc[s["time_s"] >= start_s]])
+    s = pd.concat([s, s.groupby("endpoint").tail(1).assign(time_s=end_s)])
+    # The newest plan steps at every plan the DNS Planner makes, the same for every endpoint.
+    p = s.groupby("endpoint").head(1)[["time_s", "endpoint", "newest_generation"]]
+    made = events.loc[(events["action"] == "plan_created") & events["time_s"].between(start_s, end_s)]
+    p = pd.concat([p, *[pd.DataFrame({"time_s": made["time_s"], "endpoint": e,
+                                      "newest_generation": made["generation"]}) for e in p["endpoint"]],
+                   s.groupby("endpoint").tail(1)[["time_s", "endpoint"]].assign(newest_generation=int(
+                       events.loc[(events["action"] == "plan_created") & (events["time_s"] <= end_s), "generation"]
+                       .max(skipna=True) if (events["action"] == "plan_created").any() else 1))])
+    lines = pd.concat([
+        pd.DataFrame({"time_min": s["time_s"] / 60, "endpoint": s["endpoint"].astype(str),
+                      "generation": s["generation"].astype(int), "series": "served by the endpoint"}),
+        pd.DataFrame({"time_min": p["time_s"] / 60, "endpoint": p["endpoint"].astype(str),
+                      "generation": p["newest_generation"].astype(int), "series": "newest plan"}),
+    ]).assign(kind="line")
+    data = pd.concat([lines, writes], ignore_index=True)
+    enactors = sorted(set(writes["series"]))
+    domain = ["served by the endpoint", "newest plan", *enactors]
+    colour = alt.Color("series:N", title=None, scale=alt.Scale(
+        domain=domain, range=["#111", "#8a8a8a", *[PALETTE[i % 6] for i in range(len(enactors))]]),
+        legend=alt.Legend(orient="bottom", columns=3))
+    x = alt.X("time_min:Q", title="minutes since the scenario start", scale=alt.Scale(domain=[start_s / 60, end_s / 60]))
+    y = alt.Y("generation:Q", title=None, scale=alt.Scale(zero=False))
+    base = alt.Chart().encode(x=x, y=y, color=colour)
+    line = base.transform_filter("datum.kind == 'line'").mark_line(interpolate="step-after", strokeWidth=1.6).encode(
+        strokeDash=alt.condition("datum.series == 'newest plan'", alt.value([4, 3]), alt.value([1, 0])))
+    kinds_order = ["applied", "stale write", "refused", "failed: active plan missing"]
+    marks = base.transform_filter("datum.kind != 'line'").mark_point(size=45, filled=True).encode(
+        shape=alt.Shape("kind:N", title="Write", scale=alt.Scale(domain=kinds_order,
+                        range=["circle", "square", "triangle-up", "cross"]), legend=alt.Legend(orient="bottom", columns=2)),
+        tooltip=["series:N", "kind:N", "generation:Q", alt.Tooltip("time_min:Q", format=".2f")])
+    chart = alt.layer(line, marks, data=data).properties(width=width, height=80).facet(
+        row=alt.Row("endpoint:N", sort=list(dict.fromkeys(states["endpoint"].astype(str))),
+                    title="plan generation at each endpoint", header=alt.Header(labelAngle=0, labelAlign="left")),
+    ).properties(
+        title=["Plan generation per endpoint", "served (black), newest (dashed), each Enactor's writes (marks)"],
+        description=("One panel per endpoint over time in minutes. A black step line shows the plan the endpoint "
+                     "serves, a dashed grey line the newest plan; marks are Enactor writes, coloured by Enactor, "
+                     "squares for stale writes, triangles for writes refused by a guard."),
+    )
+    return _base_config(chart)
+
+
+def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint: str = "regional",
+                       width: int = 520) -> alt.LayerChart:
+    """Record count of one endpoint over time, with its empty windows shaded.
+
+    Args:
+        states: ``RaceResult.endpoint_states()`` (``time_s``, ``endpoint``, ``records``).
+        windows: ``RaceResult.empty_windows()`` (``endpoint``, ``start_s``, ``end_s``, ``duration_s``).
+        endpoint: which endpoint to draw.
+        width: chart width in pixels (100-4000).
+
+    Returns:
+        A step line of the records the endpoint answers with (0 = NOERROR, empty answer) and a shaded
+        band, labelled with its length, for each empty window.
+    """
+    check_int("width", width, lo=100, hi=4000)
+    _race_columns(states, ("time_s", "endpoint", "records"), "states")
+    _race_columns(windows, ("endpoint", "start_s", "end_s", "duration_s"), "windows")
+    s = states.loc[states["endpoint"] == endpoint]
+    if s.empty:
+        raise ValueError(f"endpoint {endpoint!r} has no states; endpoints are {sorted(set(states['endpoint']))}")
+    d = pd.DataFrame({"time_min": s["time_s"] / 60, "records": s["records"].astype(int)})
+    wdw = windows.loc[windows["endpoint"] == endpoint]
+    end_min = float(max(d["time_min"].max(), (wdw["end_s"].max() / 60) if len(wdw) else 0))
+    d = pd.concat([d, d.tail(1).assign(time_min=end_min)])
+    bands = pd.DataFrame({"start": wdw["start_s"] / 60, "end": wdw["end_s"] / 60,
+                          "label": ["empty " + format_duration(v) if v >= 60 else f"empty {v:.0f} s"
+                                    for v in wdw["duration_s"]]})
+    x = alt.X("time_min:Q", title="minutes since the scenario start")
+    shade = alt.Chart(bands).mark_rect(color=PALETTE[5], opacity=0.18).encode(x="start:Q", x2="end:Q")
+    text = alt.Chart(bands).mark_text(align="left", dx=4, dy=10, baseline="top", color=PALETTE[5], fontSize=12).encode(
+        x="start:Q", y=alt.value(0), text="label:N")
+    line = alt.Chart(d).mark_line(interpolate="step-after", color=PALETTE[0], strokeWidth=1.8).encode(
+        x=x, y=alt.Y("records:Q", title=f"records in the {endpoint} answer"),
+        tooltip=[alt.Tooltip("time_min:Q", format=".2f"), "records:Q"])
+    total = float(wdw["duration_s"].sum())
+    chart = alt.layer(shade, line, text).properties(
+        width=width, height=200, title=f"Records answered for the {endpoint} endpoint",
+        description=(f"Step line of the number of records the {endpoint} endpoint answers with over time in minutes; "
+                     f"{len(wdw)} shaded empty window(s), {total:.0f} s in total, where it answered NOERROR with "
+                     "zero records."),
+    )
+    return _base_config(chart)
+
+
+def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.LayerChart:
+    """One chart, four checkboxes: toggle guards 1-4 and see the regional record count change.
+
+    The checkboxes are Vega-Lite parameters bound to inputs, so the chart works in the static book
+    with no kernel: it filters precomputed data for all 16 guard combinations.
+
+    Args:
+        data: :func:`labsupport.race.guard_explorer_data` (the four guard columns, ``time_min``,
+            ``records``, ``regional_empty_s``), 16 combinations.
+        width: chart width in pixels (100-4000).
+
+    Returns:
+        A layered chart with four bound checkbox parameters; red bars mark bins with an empty answer
+        and a line of text gives the combination's total empty time.
+    """
+    check_int("width", width, lo=100, hi=4000)
+    guards = ("check_version_on_write", "delete_only_unreferenced", "reject_empty_records", "self_repair")
+    _race_columns(data, (*guards, "time_min", "records", "regional_empty_s"), "data")
+    if data.groupby(list(guards)).ngroups != 16:
+        raise ValueError("data must hold all 16 guard combinations")
+    # Short column names keep the page small: the spec carries every row of all 16 combinations.
+    short = {g: f"g{i + 1}" for i, g in enumerate(guards)}
+    times = sorted(set(data["time_min"]))
+    step = min(b - a for a, b in zip(times, times[1:])) if len(times) > 1 else 1.0
+    d = data[[*guards, "time_min", "records"]].rename(columns={**short, "time_min": "t", "records": "r"})
+    d["t"] = d["t"].round(3)
+    extra = [c for c in ("alerts", "manual_repair") if c in data.columns]
+    totals = data.groupby(list(guards), as_index=False)[["regional_empty_s", *extra]].first().rename(columns=short)
+    totals["label"] = [_explorer_label(row) for row in totals.to_dict("records")]
+    params = [alt.param(name=f"g{i + 1}", value=False, bind=alt.binding_checkbox(name=f"Guard {i + 1}: {g} "))
+              for i, g in enumerate(guards)]
+    chosen = " && ".join(f"datum.g{i} == g{i}" for i in range(1, 5))
+    x = alt.X("t:Q", title="minutes since the scenario start")
+    line = alt.Chart(d).transform_filter(chosen).mark_line(interpolate="step-after", color=PALETTE[0]).encode(
+        x=x, y=alt.Y("r:Q", title="fewest records answered per bin",
+                     scale=alt.Scale(domain=[0, float(d["r"].max()) * 1.3 or 1.0])),
+        tooltip=[alt.Tooltip("t:Q", title="minute"), alt.Tooltip("r:Q", title="records")])
+    empty = alt.Chart(d).transform_filter(chosen).transform_filter("datum.r == 0").transform_calculate(
+        t2=f"datum.t + {step!r}").mark_rect(color=PALETTE[5], opacity=0.35, stroke=None).encode(x="t:Q", x2="t2:Q")
+    label = alt.Chart(totals[["g1", "g2", "g3", "g4", "label"]]).transform_filter(chosen).mark_text(
+        align="left", baseline="top", dx=6, dy=6, fontSize=13, color=PALETTE[5]).encode(
+        x=alt.value(0), y=alt.value(0), text="label:N")
+    chart = alt.layer(empty, line, label).add_params(*params).properties(
+        width=width, height=220, title="Toggle the guards: regional endpoint records over time",
+        description=("Interactive chart with four checkboxes, one per guard. For the chosen combination it shows "
+                     "the fewest records the regional endpoint answered with in each time bin, with red bars where "
+                     "the answer was empty, and the total empty time. All 16 combinations were computed by the model."),
+    )
+    return _base_config(chart)
+
+
+# --- dwfm ---
+
+
+def _dwfm_clock(time_s: pd.Series) -> pd.Series:
+    """Seconds since 11:48 PM PDT on 19 Oct → naive PDT wall-clock ISO strings (Vega-Lite local)."""
+    from .dwfm import START_PDT
+
+    return (START_PDT + pd.to_timedelta(time_s, unit="s")).dt.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _dwfm_check(frame: pd.DataFrame, name: str, cols: tuple[str, ...]) -> None:
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name} is missing columns {missing}")
+
+
+_DWFM_X = alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
+_DWFM_X_UPPER = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M"))
+_DWFM_WORK = {"goodput": ("Finished in time (goodput)", PALETTE[2]),
+              "wasted": ("Wasted: finished after its deadline", PALETTE[1])}
+
+
+def dwfm_timeseries_chart(
+    timeseries: pd.DataFrame,
+    *,
+    outage_s: tuple[float, float] | None = None,
+    operator_at_s: float | None = None,
+    width: int = 480,
+) -> alt.VConcatChart:
+    """Leases, finished work (goodput vs wasted) and queue depth over one DWFM run.
+
+    Args:
+        timeseries: :attr:`labsupport.dwfm.DwfmResult.timeseries` (columns ``time_s``,
+            ``leased_count``, ``queue_count``, ``goodput_count``, ``wasted_count``).
+        outage_s: ``(start, end)`` of DynamoDB's outage in seconds, shaded; ``None`` for none.
+        operator_at_s: time of the operators' first action, drawn as a rule; ``None`` for none.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        Three stacked panels sharing a PDT clock axis.
+
+    Raises:
+        ValueError: a missing column or a bad width.
+    """
+    check_int("width", width, lo=100, hi=4000)
+    _dwfm_check(timeseries, "timeseries", ("time_s", "leased_count", "queue_count", "goodput_count",
+                                           "wasted_count"))
+    ts = timeseries.sort_values("time_s")
+    step_min = ts["time_s"].diff().fillna(ts["time_s"]).clip(lower=1) / 60
+    data = pd.DataFrame({
+        "clock": _dwfm_clock(ts["time_s"]),
+        "leased": ts["leased_count"].to_numpy(),
+        "queue": ts["queue_count"].to_numpy(),
+        "goodput": (ts["goodput_count"] / step_min).round(2).to_numpy(),
+        "wasted": (ts["wasted_count"] / step_min).round(2).to_numpy(),
+    })
+    marks = []
+    if outage_s is not None:
+        band = pd.DataFrame({"start": _dwfm_clock(pd.Series([float(outage_s[0])])),
+                             "end": _dwfm_clock(pd.Series([float(outage_s[1])])),
+                             "what": ["DynamoDB unreachable"]})
+        marks.append(alt.Chart(band).mark_rect(color="#999", opacity=0.18).encode(
+            x="start:T", x2="end:T", tooltip=["what:N"]))
+    if operator_at_s is not None:
+        rule = pd.DataFrame({"at": _dwfm_clock(pd.Series([float(operator_at_s)])),
+                             "what": ["Operators throttle and restart"]})
+        marks.append(alt.Chart(rule).mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2).encode(
+            x="at:T", tooltip=["what:N"]))
+
+    def panel(body: alt.Chart, height: int) -> alt.LayerChart:
+        return alt.layer(*marks, body).properties(width=width, height=height)
+
+    base = alt.Chart(data)
+    leased = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(
+        x=_DWFM_X_UPPER, y=alt.Y("leased:Q", title="Droplets with a lease"),
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "leased:Q"])
+    names = [v[0] for v in _DWFM_WORK.values()]
+    work = base.transform_fold(list(_DWFM_WORK), as_=["key", "per_min"]).transform_calculate(
+        kind=f"datum.key == 'goodput' ? '{names[0]}' : '{names[1]}'"
+    ).mark_area(opacity=0.85).encode(
+        x=_DWFM_X_UPPER, y=alt.Y("per_min:Q", stack=True, title="Items finished per minute"),
+        color=alt.Color("kind:N", scale=alt.Scale(domain=names, range=[v[1] for v in _DWFM_WORK.values()]),
+                        legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+        order=alt.Order("key:N", sort="ascending"),
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "kind:N",
+                 alt.Tooltip("per_min:Q", format=".1f", title="per minute")])
+    queue = base.mark_line(color=PALETTE[6], strokeWidth=2).encode(
+        x=_DWFM_X, y=alt.Y("queue:Q", title="Items waiting in queues"),
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "queue:Q"])
+    chart = alt.vconcat(panel(leased, 130), panel(work, 150), panel(queue, 110)).properties(
+        title="DWFM through the DynamoDB outage: leases, goodput and queues",
+        description=(
+            "Three panels over PDT clock time. Top: droplets holding a lease. Middle: work items "
+            "finished per minute, stacked, split into those finished in time (goodput) and those "
+            "wasted because they finished after their deadline. Bottom: items waiting in the DWFM "
+            "queues. A grey band marks DynamoDB's outage; a dashed rule marks the operators' action."
+        ),
+    )
+    return _base_config(chart)
+
+
+def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChart:
+    """The metastable region: which fleet sizes and outage lengths recover by themselves.
+
+    Args:
+        sweep: the frame from :func:`labsupport.dwfm_sweep.sweep` (columns
+            ``throttle_by_queue_length``, ``fleet_droplets_count``, ``outage_s``, ``recovered``,
+            ``recovery_after_outage_s``).
+        cell_px: width of one cell in pixels (20 to 200); cells are half as high.
+
+    Returns:
+        A heat map per throttle setting, one above the other: one cell per (fleet size, outage length), labelled with the
+        time from DynamoDB's return to the last lease, or "stuck" when there is none in the horizon.
+
+    Raises:
+        ValueError: a missing column or a bad cell size.
+    """
+    check_int("cell_px", cell_px, lo=20, hi=200)
+    _dwfm_check(sweep, "sweep", ("throttle_by_queue_length", "fleet_droplets_count", "outage_s",
+                                 "recovered", "recovery_after_outage_s"))
+    rec = sweep["recovery_after_outage_s"]
+    data = pd.DataFrame({
+        "guard": sweep["throttle_by_queue_length"].map(
+            {False: "no admission control", True: "throttle_by_queue_length"}),
+        "fleet": sweep["fleet_droplets_count"].astype("int64"),
+        "outage": sweep["outage_s"].map(format_duration),
+        "outage_s": sweep["outage_s"],
+        "recovered": sweep["recovered"].astype(bool),
+        "hours": (rec / 3600).round(2).fillna(0.0),
+        "label": [format_duration(v) if ok else "stuck" for v, ok in zip(rec, sweep["recovered"])],
+    })
+    outages = data.sort_values("outage_s")["outage"].unique().tolist()[::-1]
+    x = alt.X("fleet:O", title="Fleet size (droplets)", axis=alt.Axis(labelAngle=0))
+    y = alt.Y("outage:O", title="DynamoDB outage", sort=outages)
+    tip = ["guard:N", "fleet:O", "outage:O", alt.Tooltip("label:N", title="recovery after outage")]
+    cells = alt.Chart().mark_rect(stroke="white").encode(
+        x=x, y=y, tooltip=tip,
+        color=alt.condition("datum.recovered",
+                            alt.Color("hours:Q", title="Hours to recover",
+                                      scale=alt.Scale(range=["#eaf2fb", "#7fb0de"]),
+                                      legend=alt.Legend(orient="bottom", direction="horizontal")),
+                            alt.value(PALETTE[1])))
+    text = alt.Chart().mark_text(fontSize=10).encode(
+        x=x, y=y, text="label:N",
+        color=alt.condition("datum.recovered", alt.value("#111"), alt.value("white")))
+    chart = alt.layer(cells, text, data=data).properties(
+        width=cell_px * data["fleet"].nunique(), height=cell_px // 2 * len(outages)
+    ).facet(row=alt.Row("guard:N", title=None, sort=["no admission control", "throttle_by_queue_length"],
+                        header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12,
+                                          labelOrient="top", labelFontWeight="bold"))).properties(
+        title="Where DWFM recovers by itself, without operators",
+        description=(
+            "Two heat maps, one above the other: without and with admission control by queue "
+            "length. Columns are fleet "
+            "sizes, rows DynamoDB outage lengths. Each cell shows the time from DynamoDB's return to "
+            "the last lease re-established, or 'stuck' (dark orange) when the collapse sustained "
+            "itself to the end of the simulated horizon."
+        ),
+    )
+    return _base_config(chart)
+
+
+def dwfm_explorer_chart(grid: pd.DataFrame, *, width: int = 480) -> alt.VConcatChart:
+    """In-page explorer for the static book: a checkbox and a radio filter precomputed runs.
+
+    Args:
+        grid: the frame from :func:`labsupport.dwfm_sweep.explorer_grid` (columns
+            ``fleet_droplets_count``, ``throttle_by_queue_length``, ``time_s``, ``leased_fraction``,
+            ``goodput_per_min``, ``wasted_per_min``).
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        Two panels (droplets with a lease; goodput vs wasted work) with Vega-Lite parameters bound
+        to a checkbox (``throttle_by_queue_length``) and radio buttons (fleet size). Changing them
+        in the browser shows another precomputed run; no kernel is needed.
+
+    Raises:
+        ValueError: a missing column, an empty grid or a bad width.
+    """
+    check_int("width", width, lo=100, hi=4000)
+    cols = ("fleet_droplets_count", "throttle_by_queue_length", "time_s", "leased_fraction",
+            "goodput_per_min", "wasted_per_min")
+    _dwfm_check(grid, "grid", cols)
+    if grid.empty:
+        raise ValueError("grid is empty")
+    data = grid.loc[:, list(cols)].assign(clock=_dwfm_clock(grid["time_s"]),
+                                          leased_pct=(grid["leased_fraction"] * 100).round(1),
+                                          goodput=grid["goodput_per_min"].round(2),
+                                          wasted=grid["wasted_per_min"].round(2))
+    data = data.drop(columns=["time_s", "leased_fraction", "goodput_per_min", "wasted_per_min"])
+    fleets = sorted(int(v) for v in data["fleet_droplets_count"].unique())
+    throttle = alt.param(name="throttle", value=False,
+                         bind=alt.binding_checkbox(name="throttle_by_queue_length (admission control) "))
+    fleet = alt.param(name="fleet", value=fleets[len(fleets) // 2],
+                      bind=alt.binding_radio(options=fleets, name="Fleet size (droplets): "))
+    base = alt.Chart(data).transform_filter(
+        "datum.throttle_by_queue_length == throttle && datum.fleet_droplets_count == fleet")
+    tip = alt.Tooltip("clock:T", format="%H:%M", title="time")
+    leased = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(
+        x=_DWFM_X_UPPER, y=alt.Y("leased_pct:Q", title="Droplets with a lease (%)",
+                           scale=alt.Scale(domain=[0, 100])),
+        tooltip=[tip, alt.Tooltip("leased_pct:Q", title="% leased")],
+    ).properties(width=width, height=140).add_params(throttle, fleet)
+    names = [v[0] for v in _DWFM_WORK.values()]
+    work = base.transform_fold(list(_DWFM_WORK), as_=["key", "per_min"]).transform_calculate(
+        kind=f"datum.key == 'goodput' ? '{names[0]}' : '{names[1]}'"
+    ).mark_area(opacity=0.85).encode(
+        x=_DWFM_X, y=alt.Y("per_min:Q", stack=True, title="Items finished per minute"),
+        color=alt.Color("kind:N", scale=alt.Scale(domain=names, range=[v[1] for v in _DWFM_WORK.values()]),
+                        legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+        order=alt.Order("key:N", sort="ascending"),
+        tooltip=[tip, "kind:N", alt.Tooltip("per_min:Q", format=".1f", title="per minute")],
+    ).properties(width=width, height=150)
+    chart = alt.vconcat(leased, work).properties(
+        title="Try it: admission control and fleet size (precomputed runs, no operators)",
+        description=(
+            "Two panels over PDT clock time for the run chosen with the checkbox and radio buttons "
+            "below the chart: the percentage of droplets holding a lease, and the work items "
+            "finished per minute split into goodput and wasted work. Without admission control, "
+            "large fleets stay collapsed: the hosts keep finishing work, all of it wasted."
+        ),
+    )
+    return _base_config(chart)
+
+
+# --- explore ---
+
+#: Lanes of the explorer's sequence chart, top to bottom (Enactor names as in labsupport.race).
+_EXPLORE_LANES = ("planner", "enactor-a", "enactor-b", "enactor-c", "route53")
+_EXPLORE_GROUP_EXTRA = {"pick": "pick newest plan", "check_dropped": "one-time check",
+                        "cleanup_done": "clean-up delete"}
+_EXPLORE_ROLE_LABELS = {"stale check": "stale check", "stale overwrite": "stale overwrite",
+                        "active plan deleted": "active plan deleted"}
+
+
+def explore_sequence_chart(steps: pd.DataFrame, *, width: int = 620,
+                           title: str = "The shortest counterexample, step by step") -> alt.LayerChart:
+    """Sequence chart of an explorer path: one lane per actor, steps on x, one mark per step.
+
+    Drawn in the style of :func:`race_sequence_chart` (same lanes, colours and shapes), with
+    numbered steps in place of seconds, because the explorer has no clock: only the order matters.
+
+    Args:
+        steps: ``labsupport.explore.Result.events`` or ``.stuck_path`` (columns ``step``, ``actor``,
+            ``race_action``, ``plan_generation``, ``endpoint``, ``outcome``, ``role``,
+            ``empty_after``); at least one row.
+        width: chart width in pixels (100-4000).
+        title: the chart title.
+
+    Returns:
+        A layered chart: a mark per step, coloured and shaped by action group, its plan generation
+        written next to it, a ``route53`` lane marking when an endpoint goes empty, and labelled
+        dashed rules at the stale check, the stale overwrite and the deletion of the active plan.
+
+    Raises:
+        ValueError: a missing column, an empty table or a bad width.
+    """
+    check_int("width", width, lo=100, hi=4000)
+    _race_columns(steps, ("step", "actor", "race_action", "plan_generation", "endpoint", "outcome",
+                          "role", "empty_after"), "steps")
+    if steps.empty:
+        raise ValueError("steps is empty: the explorer found no path to draw (the property holds)")
+    d = pd.DataFrame({
+        "step": steps["step"].astype(int), "actor": steps["actor"].astype(str),
+        "group": steps["race_action"].astype(str).map(lambda a: _EXPLORE_GROUP_EXTRA.get(
+            a, RACE_ACTION_GROUPS.get(a, a))),
+        "plan": steps["plan_generation"].map(lambda g: f"p{g}" if g else ""),
+        "endpoint": steps["endpoint"].astype(str), "outcome": steps["outcome"].astype(str),
+        "role": steps["role"].astype(str),
+    })
+    went_empty = steps.loc[steps["empty_after"] & ~steps["empty_after"].shift(fill_value=False)]
+    d = pd.concat([d, pd.DataFrame({
+        "step": went_empty["step"].astype(int), "actor": "route53",
+        "group": RACE_ACTION_GROUPS["endpoint_empty"], "plan": "",
+        "endpoint": went_empty["endpoint"].astype(str),
+        "outcome": "alias points at a deleted plan: NOERROR with 0 answers", "role": ""})], ignore_index=True)
+    lanes = [a for a in _EXPLORE_LANES if a in set(d["actor"])]
+    styles = {**_RACE_GROUP_STYLE, "pick newest plan": (PALETTE[0], "circle")}
+    groups = [g for g in styles if g in set(d["group"])]
+    n = int(d["step"].max())
+    x = alt.X("step:Q", title="step (the explorer has no clock: only the order of steps matters)",
+              scale=alt.Scale(domain=[0.5, n + 0.5]), axis=alt.Axis(tickMinStep=1, format="d"))
+    y = alt.Y("actor:N", sort=lanes, title=None)
+    points = alt.Chart(d).mark_point(size=90, filled=True, opacity=0.95).encode(
+        x=x, y=y,
+        color=alt.Color("group:N", title="Action", scale=alt.Scale(domain=groups, range=[styles[g][0] for g in groups]),
+                        legend=alt.Legend(orient="bottom", columns=3)),
+        shape=alt.Shape("group:N", scale=alt.Scale(domain=groups, range=[styles[g][1] for g in groups])),
+        tooltip=["step:Q", "actor:N", "group:N", "plan:N", "endpoint:N", "outcome:N"],
+    )
+    plans = alt.Chart(d).mark_text(dy=-13, fontSize=11, color="#222").encode(x=x, y=y, text="plan:N")
+    key = d.loc[d["role"].isin(_EXPLORE_ROLE_LABELS)].assign(label=lambda k: k["role"].map(_EXPLORE_ROLE_LABELS))
+    rules = alt.Chart(key).mark_rule(strokeDash=[4, 3], color="#222", opacity=0.6).encode(x="step:Q")
+    labels = alt.Chart(key).mark_text(align="left", dx=6, dy=12, fontSize=11, fontWeight="bold", color="#222").encode(
+        x="step:Q", y=y, text="label:N")
+    chart = alt.layer(rules, points, plans, labels).properties(
+        width=width, height=44 * max(len(lanes), 3), title=title,
+        description=(f"Sequence chart of {n} steps found by the exhaustive explorer: lanes for {', '.join(lanes)}; "
+                     f"each mark is one atomic step ({', '.join(groups)}), labelled with its plan generation; "
+                     "dashed rules mark " + (", ".join(key["label"]) or "no key moment") + "."),
+    )
+    return _base_config(chart)
+
+
+_EXPLORE_VERDICTS = {"safe": "safe (never empty)", "recovers": "recovers (never stuck)",
+                     "stale_overwrite_reachable": "stale overwrite possible",
+                     "alert_reachable": "guard-3 alert possible"}
+
+
+def explore_verdict_chart(table: pd.DataFrame, *, cell_px: int = 26) -> alt.LayerChart:
+    """The 16-row verdict table as a grid: one row per guard combination, one column per property.
+
+    Args:
+        table: ``labsupport.explore.verdict_table()`` (columns ``guards``, ``safe``, ``recovers``,
+            ``stale_overwrite_reachable``, ``alert_reachable``, ``states_count``).
+        cell_px: height of one row in pixels (12-80).
+
+    Returns:
+        A grid of coloured cells with "yes"/"no" written in each, rows in the table's order.
+
+    Raises:
+        ValueError: a missing column or a bad cell size.
+    """
+    check_int("cell_px", cell_px, lo=12, hi=80)
+    _race_columns(table, ("guards", "states_count", *_EXPLORE_VERDICTS), "table")
+    rows = list(table["guards"].astype(str))
+    long = table.melt(id_vars=["guards", "states_count"], value_vars=list(_EXPLORE_VERDICTS),
+                      var_name="key", value_name="holds")
+    def meaning(key: str, holds: bool) -> str:
+        if key == "alert_reachable" and holds:
+            return "alert: a person is paged"
+        return "good" if holds == (key in ("safe", "recovers")) else "bad"
+
+    long = long.assign(property=long["key"].map(_EXPLORE_VERDICTS), holds=long["holds"].astype(bool),
+                       answer=long["holds"].map({True: "yes", False: "no"}),
+                       meaning=[meaning(k, bool(h)) for k, h in zip(long["key"], long["holds"])])
+    kinds = ["good", "bad", "alert: a person is paged"]
+    enc = {"x": alt.X("property:N", sort=list(_EXPLORE_VERDICTS.values()), title=None,
+                      axis=alt.Axis(orient="top", labelAngle=0, labelLimit=200)),
+           "y": alt.Y("guards:N", sort=rows, title="guards on")}
+    cells = alt.Chart(long).mark_rect(stroke="white").encode(
+        **enc, color=alt.Color("meaning:N", scale=alt.Scale(domain=kinds, range=[PALETTE[2], PALETTE[5], PALETTE[4]]),
+                               legend=alt.Legend(title="For the endpoint", orient="bottom")),
+        tooltip=["guards:N", "property:N", "answer:N", alt.Tooltip("states_count:Q", title="states explored")])
+    text = alt.Chart(long).mark_text(color="white", fontWeight="bold").encode(**enc, text="answer:N")
+    chart = alt.layer(cells, text).properties(
+        width=560, height=cell_px * len(rows),
+        title="Every interleaving, 16 guard combinations: what can happen",
+        description=("Grid with one row per combination of the four guards and four columns: safe, recovers, "
+                     "stale overwrite possible, guard-3 alert possible. Each cell says yes or no, as computed by "
+                     "exhaustive search; green is good for the endpoint, red is bad, amber marks an alert."),
+    )
+    return _base_config(chart)
+
+
+# --- recovery (network, nlb, dns_cache) ---
+
+
+def _recovery_clock(time_s: pd.Series | list[float], origin: pd.Timestamp) -> pd.Series:
+    """Seconds since ``origin`` (naive PDT) → naive PDT wall-clock ISO strings (Vega-Lite local)."""
+    return (origin + pd.to_timedelta(pd.Series(time_s, dtype="float64"), unit="s")).dt.strftime(
+        "%Y-%m-%dT%H:%M:%S")
+
+
+def _recovery_check(frame: pd.DataFrame, name: str, cols: tuple[str, ...]) -> None:
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name} is missing columns {missing}")
+
+
+def _recovery_rules(marks: dict[str, float | None], origin: pd.Timestamp) -> list[alt.Chart]:
+    """Dashed vertical rules with a tooltip, one per named moment (``None`` moments are skipped)."""
+    rows = [(what, at) for what, at in marks.items() if at is not None]
+    if not rows:
+        return []
+    data = pd.DataFrame({"what": [w for w, _ in rows],
+                         "at": _recovery_clock([float(a) for _, a in rows], origin)})
+    return [alt.Chart(data).mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2).encode(
+        x="at:T", tooltip=["what:N", alt.Tooltip("at:T", format="%H:%M", title="time")])]
+
+
+def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 120.0,
+                          origin: pd.Timestamp | None = None, width: int = 560) -> alt.VConcatChart:
+    """Network Manager's queue and the delay new instances waited for their network state.
+
+    Args:
+        timeseries: :attr:`labsupport.network.NetworkResult.timeseries` (columns ``time_s``,
+            ``queue_count``, ``unconfigured_count``, ``mean_delay_s``).
+        normal_delay_s: the "normal" delay, drawn as a horizontal rule (seconds, > 0).
+        origin: naive PDT time of ``time_s = 0``; default 5:28 AM on 20 Oct 2025.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        Two stacked panels on a PDT clock axis: items waiting and instances without connectivity;
+        mean launch-to-connectivity delay (minutes) of the instances configured in each interval.
+
+    Raises:
+        ValueError: a missing column or a bad argument.
+    """
+    from .network import START_PDT
+
+    check_int("width", width, lo=100, hi=4000)
+    _recovery_check(timeseries, "timeseries", ("time_s", "queue_count", "unconfigured_count", "mean_delay_s"))
+    origin = START_PDT if origin is None else origin
+    data = pd.DataFrame({
+        "clock": _recovery_clock(timeseries["time_s"], origin),
+        "Items waiting at Network Manager": timeseries["queue_count"].to_numpy(),
+        "New instances without connectivity": timeseries["unconfigured_count"].to_numpy(),
+        "delay_min": (timeseries["mean_delay_s"] / 60).round(2).to_numpy(),
+    })
+    x_top = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M"))
+    x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
+    names = ["Items waiting at Network Manager", "New instances without connectivity"]
+    counts = alt.Chart(data).transform_fold(names, as_=["what", "count"]).mark_line(strokeWidth=2).encode(
+        x=x_top, y=alt.Y("count:Q", title="Count (model sample)"),
+        color=alt.Color("what:N", scale=alt.Scale(domain=names, range=[PALETTE[6], PALETTE[1]]),
+                        legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "what:N", "count:Q"])
+    delay = alt.Chart(data).mark_line(color=PALETTE[0], strokeWidth=2).encode(
+        x=x, y=alt.Y("delay_min:Q", title="Launch to connectivity (min)"),
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"),
+                 alt.Tooltip("delay_min:Q", format=".1f", title="minutes")])
+    normal = alt.Chart(pd.DataFrame({"y": [normal_delay_s / 60]})).mark_rule(
+        color="#555", strokeDash=[2, 2]).encode(y="y:Q")
+    chart = alt.vconcat(counts.properties(width=width, height=140),
+                        alt.layer(delay, normal).properties(width=width, height=120)).properties(
+        title="Network Manager works through its backlog",
+        description=(
+            "Two panels over PDT clock time from 5:28 AM. Top: items waiting at Network Manager and "
+            "new instances still without network connectivity. Bottom: the mean time, in minutes, "
+            "from a new instance's launch to its network configuration arriving, for instances "
+            "configured in each interval; a dotted line marks the delay counted as normal."
+        ),
+    )
+    return _base_config(chart)
+
+
+def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float | None] | None = None,
+                         threshold_s: float | None = None, origin: pd.Timestamp | None = None,
+                         width: int = 560) -> alt.VConcatChart:
+    """One NLB run: capacity vs demand, connection errors, fleet flaps, health-check latency.
+
+    Args:
+        timeseries: :attr:`labsupport.nlb.NlbResult.timeseries`.
+        actions: name -> time (seconds) of moments to mark with dashed rules (e.g. failover
+            disabled), ``None`` times skipped.
+        threshold_s: the failover delay threshold, drawn on the latency panel; ``None`` for none.
+        origin: naive PDT time of ``time_s = 0``; default 5:28 AM on 20 Oct 2025.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        Four stacked panels sharing a PDT clock axis.
+
+    Raises:
+        ValueError: a missing column or a bad argument.
+    """
+    from .network import START_PDT
+
+    check_int("width", width, lo=100, hi=4000)
+    _recovery_check(timeseries, "timeseries", ("time_s", "capacity_fraction", "working_capacity_fraction",
+                                               "demand_fraction", "error_fraction", "check_latency_s",
+                                               "fleet_flaps_per_min"))
+    origin = START_PDT if origin is None else origin
+    ts = timeseries
+    names = ["Capacity in service", "Working capacity in service", "Demand"]
+    data = pd.DataFrame({
+        "clock": _recovery_clock(ts["time_s"], origin),
+        names[0]: ts["capacity_fraction"].round(4).to_numpy(),
+        names[1]: ts["working_capacity_fraction"].round(4).to_numpy(),
+        names[2]: ts["demand_fraction"].to_numpy(),
+        "errors": ts["error_fraction"].round(4).to_numpy(),
+        "flaps": ts["fleet_flaps_per_min"].round(1).to_numpy(),
+        "latency": ts["check_latency_s"].round(1).to_numpy(),
+    })
+    rules = _recovery_rules(actions or {}, origin)
+    x_top = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M", labels=False))
+    x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
+    when = alt.Tooltip("clock:T", format="%H:%M", title="time")
+    base = alt.Chart(data)
+    capacity = base.transform_fold(names, as_=["what", "fraction"]).mark_line(strokeWidth=2).encode(
+        x=x_top, y=alt.Y("fraction:Q", title="Fraction of capacity", axis=alt.Axis(format="%")),
+        color=alt.Color("what:N", scale=alt.Scale(domain=names, range=[PALETTE[0], PALETTE[2], PALETTE[1]]),
+                        legend=alt.Legend(title=None, orient="top", labelLimit=400)),
+        strokeDash=alt.StrokeDash("what:N", scale=alt.Scale(domain=names, range=[[1, 0], [4, 2], [2, 2]]),
+                                  legend=None),
+        tooltip=[when, "what:N", alt.Tooltip("fraction:Q", format=".0%")])
+    errors = base.mark_area(color=PALETTE[5], opacity=0.8).encode(
+        x=x_top, y=alt.Y("errors:Q", title="Connections failing", axis=alt.Axis(format="%")),
+        tooltip=[when, alt.Tooltip("errors:Q", format=".1%", title="failing")])
+    flaps = base.mark_line(color=PALETTE[4], strokeWidth=2).encode(
+        x=x_top, y=alt.Y("flaps:Q", title="Fleet flaps / min"),
+        tooltip=[when, alt.Tooltip("flaps:Q", format=",.0f", title="flaps per minute")])
+    latency = [base.mark_line(color=PALETTE[6], strokeWidth=2).encode(
+        x=x, y=alt.Y("latency:Q", title="Check latency (s)"),
+        tooltip=[when, alt.Tooltip("latency:Q", format=",.0f", title="seconds")])]
+    if threshold_s is not None:
+        latency.append(alt.Chart(pd.DataFrame({"y": [float(threshold_s)]})).mark_rule(
+            color="#555", strokeDash=[2, 2]).encode(y="y:Q", tooltip=[alt.Tooltip("y:Q", title="failover threshold (s)")]))
+    panels = [alt.layer(*rules, capacity).properties(width=width, height=150),
+              alt.layer(*rules, errors).properties(width=width, height=90),
+              alt.layer(*rules, flaps).properties(width=width, height=90),
+              alt.layer(*rules, *latency).properties(width=width, height=100)]
+    chart = alt.vconcat(*panels).properties(
+        title="One NLB through the propagation backlog",
+        description=(
+            "Four panels over PDT clock time. 1: capacity in service, working capacity in service "
+            "(targets that have their network state) and demand, as fractions of registered "
+            "capacity. 2: fraction of client connections failing. 3: fleet-wide target flaps per "
+            "minute. 4: health-check latency in the worst AZ, with the failover threshold dotted. "
+            "Dashed rules mark operator actions."
+        ),
+    )
+    return _base_config(chart)
+
+
+def nlb_capacity_comparison_chart(runs: dict[str, pd.DataFrame], *, floor: float | None = None,
+                                  origin: pd.Timestamp | None = None, width: int = 560) -> alt.LayerChart:
+    """Capacity in service of several NLB runs on one axis, with an optional floor line.
+
+    Args:
+        runs: label -> :attr:`labsupport.nlb.NlbResult.timeseries` (columns ``time_s``,
+            ``capacity_fraction``, ``demand_fraction``); at most 7 runs.
+        floor: a capacity fraction to draw as a horizontal rule (e.g. the velocity control's floor).
+        origin: naive PDT time of ``time_s = 0``; default 5:28 AM on 20 Oct 2025.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        One line per run, demand dotted, the floor dashed.
+
+    Raises:
+        ValueError: a missing column, no runs or more than 7, or a bad argument.
+    """
+    from .network import START_PDT
+
+    check_int("width", width, lo=100, hi=4000)
+    if not 1 <= len(runs) <= len(PALETTE):
+        raise ValueError(f"runs must hold 1 to {len(PALETTE)} frames, got {len(runs)}")
+    origin = START_PDT if origin is None else origin
+    frames = []
+    for label, ts in runs.items():
+        _recovery_check(ts, f"runs[{label!r}]", ("time_s", "capacity_fraction", "demand_fraction"))
+        frames.append(pd.DataFrame({"clock": _recovery_clock(ts["time_s"], origin), "run": label,
+                                    "fraction": ts["capacity_fraction"].round(4).to_numpy()}))
+    data = pd.concat(frames, ignore_index=True)
+    labels = list(runs)
+    lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
+        x=alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M")),
+        y=alt.Y("fraction:Q", title="Capacity in service", axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1.05])),
+        color=alt.Color("run:N", scale=alt.Scale(domain=labels, range=list(PALETTE[:len(labels)])),
+                        legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "run:N",
+                 alt.Tooltip("fraction:Q", format=".0%")])
+    demand = float(next(iter(runs.values()))["demand_fraction"].iloc[0])
+    levels = pd.DataFrame({"y": [demand] + ([float(floor)] if floor is not None else []),
+                           "what": ["demand"] + (["floor"] if floor is not None else [])})
+    rules = alt.Chart(levels).mark_rule(color="#555").encode(
+        y="y:Q", strokeDash=alt.StrokeDash("what:N", scale=alt.Scale(domain=["demand", "floor"],
+                                                                      range=[[2, 2], [6, 3]]),
+                                           legend=alt.Legend(title=None, orient="bottom")),
+        tooltip=["what:N", alt.Tooltip("y:Q", format=".0%")])
+    chart = alt.layer(rules, lines).properties(
+        width=width, height=220, title="Capacity in service, run by run",
+        description=(
+            f"One line per run ({', '.join(labels)}) of the NLB's capacity in service as a fraction "
+            "of its registered capacity over PDT clock time; a dotted line marks demand"
+            + (" and a dashed line the stated floor." if floor is not None else ".")
+        ),
+    )
+    return _base_config(chart)
+
+
+def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
+                      origin: pd.Timestamp | None = None, start_s: float = 0.0,
+                      width: int = 560) -> alt.LayerChart:
+    """Fraction of clients failing over time, for one or more DNS-cache runs.
+
+    Args:
+        runs: label -> :attr:`labsupport.dns_cache.DnsCacheResult.timeseries` (columns
+            ``time_s``, ``failing_fraction``); 1 to 7 runs.
+        restored_s: when the authoritative record came back (seconds), drawn as a rule.
+        origin: naive PDT time of ``time_s = 0``; default 11:48 PM on 19 Oct 2025.
+        start_s: leave out rows before this time (seconds), to zoom on the recovery.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        One step line per run and a rule at the restore.
+
+    Raises:
+        ValueError: a missing column, no runs or more than 7, or a bad argument.
+    """
+    from .dns_cache import START_PDT
+
+    check_int("width", width, lo=100, hi=4000)
+    if not 1 <= len(runs) <= len(PALETTE):
+        raise ValueError(f"runs must hold 1 to {len(PALETTE)} frames, got {len(runs)}")
+    origin = START_PDT if origin is None else origin
+    frames = []
+    for label, ts in runs.items():
+        _recovery_check(ts, f"runs[{label!r}]", ("time_s", "failing_fraction"))
+        ts = ts[ts["time_s"] >= start_s]
+        step = max(1, len(ts) // 1500)
+        ts = ts.iloc[::step]
+        frames.append(pd.DataFrame({"clock": _recovery_clock(ts["time_s"], origin), "run": label,
+                                    "failing": ts["failing_fraction"].round(4).to_numpy()}))
+    data = pd.concat(frames, ignore_index=True)
+    labels = list(runs)
+    lines = alt.Chart(data).mark_line(strokeWidth=2, interpolate="step-after").encode(
+        x=alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M")),
+        y=alt.Y("failing:Q", title="Clients failing", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("run:N", scale=alt.Scale(domain=labels, range=list(PALETTE[:len(labels)])),
+                        legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M:%S", title="time"), "run:N",
+                 alt.Tooltip("failing:Q", format=".1%")])
+    rule = _recovery_rules({"Authoritative record restored": restored_s}, origin)
+    chart = alt.layer(*rule, lines).properties(
+        width=width, height=220, title="Clients failing to resolve the endpoint",
+        description=(
+            f"Fraction of clients whose last lookup returned the empty answer, over PDT clock time, "
+            f"one line per run ({', '.join(labels)}); a dashed rule marks the moment the "
+            "authoritative record was restored."
+        ),
+    )
+    return _base_config(chart)
+
+
+def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.LayerChart:
+    """Recovery delay after the restore against the negative-caching TTL.
+
+    Args:
+        frame: columns ``negative_ttl_s`` (float), ``delay_s`` (float, seconds from the restore
+            until the clients recovered) and ``series`` (str, one line per value).
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        One line per series, both axes in minutes.
+
+    Raises:
+        ValueError: a missing column or a bad width.
+    """
+    check_int("width", width, lo=100, hi=4000)
+    _recovery_check(frame, "frame", ("negative_ttl_s", "delay_s", "series"))
+    data = pd.DataFrame({"ttl_min": (frame["negative_ttl_s"] / 60).round(2),
+                         "delay_min": (frame["delay_s"] / 60).round(2), "series": frame["series"]})
+    labels = list(dict.fromkeys(data["series"]))
+    chart = alt.Chart(data).mark_line(point=True, strokeWidth=2).encode(
+        x=alt.X("ttl_min:Q", title="Negative-caching TTL (min)"),
+        y=alt.Y("delay_min:Q", title="Restore to clients recovered (min)"),
+        color=alt.Color("series:N", scale=alt.Scale(domain=labels, range=list(PALETTE[:len(labels)])),
+                        legend=alt.Legend(title=None, orient="bottom", labelLimit=500)),
+        tooltip=["series:N", alt.Tooltip("ttl_min:Q", title="negative TTL (min)"),
+                 alt.Tooltip("delay_min:Q", format=".1f", title="delay (min)")],
+    ).properties(
+        width=width, height=220, title="How long clients wait after the fix",
+        description=("Minutes from the restore of the record until the clients recovered, against "
+                     f"the negative-caching TTL in minutes; one line per series ({', '.join(labels)})."),
+    )
+    return _base_config(chart)
+
+
+def _explorer_label(row: dict) -> str:
+    v = row["regional_empty_s"]
+    text = ("regional endpoint empty for " + (format_duration(v) if v >= 60 else f"{v:.0f} s")) if v > 0 \
+        else "regional endpoint never empty"
+    if row.get("manual_repair"):
+        text += ", until the manual repair"
+    elif v > 0:
+        text += ", no manual repair"
+    if row.get("alerts"):
+        text += f"; {int(row['alerts'])} alert(s) raised"
+    return text

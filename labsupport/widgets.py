@@ -18,7 +18,22 @@ from typing import Any
 import ipywidgets as widgets
 from IPython.display import display
 
-__all__ = ["Panel", "make_panel", "timeline_panel"]
+__all__ = [
+    "NLB_FAILOVER_CHOICES",
+    "Panel",
+    "dns_config",
+    "dns_panel",
+    "dns_view",
+    "dwfm_panel",
+    "explore_panel",
+    "make_panel",
+    "nlb_config",
+    "nlb_panel",
+    "nlb_view",
+    "race_panel",
+    "race_view",
+    "timeline_panel",
+]
 
 
 @dataclass
@@ -99,5 +114,419 @@ def timeline_panel() -> Panel:
         rows = timeline.load(services=list(services) or None, include_unverified=include_unverified)
         table = rows[["time_pdt", "service", "event", "tag", "source"]]
         return [charts.timeline_chart(timeline.impact_periods(), rows), table]
+
+    return make_panel(controls, render)
+
+
+# --- race ---
+
+
+def race_view(config: Any, *, window_s: float | None = None) -> list[Any]:
+    """Run the race model once and return what the race panel shows: a summary and two charts.
+
+    Args:
+        config: a :class:`labsupport.race.RaceConfig`.
+        window_s: end of the generation chart's window in seconds; None = 5 minutes after the first
+            stale write (at least 15 minutes), capped at the horizon.
+
+    Returns:
+        ``[Markdown summary, records chart of the regional endpoint, generation chart]``.
+    """
+    from IPython.display import Markdown
+
+    from . import charts, race
+    from .timeline import format_duration
+
+    res = race.run(config)
+    s, ev = res.summary, res.events
+    states, windows = res.endpoint_states(), res.empty_windows()
+    if window_s is None:
+        stale = ev.loc[ev["action"] == "stale_write", "time_s"]
+        window_s = max(900.0, (float(stale.min()) + 300.0) if len(stale) else 0.0)
+    window_s = min(float(window_s), config.horizon_s)
+
+    def when(t: float | None) -> str:
+        return "never" if t is None else f"at {t:.0f} s"
+
+    empty = format_duration(s.regional_empty_s) if s.regional_empty_s >= 60 else f"{s.regional_empty_s:.0f} s"
+    text = (
+        f"**Guards on:** {config.guards.label()} · **regional endpoint empty for {empty}** "
+        f"(first {when(s.empty_started_at_s)}) · stale overwrites: {s.stale_overwrites} · "
+        f"active plan deleted: {'yes' if s.active_plan_deleted else 'no'} · stuck: {'yes' if s.stuck else 'no'} · "
+        f"manual repair: {when(s.repaired_at_s)} · alerts: {s.alerts} · self-repairs: {s.self_repairs} · "
+        f"largest lag: {s.max_generation_lag} generations · endpoints that went empty: "
+        f"{', '.join(s.endpoints_emptied) or 'none'}"
+    )
+    return [
+        Markdown(text),
+        charts.race_records_chart(states, windows, endpoint=config.regional_endpoint),
+        charts.race_generation_chart(states, ev, start_s=0.0, end_s=window_s),
+    ]
+
+
+def race_panel(base: Any = None) -> Panel:
+    """Controls for the race lab: one checkbox per guard, the delay, the planner interval, the seed.
+
+    Args:
+        base: the :class:`labsupport.race.RaceConfig` to vary (default ``race.INCIDENT``); its first
+            entry in ``delays`` is the delayed Enactor whose lock losses the slider sets.
+
+    Controls (every reachable value is a valid config): ``check_version_on_write``,
+    ``delete_only_unreferenced``, ``reject_empty_records``, ``self_repair`` (checkboxes),
+    ``lock_losses_count`` (0-15 lock losses in a row on each endpoint, the delay's size),
+    ``plan_interval_s`` (10-120 s) and ``seed`` (0-99).
+    """
+    from dataclasses import replace
+
+    from . import race
+
+    base = race.INCIDENT if base is None else base
+    fault = base.delays[0] if base.delays else race.EnactorDelay(enactor=race.enactor_names(base.enactor_count)[0])
+    style = {"description_width": "initial"}
+    controls: dict[str, widgets.Widget] = {
+        name: widgets.Checkbox(value=getattr(base.guards, name), description=f"{i + 1}: {name}", indent=False)
+        for i, name in enumerate(race.GUARD_NAMES)
+    }
+    controls["lock_losses_count"] = widgets.IntSlider(
+        value=fault.lock_losses_count, min=0, max=15, description=f"{fault.enactor}: lock losses in a row",
+        style=style, continuous_update=False)
+    controls["plan_interval_s"] = widgets.IntSlider(
+        value=int(min(max(base.plan_interval_s, 10), 120)), min=10, max=120, step=5,
+        description="Planner interval (s)", style=style, continuous_update=False)
+    controls["seed"] = widgets.IntSlider(value=min(base.seed, 99), min=0, max=99, description="Seed",
+                                         style=style, continuous_update=False)
+
+    def render(lock_losses_count: int, plan_interval_s: int, seed: int, **guards: bool) -> list[Any]:
+        cfg = replace(base, guards=race.Guards(**guards), plan_interval_s=float(plan_interval_s), seed=seed,
+                      delays=(replace(fault, lock_losses_count=lock_losses_count), *base.delays[1:]))
+        return race_view(cfg)
+
+    return make_panel(controls, render)
+
+
+# --- dwfm ---
+
+
+def dwfm_panel() -> Panel:
+    """The DWFM lab's controls: fleet, outage, deadline, retries, throttle, operators' action time.
+
+    Controls (all bounded so that every reachable setting is a valid
+    :class:`labsupport.dwfm.DwfmConfig`): ``fleet_droplets_count`` (500 to 12,000),
+    ``outage_min`` (DynamoDB outage from 11:48 PM, 0 to 240 min), ``work_deadline_s`` (120 to
+    1,800 s), ``retry_policy``, ``throttle_by_queue_length``, ``queue_limit_count`` (5 to 400) and
+    ``operators_at_s`` (when operators throttle and restart hosts, or never). Everything else is
+    :data:`labsupport.dwfm.INCIDENT`. Each change re-runs the model and redraws the chart and the
+    summary table.
+    """
+    from dataclasses import replace
+
+    import pandas as pd
+
+    from . import charts, dwfm
+
+    base = dwfm.INCIDENT
+    times = sorted({base.operator_restart_at_s, *(1_800.0 * k + 2_520.0 for k in range(20))})
+    style = {"description_width": "initial"}
+    controls = {
+        "fleet_droplets_count": widgets.IntSlider(value=base.fleet_droplets_count, min=500, max=12_000,
+                                                  step=100, description="Fleet (droplets)", style=style),
+        "outage_min": widgets.IntSlider(value=round(base.outage_end_s / 60), min=0, max=240,
+                                        description="DynamoDB outage (min)", style=style),
+        "work_deadline_s": widgets.IntSlider(value=round(base.work_deadline_s), min=120, max=1_800,
+                                             step=30, description="Deadline per item (s)", style=style),
+        "retry_policy": widgets.Dropdown(options=list(dwfm.RETRY_POLICIES), value=base.retry_policy,
+                                         description="Retries", style=style),
+        "throttle_by_queue_length": widgets.Checkbox(value=False, description="throttle_by_queue_length"),
+        "queue_limit_count": widgets.IntSlider(value=base.queue_limit_count, min=5, max=400, step=5,
+                                               description="Queue limit (items)", style=style),
+        "operators_at_s": widgets.Dropdown(
+            options=[("never", None)] + [(dwfm.clock_pdt(t), t) for t in times],
+            value=base.operator_restart_at_s, description="Operators act at", style=style),
+    }
+
+    def render(fleet_droplets_count: int, outage_min: int, work_deadline_s: int, retry_policy: str,
+               throttle_by_queue_length: bool, queue_limit_count: int,
+               operators_at_s: float | None) -> list[Any]:
+        cfg = replace(base, fleet_droplets_count=fleet_droplets_count, outage_end_s=60.0 * outage_min,
+                      work_deadline_s=float(work_deadline_s), retry_policy=retry_policy,
+                      throttle_by_queue_length=throttle_by_queue_length,
+                      queue_limit_count=queue_limit_count, operator_restart_at_s=operators_at_s,
+                      operator_throttle_at_s=operators_at_s)
+        result = dwfm.run(cfg)
+        s = result.summary
+        table = pd.DataFrame({
+            "figure": ["All leases back", "Peak queue (items)", "Work wasted", "Insufficient-capacity launches"],
+            "value": [dwfm.clock_pdt(s.recovered_at_s) if s.recovered else "not within the horizon",
+                      f"{s.peak_queue_count:,}", f"{s.wasted_fraction:.0%}",
+                      f"{s.insufficient_capacity_count:,} of {s.launch_attempts_count:,}"],
+        })
+        chart = charts.dwfm_timeseries_chart(result.timeseries, outage_s=(cfg.outage_start_s, cfg.outage_end_s),
+                                             operator_at_s=operators_at_s)
+        return [chart, table]
+
+    return make_panel(controls, render)
+
+
+# --- explore ---
+
+
+def explore_panel(base: Any = None, *, max_states: int = 400_000) -> Panel:
+    """Controls for the every-interleaving lab: one checkbox per guard and the explorer's bounds.
+
+    Args:
+        base: the :class:`labsupport.explore.ExploreConfig` to vary (default ``explore.INCIDENT``).
+        max_states: state bound of each check (1-3,000,000); a larger state space is reported in the
+            output as a :class:`~labsupport.errors.LimitExceeded` message, never a hang.
+
+    Controls (every reachable value is a valid config): ``check_version_on_write``,
+    ``delete_only_unreferenced``, ``reject_empty_records``, ``self_repair`` (checkboxes),
+    ``enactor_count`` (1-3), ``generation_count`` (2-6), ``endpoint_count`` (1-2) and
+    ``cleanup_keep_generations`` (0-4). Each change re-runs the exhaustive check and shows the
+    verdict, the states explored and, if safety fails, the shortest counterexample.
+    """
+    from dataclasses import replace
+
+    import pandas as pd
+    from IPython.display import Markdown
+
+    from . import charts, explore
+    from .errors import LimitExceeded
+
+    base = replace(explore.INCIDENT if base is None else base, max_states=max_states)
+    style = {"description_width": "initial"}
+    controls: dict[str, widgets.Widget] = {
+        name: widgets.Checkbox(value=getattr(base, name), description=f"{i + 1}: {name}", indent=False)
+        for i, name in enumerate(explore.GUARDS)
+    }
+    for name, lo, hi, label in (("enactor_count", 1, 3, "Enactors"), ("generation_count", 2, 6, "Plan generations"),
+                                ("endpoint_count", 1, 2, "Endpoints"),
+                                ("cleanup_keep_generations", 0, 4, "Cleanup keeps (generations)")):
+        controls[name] = widgets.IntSlider(value=getattr(base, name), min=lo, max=hi, description=label,
+                                           style=style, continuous_update=False)
+
+    def render(**values: Any) -> list[Any]:
+        cfg = replace(base, **values)
+        try:
+            result = explore.run(cfg)
+        except LimitExceeded as err:
+            return [Markdown(f"**Stopped at the bound.** {err}")]
+        s = result.summary
+        verdict = (f"**{'Safe' if s.safe else 'Unsafe'}; {'recovers' if s.recovers else 'can get stuck'}.** "
+                   f"{s.states_count:,} states and {s.transitions_count:,} transitions explored in "
+                   f"{s.elapsed_s:.2f} s.")
+        if s.safe:
+            return [Markdown(verdict + " No interleaving empties an endpoint.")]
+        steps = result.events[["step", "actor", "action", "plan_generation", "endpoint", "outcome", "role"]]
+        return [Markdown(verdict + f" Shortest counterexample: {s.counterexample_steps_count} steps."),
+                charts.explore_sequence_chart(result.events), pd.DataFrame(steps)]
+
+    return make_panel(controls, render)
+
+
+# --- recovery (network, nlb, dns_cache) ---
+
+#: Choices of the NLB lab's failover control: label -> (on at the start, disabled at, re-enabled at).
+NLB_FAILOVER_CHOICES: dict[str, tuple[bool, str | None, str | None]] = {
+    "on; off 09:36, on again 14:09 (incident)": (True, "09:36", "14:09"),
+    "on all day (nobody intervenes)": (True, None, None),
+    "off all day": (False, None, None),
+}
+
+
+def nlb_config(base: Any = None, *, backlog_count: int, health_check_interval_s: float,
+               limit_capacity_removal: bool, max_removal_fraction: float, failover: str) -> Any:
+    """The :class:`labsupport.nlb.NlbConfig` that the NLB lab's controls describe.
+
+    Args:
+        base: the config to vary (default ``nlb.INCIDENT``).
+        backlog_count: Network Manager's backlog at 5:28 AM (items, 0 to 1,000,000).
+        health_check_interval_s: seconds between probes of one target (5 to 300).
+        limit_capacity_removal: the velocity control on or off.
+        max_removal_fraction: its cap per window (0 to 1).
+        failover: a key of :data:`NLB_FAILOVER_CHOICES`.
+
+    Raises:
+        ValueError: an unknown ``failover`` choice or an out-of-range value.
+    """
+    from dataclasses import replace
+
+    from . import nlb
+    from ._validate import check_choice
+    from .network import pdt_seconds
+
+    base = nlb.INCIDENT if base is None else base
+    check_choice("failover", failover, NLB_FAILOVER_CHOICES)
+    on, off_at, on_at = NLB_FAILOVER_CHOICES[failover]
+    return replace(base, network=replace(base.network, backlog_count=backlog_count),
+                   health_check_interval_s=float(health_check_interval_s),
+                   limit_capacity_removal=limit_capacity_removal,
+                   max_removal_fraction=float(max_removal_fraction), automatic_failover=on,
+                   disable_failover_at_s=None if off_at is None else pdt_seconds(off_at),
+                   reenable_failover_at_s=None if on_at is None else pdt_seconds(on_at))
+
+
+def nlb_view(config: Any) -> list[Any]:
+    """Run the NLB model once; return ``[chart, summary table]`` for the NLB lab.
+
+    Args:
+        config: a :class:`labsupport.nlb.NlbConfig`.
+    """
+    import pandas as pd
+
+    from . import charts, nlb
+    from .network import START_PDT
+
+    result = nlb.run(config)
+    s, ns = result.summary, result.network.summary
+
+    def clock(t: float | None) -> str:
+        return "never" if t is None else f"{START_PDT + pd.Timedelta(seconds=t):%H:%M}"
+
+    table = pd.DataFrame({
+        "figure": ["Propagation normal again", "First AZ failover", "Lowest capacity in service",
+                   "Highest connection-error rate", f"Time with > {config.error_threshold_fraction:.0%} errors",
+                   "Flaps of this NLB's targets", "Worst health-check latency"],
+        "value": [clock(ns.propagation_normal_s), clock(s.first_failover_s), f"{s.min_capacity_fraction:.0%}",
+                  f"{s.peak_error_fraction:.0%}", f"{s.error_s / 60:.0f} min", f"{s.flaps_count}",
+                  f"{s.peak_check_latency_s:.0f} s"],
+    })
+    actions = {"Failover disabled": config.disable_failover_at_s,
+               "Failover re-enabled": config.reenable_failover_at_s}
+    chart = charts.nlb_timeseries_chart(result.timeseries, actions=actions,
+                                        threshold_s=config.failover_delay_threshold_s)
+    return [chart, table]
+
+
+def nlb_panel(base: Any = None) -> Panel:
+    """Controls for the NLB flapping lab.
+
+    Controls (every reachable setting is a valid config): ``backlog_count`` (0 to 1,200 items),
+    ``health_check_interval_s`` (10 to 120 s), ``limit_capacity_removal`` (checkbox),
+    ``max_removal_fraction`` (0.05 to 1) and ``failover`` (see :data:`NLB_FAILOVER_CHOICES`).
+    Each change re-runs :func:`labsupport.nlb.run` and redraws the chart and the table.
+
+    Args:
+        base: the :class:`labsupport.nlb.NlbConfig` to vary (default ``nlb.INCIDENT``).
+    """
+    from . import nlb
+
+    base = nlb.INCIDENT if base is None else base
+    style = {"description_width": "initial"}
+    controls: dict[str, widgets.Widget] = {
+        "backlog_count": widgets.IntSlider(value=min(base.network.backlog_count, 1_200), min=0, max=1_200,
+                                           step=20, description="Backlog at 5:28 (items)", style=style,
+                                           continuous_update=False),
+        "health_check_interval_s": widgets.IntSlider(
+            value=int(min(max(base.health_check_interval_s, 10), 120)), min=10, max=120, step=5,
+            description="Health-check interval (s)", style=style, continuous_update=False),
+        "limit_capacity_removal": widgets.Checkbox(value=base.limit_capacity_removal,
+                                                   description="limit_capacity_removal", indent=False),
+        "max_removal_fraction": widgets.FloatSlider(
+            value=min(max(base.max_removal_fraction, 0.05), 1.0), min=0.05, max=1.0, step=0.05,
+            description="Cap per 15 min", readout_format=".0%", style=style, continuous_update=False),
+        "failover": widgets.Dropdown(options=list(NLB_FAILOVER_CHOICES),
+                                     value=next(iter(NLB_FAILOVER_CHOICES)),
+                                     description="Automatic AZ failover", style=style),
+    }
+
+    def render(**values: Any) -> list[Any]:
+        return nlb_view(nlb_config(base, **values))
+
+    return make_panel(controls, render)
+
+
+def dns_config(base: Any = None, *, positive_ttl_s: float, negative_ttl_s: float, empty_min: float,
+               clients_count: int) -> Any:
+    """The :class:`labsupport.dns_cache.DnsCacheConfig` that the DNS lab's controls describe.
+
+    The negative TTL is set through the SOA record's TTL (the SOA MINIMUM stays at its default, so
+    ``min(MINIMUM, TTL)`` is the slider's value) and the resolvers' cap is raised to match.
+
+    Args:
+        base: the config to vary (default ``dns_cache.INCIDENT``).
+        positive_ttl_s: TTL of the address records (1 s to 1 day).
+        negative_ttl_s: the negative-caching TTL wanted (1 s to 1 day).
+        empty_min: minutes the authoritative answer stays empty (> 0); the horizon is the restore
+            plus one hour or two negative TTLs, whichever is longer.
+        clients_count: clients (1 to 1,000,000).
+
+    Raises:
+        ValueError: an out-of-range value.
+    """
+    from dataclasses import replace
+
+    from . import dns_cache
+
+    base = dns_cache.INCIDENT if base is None else base
+    empty_s = 60.0 * float(empty_min)
+    horizon = base.empty_start_s + empty_s + max(3_600.0, 2.0 * float(negative_ttl_s))
+    return replace(base, positive_ttl_s=float(positive_ttl_s), soa_ttl_s=float(negative_ttl_s),
+                   soa_minimum_s=max(base.soa_minimum_s, float(negative_ttl_s)),
+                   negative_ttl_cap_s=max(base.negative_ttl_cap_s, float(negative_ttl_s)),
+                   empty_duration_s=empty_s, clients_count=int(clients_count), horizon_s=horizon,
+                   sample_interval_s=max(10.0, horizon / 4_000))
+
+
+def dns_view(config: Any) -> list[Any]:
+    """Run the DNS-cache model once; return ``[whole-run chart, recovery close-up, summary table]``.
+
+    Args:
+        config: a :class:`labsupport.dns_cache.DnsCacheConfig`.
+    """
+    import pandas as pd
+
+    from . import charts, dns_cache
+
+    result = dns_cache.run(config)
+    s = result.summary
+
+    def minutes(v: float | None) -> str:
+        return "not within the run" if v is None else f"{v / 60:.1f} min"
+
+    label = f"negative TTL {config.negative_ttl_s:.0f} s"
+    table = pd.DataFrame({
+        "figure": ["Negative-caching TTL", "Clients that failed", "Half failing after",
+                   "Restore to half recovered", "Restore to 99 % recovered", "Restore to all recovered"],
+        "value": [f"{s.negative_ttl_s:.0f} s", f"{s.failed_count:,} of {config.clients_count:,}",
+                  minutes(s.half_failing_after_s), minutes(s.recovery_half_s),
+                  minutes(s.recovery_most_s), minutes(s.recovery_all_s)],
+    })
+    whole = charts.dns_failing_chart({label: result.timeseries}, restored_s=s.restored_s)
+    close = charts.dns_failing_chart({label: result.timeseries}, restored_s=s.restored_s,
+                                     start_s=max(0.0, s.restored_s - 300.0))
+    return [whole, close, table]
+
+
+def dns_panel(base: Any = None) -> Panel:
+    """Controls for the DNS-cache lab.
+
+    Controls (every reachable setting is a valid config): ``positive_ttl_s`` (5 to 600 s),
+    ``negative_ttl_s`` (60 to 7,200 s), ``empty_min`` (5 to 240 min) and ``clients_count``
+    (100 to 50,000). Each change re-runs :func:`labsupport.dns_cache.run` and redraws.
+
+    Args:
+        base: the :class:`labsupport.dns_cache.DnsCacheConfig` to vary (default the incident).
+    """
+    from . import dns_cache
+
+    base = dns_cache.INCIDENT if base is None else base
+    style = {"description_width": "initial"}
+    controls: dict[str, widgets.Widget] = {
+        "positive_ttl_s": widgets.IntSlider(value=int(min(max(base.positive_ttl_s, 5), 600)), min=5, max=600,
+                                            step=5, description="TTL of the records (s)", style=style,
+                                            continuous_update=False),
+        "negative_ttl_s": widgets.IntSlider(value=int(min(max(base.negative_ttl_s, 60), 7_200)), min=60,
+                                            max=7_200, step=60, description="Negative TTL (s)", style=style,
+                                            continuous_update=False),
+        "empty_min": widgets.IntSlider(value=int(min(max(round(base.empty_duration_s / 60), 5), 240)), min=5,
+                                       max=240, description="Empty window (min)", style=style,
+                                       continuous_update=False),
+        "clients_count": widgets.IntSlider(value=min(max(base.clients_count, 100), 50_000), min=100,
+                                           max=50_000, step=100, description="Clients", style=style,
+                                           continuous_update=False),
+    }
+
+    def render(**values: Any) -> list[Any]:
+        return dns_view(dns_config(base, **values))
 
     return make_panel(controls, render)

@@ -1,0 +1,248 @@
+"""The actors of the race model on a simpy clock: DNS Planner, DNS Enactors, operators.
+
+Scenario:
+    Private engine of :mod:`labsupport.race` (use :func:`labsupport.race.run`). The DNS Planner
+    writes plans; each DNS Enactor polls, makes its one-time check, walks the endpoints with one
+    Route 53 transaction each (losing the lock means exponential backoff with jitter and a retry of
+    that endpoint), then cleans up old plans; operators repair an empty endpoint by hand after
+    ``manual_repair_after_s``. Every actor draws from the run's one ``random.Random``.
+Covers:
+    The PES's DNS Planner / DNS Enactor description and the race sequence; DAT453's lock losses,
+    backoff and rollback record (AWS's later explanation).
+
+::
+
+    planner ----every plan_interval_s----> plans{N: records per endpoint}
+    Enactor.loop: poll -> check once -> transact(endpoint) x E -> cleanup(plan)
+    Enactor.transact: lock? --no--> lock_lost, back off, retry --yes--> batch -> HostedZone.apply_plan
+    _World.observe: records hit 0 -> endpoint_empty -> operator(endpoint) after manual_repair_after_s
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import simpy
+
+from . import route53 as r53
+from .errors import LimitExceeded
+
+if TYPE_CHECKING:
+    from .race import EnactorDelay, RaceConfig
+
+__all__ = ["ACTIONS", "STATE_ACTIONS", "frame", "simulate"]
+
+ACTIONS = (
+    "plan_created", "initial_state", "check", "lock_lost", "write", "stale_write", "write_noop",
+    "write_refused", "inconsistent", "self_repair", "delete", "delete_active", "delete_skipped",
+    "refused_empty", "alert", "endpoint_empty", "endpoint_restored", "manual_repair",
+)
+_KIND_TO_ACTION = {
+    r53.APPLIED: "write", r53.STALE_APPLIED: "stale_write", r53.NOOP: "write_noop",
+    r53.REFUSED_NOT_NEWER: "write_refused", r53.INCONSISTENT: "inconsistent",
+    r53.SELF_REPAIRED: "self_repair", r53.DELETED: "delete", r53.DELETED_ACTIVE: "delete_active",
+    r53.SKIPPED_REFERENCED: "delete_skipped", r53.REFUSED_EMPTY: "refused_empty",
+}
+#: Actions after which an event's ``generation`` is the endpoint's alias target and ``records`` its answer size.
+STATE_ACTIONS = ("initial_state", "write", "stale_write", "self_repair", "delete_active", "manual_repair")
+
+
+class _World:
+    """The shared state of one run: clock, random stream, plan store, hosted zones and the log."""
+
+    def __init__(self, cfg: RaceConfig) -> None:
+        self.cfg, self.env, self.rng = cfg, simpy.Environment(), random.Random(cfg.seed)
+        self.rows: list[tuple] = []
+        self.plans: dict[int, tuple[int, ...]] = {1: (cfg.records_per_tree_count,) * len(cfg.endpoints)}
+        self.newest = 1
+        self.zones = {e: r53.HostedZone(e) for e in cfg.endpoints}
+        self.faults = list(cfg.delays)
+        self.episode = dict.fromkeys(cfg.endpoints, 0)
+        self.empty_since: dict[str, float] = {}
+        self.regional_empty_s = 0.0
+        self.first_empty: float | None = None
+        self.emptied: list[str] = []
+        self.counts = dict.fromkeys(("stale", "alerts", "repairs", "lag"), 0)
+        self.flags = {"deleted_active": False, "stuck": False, "repaired_at": None}
+
+    def log(self, actor: str, action: str, endpoint: str | None, gen: int | None,
+            records: int | None, detail: str) -> None:
+        if len(self.rows) >= self.cfg.max_events:
+            raise LimitExceeded(f"the race run reached max_events={self.cfg.max_events} events before "
+                                f"horizon_s={self.cfg.horizon_s:g}; raise max_events or shorten horizon_s")
+        self.rows.append((self.env.now, actor, action, endpoint, gen, records, detail))
+
+    def records_of(self, gen: int, endpoint: str) -> int:
+        return self.plans[gen][self.cfg.endpoints.index(endpoint)]
+
+    def record(self, actor: str, zone: r53.HostedZone, change: r53.Change) -> None:
+        """Log a change batch's outcome and keep the summary counters and empty windows current."""
+        action = _KIND_TO_ACTION[change.kind]
+        self.log(actor, action, zone.endpoint, change.generation, change.records, change.detail)
+        self.counts["stale"] += change.kind == r53.STALE_APPLIED
+        self.counts["repairs"] += change.kind == r53.SELF_REPAIRED
+        self.flags["deleted_active"] |= change.kind == r53.DELETED_ACTIVE
+        self.flags["stuck"] |= change.kind == r53.INCONSISTENT
+        if change.kind == r53.REFUSED_EMPTY:
+            self.counts["alerts"] += 1
+            self.log("alarm", "alert", zone.endpoint, change.generation, change.records,
+                     f"guard 3 refused a change that would empty {zone.endpoint}")
+        self.observe(zone)
+
+    def observe(self, zone: r53.HostedZone) -> None:
+        e, now, count = zone.endpoint, self.env.now, zone.answer_count()
+        if count == 0 and e not in self.empty_since:
+            self.empty_since[e] = now
+            self.episode[e] += 1
+            self.emptied += [] if e in self.emptied else [e]
+            if e == self.cfg.regional_endpoint and self.first_empty is None:
+                self.first_empty = now
+            self.log("route53", "endpoint_empty", e, zone.alias, 0,
+                     f"alias -> deleted plan {zone.alias}: NOERROR with 0 answers")
+            self.env.process(operator(self, e, self.episode[e]))
+        elif count > 0 and e in self.empty_since:
+            start = self.empty_since.pop(e)
+            if e == self.cfg.regional_endpoint:
+                self.regional_empty_s += now - start
+            self.log("route53", "endpoint_restored", e, zone.alias, count,
+                     f"answers again with {count} records after {now - start:.0f} s empty")
+
+    def note_lag(self) -> None:
+        lag = max(self.newest - (z.alias or 0) for z in self.zones.values())
+        self.counts["lag"] = max(self.counts["lag"], lag)
+
+
+def planner(w: _World):
+    """DNS Planner: every ``plan_interval_s`` a new regional plan (one tree size per endpoint)."""
+    cfg, f = w.cfg, w.cfg.records_change_fraction
+    while True:
+        yield w.env.timeout(cfg.plan_interval_s)
+        prev = w.plans[w.newest]
+        w.newest += 1
+        w.plans[w.newest] = tuple(max(1, round(n * (1 + f * (2 * w.rng.random() - 1)))) for n in prev)
+        w.log("planner", "plan_created", None, w.newest, None, f"plan {w.newest} written to the plan store")
+        w.note_lag()
+
+
+def operator(w: _World, endpoint: str, episode: int):
+    """Operators: ``manual_repair_after_s`` after ``endpoint`` went empty, install the newest plan by hand."""
+    yield w.env.timeout(w.cfg.manual_repair_after_s)
+    zone = w.zones[endpoint]
+    if w.episode[endpoint] == episode and zone.answer_count() == 0:
+        change = zone.repair(w.newest, w.records_of(w.newest, endpoint))
+        w.log("operator", "manual_repair", endpoint, change.generation, change.records, change.detail)
+        if endpoint == w.cfg.regional_endpoint and w.flags["repaired_at"] is None:
+            w.flags["repaired_at"] = w.env.now
+        w.observe(zone)
+
+
+class Enactor:
+    """One DNS Enactor: poll, one-time check, one transaction per endpoint, then clean-up."""
+
+    def __init__(self, w: _World, name: str, offset_s: float) -> None:
+        self.w, self.name = w, name
+        self.last_applied, self.last_failed = 1, 0
+        w.env.process(self.loop(offset_s))
+
+    def loop(self, offset_s: float):
+        env, cfg = self.w.env, self.w.cfg
+        yield env.timeout(offset_s)
+        while True:
+            gen = self.w.newest
+            if gen > self.last_applied and gen != self.last_failed:
+                # The one-time check (PES): made here, once, before the loop over endpoints.
+                self.w.log(self.name, "check", None, gen, None,
+                           f"plan {gen} is newer than plan {self.last_applied}, applied before: go")
+                yield from self.apply(gen, self._take_fault())
+            yield env.timeout(cfg.enactor_poll_interval_s)
+
+    def _take_fault(self) -> EnactorDelay | None:
+        for fault in self.w.faults:
+            if fault.enactor == self.name and fault.start_s <= self.w.env.now:
+                self.w.faults.remove(fault)
+                return fault
+        return None
+
+    def apply(self, gen: int, fault: EnactorDelay | None):
+        for endpoint in self.w.cfg.endpoints:
+            kind = yield from self.transact(endpoint, gen, fault)
+            if kind == r53.INCONSISTENT:
+                self.last_failed = gen
+                return
+        self.last_applied = gen
+        yield from self.cleanup(gen)
+
+    def transact(self, endpoint: str, gen: int, fault: EnactorDelay | None):
+        """One Route 53 transaction; a lost lock means backoff and a retry of this endpoint."""
+        w, cfg, g = self.w, self.w.cfg, self.w.cfg.guards
+        zone = w.zones[endpoint]
+        hit = fault is not None and fault.affects(endpoint)
+        forced = fault.lock_losses_count if hit else 0
+        for attempt in itertools.count():
+            blocker = zone.lock_blocker(self.name, w.env.now)
+            if attempt < forced or blocker is not None:
+                wait = min(cfg.backoff_cap_s, cfg.backoff_base_s * 2**attempt)
+                wait *= 1 - cfg.backoff_jitter_fraction * w.rng.random()
+                why = f"held by {blocker}" if blocker else "lost again (injected fault)"
+                w.log(self.name, "lock_lost", endpoint, gen, None, f"lock {why}; back off {wait:.1f} s")
+                yield w.env.timeout(wait)
+                continue
+            duration = cfg.txn_latency_s * (1 + cfg.txn_jitter_fraction * (2 * w.rng.random() - 1))
+            duration += fault.extra_latency_s if hit else 0.0
+            zone.take_lock(self.name, w.env.now + duration + cfg.lock_ttl_s)
+            yield w.env.timeout(duration)
+            change = zone.apply_plan(
+                gen, w.records_of(gen, endpoint), newest=(w.newest, w.records_of(w.newest, endpoint)),
+                check_version_on_write=g.check_version_on_write, reject_empty_records=g.reject_empty_records,
+                self_repair=g.self_repair, max_record_drop_fraction=cfg.max_record_drop_fraction)
+            w.record(self.name, zone, change)
+            w.note_lag()
+            return change.kind
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def cleanup(self, gen: int):
+        """Delete the trees of plans more than ``cleanup_keep_generations`` older than ``gen``."""
+        w, cfg, g = self.w, self.w.cfg, self.w.cfg.guards
+        cutoff = gen - cfg.cleanup_keep_generations
+        for endpoint in cfg.endpoints:
+            zone = w.zones[endpoint]
+            yield w.env.timeout(cfg.txn_latency_s * (1 + cfg.txn_jitter_fraction * (2 * w.rng.random() - 1)))
+            for old in sorted(t for t in zone.trees if t < cutoff):
+                change = zone.delete_tree(
+                    old, delete_only_unreferenced=g.delete_only_unreferenced,
+                    reject_empty_records=g.reject_empty_records,
+                    max_record_drop_fraction=cfg.max_record_drop_fraction)
+                w.record(self.name, zone, change)
+
+
+def simulate(cfg: RaceConfig, names: Sequence[str]) -> _World:
+    """Set up plan 1 on every endpoint, start the Planner and the Enactors, run to ``cfg.horizon_s``."""
+    w = _World(cfg)
+    for zone in w.zones.values():
+        zone.trees[1] = w.records_of(1, zone.endpoint)
+        zone.alias = zone.rollback = 1
+        w.log("route53", "initial_state", zone.endpoint, 1, zone.answer_count(), "alias -> plan 1")
+    offsets = cfg.enactor_offsets_s or tuple(w.rng.uniform(0, cfg.enactor_poll_interval_s) for _ in names)
+    w.env.process(planner(w))
+    for name, offset in zip(names, offsets):
+        Enactor(w, name, offset)
+    w.env.run(until=cfg.horizon_s)
+    for e, start in w.empty_since.items():
+        if e == cfg.regional_endpoint:
+            w.regional_empty_s += cfg.horizon_s - start
+    return w
+
+
+def frame(rows: list[tuple], names: Sequence[str]) -> pd.DataFrame:
+    """The event log as a typed DataFrame (see :class:`labsupport.race.RaceResult`)."""
+    cols = ["time_s", "actor", "action", "endpoint", "generation", "records", "detail"]
+    df = pd.DataFrame.from_records(rows, columns=cols)
+    actors = ["planner", *names, "route53", "alarm", "operator"]
+    return df.astype({
+        "time_s": "float64", "actor": pd.CategoricalDtype(actors), "action": pd.CategoricalDtype(ACTIONS),
+        "endpoint": "string", "generation": "Int64", "records": "Int64", "detail": "string",
+    })
