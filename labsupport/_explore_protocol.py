@@ -1,0 +1,180 @@
+"""The explorer's protocol: states and atomic steps of the DNS Planner/Enactor transition system.
+
+Scenario:
+    Private engine of :mod:`labsupport.explore` (use :func:`labsupport.explore.run`). A state is a
+    flat tuple of small ints; :func:`successors` lists every atomic step enabled in it. The rules
+    are those of :mod:`labsupport.race` and :mod:`labsupport.route53`, re-stated without a clock.
+Covers:
+    The PES's one-time check, per-endpoint Route 53 transactions and clean-up; DAT453's rollback
+    record (AWS's later explanation). ``../shared/design/models.md`` §1 and §5.
+
+::
+
+    state = (newest plan,
+             alias[e] ..., rollback[e] ...,           plan generation per endpoint
+             trees[e] ...,                            bitmask of plan trees present per endpoint
+             enactor[i] ...)                          phase | plan<<2 | endpoint<<5 | cursor<<6
+                                                      | last applied<<9 | last failed<<12
+
+    endpoint write on e (guards in labsupport.route53's order):
+      guard 1 and alias >= plan        -> refused, next endpoint
+      alias tree missing               -> guard 4: rebuild newest plan; else rejected (stuck)
+      alias == plan                    -> no-op, next endpoint
+      otherwise                        -> build tree, rollback := alias, alias := plan
+    cleanup (plan p): each tree g < p - keep on each endpoint, one deletion per step
+      guard 2 and g is alias/rollback  -> kept;  guard 3 and g is alias -> refused (alert)
+"""
+
+from __future__ import annotations
+
+__all__ = ["ENACTOR_NAMES", "ENDPOINT_NAMES", "PLANNER", "canon", "goal", "initial", "successors", "violates"]
+
+#: Names as in labsupport.race (its Enactors and its first two endpoints).
+ENACTOR_NAMES: tuple[str, ...] = ("enactor-a", "enactor-b", "enactor-c")
+ENDPOINT_NAMES: tuple[str, ...] = ("regional", "ipv6")
+PLANNER = "planner"
+
+# Enactor local state packed in one int (sortable, so symmetric states compare equal):
+# phase | plan << 2 | endpoint << 5 | cleanup cursor << 6 | last applied << 9 | last failed << 12.
+IDLE, PICKED, WRITING, CLEANUP = 0, 1, 2, 3
+_M = 7  # three bits per generation field
+
+
+def initial(enactor_count: int, endpoint_count: int) -> tuple[int, ...]:
+    """(newest plan, alias per endpoint, rollback per endpoint, trees per endpoint, Enactors)."""
+    # Plan 1 exists and is applied everywhere (alias and rollback -> 1, as in labsupport.race);
+    # every Enactor is idle and remembers plan 1 as the plan it applied before.
+    e = endpoint_count
+    return (1,) + (1,) * e + (1,) * e + (1 << 1,) * e + (1 << 9,) * enactor_count
+
+
+def _enactor(phase: int, plan: int, ep: int, cur: int, last: int, failed: int) -> int:
+    return phase | plan << 2 | ep << 5 | cur << 6 | last << 9 | failed << 12
+
+
+def _cursor(s: tuple[int, ...], E: int, ep: int, g: int, cutoff: int) -> tuple[int, int] | None:
+    """First (endpoint, plan) at or after (ep, g) whose tree exists and is older than ``cutoff``."""
+    while ep < E:
+        trees = s[1 + 2 * E + ep]
+        while g < cutoff:
+            if trees >> g & 1:
+                return ep, g
+            g += 1
+        ep, g = ep + 1, 1
+    return None
+
+
+def _after_write(s: tuple, E: int, k: int, plan: int, last: int, failed: int, keep: int) -> int:
+    """Enactor code after its write on endpoint ``k``: next endpoint, else cleanup, else idle."""
+    if k + 1 < E:
+        return _enactor(WRITING, plan, k + 1, 0, last, failed)
+    nxt = _cursor(s, E, 0, 1, plan - keep)  # the walk is done: this plan is now "applied before"
+    return _enactor(CLEANUP, plan, nxt[0], nxt[1], plan, failed) if nxt else _enactor(IDLE, 0, 0, 0, plan, failed)
+
+
+def successors(s: tuple[int, ...], p: tuple) -> list[tuple]:
+    """Every atomic step enabled in concrete state ``s``, for parameters ``p``.
+
+    ``p`` is (endpoint count, generation count, cleanup keep generations, guard 1, 2, 3, 4).
+
+    Returns (actor index or -1 for the planner, step kind, race action, plan, endpoint index or -1,
+    outcome sentence, next state) tuples, in a fixed order. The race action uses
+    ``labsupport.race``'s vocabulary, plus ``pick``, ``check_dropped`` and ``cleanup_done``, three
+    steps the simulation does without logging an event.
+    """
+    E, G = p[0], p[1]
+    produced, base = s[0], 1 + 3 * E
+    out: list[tuple] = []
+    if produced < G:
+        out.append((-1, "plan produced", "plan_created", produced + 1, -1, "new newest plan",
+                    (produced + 1,) + s[1:]))
+    for i in range(len(s) - base):
+        at = base + i
+        code = s[at]
+        phase, plan, last, failed = code & 3, code >> 2 & _M, code >> 9 & _M, code >> 12 & _M
+        if phase == IDLE:
+            if produced > last:
+                new = _enactor(PICKED, produced, 0, 0, last, failed)
+                out.append((i, "pick plan", "pick", produced, -1, "took the newest plan",
+                            s[:at] + (new,) + s[at + 1:]))
+        elif phase == PICKED:  # the one-time check, against the plan this Enactor applied before
+            if plan > last and plan != failed:
+                new, action = _enactor(WRITING, plan, 0, 0, last, failed), "check"
+                what = f"newer than plan {last}, applied before: go"
+            else:
+                new, action = _enactor(IDLE, 0, 0, 0, last, failed), "check_dropped"
+                what = f"plan {plan} failed before: dropped"
+            out.append((i, "version check", action, plan, -1, what, s[:at] + (new,) + s[at + 1:]))
+        elif phase == WRITING:
+            out.append((i, "endpoint write", *_write(s, p, at, code)))
+        else:
+            out.append((i, "cleanup delete", *_cleanup(s, p, at, code)))
+    return out
+
+
+def _write(s: tuple[int, ...], p: tuple, at: int, code: int) -> tuple:
+    """One Route 53 transaction of the Enactor at ``at`` on its current endpoint."""
+    E, keep, g1, g4 = p[0], p[2], p[3], p[6]
+    plan, ep, last, failed = code >> 2 & _M, code >> 5 & 1, code >> 9 & _M, code >> 12 & _M
+    A, R, T = 1 + ep, 1 + E + ep, 1 + 2 * E + ep  # this endpoint's alias, rollback, trees
+    t, a, trees, newest = list(s), s[A], s[T], s[0]
+    if g1 and a >= plan:
+        action, what = "write_refused", f"conditional write refused: endpoint on plan {a}"
+        t[at] = _after_write(s, E, ep, plan, last, failed, keep)
+    elif not trees >> a & 1:  # the rollback record cannot point at the missing active plan
+        if g4:
+            t[A], t[R], t[T] = newest, newest, trees | 1 << newest
+            action, what = "self_repair", f"active plan {a} missing: rebuilt newest plan {newest}"
+            t[at] = _after_write(s, E, ep, plan, last, failed, keep)
+        else:
+            action, what = "inconsistent", f"rejected: rollback cannot point at deleted plan {a}"
+            t[at] = _enactor(IDLE, 0, 0, 0, last, plan)
+    elif a == plan:
+        action, what = "write_noop", f"plan {plan} already active"
+        t[at] = _after_write(s, E, ep, plan, last, failed, keep)
+    else:
+        t[A], t[R], t[T] = plan, a, trees | 1 << plan
+        action = "stale_write" if plan < a else "write"
+        what = f"overwrote newer plan {a}" if plan < a else f"replaced plan {a}"
+        t[at] = _after_write(tuple(t), E, ep, plan, last, failed, keep)
+    return action, plan, ep, what, tuple(t)
+
+
+def _cleanup(s: tuple[int, ...], p: tuple, at: int, code: int) -> tuple:
+    """One clean-up deletion (or the end of clean-up) of the Enactor at ``at``."""
+    E, keep, g2, g3 = p[0], p[2], p[4], p[5]
+    plan, ep, cur, last, failed = code >> 2 & _M, code >> 5 & 1, code >> 6 & _M, code >> 9 & _M, code >> 12 & _M
+    nxt = _cursor(s, E, ep, cur, plan - keep)
+    if nxt is None:  # another Enactor deleted what was left
+        return ("cleanup_done", 0, -1, "nothing left to delete",
+                s[:at] + (_enactor(IDLE, 0, 0, 0, last, failed),) + s[at + 1:])
+    k, g = nxt
+    t = list(s)
+    active = s[1 + k] == g
+    if g2 and (active or s[1 + E + k] == g):
+        action, what = "delete_skipped", f"kept plan {g}: still referenced"
+    elif g3 and active:
+        action, what = "refused_empty", f"refused: deleting plan {g} would empty the endpoint (alert)"
+    else:
+        t[1 + 2 * E + k] &= ~(1 << g)
+        action = "delete_active" if active else "delete"
+        what = f"deleted plan {g}, the ACTIVE plan: endpoint empty" if active else f"deleted plan {g}"
+    after = _cursor(tuple(t), E, k, g + 1, plan - keep)
+    t[at] = (_enactor(CLEANUP, plan, after[0], after[1], last, failed) if after
+             else _enactor(IDLE, 0, 0, 0, last, failed))
+    return action, g, k, what, tuple(t)
+
+
+def canon(s: tuple[int, ...], base: int) -> tuple[int, ...]:
+    """The state with its Enactors sorted: Enactors run the same code, so which is which is irrelevant."""
+    return s[:base] + tuple(sorted(s[base:]))
+
+
+def violates(s: tuple[int, ...], E: int) -> bool:
+    """Safety is broken: some endpoint's alias points at a tree that no longer exists (empty)."""
+    return any(not s[1 + 2 * E + k] >> s[1 + k] & 1 for k in range(E))
+
+
+def goal(s: tuple[int, ...], E: int, G: int) -> bool:
+    """The newest possible plan is made and applied on every endpoint."""
+    return s[0] == G and all(s[1 + k] == G and s[1 + 2 * E + k] >> G & 1 for k in range(E))
