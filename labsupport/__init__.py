@@ -5,6 +5,8 @@ Modules:
 * :mod:`labsupport.timeline`: the incident timeline as data, from the AWS post-event summary.
 * :mod:`labsupport.race`: the DNS Planner/Enactor race (simpy), its guards and sweeps.
 * :mod:`labsupport.route53`: the Route 53 hosted-zone rules the race's Enactors write through.
+* :mod:`labsupport.dwfm`: EC2's DropletWorkflow Manager: lease expiry and congestive collapse.
+* :mod:`labsupport.dwfm_sweep`: sweeps of the DWFM model that map its metastable region.
 * :mod:`labsupport.explore`: an explicit-state model checker of the same Enactor protocol.
 * :mod:`labsupport.charts`: Altair charts of model output, and the offline renderer.
 * :mod:`labsupport.widgets`: ipywidgets panels for readers who run the labs live.

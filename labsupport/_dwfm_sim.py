@@ -1,0 +1,283 @@
+"""The simpy actors behind :mod:`labsupport.dwfm` (private: use :func:`labsupport.dwfm.run`).
+
+Actors, each a generator that takes ``env`` first:
+
+* :meth:`_Model.state_checker`: every ``state_check_interval_s / COHORTS`` seconds it checks one
+  cohort of droplets (renew the lease, notice an expired one, ask for a new one) and releases the
+  backoff retries that are due;
+* :meth:`_Model.dwfm_host`: one per DWFM host; takes up to ``host_concurrency_count`` waiting
+  items, works on them for ``lease_establish_s``, then commits each lease or wastes the work;
+* :meth:`_Model.operator`: the optional operator actions (throttle, selective restart);
+* :meth:`_Model.monitor`: one time-series row every ``report_interval_s``.
+
+Per-droplet state lives in numpy arrays; work items are ``(droplet, enqueued_at_s, attempt)``
+tuples in one ``collections.deque`` per host.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections import deque
+from typing import TYPE_CHECKING
+
+import numpy as np
+import simpy
+
+from .errors import LimitExceeded
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .dwfm import DwfmConfig
+
+#: State checks are aggregated into this many cohorts per state-check interval.
+COHORTS = 30
+
+#: Event kinds, in a fixed order (the categories of ``Result.events["kind"]``).
+EVENT_KINDS: tuple[str, ...] = (
+    "dynamodb_unreachable",
+    "dynamodb_restored",
+    "lease_expired",
+    "lease_requested",
+    "lease_held_back",
+    "work_started",
+    "lease_established",
+    "work_timed_out",
+    "retry_queued",
+    "operator_throttle",
+    "host_restarted",
+    "leases_restored",
+)
+
+_KIND_CODE = {kind: code for code, kind in enumerate(EVENT_KINDS)}
+
+#: Time-series columns after ``time_s`` (all counts).
+SERIES_COLUMNS: tuple[str, ...] = (
+    "leased_count", "queue_count", "in_flight_count", "backoff_count", "started_count",
+    "goodput_count", "wasted_count", "requested_count", "held_back_count",
+    "launch_attempts_count", "insufficient_capacity_count",
+)
+
+
+class _Model:
+    """All state of one run; ``run()`` builds one, starts its processes and reads it back."""
+
+    def __init__(self, cfg: DwfmConfig, rng: random.Random) -> None:
+        self.cfg, self.rng = cfg, rng
+        self.env = simpy.Environment()
+        n, k = cfg.fleet_droplets_count, COHORTS
+        lo, hi = cfg.lease_ttl_min_s, cfg.lease_ttl_max_s
+        self.ttl = [lo + (hi - lo) * rng.random() for _ in range(n)]
+        self.ttl_arr = ttl = np.array(self.ttl, dtype=float)
+        ids = np.arange(n)
+        # Droplet i is checked in cohort i % k, at k-th ticks; its last check before t=0 renewed it.
+        self.leased_until = (ids % k) * (cfg.state_check_interval_s / k) - cfg.state_check_interval_s + ttl
+        self.host_of = ((ids // k) % cfg.dwfm_hosts_count).tolist()
+        self.outstanding = np.zeros(n, dtype=bool)  # an item is queued, in flight or in backoff
+        self.noticed = np.zeros(n, dtype=bool)  # its lapse has been recorded as an event
+        h = cfg.dwfm_hosts_count
+        self.queues: list[deque[tuple[int, float, int]]] = [deque() for _ in range(h)]
+        self.inflight: list[list[tuple[int, float, int]]] = [[] for _ in range(h)]
+        self.backoff: list[list[tuple[float, int, int, int]]] = [[] for _ in range(h)]
+        self.wake: list[simpy.Event | None] = [None] * h
+        self.queue_total = self.peak_queue = self.inflight_total = self.backoff_total = 0
+        self.seq = self.steps = 0
+        self.last_established_s: float | None = None
+        self.counts = dict.fromkeys(("started", "goodput", "wasted", "requested", "held_back"), 0)
+        self.sampled = dict(self.counts)
+        self.events: list[tuple[float, int, int, int]] = []
+        self.series: list[tuple] = []
+        self.env.process(self.dynamodb(self.env))
+        self.hosts = [self.env.process(self.dwfm_host(self.env, i)) for i in range(h)]
+        for proc in (self.state_checker, self.operator, self.monitor):
+            self.env.process(proc(self.env))
+
+    # -- helpers -------------------------------------------------------------------------------
+    def dynamodb_up(self, t: float) -> bool:
+        return not (self.cfg.outage_start_s <= t < self.cfg.outage_end_s)
+
+    def throttled(self, t: float) -> bool:
+        at = self.cfg.operator_throttle_at_s
+        return self.cfg.throttle_by_queue_length or (at is not None and t >= at)
+
+    def record(self, kind: str, count: int = 0, host: int = -1) -> None:
+        self.events.append((self.env.now, _KIND_CODE[kind], host, count))
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > self.cfg.max_events:
+            raise LimitExceeded(
+                f"max_events: the run needed more than {self.cfg.max_events} simulation steps before "
+                f"its horizon of {self.cfg.horizon_s:g} s; raise max_events or shorten horizon_s"
+            )
+
+    def enqueue(self, d: int, now: float, attempt: int) -> bool:
+        """Admit an item for droplet ``d`` unless admission control refuses it."""
+        h = self.host_of[d]
+        q = self.queues[h]
+        if self.throttled(now) and len(q) >= self.cfg.queue_limit_count:
+            self.outstanding[d] = False  # held back: the droplet asks again at its next check
+            self.counts["held_back"] += 1
+            return False
+        q.append((d, now, attempt))
+        self.outstanding[d] = True
+        self.queue_total += 1
+        self.peak_queue = max(self.peak_queue, self.queue_total)
+        w = self.wake[h]
+        if w is not None and not w.triggered:
+            w.succeed()
+        return True
+
+    # -- actors --------------------------------------------------------------------------------
+    def dynamodb(self, env: simpy.Environment):
+        """Record DynamoDB's outage window (the other actors read :meth:`dynamodb_up`)."""
+        start, end = self.cfg.outage_start_s, self.cfg.outage_end_s
+        if end > start:
+            yield env.timeout(start)
+            self.record("dynamodb_unreachable")
+            yield env.timeout(end - start)
+            self.record("dynamodb_restored")
+
+    def state_checker(self, env: simpy.Environment):
+        """Check one cohort per tick: renew live leases, notice lapsed ones, request new ones."""
+        cfg, k, j = self.cfg, COHORTS, 0
+        n, tick = cfg.fleet_droplets_count, cfg.state_check_interval_s / COHORTS
+        while True:
+            self.step()
+            now, c = env.now, j % k
+            up = self.dynamodb_up(now)
+            lu = self.leased_until[c:n:k]
+            lapsed = lu <= now
+            new = lapsed & ~self.noticed[c:n:k]
+            if new.any():
+                self.noticed[c:n:k] |= new
+                self.record("lease_expired", int(new.sum()))
+            if up:
+                live = ~lapsed
+                lu[live] = now + self.ttl_arr[c:n:k][live]
+                held, asked = self.counts["held_back"], 0
+                for i in np.flatnonzero(lapsed & ~self.outstanding[c:n:k]).tolist():
+                    asked += self.enqueue(c + i * k, now, 0)
+                self.counts["requested"] += asked
+                self._flush(asked, self.counts["held_back"] - held, "lease_requested")
+                self.release_retries(now)
+            j += 1
+            yield env.timeout(j * tick - now)
+
+    def release_retries(self, now: float) -> None:
+        held, queued = self.counts["held_back"], 0
+        for heap in self.backoff:
+            while heap and heap[0][0] <= now:
+                _, _, d, attempt = heapq.heappop(heap)
+                self.backoff_total -= 1
+                queued += self.enqueue(d, now, attempt)
+        self._flush(queued, self.counts["held_back"] - held, "retry_queued")
+
+    def _flush(self, admitted: int, refused: int, kind: str, host: int = -1) -> None:
+        if admitted:
+            self.record(kind, admitted, host)
+        if refused:
+            self.record("lease_held_back", refused, host)
+
+    def dwfm_host(self, env: simpy.Environment, h: int):
+        """Work in rounds: start up to ``host_concurrency_count`` items, finish them together."""
+        cfg, q = self.cfg, self.queues[h]
+        while True:
+            try:
+                while not q:
+                    self.wake[h] = env.event()
+                    yield self.wake[h]
+                self.wake[h] = None
+                self.step()
+                batch = [q.popleft() for _ in range(min(cfg.host_concurrency_count, len(q)))]
+                self.inflight[h] = batch
+                self.queue_total -= len(batch)
+                self.inflight_total += len(batch)
+                self.counts["started"] += len(batch)
+                self.record("work_started", len(batch), h)
+                yield env.timeout(cfg.lease_establish_s)
+            except simpy.Interrupt:  # restarted by an operator: its work is gone
+                continue
+            self.inflight[h] = []
+            self.inflight_total -= len(batch)
+            self.finish(h, batch, env.now)
+
+    def finish(self, h: int, batch: list[tuple[int, float, int]], now: float) -> None:
+        """Commit the leases whose deadline still holds; waste and retry the others."""
+        cfg, up, failed = self.cfg, self.dynamodb_up(now), []
+        for d, enqueued, attempt in batch:
+            if up and now <= enqueued + cfg.work_deadline_s:
+                self.leased_until[d] = now + self.ttl[d]
+                self.outstanding[d] = self.noticed[d] = False
+            else:
+                failed.append((d, attempt + 1))
+        ok = len(batch) - len(failed)
+        self.counts["goodput"] += ok
+        self.counts["wasted"] += len(failed)
+        if ok:
+            self.record("lease_established", ok, h)
+            self.last_established_s = now
+        if failed:
+            self.record("work_timed_out", len(failed), h)
+        if cfg.retry_policy == "immediate":
+            held = self.counts["held_back"]
+            queued = sum(self.enqueue(d, now, a) for d, a in failed)
+            self._flush(queued, self.counts["held_back"] - held, "retry_queued", h)
+        else:
+            for d, attempt in failed:
+                ceiling = min(cfg.retry_cap_s, cfg.retry_base_s * 2.0 ** min(attempt, 60))
+                self.seq += 1
+                heapq.heappush(self.backoff[h], (now + self.rng.random() * ceiling, self.seq, d, attempt))
+            self.backoff_total += len(failed)
+
+    def operator(self, env: simpy.Environment):
+        """Throttle incoming work and selectively restart congested hosts, at the configured times."""
+        cfg = self.cfg
+        actions = [(t, name) for t, name in ((cfg.operator_throttle_at_s, "throttle"),
+                                             (cfg.operator_restart_at_s, "restart")) if t is not None]
+        for t, name in sorted(actions):
+            yield env.timeout(t - env.now)
+            if name == "throttle":
+                self.record("operator_throttle")
+                continue
+            for h in range(cfg.dwfm_hosts_count):
+                if len(self.queues[h]) > cfg.queue_limit_count:
+                    self.restart(h)
+
+    def restart(self, h: int) -> None:
+        """Clear host ``h``'s queue, in-flight round and backoff list; its droplets ask again later."""
+        dropped = [d for d, _, _ in self.queues[h]] + [d for d, _, _ in self.inflight[h]]
+        dropped += [d for _, _, d, _ in self.backoff[h]]
+        self.queue_total -= len(self.queues[h])
+        self.inflight_total -= len(self.inflight[h])
+        self.backoff_total -= len(self.backoff[h])
+        if self.inflight[h]:
+            self.hosts[h].interrupt("operator restart")
+        self.queues[h].clear()
+        self.inflight[h], self.backoff[h] = [], []
+        self.outstanding[dropped] = False
+        self.record("host_restarted", len(dropped), h)
+
+    def monitor(self, env: simpy.Environment):
+        """Append one time-series row per ``report_interval_s`` (counts since the previous row)."""
+        j = 0
+        while True:
+            self.step()
+            self.sample(env.now)
+            j += 1
+            yield env.timeout(j * self.cfg.report_interval_s - env.now)
+
+    def sample(self, now: float) -> None:
+        """Append the time-series row for ``now``; launches split by the mean leased fraction."""
+        cfg, n = self.cfg, self.cfg.fleet_droplets_count
+        leased = int(np.count_nonzero(self.leased_until > now))
+        if self.series:
+            last = self.series[-1]
+            attempts = round(cfg.launch_attempts_per_s * (now - last[0]))
+            prev_leased = last[1]
+        else:
+            attempts, prev_leased = 0, leased
+        refused = round(attempts * (1 - (leased + prev_leased) / (2 * n)))
+        delta = [self.counts[key] - self.sampled[key] for key in self.counts]
+        self.sampled = dict(self.counts)
+        self.series.append((now, leased, self.queue_total, self.inflight_total, self.backoff_total,
+                            *delta, attempts, refused))

@@ -1,0 +1,354 @@
+"""Lease collapse in EC2's DropletWorkflow Manager (DWFM): a congestive collapse that outlives its trigger.
+
+Scenario:
+    19 Oct 2025, 11:48 PM PDT (t = 0) to 20 Oct, 2:48 PM (t = 15 h). DynamoDB is unreachable from
+    t = 0 to 2:25 AM. DWFM's state checks depend on it, so droplet leases lapse one by one. When it
+    returns, every lapsed droplet needs a new lease at once; the work times out, is queued again, and
+    DWFM makes no progress until engineers throttle incoming work and restart hosts (4:14 AM).
+Covers:
+    The post-event summary's EC2 section: leases, state checks "every few minutes", "insufficient
+    capacity" errors, congestive collapse, the 4:14 AM throttling and selective restarts, and the
+    5:28 AM milestone, plus the announced fix, admission control by the length of the waiting queue::
+
+        droplets ──state check every state_check_interval_s──> DWFM host h (one of dwfm_hosts_count)
+           │  (needs DynamoDB)                                   │
+           │ lease lapsed: ask for a new one ──admission──> [ queue ... ] ──> up to
+           │                        (throttle_by_queue_length)   host_concurrency_count at a time,
+           │                                                     lease_establish_s each
+           │ <───────── lease, if finished before enqueued_at + work_deadline_s ┘
+           └─ otherwise the work is wasted and the item queued again (retry_policy)
+
+Mechanism, never scripted: a deadline counts from the moment an item joins the queue, and a host
+cannot tell that a waiting item has expired until it has done the work. Once a host's queue takes
+longer than the deadline to drain, every item it works on has expired, goes back to the end of the
+queue, and the queue never shrinks: the hosts are busy and goodput is zero. A small backlog drains;
+a large one sustains itself (a metastable failure).
+
+What is aggregated (so that 100,000 droplets over 15 h run in seconds):
+
+* **State checks by cohort.** Droplet ``i`` belongs to cohort ``i % 30``; one simpy process checks
+  one cohort per tick (``state_check_interval_s / 30``) with numpy operations on the cohort's
+  slice. Lease renewals of live leases are not queued work: they succeed whenever DynamoDB is up.
+* **Host concurrency in rounds.** A host starts up to ``host_concurrency_count`` waiting items
+  together and finishes them together ``lease_establish_s`` later (one simpy timeout per round,
+  not per item). An item that arrives mid-round waits for the next round.
+* **Backoff retries** wait in a per-host heap and rejoin the queue at the next cohort tick.
+* **Launch attempts** are not simulated one by one: per report interval,
+  ``launch_attempts_per_s × interval`` attempts fail with "insufficient capacity" in proportion to
+  the droplets without a lease (mean of the interval's two samples), as if each attempt were placed
+  on a uniformly random droplet.
+* **Events** are counts per tick or per host round, not one row per work item.
+
+Not modelled: the EC2 API's own request throttling ("request limit exceeded"), Network Manager
+and the NLB (see the recovery models), and any slowdown of DynamoDB itself.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from . import _dwfm_sim as sim
+from ._validate import check_bool, check_choice, check_int, check_number
+
+__all__ = [
+    "DwfmConfig",
+    "DwfmResult",
+    "DwfmSummary",
+    "EVENT_KINDS",
+    "INCIDENT",
+    "RETRY_POLICIES",
+    "SMALL_FLEET",
+    "START_PDT",
+    "clock_pdt",
+    "goodput_fraction",
+    "run",
+]
+
+#: Wall-clock time of t = 0: 11:48 PM PDT on 19 October 2025, when DynamoDB's endpoint went empty.
+START_PDT = pd.Timestamp("2025-10-19 23:48:00")
+
+#: Categories of ``DwfmResult.events["kind"]``, in order (see :class:`DwfmResult`).
+EVENT_KINDS: tuple[str, ...] = sim.EVENT_KINDS
+
+#: Values of :attr:`DwfmConfig.retry_policy`.
+RETRY_POLICIES: tuple[str, ...] = ("immediate", "backoff_full_jitter")
+
+_DAY_S = 7 * 86_400.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class DwfmConfig:
+    """Everything one DWFM run depends on. Defaults are the incident (:data:`INCIDENT`).
+
+    Times are seconds since 11:48 PM PDT on 19 Oct. The PES gives no counts or durations inside
+    DWFM except "every few minutes" for state checks; the values are assumptions, and
+    ``fleet_droplets_count`` is calibrated (see :data:`INCIDENT`).
+
+    Attributes:
+        fleet_droplets_count: droplets (physical hosts) whose leases DWFM holds, 1 to 1,000,000.
+        dwfm_hosts_count: DWFM hosts sharing the fleet (droplet ``i`` to host ``(i // 30) % hosts``).
+        host_concurrency_count: work items one DWFM host works on at once.
+        state_check_interval_s: time between two state checks of one droplet (>= 1 s).
+        lease_ttl_min_s, lease_ttl_max_s: each droplet's lease lasts a uniform random time in this
+            range after its last successful state check; the spread makes leases "slowly" time out.
+            The minimum must exceed ``state_check_interval_s``.
+        outage_start_s, outage_end_s: DynamoDB is unreachable in ``[start, end)``.
+        lease_establish_s: host time to establish one lease (spent even on expired items).
+        work_deadline_s: a lease-establishment item must finish within this time of joining the
+            queue; otherwise its work is wasted and it is retried.
+        retry_policy: ``"immediate"`` (back of the queue at once) or ``"backoff_full_jitter"``
+            (after a uniform random wait in ``[0, min(retry_cap_s, retry_base_s * 2**attempt)]``,
+            Brooker 2015).
+        retry_base_s, retry_cap_s: the backoff's base and cap (used only with backoff).
+        throttle_by_queue_length: admission control from the start: an item that finds its host's
+            waiting queue at ``queue_limit_count`` is refused; the droplet asks again at its next
+            state check (the fix AWS announced).
+        queue_limit_count: that limit, also used by the operators' throttle and restart.
+        operator_throttle_at_s: when operators start throttling incoming work (the same admission
+            control, switched on late), or ``None``.
+        operator_restart_at_s: when operators restart every DWFM host whose waiting queue exceeds
+            ``queue_limit_count``, clearing its queue, its round in progress and its retries, or
+            ``None``.
+        launch_attempts_per_s: customer launch attempts per second (observed, not queued).
+        report_interval_s: spacing of the time-series rows.
+        horizon_s: simulated time (< 7 days); the outage must end before it.
+        max_events: bound on simulation steps; exceeding it raises ``LimitExceeded``.
+        seed: seed of the run's one ``random.Random``.
+
+    Raises:
+        ConfigError: (a ``ValueError``) naming the first invalid field, its value and its range.
+    """
+
+    fleet_droplets_count: int = 6_600
+    dwfm_hosts_count: int = 8
+    host_concurrency_count: int = 10
+    state_check_interval_s: float = 240.0
+    lease_ttl_min_s: float = 600.0
+    lease_ttl_max_s: float = 9_000.0
+    outage_start_s: float = 0.0
+    outage_end_s: float = 9_420.0
+    lease_establish_s: float = 60.0
+    work_deadline_s: float = 600.0
+    retry_policy: str = "immediate"
+    retry_base_s: float = 30.0
+    retry_cap_s: float = 1_800.0
+    throttle_by_queue_length: bool = False
+    queue_limit_count: int = 50
+    operator_throttle_at_s: float | None = 15_960.0
+    operator_restart_at_s: float | None = 15_960.0
+    launch_attempts_per_s: float = 5.0
+    report_interval_s: float = 300.0
+    horizon_s: float = 54_000.0
+    max_events: int = 5_000_000
+    seed: int = 20251019
+
+    def __post_init__(self) -> None:
+        check_int("fleet_droplets_count", self.fleet_droplets_count, lo=1, hi=1_000_000)
+        check_int("dwfm_hosts_count", self.dwfm_hosts_count, lo=1, hi=10_000)
+        check_int("host_concurrency_count", self.host_concurrency_count, lo=1, hi=10_000)
+        check_number("horizon_s", self.horizon_s, lo=0, hi=_DAY_S, lo_open=True)
+        check_number("state_check_interval_s", self.state_check_interval_s, lo=1, hi=86_400)
+        check_number("lease_ttl_min_s", self.lease_ttl_min_s, lo=self.state_check_interval_s,
+                     hi=_DAY_S, lo_open=True)
+        check_number("lease_ttl_max_s", self.lease_ttl_max_s, lo=self.lease_ttl_min_s, hi=_DAY_S)
+        check_number("outage_start_s", self.outage_start_s, lo=0, hi=self.horizon_s)
+        check_number("outage_end_s", self.outage_end_s, lo=self.outage_start_s, hi=self.horizon_s,
+                     hi_open=True)
+        check_number("lease_establish_s", self.lease_establish_s, lo=0.01, hi=86_400)
+        check_number("work_deadline_s", self.work_deadline_s, lo=0, hi=_DAY_S, lo_open=True)
+        check_choice("retry_policy", self.retry_policy, RETRY_POLICIES)
+        check_number("retry_base_s", self.retry_base_s, lo=0, hi=86_400, lo_open=True)
+        check_number("retry_cap_s", self.retry_cap_s, lo=self.retry_base_s, hi=_DAY_S)
+        check_bool("throttle_by_queue_length", self.throttle_by_queue_length)
+        check_int("queue_limit_count", self.queue_limit_count, lo=1, hi=10_000_000)
+        for name in ("operator_throttle_at_s", "operator_restart_at_s"):
+            if getattr(self, name) is not None:
+                check_number(name, getattr(self, name), lo=0, hi=self.horizon_s)
+        check_number("launch_attempts_per_s", self.launch_attempts_per_s, lo=0, hi=1e6)
+        check_number("report_interval_s", self.report_interval_s, lo=self.horizon_s / 100_000,
+                     hi=self.horizon_s)
+        check_int("max_events", self.max_events, lo=1, hi=10**9)
+        check_int("seed", self.seed)
+
+
+#: The incident. Times from the PES: DynamoDB unreachable 11:48 PM to 2:25 AM (9,420 s);
+#: operators throttle and restart at 4:14 AM (15,960 s). The other DWFM values are assumptions.
+#: Calibrated: ``fleet_droplets_count`` only (hosts, concurrency, lease time and deadline held at
+#: round values), chosen so that all leases are back close to the PES's 5:28 AM (20,400 s).
+#: Only the load per host matters: scale the fleet and the hosts together for a region-scale run.
+INCIDENT = DwfmConfig()
+
+#: A fleet small enough that the backlog left by the outage drains by itself, without operators.
+SMALL_FLEET = replace(INCIDENT, fleet_droplets_count=1_200, operator_throttle_at_s=None,
+                      operator_restart_at_s=None)
+
+
+@dataclass(frozen=True)
+class DwfmSummary:
+    """Headline figures of one run (counts are work items unless named otherwise).
+
+    Attributes:
+        recovered: every droplet holds a lease at the horizon.
+        recovered_at_s: when the last lease came back (the PES's "established leases with all
+            droplets", 5:28 AM), ``outage_end_s`` if none was lost, or ``None`` if not recovered
+            within the horizon.
+        recovery_after_outage_s: ``recovered_at_s - outage_end_s``, or ``None``.
+        leases_lost_count: lease lapses (a droplet can lapse again after a restart's lost work).
+        min_leased_count: fewest droplets with a lease at any report time.
+        peak_queue_count: largest number of items waiting in all DWFM queues together.
+        started_count, goodput_count, wasted_count: items started, finished in time, wasted.
+        wasted_fraction: ``wasted / (goodput + wasted)``, 0 when nothing finished.
+        requested_count: new lease requests admitted from state checks.
+        held_back_count: items refused by admission control (throttle).
+        cleared_count: items dropped by operator restarts.
+        launch_attempts_count, insufficient_capacity_count: customer launches and those refused
+            because their droplet had no lease.
+    """
+
+    recovered: bool
+    recovered_at_s: float | None
+    recovery_after_outage_s: float | None
+    leases_lost_count: int
+    min_leased_count: int
+    peak_queue_count: int
+    started_count: int
+    goodput_count: int
+    wasted_count: int
+    wasted_fraction: float
+    requested_count: int
+    held_back_count: int
+    cleared_count: int
+    launch_attempts_count: int
+    insufficient_capacity_count: int
+
+
+@dataclass(frozen=True)
+class DwfmResult:
+    """What :func:`run` returns.
+
+    Attributes:
+        config: the config that produced it.
+        events: one row per event, in time order: ``time_s`` (float64), ``kind`` (category of
+            :data:`EVENT_KINDS`), ``host`` (int64, -1 if fleet-wide), ``count`` (int64, the
+            droplets or items the event covers). Kinds: ``dynamodb_unreachable`` /
+            ``dynamodb_restored``; ``lease_expired`` (lapsed leases found by one cohort's state
+            check); ``lease_requested`` (new items admitted by one cohort's check);
+            ``lease_held_back`` (items refused by admission control); ``work_started``,
+            ``lease_established``, ``work_timed_out`` (one host round: started, finished in time,
+            wasted); ``retry_queued`` (retries admitted); ``operator_throttle``;
+            ``host_restarted`` (items dropped by a restart); ``leases_restored`` (the last lease
+            came back; once, only if every droplet holds a lease at the horizon).
+        timeseries: one row per ``report_interval_s`` and one at the horizon: ``time_s`` (float64),
+            then int64 columns ``leased_count``, ``queue_count``, ``in_flight_count``,
+            ``backoff_count`` (states at ``time_s``) and ``started_count``, ``goodput_count``,
+            ``wasted_count``, ``requested_count``, ``held_back_count``, ``launch_attempts_count``,
+            ``insufficient_capacity_count`` (counts since the previous row).
+        summary: the :class:`DwfmSummary`.
+    """
+
+    config: DwfmConfig
+    events: pd.DataFrame
+    timeseries: pd.DataFrame
+    summary: DwfmSummary
+
+
+def run(config: DwfmConfig = INCIDENT) -> DwfmResult:
+    """Simulate DWFM through the DynamoDB outage and its aftermath (PES, EC2 section).
+
+    Args:
+        config: a :class:`DwfmConfig` (validated when it was built).
+
+    Returns:
+        A :class:`DwfmResult` with ``.events``, ``.timeseries`` and ``.summary``.
+
+    Raises:
+        ValueError: ``config`` is not a DwfmConfig.
+        LimitExceeded: the run needed more than ``config.max_events`` steps.
+    """
+    if not isinstance(config, DwfmConfig):
+        raise ValueError(f"config must be a DwfmConfig, got {type(config).__name__}")
+    model = sim._Model(config, random.Random(config.seed))
+    model.env.run(until=config.horizon_s)
+    if model.series[-1][0] < config.horizon_s:
+        model.sample(config.horizon_s)
+    restored = bool(np.all(model.leased_until > config.horizon_s))
+    at = None
+    if restored:
+        at = max(config.outage_end_s, model.last_established_s or 0.0)
+        model.events.append((at, sim.EVENT_KINDS.index("leases_restored"), -1, 0))
+    events = _events_frame(model.events)
+    series = pd.DataFrame(model.series, columns=["time_s", *sim.SERIES_COLUMNS])
+    series = series.astype({"time_s": "float64", **dict.fromkeys(sim.SERIES_COLUMNS, "int64")})
+    summary = _summarise(config, model, events, series, at)
+    return DwfmResult(config=config, events=events, timeseries=series, summary=summary)
+
+
+def clock_pdt(time_s: float) -> str:
+    """Wall-clock PDT time of ``time_s`` seconds after 11:48 PM on 19 Oct, e.g. ``"5:28 AM"``.
+
+    Raises:
+        ValueError: ``time_s`` is not a finite number >= 0.
+    """
+    t = START_PDT + pd.Timedelta(minutes=round(check_number("time_s", time_s, lo=0) / 60))
+    return f"{t.hour % 12 or 12}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
+
+
+def goodput_fraction(timeseries: pd.DataFrame, start_s: float, end_s: float) -> float:
+    """Share of finished work that finished in time (goodput / throughput) in ``(start_s, end_s]``.
+
+    Args:
+        timeseries: a :attr:`DwfmResult.timeseries` (needs ``time_s``, ``goodput_count``,
+            ``wasted_count``).
+        start_s, end_s: the window, seconds since 11:48 PM PDT, ``start_s < end_s``.
+
+    Returns:
+        A fraction in [0, 1]; ``nan`` if no work finished in the window.
+
+    Raises:
+        ValueError: a bad window or missing columns.
+    """
+    missing = {"time_s", "goodput_count", "wasted_count"} - set(timeseries.columns)
+    if missing:
+        raise ValueError(f"timeseries is missing columns {sorted(missing)}")
+    check_number("start_s", start_s, lo=0)
+    check_number("end_s", end_s, lo=start_s, lo_open=True)
+    window = timeseries[(timeseries["time_s"] > start_s) & (timeseries["time_s"] <= end_s)]
+    good, wasted = int(window["goodput_count"].sum()), int(window["wasted_count"].sum())
+    return good / (good + wasted) if good + wasted else float("nan")
+
+
+def _events_frame(rows: list[tuple[float, int, int, int]]) -> pd.DataFrame:
+    arr = np.array(rows, dtype=float).reshape(-1, 4)
+    order = np.argsort(arr[:, 0], kind="stable")
+    arr = arr[order]
+    kinds = pd.Categorical.from_codes(arr[:, 1].astype(int), categories=list(sim.EVENT_KINDS))
+    return pd.DataFrame({"time_s": arr[:, 0], "kind": kinds, "host": arr[:, 2].astype("int64"),
+                         "count": arr[:, 3].astype("int64")})
+
+
+def _summarise(cfg: DwfmConfig, model: sim._Model, events: pd.DataFrame, series: pd.DataFrame,
+               at: float | None) -> DwfmSummary:
+    totals = series.sum(numeric_only=True)
+    by_kind = events.groupby("kind", observed=False)["count"].sum()
+    done = int(totals["goodput_count"] + totals["wasted_count"])
+    return DwfmSummary(
+        recovered=at is not None,
+        recovered_at_s=at,
+        recovery_after_outage_s=None if at is None else at - cfg.outage_end_s,
+        leases_lost_count=int(by_kind["lease_expired"]),
+        min_leased_count=int(series["leased_count"].min()),
+        peak_queue_count=int(model.peak_queue),
+        started_count=int(totals["started_count"]),
+        goodput_count=int(totals["goodput_count"]),
+        wasted_count=int(totals["wasted_count"]),
+        wasted_fraction=float(totals["wasted_count"] / done) if done else 0.0,
+        requested_count=int(totals["requested_count"]),
+        held_back_count=int(totals["held_back_count"]),
+        cleared_count=int(by_kind["host_restarted"]),
+        launch_attempts_count=int(totals["launch_attempts_count"]),
+        insufficient_capacity_count=int(totals["insufficient_capacity_count"]),
+    )

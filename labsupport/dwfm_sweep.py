@@ -1,0 +1,179 @@
+"""Sweeps over the DWFM model: where the collapse sustains itself, and the in-page explorer's data.
+
+Scenario:
+    The :data:`labsupport.dwfm.INCIDENT` preset with the operators removed (by default), varied over
+    fleet size, outage length and the ``throttle_by_queue_length`` guard.
+Covers:
+    The threshold the design asks for: a small fleet recovers by itself, a large one does not
+    (a metastable failure), and admission control moves the boundary::
+
+        outage length
+            ^  recovers   :  stuck (no recovery
+            |  by itself  :  within the horizon)
+            |             :
+            +-------------:-------------> fleet size (droplets per DWFM host)
+
+Every point is one :func:`labsupport.dwfm.run`; points run through any
+``concurrent.futures.Executor`` (in-process by default) and come back in the same order with the
+same values, because each run depends only on its config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Executor
+from dataclasses import replace
+
+import pandas as pd
+
+from ._validate import check_bool, check_int, check_number
+from .dwfm import INCIDENT, DwfmConfig, run
+
+__all__ = ["EXPLORER_FLEETS", "explorer_grid", "sweep"]
+
+#: Fleet sizes of the in-page explorer (the incident's 8 DWFM hosts throughout).
+EXPLORER_FLEETS: tuple[int, ...] = (1_200, 2_400, 4_000, 6_600, 10_000)
+
+_SWEEP_COLUMNS = {
+    "throttle_by_queue_length": "bool", "fleet_droplets_count": "int64", "outage_s": "float64",
+    "recovered": "bool", "recovered_at_s": "float64", "recovery_after_outage_s": "float64",
+    "peak_queue_count": "int64", "goodput_count": "int64", "wasted_count": "int64",
+    "wasted_fraction": "float64",
+}
+
+
+def _sweep_point(cfg: DwfmConfig) -> dict[str, object]:
+    """Run one config and keep the sweep's columns (top level, so that it pickles)."""
+    s = run(cfg).summary
+    nan = float("nan")
+    return {
+        "throttle_by_queue_length": cfg.throttle_by_queue_length,
+        "fleet_droplets_count": cfg.fleet_droplets_count,
+        "outage_s": cfg.outage_end_s - cfg.outage_start_s,
+        "recovered": s.recovered,
+        "recovered_at_s": nan if s.recovered_at_s is None else s.recovered_at_s,
+        "recovery_after_outage_s": nan if s.recovery_after_outage_s is None else s.recovery_after_outage_s,
+        "peak_queue_count": s.peak_queue_count,
+        "goodput_count": s.goodput_count,
+        "wasted_count": s.wasted_count,
+        "wasted_fraction": s.wasted_fraction,
+    }
+
+
+def _points(executor: Executor | None, fn, configs: list[DwfmConfig]) -> list:
+    if executor is not None and not isinstance(executor, Executor):
+        raise ValueError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
+    return list(executor.map(fn, configs)) if executor is not None else [fn(c) for c in configs]
+
+
+def _values(name: str, values: Iterable[object], check) -> list:
+    got = [check(f"{name}[{i}]", v) for i, v in enumerate(values)]
+    if not got:
+        raise ValueError(f"{name} must hold at least one value, got none")
+    return got
+
+
+def sweep(
+    base: DwfmConfig = INCIDENT,
+    *,
+    fleet_sizes: Sequence[int] = (600, 1_200, 1_800, 2_400, 3_600, 4_800, 6_600, 9_000),
+    outage_lengths_s: Sequence[float] = (1_800.0, 3_600.0, 5_400.0, 7_200.0, 9_420.0),
+    throttle: Sequence[bool] = (False, True),
+    operators: bool = False,
+    executor: Executor | None = None,
+) -> pd.DataFrame:
+    """Map the metastable region: fleet size × outage length → recovered by itself, and how fast.
+
+    Args:
+        base: the config every point starts from (DynamoDB's outage starts at its
+            ``outage_start_s``).
+        fleet_sizes: droplet counts (each 1 to 1,000,000).
+        outage_lengths_s: DynamoDB outage lengths in seconds (each >= 0, ending before the horizon).
+        throttle: values of ``throttle_by_queue_length`` to try.
+        operators: keep the base's operator actions; ``False`` (default) removes them, so a point
+            recovers only by itself or through the throttle.
+        executor: runs the points (``executor.map``); ``None`` runs them here, one after another.
+
+    Returns:
+        One row per point, ordered throttle, then fleet size, then outage length, with columns
+        ``throttle_by_queue_length`` (bool), ``fleet_droplets_count`` (int64), ``outage_s``
+        (float64), ``recovered`` (bool), ``recovered_at_s`` and ``recovery_after_outage_s``
+        (float64, NaN when not recovered within the horizon), ``peak_queue_count``,
+        ``goodput_count``, ``wasted_count`` (int64), ``wasted_fraction`` (float64).
+
+    Raises:
+        ValueError: an empty or invalid list, a bad executor, or a point whose config is invalid
+            (the message names the field).
+    """
+    if not isinstance(base, DwfmConfig):
+        raise ValueError(f"base must be a DwfmConfig, got {type(base).__name__}")
+    check_bool("operators", operators)
+    fleets = _values("fleet_sizes", fleet_sizes, lambda n, v: check_int(n, v, lo=1, hi=1_000_000))
+    outages = _values("outage_lengths_s", outage_lengths_s, lambda n, v: check_number(n, v, lo=0))
+    throttles = _values("throttle", throttle, check_bool)
+    ops = {} if operators else {"operator_restart_at_s": None, "operator_throttle_at_s": None}
+    configs = [
+        replace(base, fleet_droplets_count=n, outage_end_s=base.outage_start_s + length,
+                throttle_by_queue_length=t, **ops)
+        for t in throttles for n in fleets for length in outages
+    ]
+    rows = _points(executor, _sweep_point, configs)
+    return pd.DataFrame(rows, columns=list(_SWEEP_COLUMNS)).astype(_SWEEP_COLUMNS)
+
+
+def _explorer_point(args: tuple[DwfmConfig, float]) -> pd.DataFrame:
+    """One run's time series, resampled for the explorer chart (top level, so that it pickles)."""
+    cfg, step_s = args
+    ts = run(cfg).timeseries
+    ts = ts.assign(bucket=(ts["time_s"] // step_s).astype("int64"))
+    grouped = ts.groupby("bucket", sort=True)
+    per_min = 60.0 / step_s
+    frame = pd.DataFrame({
+        "time_s": grouped["time_s"].max(),
+        "leased_fraction": grouped["leased_count"].last() / cfg.fleet_droplets_count,
+        "goodput_per_min": grouped["goodput_count"].sum() * per_min,
+        "wasted_per_min": grouped["wasted_count"].sum() * per_min,
+    }).reset_index(drop=True)
+    frame.insert(0, "fleet_droplets_count", cfg.fleet_droplets_count)
+    frame.insert(1, "throttle_by_queue_length", cfg.throttle_by_queue_length)
+    return frame
+
+
+def explorer_grid(
+    base: DwfmConfig = INCIDENT,
+    *,
+    fleet_sizes: Sequence[int] = EXPLORER_FLEETS,
+    step_s: float = 600.0,
+    executor: Executor | None = None,
+) -> pd.DataFrame:
+    """Precompute the in-page explorer: throttle off/on × a few fleet sizes, operators removed.
+
+    Args:
+        base: the starting config (its operator actions are removed).
+        fleet_sizes: droplet counts, at most 8 (each 1 to 1,000,000).
+        step_s: time resolution of the returned series, seconds (>= the base's report interval).
+        executor: as for :func:`sweep`.
+
+    Returns:
+        One row per (throttle, fleet, time step): ``fleet_droplets_count`` (int64),
+        ``throttle_by_queue_length`` (bool), ``time_s`` (float64, end of the step),
+        ``leased_fraction``, ``goodput_per_min``, ``wasted_per_min`` (float64; work items finished
+        in time or wasted, per minute, averaged over the step).
+
+    Raises:
+        ValueError: bad fleet sizes, step or executor.
+    """
+    if not isinstance(base, DwfmConfig):
+        raise ValueError(f"base must be a DwfmConfig, got {type(base).__name__}")
+    fleets = _values("fleet_sizes", fleet_sizes, lambda n, v: check_int(n, v, lo=1, hi=1_000_000))
+    if len(fleets) > 8:
+        raise ValueError(f"fleet_sizes must hold at most 8 values, got {len(fleets)}")
+    check_number("step_s", step_s, lo=base.report_interval_s, hi=base.horizon_s)
+    configs = [
+        (replace(base, fleet_droplets_count=n, throttle_by_queue_length=t,
+                 operator_restart_at_s=None, operator_throttle_at_s=None), float(step_s))
+        for t in (False, True) for n in fleets
+    ]
+    frames = _points(executor, _explorer_point, configs)
+    return pd.concat(frames, ignore_index=True).astype(
+        {"fleet_droplets_count": "int64", "throttle_by_queue_length": "bool", "time_s": "float64"})
