@@ -7,6 +7,9 @@ Modules:
 * :mod:`labsupport.route53`: the Route 53 hosted-zone rules the race's Enactors write through.
 * :mod:`labsupport.dwfm`: EC2's DropletWorkflow Manager: lease expiry and congestive collapse.
 * :mod:`labsupport.dwfm_sweep`: sweeps of the DWFM model that map its metastable region.
+* :mod:`labsupport.network`: Network Manager's propagation queue and its backlog.
+* :mod:`labsupport.nlb`: NLB health checks, flapping, AZ DNS failover and the velocity control.
+* :mod:`labsupport.dns_cache`: resolver caches, positive and negative TTLs, and what clients see.
 * :mod:`labsupport.explore`: an explicit-state model checker of the same Enactor protocol.
 * :mod:`labsupport.charts`: Altair charts of model output, and the offline renderer.
 * :mod:`labsupport.widgets`: ipywidgets panels for readers who run the labs live.

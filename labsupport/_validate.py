@@ -16,6 +16,12 @@ from .errors import ConfigError
 __all__ = ["check_bool", "check_choice", "check_int", "check_number", "check_names"]
 
 
+def _show(value: object) -> str:
+    """``repr(value)``, shortened so that a huge number or string cannot flood the message."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}...({len(text)} characters)"
+
+
 def _describe(lo: float | None, hi: float | None, lo_open: bool, hi_open: bool) -> str:
     parts = []
     if lo is not None:
@@ -38,9 +44,14 @@ def check_number(
     if isinstance(value, bool) or not isinstance(value, Real):
         raise ConfigError(
             f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open)}, "
-            f"got {value!r} of type {type(value).__name__}"
+            f"got {_show(value)} of type {type(value).__name__}"
         )
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # an int too large for a float, e.g. 10**400
+        raise ConfigError(
+            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open)}, got {_show(value)}"
+        ) from None
     bad = not math.isfinite(v)
     if lo is not None:
         bad = bad or (v <= lo if lo_open else v < lo)
@@ -48,7 +59,7 @@ def check_number(
         bad = bad or (v >= hi if hi_open else v > hi)
     if bad:
         raise ConfigError(
-            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open)}, got {value!r}"
+            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open)}, got {_show(value)}"
         )
     return v
 
@@ -58,17 +69,17 @@ def check_int(name: str, value: object, *, lo: int | None = None, hi: int | None
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise ConfigError(
             f"{name} must be an integer {_describe(lo, hi, False, False)}, "
-            f"got {value!r} of type {type(value).__name__}"
+            f"got {_show(value)} of type {type(value).__name__}"
         )
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ConfigError(f"{name} must be an integer {_describe(lo, hi, False, False)}, got {value!r}")
+        raise ConfigError(f"{name} must be an integer {_describe(lo, hi, False, False)}, got {_show(value)}")
     return int(value)
 
 
 def check_bool(name: str, value: object) -> bool:
     """Return ``value`` if it is a bool, else raise ConfigError."""
     if not isinstance(value, bool):
-        raise ConfigError(f"{name} must be True or False, got {value!r} of type {type(value).__name__}")
+        raise ConfigError(f"{name} must be True or False, got {_show(value)} of type {type(value).__name__}")
     return value
 
 
@@ -76,7 +87,7 @@ def check_choice(name: str, value: object, choices: Iterable[object]) -> object:
     """Return ``value`` if it is one of ``choices``, else raise ConfigError listing them."""
     options = list(choices)
     if value not in options:
-        raise ConfigError(f"{name} must be one of {options!r}, got {value!r}")
+        raise ConfigError(f"{name} must be one of {options!r}, got {_show(value)}")
     return value
 
 

@@ -1019,7 +1019,7 @@ def nlb_capacity_comparison_chart(runs: dict[str, pd.DataFrame], *, floor: float
         y=alt.Y("fraction:Q", title="Capacity in service", axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1.05])),
         color=alt.Color("run:N", scale=alt.Scale(domain=labels, range=list(PALETTE[:len(labels)])),
-                        legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+                        legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=400)),
         tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "run:N",
                  alt.Tooltip("fraction:Q", format=".0%")])
     demand = float(next(iter(runs.values()))["demand_fraction"].iloc[0])
@@ -1028,7 +1028,7 @@ def nlb_capacity_comparison_chart(runs: dict[str, pd.DataFrame], *, floor: float
     rules = alt.Chart(levels).mark_rule(color="#555").encode(
         y="y:Q", strokeDash=alt.StrokeDash("what:N", scale=alt.Scale(domain=["demand", "floor"],
                                                                       range=[[2, 2], [6, 3]]),
-                                           legend=alt.Legend(title=None, orient="bottom")),
+                                           legend=alt.Legend(title=None, orient="bottom", columns=2)),
         tooltip=["what:N", alt.Tooltip("y:Q", format=".0%")])
     chart = alt.layer(rules, lines).properties(
         width=width, height=220, title="Capacity in service, run by run",
@@ -1080,7 +1080,7 @@ def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
         x=alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M")),
         y=alt.Y("failing:Q", title="Clients failing", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("run:N", scale=alt.Scale(domain=labels, range=list(PALETTE[:len(labels)])),
-                        legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+                        legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=400)),
         tooltip=[alt.Tooltip("clock:T", format="%H:%M:%S", title="time"), "run:N",
                  alt.Tooltip("failing:Q", format=".1%")])
     rule = _recovery_rules({"Authoritative record restored": restored_s}, origin)

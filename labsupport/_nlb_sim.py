@@ -1,0 +1,268 @@
+"""Simulation internals of :mod:`labsupport.nlb`: the AZs, their health-check cells, DNS failover.
+
+Not public: :func:`labsupport.nlb.run` builds a :class:`_Nlb`, starts the simpy processes below
+(``prober`` per AZ, ``operator``, ``sampler``) and steps them. See :mod:`labsupport.nlb` for the
+mechanism and its sources.
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import simpy
+
+from ._validate import check_int, check_number
+
+if TYPE_CHECKING:
+    from .network import NetworkResult
+    from .nlb import NlbConfig
+
+__all__ = ["SERIES", "flap_transitions_per_check"]
+
+
+def flap_transitions_per_check(pass_fraction: float, healthy_count: int, unhealthy_count: int) -> float:
+    """Mean state changes per probe of a target whose probes pass independently with a given chance.
+
+    A target needs ``healthy_count`` passes in a row to enter service and ``unhealthy_count``
+    failures in a row to leave it. The expected waits are ``(1 - p**h) / ((1 - p) * p**h)`` and
+    ``(1 - q**u) / (p * q**u)`` probes (``q = 1 - p``); one cycle has two changes.
+
+    Args:
+        pass_fraction: chance a probe passes, in [0, 1].
+        healthy_count, unhealthy_count: the thresholds (>= 1).
+
+    Returns:
+        Changes per probe, in [0, 1]; 0 when ``pass_fraction`` is 0 or 1 (no flapping).
+
+    Raises:
+        ConfigError: an argument is out of range.
+    """
+    p = check_number("pass_fraction", pass_fraction, lo=0, hi=1)
+    h = check_int("healthy_count", healthy_count, lo=1, hi=10)
+    u = check_int("unhealthy_count", unhealthy_count, lo=1, hi=10)
+    q = 1.0 - p
+    ph, qu = p**h, q**u
+    if ph == 0.0 or qu == 0.0:   # p or q is 0, or so small that a streak never happens
+        return 0.0
+    cycle = (1 - ph) / (q * ph) + (1 - qu) / (p * qu)
+    return 2.0 / cycle
+
+
+@dataclass
+class _Az:
+    """One AZ of this NLB and its health-check cell."""
+
+    index: int
+    launched: list[float]            # fleet: sorted launch times of admitted launches in this AZ
+    configured: list[float]          # fleet: sorted propagation times (inf if never)
+    targets: list[tuple[int, float, float]]   # this NLB's new targets: (id, registered_s, configured_s)
+    registered: int = 0              # how many of ``targets`` are registered so far
+    in_service: list[bool] = field(default_factory=list)
+    passes: list[int] = field(default_factory=list)
+    fails: list[int] = field(default_factory=list)
+    backlog_checks: float = 0.0
+    latency_s: float = 0.0
+    last_result_s: float = 0.0
+    weight: float = 1.0
+    limited: bool = False
+
+    def unconfigured(self, t: float) -> int:
+        return bisect.bisect_right(self.launched, t) - bisect.bisect_right(self.configured, t)
+
+
+class _Nlb:
+    """The simulated NLB: AZs, health-check cells, DNS weights, the velocity-control ledger."""
+
+    def __init__(self, env: simpy.Environment, cfg: NlbConfig, net: NetworkResult,
+                 rng: random.Random) -> None:
+        self.env, self.cfg, self.rng = env, cfg, rng
+        self.log: list[tuple[float, str, int, int, float]] = []
+        self.rows: list[tuple] = []
+        self.failover_on = cfg.automatic_failover
+        self.removals: list[list] = []   # [time_s, az, DNS weight removed, returned_s or None]
+        self.flaps_since_sample = 0
+        self.probes = 0
+        self.flap_rate = flap_transitions_per_check(
+            cfg.unconfigured_pass_fraction, cfg.healthy_threshold_count, cfg.unhealthy_threshold_count)
+        self.azs = self._build_azs(net)
+
+    def _build_azs(self, net: NetworkResult) -> list[_Az]:
+        items = net.items
+        launches = items[items["is_launch"] & ~items["refused"]]
+        configured_s = launches["propagated_s"].fillna(np.inf).to_numpy()
+        chosen = [self.rng.random() < self.cfg.target_share_fraction for _ in range(len(launches))]
+        azs = []
+        for a in range(self.cfg.network.az_count):
+            mask = (launches["az"] == a).to_numpy()
+            targets = [(int(i), float(q), float(c)) for i, q, c, pick, m in zip(
+                launches["item"], launches["queued_s"], configured_s, chosen, mask) if pick and m]
+            azs.append(_Az(a, sorted(launches["queued_s"].to_numpy()[mask].tolist()),
+                           sorted(configured_s[mask].tolist()), targets))
+        return azs
+
+    def record(self, kind: str, az: int = -1, target: int = -1, value: float = 0.0) -> None:
+        self.log.append((self.env.now, kind, az, target, value))
+
+    # -- health checks -------------------------------------------------------------------------
+    def probe_round(self, az: _Az) -> None:
+        """Probe every registered target of ``az`` and queue the round's work at its cell."""
+        cfg, t = self.cfg, self.env.now
+        while az.registered < len(az.targets) and az.targets[az.registered][1] <= t:
+            az.in_service.append(False)
+            az.passes.append(0)
+            az.fails.append(0)
+            self.record("target_registered", az.index, az.targets[az.registered][0])
+            az.registered += 1
+        flapping = az.unconfigured(t) * cfg.fleet_targets_per_launch_count
+        normal = cfg.fleet_targets_per_az_count
+        work = normal + flapping * (1.0 + cfg.transition_work_checks * self.flap_rate)
+        capacity = (1.0 + cfg.checker_headroom_fraction) * normal
+        az.backlog_checks = max(0.0, az.backlog_checks + work - capacity)
+        az.latency_s = az.backlog_checks / capacity * cfg.health_check_interval_s
+        p = cfg.unconfigured_pass_fraction
+        results = [t >= az.targets[j][2] or self.rng.random() < p for j in range(az.registered)]
+        self.probes += az.registered
+        if az.latency_s > 0:
+            done = self.env.timeout(az.latency_s)
+            done.callbacks.append(lambda _ev, az=az, t=t, r=results: self.deliver(az, t, r))
+        else:
+            self.deliver(az, t, results)
+
+    def deliver(self, az: _Az, probe_s: float, results: list[bool]) -> None:
+        """Apply a round's results, unless a newer round's results arrived first."""
+        if probe_s < az.last_result_s:
+            return
+        az.last_result_s = probe_s
+        h, u = self.cfg.healthy_threshold_count, self.cfg.unhealthy_threshold_count
+        for j, ok in enumerate(results):
+            if ok:
+                az.passes[j] += 1
+                az.fails[j] = 0
+                if not az.in_service[j] and az.passes[j] >= h:
+                    az.in_service[j] = True
+                    self.record("target_in_service", az.index, az.targets[j][0])
+            else:
+                az.fails[j] += 1
+                az.passes[j] = 0
+                if az.in_service[j] and az.fails[j] >= u:
+                    az.in_service[j] = False
+                    self.flaps_since_sample += 1
+                    self.record("target_out_of_service", az.index, az.targets[j][0])
+
+    # -- DNS failover --------------------------------------------------------------------------
+    def check_failover(self, az: _Az) -> None:
+        if not self.failover_on:
+            return
+        stale = self.env.now - az.last_result_s > self.cfg.failover_delay_threshold_s
+        if stale and az.weight > 0:
+            self.remove(az)
+        elif not stale and az.weight < 1:
+            self.restore(az)
+
+    def remove(self, az: _Az) -> None:
+        """Fail the AZ over: take its DNS weight out, within the fail-open and velocity limits."""
+        cfg = self.cfg
+        total = sum(a.weight for a in self.azs)
+        want = min(az.weight, max(0.0, total - 1.0))   # DNS fails open: keep one AZ's worth
+        share = self.share(az)
+        grant = want
+        if cfg.limit_capacity_removal:
+            now = self.env.now
+            used = sum(w * self.share(self.azs[a]) for t, a, w, back in self.removals
+                       if back is None or now - t < cfg.removal_window_s)
+            grant = min(want, max(0.0, cfg.max_removal_fraction - used) / share)
+            if grant < want - 1e-9 and not az.limited:
+                az.limited = True
+                self.record("removal_limited", az.index, value=(want - grant) * share)
+        if grant > 1e-9:
+            az.weight -= grant
+            self.removals.append([self.env.now, az.index, grant, None])
+            self.record("az_failover", az.index, value=grant * share)
+
+    def share(self, az: _Az) -> float:
+        """The AZ's fraction of the NLB's registered capacity."""
+        est = self.cfg.targets_per_az_count
+        return (est + az.registered) / sum(est + a.registered for a in self.azs)
+
+    def restore(self, az: _Az) -> None:
+        az.weight, az.limited = 1.0, False
+        for r in self.removals:
+            if r[1] == az.index and r[3] is None:
+                r[3] = self.env.now
+        self.record("az_restored", az.index)
+
+    def set_failover(self, on: bool) -> None:
+        self.failover_on = on
+        self.record("failover_enabled" if on else "failover_disabled")
+        if not on:
+            for az in self.azs:
+                if az.weight < 1:
+                    self.restore(az)
+
+    # -- observation ---------------------------------------------------------------------------
+    def sample(self) -> None:
+        """Record capacity, errors and load at this instant (capacity as a fraction of registered)."""
+        cfg, t = self.cfg, self.env.now
+        est = cfg.targets_per_az_count
+        registered = sum(est + a.registered for a in self.azs)
+        demand = cfg.demand_fraction * registered
+        weights = sum(a.weight for a in self.azs)
+        cap = work = failed = unconf = fleet_flaps = 0.0
+        for az in self.azs:
+            good = bad = 0
+            for j in range(az.registered):
+                configured = t >= az.targets[j][2]
+                unconf += not configured
+                if az.in_service[j]:
+                    good += configured
+                    bad += not configured
+            cap += az.weight * (est + good + bad)
+            work += az.weight * (est + good)
+            fleet_flaps += az.unconfigured(t) * cfg.fleet_targets_per_launch_count * self.flap_rate
+            if az.weight > 0:
+                load = demand * az.weight / weights
+                lost = load * bad / (est + good + bad)
+                failed += lost + max(0.0, load - lost - (est + good))
+        per_min = 60.0 / cfg.health_check_interval_s
+        removed = sum((1.0 - a.weight) * self.share(a) for a in self.azs)
+        self.rows.append((t, cap / registered, work / registered, cfg.demand_fraction,
+                          min(1.0, failed / demand), max(a.latency_s for a in self.azs), weights, removed,
+                          fleet_flaps * per_min / 2.0,
+                          self.flaps_since_sample * 60.0 / cfg.sample_interval_s, unconf))
+        self.flaps_since_sample = 0
+
+
+def prober(env: simpy.Environment, nlb: _Nlb, az: _Az):
+    """Every ``health_check_interval_s``, probe the AZ's targets and review its DNS failover."""
+    interval = nlb.cfg.health_check_interval_s
+    yield env.timeout(interval * az.index / len(nlb.azs))
+    while True:
+        nlb.probe_round(az)
+        nlb.check_failover(az)
+        yield env.timeout(interval)
+
+
+def operator(env: simpy.Environment, nlb: _Nlb):
+    """Turn automatic failover off and on at the configured times (9:36 AM and 2:09 PM)."""
+    cfg = nlb.cfg
+    actions = [(t, on) for t, on in ((cfg.disable_failover_at_s, False),
+                                     (cfg.reenable_failover_at_s, True)) if t is not None]
+    for t, on in sorted(actions, key=lambda a: a[0]):
+        yield env.timeout(t - env.now)
+        nlb.set_failover(on)
+
+
+def sampler(env: simpy.Environment, nlb: _Nlb):
+    """Record one time-series row every ``sample_interval_s``."""
+    while True:
+        yield env.timeout(nlb.cfg.sample_interval_s)
+        nlb.sample()
+
+
+SERIES = ("capacity_fraction", "working_capacity_fraction", "demand_fraction", "error_fraction",
+           "check_latency_s", "dns_weight", "failover_removed_fraction", "fleet_flaps_per_min", "nlb_flaps_per_min",
+           "unconfigured_targets_count")

@@ -1,0 +1,192 @@
+"""Tests of the DNS-cache model: TTLs, negative caching (RFC 2308) and client recovery."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labsupport import dns_cache
+from labsupport.dns_cache import DnsCacheConfig
+from labsupport.errors import ConfigError, LimitExceeded
+
+
+class _MidpointRng:
+    """A stand-in generator: every uniform draw is its interval's midpoint, every wait is zero."""
+
+    def uniform(self, lo: float, hi: float, n: int) -> np.ndarray:
+        return np.full(n, (lo + hi) / 2)
+
+    def exponential(self, scale: float, n: int) -> np.ndarray:
+        return np.zeros(n)
+
+
+def test_negative_ttl_is_the_rfc2308_minimum():
+    assert dns_cache.INCIDENT.negative_ttl_s == 900.0                 # the assumed SOA record TTL
+    assert replace(dns_cache.INCIDENT, soa_minimum_s=300.0).negative_ttl_s == 300.0
+    assert replace(dns_cache.INCIDENT, soa_ttl_s=7_200.0).negative_ttl_s == 7_200.0
+    assert replace(dns_cache.INCIDENT, soa_ttl_s=50_000.0).negative_ttl_s == 10_800.0   # the cap
+
+
+def test_resolver_refresh_chain_exact():
+    # Records expire 30 s into the outage (midpoint of 60 s); fetches then every 900 s exactly:
+    # 30, 930, ..., 9030 hold the empty answer; 9930 is the first at or after the 9420 s restore.
+    empty_from, records_from = dns_cache.resolver_windows(dns_cache.INCIDENT, _MidpointRng(), np.array([1, 5]))
+    assert empty_from.tolist() == [30.0, 30.0]
+    assert records_from.tolist() == [9_930.0, 9_930.0]
+
+
+def test_resolver_that_refetches_after_the_restore_never_holds_the_empty_answer():
+    short = replace(dns_cache.INCIDENT, positive_ttl_s=600.0, empty_duration_s=100.0)
+    empty_from, records_from = dns_cache.resolver_windows(short, _MidpointRng(), np.array([1]))
+    assert empty_from.tolist() == records_from.tolist() == [300.0]
+
+
+def test_incident_recovery_lands_near_2_40():
+    s = dns_cache.run(dns_cache.INCIDENT).summary
+    assert s.failed_count == dns_cache.INCIDENT.clients_count
+    assert s.half_failing_after_s <= dns_cache.INCIDENT.positive_ttl_s + 60
+    # PES: DNS restored at 2:25 AM, clients back "as cached DNS records expired" by 2:40 AM.
+    assert 12 * 60 <= s.recovery_most_s <= 17 * 60
+    assert s.recovery_half_s <= s.recovery_most_s <= s.recovery_all_s
+
+
+def test_clients_fail_only_inside_the_window_and_recover_after_the_restore():
+    res = dns_cache.run(dns_cache.INCIDENT)
+    c, cfg = res.clients, res.config
+    assert (c["failing_s"] >= cfg.empty_start_s).all() and (c["failing_s"] < cfg.restored_s).all()
+    assert (c["recovered_s"] >= cfg.restored_s).all()
+    # A cache holds the empty answer at most one negative TTL past the restore, plus lookup waits.
+    assert (c["recovered_s"] - cfg.restored_s).max() < cfg.negative_ttl_s + 10 * cfg.lookup_interval_s
+
+
+def test_an_empty_window_shorter_than_the_ttl_hits_only_some_clients():
+    s = dns_cache.run(replace(dns_cache.INCIDENT, positive_ttl_s=600.0, empty_duration_s=60.0)).summary
+    assert 0 < s.failed_count < dns_cache.INCIDENT.clients_count / 3
+
+
+def test_a_longer_negative_ttl_delays_recovery_on_average():
+    offsets = np.linspace(0.0, 3_600.0, 12, endpoint=False)
+
+    def mean_delay(soa_ttl_s: float) -> float:
+        runs = [replace(dns_cache.INCIDENT, soa_ttl_s=soa_ttl_s, clients_count=2_000,
+                        empty_duration_s=9_420.0 + o, horizon_s=9_420.0 + o + 9_000.0) for o in offsets]
+        return float(dns_cache.sweep(runs)["recovery_most_s"].mean())
+
+    assert mean_delay(300.0) < mean_delay(900.0) < mean_delay(3_600.0)
+
+
+def test_a_shorter_record_ttl_spreads_the_failure_faster():
+    fast = dns_cache.run(replace(dns_cache.INCIDENT, positive_ttl_s=10.0)).summary
+    slow = dns_cache.run(replace(dns_cache.INCIDENT, positive_ttl_s=600.0)).summary
+    assert fast.half_failing_after_s < slow.half_failing_after_s
+
+
+def test_shared_busy_resolvers_bring_clients_back_together():
+    def spread(per: int) -> float:
+        c = dns_cache.run(replace(dns_cache.INCIDENT, clients_per_resolver_count=per, lookup_interval_s=120.0)).clients
+        delay = c["recovered_s"].dropna()
+        return float(delay.quantile(0.95) - delay.quantile(0.05))
+
+    assert spread(200) < spread(1)
+
+
+def test_series_and_events_agree():
+    res = dns_cache.run(replace(dns_cache.INCIDENT, clients_count=500))
+    ev = res.events
+    assert ev["time_s"].is_monotonic_increasing
+    assert (ev["kind"] == "client_failing").sum() == res.summary.failed_count
+    assert dict(ev.dtypes.astype(str)) == {"time_s": "float64", "kind": "category", "resolver": "int64",
+                                           "client": "int64"}
+    t = 5_000.0
+    failing_now = ((res.clients["failing_s"] <= t) & ~(res.clients["recovered_s"] <= t)).mean()
+    row = res.timeseries.loc[res.timeseries["time_s"] == t, "failing_fraction"]
+    assert float(row.iloc[0]) == pytest.approx(failing_now)
+
+
+def test_determinism_in_process_and_across_hash_seeds():
+    a, b = dns_cache.run(dns_cache.INCIDENT), dns_cache.run(dns_cache.INCIDENT)
+    assert a.events.to_csv() == b.events.to_csv() and a.summary == b.summary
+    assert dns_cache.run(replace(dns_cache.INCIDENT, seed=7)).events.to_csv() != a.events.to_csv()
+    code = ("import hashlib; from labsupport import dns_cache as d; r = d.run(d.INCIDENT);"
+            "print(hashlib.sha256(r.events.to_csv().encode()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": seed},
+                              capture_output=True, text=True, check=True).stdout for seed in ("0", "99")}
+    assert len(digests) == 1
+
+
+@pytest.mark.parametrize("executor_type", [ThreadPoolExecutor, ProcessPoolExecutor])
+def test_sweep_is_the_same_with_an_executor(executor_type):
+    configs = [replace(dns_cache.INCIDENT, soa_ttl_s=t, clients_count=1_000) for t in (300.0, 900.0, 3_600.0)]
+    here = dns_cache.sweep(configs)
+    with executor_type(max_workers=2) as pool:
+        there = dns_cache.sweep(configs, executor=pool)
+    pd.testing.assert_frame_equal(here, there)
+    assert here["negative_ttl_s"].tolist() == [300.0, 900.0, 3_600.0]
+
+
+@st.composite
+def configs(draw):
+    empty = draw(st.floats(1.0, 20_000.0))
+    start = draw(st.floats(0.0, 5_000.0))
+    horizon = start + empty + draw(st.floats(1.0, 20_000.0))
+    return DnsCacheConfig(
+        clients_count=draw(st.integers(1, 3_000)),
+        clients_per_resolver_count=draw(st.integers(1, 50)),
+        positive_ttl_s=draw(st.floats(1.0, 3_600.0)),
+        soa_ttl_s=draw(st.floats(1.0, 86_400.0)),
+        soa_minimum_s=draw(st.floats(1.0, 86_400.0)),
+        negative_ttl_cap_s=draw(st.floats(30.0, 86_400.0)),
+        empty_start_s=start,
+        empty_duration_s=empty,
+        lookup_interval_s=draw(st.floats(0.1, 3_600.0)),
+        horizon_s=horizon,
+        sample_interval_s=max(0.1, horizon / 500),
+        seed=draw(st.integers(0, 2**31)),
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(configs())
+def test_invariants_hold_for_any_valid_config(cfg):
+    res = dns_cache.run(cfg)
+    frac = res.timeseries["failing_fraction"]
+    assert frac.between(0.0, 1.0).all()
+    s = res.summary
+    assert 0 <= s.failed_count <= cfg.clients_count and 0.0 <= s.peak_failing_fraction <= 1.0
+    c = res.clients.dropna(subset=["recovered_s"])
+    assert (c["recovered_s"] > c["failing_s"]).all() and (c["recovered_s"] >= cfg.restored_s).all()
+    for v in (s.recovery_half_s, s.recovery_most_s, s.recovery_all_s):
+        assert v is None or v >= 0.0
+
+
+@pytest.mark.parametrize("field, value", [
+    ("clients_count", 0), ("clients_count", 1.5), ("clients_per_resolver_count", 0),
+    ("positive_ttl_s", 0.0), ("positive_ttl_s", math.nan), ("soa_ttl_s", -1.0), ("soa_minimum_s", math.inf),
+    ("negative_ttl_cap_s", True), ("empty_start_s", -1.0), ("empty_duration_s", 0.0),
+    ("empty_duration_s", 20_000.0), ("lookup_interval_s", 0.0), ("horizon_s", "long"),
+    ("sample_interval_s", 0.01), ("max_refresh_cycles", 0), ("seed", 2.0),
+])
+def test_invalid_configs_are_refused(field, value):
+    with pytest.raises(ValueError, match=field) as info:
+        replace(dns_cache.INCIDENT, **{field: value})
+    assert isinstance(info.value, ConfigError)
+
+
+def test_bounds_and_types():
+    with pytest.raises(LimitExceeded, match="max_refresh_cycles"):
+        dns_cache.run(replace(dns_cache.INCIDENT, soa_ttl_s=1.0, max_refresh_cycles=100))
+    with pytest.raises(ValueError, match="DnsCacheConfig"):
+        dns_cache.run("INCIDENT")
+    with pytest.raises(ValueError, match="DnsCacheConfig"):
+        dns_cache.sweep([None])
+    assert dns_cache.__all__ == sorted(dns_cache.__all__)
