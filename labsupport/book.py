@@ -3,7 +3,21 @@
 At build time it asks ``vl_convert.javascript_bundle()`` (a Python dependency) for one bundle of
 Vega, Vega-Lite and Vega-Embed, writes it next to the build output, and adds it to every page as a
 script in the page head. The charts' HTML (see :func:`labsupport.charts.render_bundle`) calls the global
-``vegaEmbed`` that the bundle defines. Nothing is committed and nothing is fetched.
+``vegaEmbed`` that the bundle defines. Nothing is committed and nothing is fetched. A few lines of
+CSS (:data:`CSS_NAME`) lay out the charts' in-page controls, light on white in dark mode too.
+
+It also keeps every page of the built book offline (see :func:`_offline_page`):
+
+* it drops scripts that could only ever fetch code from a CDN: sphinx-thebe's loader when the
+  ``launch_buttons.thebe`` option is off, and MyST-NB's saved widget state when
+  ``nb_ipywidgets_js`` is empty (no widget manager is loaded, so the state is dead weight);
+* it shows the launch buttons (Binder, Colab, JupyterHub) on notebook pages only: a chapter's
+  MyST Markdown source cannot be opened as a notebook there;
+* it gives the theme a default colour mode ("auto"), without which every first page view logs a
+  console error;
+* it warns, naming the page, about any script, stylesheet, image or frame that a page would still
+  load from another site (MathJax on a page with math, a CDN ``<script>`` in an output, ...). With
+  ``-W`` that warning fails the build, before the browser test in ``tests/browser`` would.
 
 Enable it in ``_config.yml``::
 
@@ -14,18 +28,50 @@ Enable it in ``_config.yml``::
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+from typing import Any
 
 import altair as alt
 import vl_convert
 from sphinx.application import Sphinx
+from sphinx.util import logging
 
 from .charts import BOOK_BUILD_ENV
 
-__all__ = ["BUNDLE_NAME", "setup"]
+__all__ = ["BUNDLE_NAME", "CSS_NAME", "setup"]
 
 BUNDLE_NAME = "labsupport-vega.js"
 _STAMP = "iife-"  # bump when the way the bundle is written changes
+
+logger = logging.getLogger(__name__)
+
+# An address on another site: "https://...", "http://..." or protocol-relative "//...".
+_OFFSITE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
+# Elements in a page body that the browser fetches as soon as the page loads.
+_BODY_FETCH = re.compile(
+    r"<(?:script|img|iframe|audio|video|source|embed|track)\b[^>]*?\ssrc\s*=\s*[\"']?"
+    r"((?:https?:)?//[^\"'\s>]+)"
+    r"|<link\b[^>]*?\shref\s*=\s*[\"']?((?:https?:)?//[^\"'\s>]+)"
+    r"|@import\s+(?:url\()?\s*[\"']?((?:https?:)?//[^\"'\s)]+)",
+    re.IGNORECASE,
+)
+_WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+CSS_NAME = "labsupport-charts.css"
+# The in-page controls (Vega-Lite parameters bound to inputs) sit on a white panel like the charts,
+# with light form controls, also in the theme's dark mode; radio options are spaced apart so that
+# each number stays next to its own button.
+_CSS = """\
+/* Written by labsupport/book.py: the charts' in-page controls. */
+.labsupport-vega .vega-bindings { color-scheme: light; background: #fff; color: #222; width: fit-content;
+  padding: 0.2rem 0.6rem; font-size: 0.9rem; }
+.labsupport-vega .vega-bindings:empty { display: none; }
+.labsupport-vega .vega-bind { margin: 0.3rem 0; }
+.labsupport-vega .vega-bind-name { font-weight: 600; margin-right: 0.4em; }
+.labsupport-vega .vega-bind-radio label { margin-right: 1.1em; white-space: nowrap; }
+.labsupport-vega .vega-bind input { margin: 0 0.3em 0 0; vertical-align: middle; accent-color: #0b5cad; }
+"""
 
 
 def _vega_lite_version() -> str:
@@ -45,7 +91,55 @@ def _write_bundle(app: Sphinx) -> None:
         bundle = vl_convert.javascript_bundle(vl_version=version)
         target.write_text(f"(function () {{\n{bundle}\n}})();\n", encoding="utf-8")
         stamp.write_text(_STAMP + version)
+    css = folder / CSS_NAME
+    if not css.exists() or css.read_text(encoding="utf-8") != _CSS:
+        css.write_text(_CSS, encoding="utf-8")
     app.config.html_static_path.append(str(folder))
+
+
+def _is_dead_script(app: Sphinx, js: Any) -> bool:
+    """True for a script that, in this book, could only fetch code from a CDN or does nothing."""
+    filename = os.fspath(getattr(js, "filename", None) or "")
+    attributes = getattr(js, "attributes", {}) or {}
+    launch = app.config.html_theme_options.get("launch_buttons") or {}
+    if not launch.get("thebe"):
+        # sphinx-thebe loads thebe from unpkg.com when its button is pressed; there is no button.
+        if filename.endswith("sphinx-thebe.js") or "THEBE_JS_URL" in str(attributes.get("body", "")):
+            return True
+    if attributes.get("type") == _WIDGET_STATE and not getattr(app.config, "nb_ipywidgets_js", None):
+        return True
+    return False
+
+
+def _offline_page(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: object
+) -> None:
+    """Keep one page offline-clean; warn about anything it would still fetch from another site."""
+    # The theme reads its colour mode from the template variable default_mode. Left empty, every
+    # first page view logs "Got invalid theme mode" as a console error and falls back to "auto"
+    # (follow the reader's system setting); say "auto" up front.
+    if not context.get("default_mode"):
+        context["default_mode"] = "auto"
+    scripts = context.get("script_files")
+    if isinstance(scripts, list):
+        scripts[:] = [js for js in scripts if not _is_dead_script(app, js)]
+    buttons = context.get("header_buttons")
+    if isinstance(buttons, list) and context.get("page_source_suffix") != ".ipynb":
+        buttons[:] = [b for b in buttons if not (isinstance(b, dict) and b.get("label") == "launch-buttons")]
+
+    offsite = [
+        os.fspath(getattr(asset, "filename", None) or "")
+        for asset in [*(context.get("script_files") or []), *(context.get("css_files") or [])]
+    ]
+    offsite = [uri for uri in offsite if _OFFSITE.match(uri)]
+    for match in _BODY_FETCH.finditer(str(context.get("body", ""))):
+        offsite.append(next(g for g in match.groups() if g))
+    for uri in dict.fromkeys(offsite):
+        hint = " (MathJax: this page has math; write the formula as code or text)" if "mathjax" in uri.lower() else ""
+        logger.warning(
+            "page %s loads %s from another site, so it breaks offline: the built book must not "
+            "fetch anything%s", pagename, uri, hint, location=pagename, type="labsupport", subtype="offline",
+        )
 
 
 def setup(app: Sphinx) -> dict[str, object]:
@@ -57,4 +151,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     # readers open the book from disk), loaded before require.js (priority 300 < 500) so that
     # require.js cannot capture it as an anonymous AMD module. The charts' inline scripts run later.
     app.add_js_file(BUNDLE_NAME, priority=300)
+    app.add_css_file(CSS_NAME)
+    # After MyST-NB, sphinx.ext.mathjax and the book theme's launch buttons (priority 501).
+    app.connect("html-page-context", _offline_page, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}

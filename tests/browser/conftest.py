@@ -1,0 +1,100 @@
+"""Fixtures and options for the browser test of the built book; it is off unless ``--run-browser``.
+
+Run it after building the book::
+
+    jupyter-book build .
+    pip install -e ".[browser]"          # Playwright's Python package only: no browser download
+    pytest tests/browser --run-browser -p no:cacheprovider
+
+Options: ``--book-html PATH`` (or the environment variable ``BOOK_HTML``) names the built HTML
+folder (default ``_build/html``); ``--chromium PATH`` (or ``CHROMIUM``) the browser (default
+``/usr/bin/chromium``, Debian's package, else the first ``chromium`` on ``PATH``). Screenshots go to
+``<html folder>/../screenshots/``, that is ``_build/screenshots/`` by default.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("browser", "browser test of the built book (tests/browser)")
+    group.addoption("--run-browser", action="store_true", default=False,
+                    help="run the browser test of the built book (off by default)")
+    group.addoption("--book-html", default=None,
+                    help="built HTML folder to test (default: $BOOK_HTML, else _build/html)")
+    group.addoption("--chromium", default=None,
+                    help="Chromium executable (default: $CHROMIUM, else /usr/bin/chromium)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "browser: loads the built book in headless Chromium (deselected unless --run-browser)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--run-browser", default=False):
+        return
+    deselected = [item for item in items if item.get_closest_marker("browser")]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if not item.get_closest_marker("browser")]
+
+
+def _book_html_dir(config: pytest.Config) -> Path:
+    chosen = config.getoption("--book-html", default=None) or os.environ.get("BOOK_HTML") or "_build/html"
+    path = Path(chosen).expanduser()
+    return (path if path.is_absolute() else ROOT / path).resolve()
+
+
+def _pages(html: Path) -> list[str]:
+    """Every HTML page of the book, as paths relative to ``html`` (theme folders like _static excluded)."""
+    return sorted(
+        p.relative_to(html).as_posix()
+        for p in html.rglob("*.html")
+        if not any(part.startswith("_") for part in p.relative_to(html).parts[:-1])
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "page" not in metafunc.fixturenames:
+        return
+    html = _book_html_dir(metafunc.config)
+    pages = _pages(html) if (html / "index.html").is_file() else []
+    if pages:
+        metafunc.parametrize("page", pages)
+    else:
+        reason = f"no built book at {html} (build it first: jupyter-book build .)"
+        metafunc.parametrize("page", [pytest.param(None, marks=pytest.mark.skip(reason=reason))], ids=["no-book"])
+
+
+@pytest.fixture(scope="session")
+def book_html(pytestconfig: pytest.Config) -> Path:
+    """The built HTML folder; skips when it has no index.html."""
+    html = _book_html_dir(pytestconfig)
+    if not (html / "index.html").is_file():
+        pytest.skip(f"no built book at {html} (build it first: jupyter-book build .)")
+    return html
+
+
+@pytest.fixture(scope="session")
+def book_pages(book_html: Path) -> list[str]:
+    """Every HTML page of the built book (paths relative to the HTML folder)."""
+    return _pages(book_html)
+
+
+@pytest.fixture(scope="session")
+def chromium_executable(pytestconfig: pytest.Config) -> str:
+    """Debian's Chromium (never a browser that Playwright downloads); skips when there is none."""
+    chosen = pytestconfig.getoption("--chromium", default=None) or os.environ.get("CHROMIUM")
+    for candidate in [chosen] if chosen else ["/usr/bin/chromium", "chromium", "chromium-browser"]:
+        found = candidate if os.path.isfile(candidate) and os.access(candidate, os.X_OK) else shutil.which(candidate)
+        if found:
+            return found
+    pytest.skip("no Chromium found (apt-get install chromium, or pass --chromium PATH)")

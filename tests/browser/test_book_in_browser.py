@@ -1,0 +1,694 @@
+"""Load every page of the built book in headless Chromium, as a reader with no network would.
+
+The built book (``_build/html``, or ``--book-html``) is served on 127.0.0.1 by a thread of this
+process. Every request a page makes is routed: anything that is not 127.0.0.1, localhost, file:,
+data: or blob: is aborted and recorded. Per page the tests check:
+
+* no request to another site, and no console error or uncaught page error;
+* every chart container (``.labsupport-vega``) holds a rendered ``svg`` or ``canvas``, also when
+  the page is opened from disk (``file://``), as the README tells readers to;
+* every chart fits the page's content column at 1280 px (wider ones are cut off);
+* every in-page Vega-Lite control (``.vega-bindings``) changes its chart's SVG when toggled or moved;
+* every chart has a text alternative (a non-empty ``aria-label`` on its container);
+* headings are in order (one h1, no level skipped);
+* the HTML references no script, stylesheet, font, image or frame on another site, and neither do
+  the stylesheets it links (``url(...)``, ``@import``);
+* in the theme's dark mode, charts keep an opaque light background, the theme recolours none of
+  their text, and their controls' labels keep 4.5:1 contrast on an opaque panel (the chart
+  colours themselves are checked in tests/test_accessibility.py).
+
+A full-page PNG of each page goes to ``_build/screenshots/`` (dark-mode ones to ``dark/`` inside it).
+Lab pages must offer their ``.ipynb`` for download and launch buttons for Binder, Colab and JupyterHub.
+Off by default: ``pytest tests/browser --run-browser`` (see conftest.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import html.parser
+import http.server
+import json
+import re
+import threading
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+LAUNCH_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+CHART_TIMEOUT_MS = 20_000
+CONTROL_TIMEOUT_MS = 5_000
+VIEWPORT = {"width": 1280, "height": 900}
+
+# ---------------------------------------------------------------------------------------------
+# In-page JavaScript
+
+
+# True once every chart container holds an svg or a canvas, or shows an error text.
+_CHARTS_SETTLED = """() => [...document.querySelectorAll('.labsupport-vega')].every(
+    el => el.querySelector('svg, canvas') || /failed|needs the Vega/i.test(el.textContent))"""
+
+_CHARTS = """() => [...document.querySelectorAll('.labsupport-vega')].map(el => {
+  const svg = el.querySelector('svg'), canvas = el.querySelector('canvas');
+  return {
+    id: el.id,
+    aria: (el.getAttribute('aria-label') || '').trim(),
+    rendered: Boolean(svg || canvas),
+    text: el.textContent.trim().slice(0, 300),
+    controls: el.querySelectorAll('.vega-bindings .vega-bind').length,
+    // Pixels by which the drawing sticks out to the right of the output area that holds it.
+    overflow: svg || canvas ? Math.round((svg || canvas).getBoundingClientRect().right
+                                         - el.parentElement.getBoundingClientRect().right) : 0,
+  };
+})"""
+
+# A short fingerprint of what a chart shows: its SVG markup (or canvas pixels), hashed.
+_KEY = """(id) => {
+  const el = document.getElementById(id), svg = el && el.querySelector('svg'), canvas = el && el.querySelector('canvas');
+  const s = svg ? svg.outerHTML : (canvas ? canvas.toDataURL() : '');
+  let h = 0; for (let i = 0; i < s.length; i++) { h = (Math.imul(31, h) + s.charCodeAt(i)) | 0; }
+  return s.length + ':' + h;
+}"""
+
+_HEADINGS = r"""() => {
+  const root = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  return [...root.querySelectorAll('h1, h2, h3, h4, h5, h6')]
+    .filter(h => !h.closest('.labsupport-vega'))
+    .map(h => [Number(h.tagName[1]), h.textContent.replace(/[#¶]\s*$/, '').trim()]);
+}"""
+
+# Dark mode: the chart's background and the colours of its text, as the browser computes them.
+_CHART_COLOURS = """() => [...document.querySelectorAll('.labsupport-vega')].map(el => {
+  const svg = el.querySelector('svg');
+  if (!svg) return {id: el.id, background: null, texts: [], controls: null};
+  const rect = svg.querySelector('rect.background, path.background');
+  const background = [getComputedStyle(svg).backgroundColor,
+                      rect ? getComputedStyle(rect).fill : null];
+  const texts = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim()).map(t => {
+    const cs = getComputedStyle(t);
+    let opacity = Number(cs.fillOpacity) * Number(cs.opacity);
+    for (let n = t.parentElement; n && n !== svg; n = n.parentElement) opacity *= Number(getComputedStyle(n).opacity);
+    return {text: t.textContent.trim().slice(0, 40), fill: cs.fill, opacity};
+  });
+  const form = el.querySelector('.vega-bindings');
+  const controls = form && form.children.length ? {background: getComputedStyle(form).backgroundColor,
+                                                   color: getComputedStyle(form).color} : null;
+  return {id: el.id, background, texts, controls};
+})"""
+
+
+# ---------------------------------------------------------------------------------------------
+# Serving the book, and the browser
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        pass
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # The browser closes connections it no longer needs (a page closed mid-download): not an error.
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+@pytest.fixture(scope="session")
+def base_url(book_html: Path):
+    """The book served on 127.0.0.1 at a free port, by a thread of this process."""
+    server = _Server(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(book_html)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_executable: str):
+    """Headless Debian Chromium driven by Playwright's Python package."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("Playwright's Python package is not installed (pip install -e '.[browser]')")
+    with sync_playwright() as pw:
+        # An installed Chromium that does not start is an error, not a reason to skip.
+        chromium = pw.chromium.launch(executable_path=chromium_executable, headless=True, args=LAUNCH_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots(book_html: Path) -> Path:
+    folder = book_html.parent / "screenshots"
+    (folder / "dark").mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def is_local(url: str) -> bool:
+    """True for addresses a page of the offline book may load: this machine, or inline data."""
+    parts = urlsplit(url)
+    if parts.scheme == "file":  # file://host/... is a network share on some systems
+        return (parts.hostname or "") in {"", "localhost"}
+    if parts.scheme in {"data", "blob", "about"}:
+        return True
+    return parts.scheme in {"http", "https", "ws", "wss"} and (parts.hostname or "") in LOCAL_HOSTS
+
+
+# ---------------------------------------------------------------------------------------------
+# Visiting a page
+
+
+@dataclass
+class Visit:
+    """What one page did in the browser."""
+
+    page: str
+    external: list[str] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+    charts: list[dict[str, Any]] = field(default_factory=list)
+    controls: list[dict[str, Any]] = field(default_factory=list)
+    headings: list[tuple[int, str]] = field(default_factory=list)
+    colours: list[dict[str, Any]] = field(default_factory=list)  # chart backgrounds and text colours
+
+
+def _watch(page: Any, visit: Visit) -> None:
+    def route(r: Any) -> None:
+        if is_local(r.request.url):
+            r.continue_()
+        else:
+            visit.external.append(r.request.url)
+            r.abort("blockedbyclient")
+
+    page.route("**/*", route)
+    # Requests that routing does not see (workers, websockets) are recorded too.
+    page.on("request", lambda req: None if is_local(req.url) else visit.external.append(req.url))
+    page.on("websocket", lambda ws: None if is_local(ws.url) else visit.external.append(ws.url))
+    page.on("console", lambda msg: visit.console.append(
+        f"console.{msg.type}: {msg.text} ({msg.location.get('url', '')}:{msg.location.get('lineNumber', '')})")
+        if msg.type == "error" else None)
+    page.on("pageerror", lambda err: visit.console.append(f"uncaught page error: {err}"))
+
+
+_REFRESH = re.compile(r"""<meta\s+http-equiv=["']?refresh["']?\s+content=["']?\d+\s*;\s*url=([^"'>\s]+)""", re.I)
+
+
+def follow_redirect(html_dir: Path, page_path: str) -> str:
+    """The page that ``page_path`` redirects to with a meta refresh (index.html), else itself."""
+    match = _REFRESH.search((html_dir / page_path).read_text(encoding="utf-8", errors="replace")[:2000])
+    if not match:
+        return page_path
+    target = (Path(page_path).parent / match.group(1)).as_posix()
+    assert (html_dir / target).is_file(), f"{page_path} redirects to {target}, which does not exist"
+    return target
+
+
+def _open(page: Any, url: str, chart_timeout_ms: int = CHART_TIMEOUT_MS) -> None:
+    """Go to ``url`` and wait until its web fonts have loaded and its charts have settled."""
+    page.goto(url, wait_until="load")
+    page.evaluate("document.fonts.ready.then(() => true)")
+    try:
+        page.wait_for_function(_CHARTS_SETTLED, timeout=chart_timeout_ms)
+    except Exception:  # noqa: BLE001 - the chart check reports what did not render
+        pass
+
+
+def _exercise_control(page: Any, chart_id: str, index: int) -> dict[str, Any]:
+    """Toggle or move one control of a chart like a reader; report whether the chart changed."""
+    bind = page.locator(f"#{chart_id} .vega-bindings .vega-bind").nth(index)
+    name = bind.locator(".vega-bind-name")
+    label = re.sub(r"\s+", " ", (name.first if name.count() else bind).inner_text()).strip()[:80]
+    before = page.evaluate(_KEY, chart_id)
+    checkbox = bind.locator("input[type=checkbox]")
+    radios = bind.locator("input[type=radio]")
+    rng = bind.locator("input[type=range]")
+    select = bind.locator("select")
+    other = bind.locator("input")
+    undo: Any
+    if checkbox.count():
+        kind = "checkbox"
+        checkbox.first.scroll_into_view_if_needed()
+        checkbox.first.click()
+        undo = checkbox.first.click
+    elif radios.count():
+        kind = "radio"
+        states = [radios.nth(i).is_checked() for i in range(radios.count())]
+        if all(states) or len(states) < 2:
+            return {"label": label, "kind": kind, "changed": False, "note": "fewer than two options"}
+        current = states.index(True) if True in states else None
+        radios.nth(states.index(False)).click()
+        undo = (lambda: radios.nth(current).click()) if current is not None else (lambda: None)
+    elif rng.count():
+        kind = "range"
+        old = rng.first.input_value()
+        lo, hi = rng.first.get_attribute("min") or "0", rng.first.get_attribute("max") or "100"
+        new = lo if old == hi else hi
+        setter = "(el, v) => { el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); " \
+                 "el.dispatchEvent(new Event('change', {bubbles: true})); }"
+        rng.first.evaluate(setter, new)
+        undo = lambda: rng.first.evaluate(setter, old)  # noqa: E731
+    elif select.count():
+        kind = "select"
+        options = select.first.locator("option")
+        if options.count() < 2:
+            return {"label": label, "kind": kind, "changed": False, "note": "fewer than two options"}
+        old_index = select.first.evaluate("el => el.selectedIndex")
+        select.first.select_option(index=(old_index + 1) % options.count())
+        undo = lambda: select.first.select_option(index=old_index)  # noqa: E731
+    elif other.count():
+        kind = other.first.get_attribute("type") or "text"
+        old = other.first.input_value()
+        other.first.fill(str(float(old) + 1) if kind == "number" and old else old + "x")
+        other.first.press("Enter")
+        undo = lambda: other.first.fill(old)  # noqa: E731
+    else:
+        return {"label": label, "kind": "unknown", "changed": False, "note": "no input element"}
+    try:
+        page.wait_for_function(f"([id, before]) => ({_KEY})(id) !== before", arg=[chart_id, before],
+                               timeout=CONTROL_TIMEOUT_MS)
+        changed = True
+    except Exception:  # noqa: BLE001 - a timeout means the chart did not change
+        changed = False
+    undo()
+    try:  # put the control back, so that each control is tried from the page's initial state
+        page.wait_for_function(f"([id, before]) => ({_KEY})(id) === before", arg=[chart_id, before],
+                               timeout=CONTROL_TIMEOUT_MS)
+    except Exception:  # noqa: BLE001 - not every control returns the SVG to the identical markup
+        pass
+    return {"label": label, "kind": kind, "changed": changed}
+
+
+@pytest.fixture(scope="session")
+def visits(browser: Any, base_url: str, book_html: Path, screenshots: Path):
+    """Load a page once (cached for all the tests about it), with the network cut off."""
+    cache: dict[str, Visit] = {}
+    context = browser.new_context(viewport=VIEWPORT, service_workers="block")
+
+    def visit(page_path: str) -> Visit:
+        if page_path in cache:
+            return cache[page_path]
+        result = Visit(page_path)
+        page = context.new_page()
+        _watch(page, result)
+        try:
+            # A redirect page (index.html) is checked as the page it leads to.
+            _open(page, base_url + follow_redirect(book_html, page_path))
+            result.charts = page.evaluate(_CHARTS)
+            result.headings = [tuple(h) for h in page.evaluate(_HEADINGS)]
+            result.colours = page.evaluate(_CHART_COLOURS)
+            for chart in result.charts:
+                if chart["rendered"]:
+                    for i in range(chart["controls"]):
+                        result.controls.append({"chart": chart["id"], **_exercise_control(page, chart["id"], i)})
+            page.screenshot(path=str(screenshots / _shot_name(page_path)), full_page=True)
+        finally:
+            page.close()
+        cache[page_path] = result
+        return result
+
+    try:
+        yield visit
+    finally:
+        context.close()
+        # What was checked, for a person reading the CI log or the screenshots folder.
+        summary = {p: {"charts": len(v.charts), "controls": [f"{c['kind']} {c['label']!r}: "
+                                                            f"{'changes' if c['changed'] else 'DOES NOT change'} its chart"
+                                                            for c in v.controls],
+                       "external_requests": sorted(set(v.external)), "console_errors": v.console}
+                   for p, v in sorted(cache.items())}
+        (screenshots / "report.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+def _shot_name(page_path: str) -> str:
+    return page_path.removesuffix(".html").replace("/", "__") + ".png"
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the HTML and CSS files
+
+
+_FETCHING_RELS = {"stylesheet", "preload", "prefetch", "preconnect", "dns-prefetch", "modulepreload", "icon",
+                  "shortcut", "apple-touch-icon", "manifest", "mask-icon"}
+_CSS_URL = re.compile(r"""@import\s+(?:url\()?\s*['"]?([^'")\s;]+)|url\(\s*['"]?([^'")]+?)['"]?\s*\)""", re.I)
+_JS_ASSET = re.compile(r"""(?:https?:)?//[^\s'"<>]+?\.(?:m?js|css|woff2?|ttf|otf|eot)\b""", re.I)
+
+
+def is_offsite(ref: str) -> bool:
+    """True for a reference to another site: http(s)://host/..., or protocol-relative //host/..."""
+    ref = ref.strip()
+    if ref.startswith("//"):
+        ref = "https:" + ref
+    return urlsplit(ref).scheme.lower() in {"http", "https", "ws", "wss", "ftp"} and not is_local(ref)
+
+
+class _References(html.parser.HTMLParser):
+    """Everything a page would fetch on load: scripts, stylesheets, images, frames, CSS urls."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.fetched: list[tuple[str, str]] = []  # (what, reference)
+        self.stylesheets: list[str] = []
+        self.inline_css: list[str] = []
+        self.inline_js: list[str] = []
+        self._in: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k.lower(): (v or "") for k, v in attrs}
+        if tag == "script":
+            if a.get("src"):
+                self.fetched.append(("<script src>", a["src"]))
+            self._in = "script" if a.get("type", "text/javascript") in {"", "text/javascript", "module",
+                                                                          "application/javascript"} else None
+        elif tag == "link" and a.get("href"):
+            rels = set(a.get("rel", "").lower().split())
+            if rels & _FETCHING_RELS:
+                self.fetched.append((f"<link rel={a.get('rel')}>", a["href"]))
+                if "stylesheet" in rels:
+                    self.stylesheets.append(a["href"])
+        elif tag in {"img", "iframe", "audio", "video", "source", "embed", "track", "input"} and a.get("src"):
+            self.fetched.append((f"<{tag} src>", a["src"]))
+        elif tag == "object" and a.get("data"):
+            self.fetched.append(("<object data>", a["data"]))
+        elif tag == "style":
+            self._in = "style"
+        if a.get("style"):
+            self.inline_css.append(a["style"])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in {"script", "style"}:
+            self._in = None
+
+    def handle_data(self, data: str) -> None:
+        if self._in == "style":
+            self.inline_css.append(data)
+        elif self._in == "script":
+            self.inline_js.append(data)
+
+
+def _css_offsite(css_file: Path, root: Path, seen: set[Path]) -> list[str]:
+    """Off-site url()/@import in a stylesheet and the local stylesheets it imports."""
+    css_file = css_file.resolve()
+    if css_file in seen or not css_file.is_file():
+        return []
+    seen.add(css_file)
+    found = []
+    for match in _CSS_URL.finditer(css_file.read_text(encoding="utf-8", errors="replace")):
+        ref = next(g for g in match.groups() if g)
+        if is_offsite(ref):
+            found.append(f"{css_file.relative_to(root)}: {ref}")
+        elif match.group(1) and not ref.startswith("data:"):
+            found += _css_offsite(css_file.parent / ref.split("?")[0], root, seen)
+    return found
+
+
+def offsite_references(html_dir: Path, page_path: str) -> list[str]:
+    """Every reference in a page, or in a stylesheet it links, to a script/style/font/image elsewhere."""
+    parser = _References()
+    page_file = html_dir / page_path
+    parser.feed(page_file.read_text(encoding="utf-8", errors="replace"))
+    found = [f"{what} {ref}" for what, ref in parser.fetched if is_offsite(ref)]
+    for css in parser.inline_css:
+        found += [f"inline CSS: {next(g for g in m.groups() if g)}" for m in _CSS_URL.finditer(css)
+                  if is_offsite(next(g for g in m.groups() if g))]
+    for js in parser.inline_js:
+        found += [f"inline script names {m.group(0)}" for m in _JS_ASSET.finditer(js) if is_offsite(m.group(0))]
+    seen: set[Path] = set()
+    for href in parser.stylesheets:
+        if not is_offsite(href):
+            found += _css_offsite(page_file.parent / href.split("?")[0].split("#")[0], html_dir, seen)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Colours, for dark mode
+
+
+def _rgba(css: str | None) -> tuple[float, float, float, float] | None:
+    if not css:
+        return None
+    m = re.match(r"rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)(?:\s*[,/]\s*([\d.]+%?))?\s*\)", css.strip())
+    if m:
+        alpha = m.group(4) or "1"
+        a = float(alpha[:-1]) / 100 if alpha.endswith("%") else float(alpha)
+        return float(m.group(1)), float(m.group(2)), float(m.group(3)), a
+    if re.fullmatch(r"#[0-9a-fA-F]{6}", css.strip()):
+        h = css.strip()[1:]
+        return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16), 1.0
+    return {"white": (255.0, 255.0, 255.0, 1.0), "black": (0.0, 0.0, 0.0, 1.0)}.get(css.strip().lower())
+
+
+def _contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    hi, lo = sorted((_luminance(a[:3]), _luminance(b[:3])), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def _luminance(rgb: tuple[float, ...]) -> float:
+    def channel(v: float) -> float:
+        c = v / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(v) for v in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+# ---------------------------------------------------------------------------------------------
+# The tests, per page
+
+
+def test_no_request_leaves_this_machine(visits, page):
+    visit = visits(page)
+    assert not visit.external, f"{page} requested other sites: {sorted(set(visit.external))}"
+
+
+def test_no_console_errors(visits, page):
+    visit = visits(page)
+    assert not visit.console, f"{page}:\n" + "\n".join(visit.console)
+
+
+def test_every_chart_renders(visits, page):
+    broken = [f"#{c['id']}: {c['text'] or 'empty'}" for c in visits(page).charts if not c["rendered"]]
+    assert not broken, f"{page}: charts without an svg or canvas:\n" + "\n".join(broken)
+
+
+def test_every_chart_fits_the_content_column(visits, page):
+    """A chart wider than the text column is cut off (the output area scrolls sideways)."""
+    wide = [f"#{c['id']}: {c['overflow']} px too wide" for c in visits(page).charts if c["overflow"] > 1]
+    assert not wide, (f"{page} at {VIEWPORT['width']} px: charts wider than the content column "
+                      "(make them narrower; width= counts the plot only, not axis labels or legends):\n"
+                      + "\n".join(wide))
+
+
+def test_every_control_changes_its_chart(visits, page):
+    dead = [f"#{c['chart']} {c['kind']} {c['label']!r} {c.get('note', '')}" for c in visits(page).controls
+            if not c["changed"]]
+    assert not dead, f"{page}: controls that do not change their chart:\n" + "\n".join(dead)
+
+
+def test_every_chart_has_a_text_alternative(visits, page):
+    # Vega-Embed replaces the container's label with the chart's description once it has drawn.
+    missing = [f"#{c['id']}: aria-label {c['aria']!r}" for c in visits(page).charts
+               if c["aria"].strip().rstrip(".").lower() in {"", "chart"}]
+    assert not missing, f"{page}: charts without a text alternative (title= and description=):\n" + "\n".join(missing)
+
+
+def test_headings_are_in_order(visits, page):
+    headings = visits(page).headings
+    if not headings:
+        pytest.skip(f"{page} has no headings (a redirect or an empty page)")
+    problems = []
+    if headings[0][0] != 1:
+        problems.append(f"first heading is h{headings[0][0]} {headings[0][1]!r}, not h1")
+    if sum(1 for level, _ in headings if level == 1) != 1:
+        problems.append(f"{sum(1 for level, _ in headings if level == 1)} h1 headings, not one")
+    for (prev, _), (level, text) in zip(headings, headings[1:]):
+        if level > prev + 1:
+            problems.append(f"h{prev} then h{level} {text!r}: skips a level")
+    assert not problems, f"{page}: " + "; ".join(problems)
+
+
+def test_html_references_nothing_offsite(book_html, page):
+    found = offsite_references(book_html, page)
+    assert not found, f"{page} references resources on other sites:\n" + "\n".join(found)
+
+
+def test_charts_render_from_disk(browser, book_html, visits, page):
+    """Readers open the book from disk (file://); the bundle must work there too."""
+    if not visits(page).charts:
+        pytest.skip(f"{page} has no charts")
+    result = Visit(page)
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        tab = context.new_page()
+        _watch(tab, result)
+        _open(tab, (book_html / follow_redirect(book_html, page)).as_uri())
+        result.charts = tab.evaluate(_CHARTS)
+    finally:
+        context.close()
+    assert not result.external, f"{page} from disk requested other sites: {sorted(set(result.external))}"
+    assert not result.console, f"{page} from disk:\n" + "\n".join(result.console)
+    broken = [c["id"] for c in result.charts if not c["rendered"]]
+    assert not broken, f"{page} from disk: charts without an svg or canvas: {broken}"
+
+
+def test_charts_stay_readable_in_dark_mode(browser, base_url, book_html, screenshots, visits, page):
+    """In dark mode a chart keeps its opaque light background, and the theme restyles none of its text."""
+    light = visits(page)
+    if not light.charts:
+        pytest.skip(f"{page} has no charts")
+    context = browser.new_context(viewport=VIEWPORT, color_scheme="dark", service_workers="block")
+    context.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
+    result = Visit(page)
+    try:
+        tab = context.new_page()
+        _watch(tab, result)
+        _open(tab, base_url + follow_redirect(book_html, page))
+        theme = tab.evaluate("document.documentElement.dataset.theme")
+        dark = tab.evaluate(_CHART_COLOURS)
+        tab.screenshot(path=str(screenshots / "dark" / _shot_name(page)), full_page=True)
+    finally:
+        context.close()
+    assert theme == "dark", f"the theme did not switch to dark mode (data-theme={theme!r})"
+    problems = []
+    for chart, light_chart in zip(dark, light.colours):
+        colours = [c for c in map(_rgba, chart["background"] or []) if c and c[3] > 0.99]
+        if not colours:
+            problems.append(f"#{chart['id']}: no opaque background ({chart['background']}): the dark page "
+                            "shows through behind dark text (use charts._base_config)")
+        elif _luminance(colours[-1][:3]) < 0.8:
+            problems.append(f"#{chart['id']}: background {chart['background']} is not light")
+        restyled = [(d["text"], l_["fill"], d["fill"]) for d, l_ in zip(chart["texts"], light_chart["texts"])
+                    if (d["fill"], d["opacity"]) != (l_["fill"], l_["opacity"])]
+        if restyled:
+            problems.append(f"#{chart['id']}: dark mode recolours chart text (text, light, dark): {restyled[:5]}")
+        if chart["controls"]:
+            panel, ink = _rgba(chart["controls"]["background"]), _rgba(chart["controls"]["color"])
+            if not panel or panel[3] < 0.99 or not ink or _contrast(ink, panel) < 4.5:
+                problems.append(f"#{chart['id']}: its controls' text {chart['controls']} is not 4.5:1 on an opaque "
+                                "panel (labsupport/book.py's CSS gives them a white one)")
+    assert not problems, f"{page} in dark mode:\n" + "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# The tests, book-wide
+
+
+def test_every_page_was_screenshotted(visits, book_pages, screenshots):
+    for page_path in book_pages:
+        visits(page_path)
+    missing = [p for p in book_pages if not (screenshots / _shot_name(p)).is_file()]
+    assert not missing, f"no screenshot for {missing}"
+
+
+def test_the_book_has_charts(visits, book_pages):
+    """Guards the checks above against passing because they found nothing to check."""
+    assert sum(len(visits(p).charts) for p in book_pages) > 0, "no chart container found in the whole book"
+
+
+def _lab_pages(book_pages: list[str]) -> list[str]:
+    return [p for p in book_pages if p.startswith("labs/")]
+
+
+def test_lab_pages_offer_the_notebook_and_launch_buttons(book_html, book_pages, base_url):
+    labs = _lab_pages(book_pages)
+    if not labs:
+        pytest.skip("the book has no lab pages")
+    problems = []
+    for page_path in labs:
+        text = (book_html / page_path).read_text(encoding="utf-8")
+        name = Path(page_path).with_suffix(".ipynb").as_posix()
+        download = re.search(r'href="([^"]*_sources/' + re.escape(name) + r')"', text)
+        if not download:
+            problems.append(f"{page_path}: no .ipynb download link")
+        else:
+            with urllib.request.urlopen(urljoin(base_url + page_path, download.group(1)), timeout=10) as response:
+                notebook = json.loads(response.read().decode("utf-8"))
+            if notebook.get("nbformat") != 4 or not notebook.get("cells"):
+                problems.append(f"{page_path}: the download is not a notebook")
+        for provider, pattern in (("Binder", r"mybinder\.org/v2/gh/[^\"]+urlpath=lab/tree/" + re.escape(name)),
+                                  ("Colab", r"colab\.research\.google\.com/github/[^\"]+/" + re.escape(name)),
+                                  ("JupyterHub", r"/hub/user-redirect/git-pull\?[^\"]*" + re.escape(name))):
+            if not re.search(pattern, text):
+                problems.append(f"{page_path}: no {provider} launch button for {name}")
+    assert not problems, "\n".join(problems)
+
+
+def test_chapters_have_no_launch_buttons(book_html, book_pages):
+    """Binder and Colab cannot open a chapter's MyST Markdown as a notebook: no dead buttons there."""
+    chapters = [p for p in book_pages if p.startswith("chapters/")]
+    with_buttons = [p for p in chapters if "launch-buttons" in (book_html / p).read_text(encoding="utf-8")]
+    assert not with_buttons, f"chapters with launch buttons: {with_buttons}"
+
+
+# ---------------------------------------------------------------------------------------------
+# The harness itself: the control and chart checks can fail
+
+
+def test_harness_tells_live_controls_from_dead_ones(browser, book_html, tmp_path):
+    """A checkbox wired to the chart must count as changing it; one wired to nothing must not."""
+    import altair as alt
+    import pandas as pd
+
+    from labsupport.charts import render_bundle
+
+    bundle = book_html / "_static" / "labsupport-vega.js"
+    if not bundle.is_file():
+        pytest.fail(f"{bundle} is missing: the book was not built with labsupport.book")
+    data = pd.DataFrame({"x": [1, 2, 3], "y": [1, 4, 9], "even": [False, True, False]})
+    live = alt.param(name="live", value=False, bind=alt.binding_checkbox(name="live "))
+    dead = alt.param(name="dead", value=False, bind=alt.binding_checkbox(name="dead "))
+    chart = (alt.Chart(data, title="t", description="d").mark_point()
+             .encode(x="x:Q", y="y:Q", opacity=alt.condition("live && datum.even", alt.value(0.2), alt.value(1.0)))
+             .add_params(live, dead))
+    body = render_bundle(chart.to_dict())["text/html"]
+    page_file = tmp_path / "harness-selftest.html"
+    page_file.write_text(f'<!doctype html><html><head><script src="{bundle.as_uri()}"></script></head>'
+                         f"<body>{body}</body></html>", encoding="utf-8")
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        tab = context.new_page()
+        _open(tab, page_file.as_uri())
+        chart_id = tab.evaluate(_CHARTS)[0]["id"]
+        results = {r["label"].strip(): r["changed"] for r in
+                   (_exercise_control(tab, chart_id, i) for i in range(2))}
+    finally:
+        context.close()
+    assert results == {"live": True, "dead": False}
+
+
+def test_harness_catches_offsite_loads_errors_and_undrawn_charts(browser, tmp_path):
+    """A page that loads from a CDN, throws, and never draws its chart fails every matching check."""
+    (tmp_path / "bad.html").write_text(
+        '<!doctype html><html><head><script src="https://cdn.example.invalid/vega.js"></script>'
+        '<link rel="stylesheet" href="https://fonts.example.invalid/font.css"></head><body>'
+        '<img src="//images.example.invalid/a.png" alt="">'
+        '<div class="labsupport-vega" id="c1" aria-label="Chart"></div>'
+        '<script>throw new Error("boom")</script></body></html>', encoding="utf-8")
+    result = Visit("bad.html")
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        tab = context.new_page()
+        _watch(tab, result)
+        _open(tab, (tmp_path / "bad.html").as_uri(), chart_timeout_ms=500)
+        charts = tab.evaluate(_CHARTS)
+    finally:
+        context.close()
+    assert {"cdn.example.invalid", "fonts.example.invalid"} <= {urlsplit(u).hostname for u in result.external}
+    assert any("boom" in message for message in result.console)
+    assert [c["rendered"] for c in charts] == [False]
+    assert len(offsite_references(tmp_path, "bad.html")) == 3

@@ -1,0 +1,80 @@
+"""labsupport.book keeps pages offline: it drops dead CDN loaders and warns about anything else."""
+
+from __future__ import annotations
+
+import logging
+from types import SimpleNamespace
+
+from sphinx.builders.html._assets import _CascadingStyleSheet, _JavaScript
+
+from labsupport import book
+
+
+def _app(thebe: bool = False, widgets_js: dict | None = None) -> SimpleNamespace:
+    config = SimpleNamespace(html_theme_options={"launch_buttons": {"thebe": thebe}},
+                             nb_ipywidgets_js=widgets_js or {})
+    return SimpleNamespace(config=config)
+
+
+def _context(suffix: str = ".ipynb", scripts=(), css=(), body: str = "") -> dict:
+    return {
+        "script_files": list(scripts),
+        "css_files": list(css),
+        "body": body,
+        "page_source_suffix": suffix,
+        "header_buttons": [{"label": "launch-buttons"}, {"label": "download-buttons"}],
+    }
+
+
+def _scripts() -> tuple[list, object, object]:
+    """sphinx-thebe's two scripts, MyST-NB's widget state, and a local script."""
+    thebe = [_JavaScript(None, body='const THEBE_JS_URL = "https://unpkg.com/thebe@0.8.2/lib/index.js"'),
+             _JavaScript("sphinx-thebe.js", **{"async": "async"})]
+    state = _JavaScript(None, type="application/vnd.jupyter.widget-state+json", body="{}")
+    return thebe, state, _JavaScript("labsupport-vega.js", priority=300)
+
+
+def _warnings(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_drops_thebe_and_widget_state_when_they_are_off(caplog):
+    thebe, state, local = _scripts()
+    context = _context(scripts=[*thebe, state, local])
+    book._offline_page(_app(), "labs/x", "page.html", context, None)
+    assert context["script_files"] == [local]
+    assert not _warnings(caplog)
+    assert context["default_mode"] == "auto"
+
+
+def test_keeps_them_when_they_are_on():
+    thebe, state, local = _scripts()
+    context = _context(scripts=[*thebe, state, local])
+    book._offline_page(_app(thebe=True, widgets_js={"local.js": {}}), "labs/x", "page.html", context, None)
+    assert context["script_files"] == [*thebe, state, local]
+
+
+def test_launch_buttons_only_on_notebook_pages():
+    lab, chapter = _context(".ipynb"), _context(".md")
+    book._offline_page(_app(), "labs/x", "page.html", lab, None)
+    book._offline_page(_app(), "chapters/y", "page.html", chapter, None)
+    assert [b["label"] for b in lab["header_buttons"]] == ["launch-buttons", "download-buttons"]
+    assert [b["label"] for b in chapter["header_buttons"]] == ["download-buttons"]
+
+
+def test_warns_about_every_offsite_load(caplog):
+    mathjax = _JavaScript("https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js")
+    local = _scripts()[2]
+    font = _CascadingStyleSheet("//fonts.example.org/inter.css")
+    body = ('<p>ok <a href="https://aws.amazon.com/message/101925/">a link is fine</a></p>'
+            '<script src="https://cdn.jsdelivr.net/npm/vega@5"></script><img src="http://example.org/x.png">'
+            "<pre>&lt;script src=&quot;https://escaped.example.org/not-loaded.js&quot;&gt;</pre>")
+    context = _context(scripts=[mathjax, local], css=[font], body=body)
+    with caplog.at_level(logging.WARNING):
+        book._offline_page(_app(), "chapters/y", "page.html", context, None)
+    warned = _warnings(caplog)
+    for uri in ("tex-mml-chtml.js", "//fonts.example.org/inter.css", "npm/vega@5", "example.org/x.png"):
+        assert any(uri in w for w in warned), f"no warning for {uri}: {warned}"
+    assert not any("aws.amazon.com" in w or "escaped.example.org" in w for w in warned)
+    assert any("MathJax" in w for w in warned)
+    assert len(warned) == 4
