@@ -10,6 +10,8 @@ Modules:
 * :mod:`labsupport.network`: Network Manager's propagation queue and its backlog.
 * :mod:`labsupport.nlb`: NLB health checks, flapping, AZ DNS failover and the velocity control.
 * :mod:`labsupport.dns_cache`: resolver caches, positive and negative TTLs, and what clients see.
+* :mod:`labsupport.chain`: the whole chain end to end, and the six stop points.
+* :mod:`labsupport.dependencies`: hidden single-Region dependencies as a graph (stop point 6).
 * :mod:`labsupport.explore`: an explicit-state model checker of the same Enactor protocol.
 * :mod:`labsupport.charts`: Altair charts of model output, and the offline renderer.
 * :mod:`labsupport.widgets`: ipywidgets panels for readers who run the labs live.

@@ -34,9 +34,16 @@ from .timeline import format_duration
 
 __all__ = [
     "BOOK_BUILD_ENV",
+    "CHAIN_STAGE_COLOURS",
+    "DEPENDENCY_STATUS_COLOURS",
     "PALETTE",
     "PERIOD_COLOURS",
     "RACE_ACTION_GROUPS",
+    "chain_explorer_chart",
+    "chain_impact_chart",
+    "chain_savings_chart",
+    "chain_timeline_chart",
+    "dependency_blast_chart",
     "dns_failing_chart",
     "dns_ttl_chart",
     "dwfm_explorer_chart",
@@ -61,7 +68,9 @@ __all__ = [
 BOOK_BUILD_ENV = "LABSUPPORT_BOOK_BUILD"
 
 #: Colours for categorical marks. Each has a contrast ratio of at least 3:1 against white (WCAG 2.1
-#: SC 1.4.11, non-text contrast), and they stay distinguishable with common colour-vision deficiencies.
+#: SC 1.4.11, non-text contrast; ``tests/test_accessibility.py`` checks it). They are not all
+#: distinguishable under every colour-vision deficiency (PALETTE[1] and PALETTE[4] are close under
+#: deuteranopia), so a chart that must tell categories apart also varies shape or dash, or labels them.
 PALETTE: tuple[str, ...] = ("#0b5cad", "#b3471b", "#1b7a4c", "#7a3f98", "#8a6d00", "#b0245e", "#3d3d3d")
 
 #: One colour per impact period of the post-event summary, shared by every chart that shows them.
@@ -128,7 +137,7 @@ def _base_config(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
     ).configure_legend(labelFontSize=12, titleFontSize=13)
 
 
-def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 560) -> alt.LayerChart:
+def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 480) -> alt.LayerChart:
     """Draw the summary's three impact periods as bars and the events as marks with tooltips.
 
     Args:
@@ -704,7 +713,7 @@ _EXPLORE_ROLE_LABELS = {"stale check": "stale check", "stale overwrite": "stale 
                         "active plan deleted": "active plan deleted"}
 
 
-def explore_sequence_chart(steps: pd.DataFrame, *, width: int = 620,
+def explore_sequence_chart(steps: pd.DataFrame, *, width: int = 540,
                            title: str = "The shortest counterexample, step by step") -> alt.LayerChart:
     """Sequence chart of an explorer path: one lane per actor, steps on x, one mark per step.
 
@@ -815,7 +824,7 @@ def explore_verdict_chart(table: pd.DataFrame, *, cell_px: int = 26) -> alt.Laye
         tooltip=["guards:N", "property:N", "answer:N", alt.Tooltip("states_count:Q", title="states explored")])
     text = alt.Chart(long).mark_text(color="white", fontWeight="bold").encode(**enc, text="answer:N")
     chart = alt.layer(cells, text).properties(
-        width=560, height=cell_px * len(rows),
+        width=480, height=cell_px * len(rows),
         title="Every interleaving, 16 guard combinations: what can happen",
         description=("Grid with one row per combination of the four guards and four columns: safe, recovers, "
                      "stale overwrite possible, guard-3 alert possible. Each cell says yes or no, as computed by "
@@ -1140,3 +1149,310 @@ def _explorer_label(row: dict) -> str:
     if row.get("alerts"):
         text += f"; {int(row['alerts'])} alert(s) raised"
     return text
+
+
+# --- chain ---
+
+#: One colour per stage of :mod:`labsupport.chain`, the colour of the PES impact period it reproduces.
+CHAIN_STAGE_COLOURS: dict[str, str] = {"DynamoDB unreachable": PALETTE[0], "Launches failing": PALETTE[1],
+                                       "NLB connection errors": PALETTE[2]}
+#: Colours of the statuses of :func:`labsupport.dependencies.blast_radius`.
+DEPENDENCY_STATUS_COLOURS: dict[str, str] = {"origin": PALETTE[5], "fails": PALETTE[1], "fails over": PALETTE[4],
+                                             "degraded": PALETTE[3], "keeps working": PALETTE[2]}
+_CHAIN_X = alt.X("start:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"),
+                 scale=alt.Scale(domain=["2025-10-19T23:30:00", "2025-10-20T15:00:00"]))
+
+
+def _chain_clock(time_s: pd.Series | list[float]) -> pd.Series:
+    """Seconds since 11:48 PM PDT on 19 Oct → naive PDT wall-clock ISO strings (Vega-Lite local time)."""
+    from .chain import START_PDT
+
+    return (START_PDT + pd.to_timedelta(pd.Series(time_s, dtype="float64"), unit="s")).dt.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _chain_check(frame: pd.DataFrame, name: str, cols: tuple[str, ...]) -> None:
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name} is missing columns {missing}")
+
+
+def _chain_bars(stages: pd.DataFrame, run: str) -> pd.DataFrame:
+    return pd.DataFrame({"run": run, "stage": stages["stage"].astype(str).to_numpy(),
+                         "start": _chain_clock(stages["start_s"]).to_numpy(),
+                         "end": _chain_clock(stages["end_s"]).to_numpy(),
+                         "length": [format_duration(v) for v in stages["duration_s"]]})
+
+
+def _chain_lanes(bars: pd.DataFrame, runs: list[str], width: int) -> alt.Chart:
+    stages = list(CHAIN_STAGE_COLOURS)
+    return alt.Chart(bars).mark_bar(height={"band": 0.4}).encode(
+        x=_CHAIN_X, x2="end:T",
+        y=alt.Y("stage:N", sort=stages, scale=alt.Scale(domain=stages), title=None,
+                axis=alt.Axis(labelLimit=160)),
+        yOffset=alt.YOffset("run:N", sort=runs, scale=alt.Scale(domain=runs)),
+        color=alt.Color("stage:N", scale=alt.Scale(domain=stages, range=list(CHAIN_STAGE_COLOURS.values())),
+                        legend=None),
+        opacity=alt.Opacity("run:N", sort=runs, scale=alt.Scale(domain=runs, range=[1.0, 0.35]),
+                            legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+        tooltip=["run:N", "stage:N", alt.Tooltip("start:T", format="%H:%M", title="from"),
+                 alt.Tooltip("end:T", format="%H:%M", title="to"), "length:N"],
+    ).properties(width=width, height=180)
+
+
+def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None = None,
+                         label: str = "Your choice", reference_label: str = "Incident (no stop points)",
+                         width: int = 440) -> alt.LayerChart:
+    """The chain's stages for one run, each lane beside the same stage of a reference run.
+
+    Args:
+        stages: :attr:`labsupport.chain.ChainResult.stages` (``stage``, ``start_s``, ``end_s``,
+            ``duration_s``); may be empty.
+        reference: the same for the run to compare with (usually the incident), or ``None``.
+        label, reference_label: legend names of the two runs (different, non-empty).
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        One lane per stage on a PDT clock; in each, a solid bar for ``stages`` and a faded bar for
+        ``reference``, and a line of text with both totals.
+
+    Raises:
+        ValueError: a missing column, equal labels or a bad width.
+    """
+    check_int("width", width, lo=100, hi=4000)
+    _chain_check(stages, "stages", ("stage", "start_s", "end_s", "duration_s"))
+    if not isinstance(label, str) or not isinstance(reference_label, str) or not label or not reference_label \
+            or label == reference_label:
+        raise ValueError(f"label and reference_label must be two different non-empty strings, got {label!r} "
+                         f"and {reference_label!r}")
+    parts, runs = [_chain_bars(stages, label)], [label]
+    if reference is not None:
+        _chain_check(reference, "reference", ("stage", "start_s", "end_s", "duration_s"))
+        parts.append(_chain_bars(reference, reference_label))
+        runs.append(reference_label)
+    bars = pd.concat(parts, ignore_index=True)
+
+    def total(frame: pd.DataFrame) -> str:
+        return format_duration(float(frame["end_s"].max() - frame["start_s"].min())) if len(frame) else "no stage at all"
+
+    text = f"{label}: {total(stages)}" + (f" · {reference_label}: {total(reference)}" if reference is not None else "")
+    note = alt.Chart(pd.DataFrame({"text": [text]})).mark_text(
+        align="left", baseline="top", dx=4, dy=-18, fontSize=13, color="#222").encode(
+        x=alt.value(0), y=alt.value(0), text="text:N")
+    chart = alt.layer(_chain_lanes(bars, runs, width), note).properties(
+        title="The chain, stage by stage",
+        description=(f"Three lanes on a PDT time axis, one per stage: DynamoDB unreachable, launches failing and NLB "
+                     f"connection errors. Solid bars: {label}; faded bars: {reference_label}. Totals: {text}."),
+    )
+    return _base_config(chart)
+
+
+def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerChart:
+    """In-page explorer for the static book: six checkboxes pick one of 64 precomputed chain runs.
+
+    The checkboxes are Vega-Lite parameters bound to inputs; toggling them filters the precomputed
+    rows in the browser, so no kernel is needed.
+
+    Args:
+        table: :func:`labsupport.chain.stop_point_table` (the six flags, ``stop_points``,
+            ``total_s``, ``<stage>_start_s`` / ``<stage>_end_s`` for ``dynamodb``, ``launches``,
+            ``nlb``), all 64 combinations.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        The stage lanes of the chosen combination (solid) beside the incident's (faded), and a line
+        of text with the chosen combination's total.
+
+    Raises:
+        ValueError: missing columns, not 64 combinations, or a bad width.
+    """
+    from .chain import STOP_POINT_NAMES, STOP_POINT_TITLES
+
+    check_int("width", width, lo=100, hi=4000)
+    slugs = dict(zip(CHAIN_STAGE_COLOURS, ("dynamodb", "launches", "nlb")))
+    cols = (*STOP_POINT_NAMES, "stop_points", "total_s", *(f"{s}_{e}_s" for s in slugs.values() for e in ("start", "end")))
+    _chain_check(table, "table", cols)
+    if table.groupby(list(STOP_POINT_NAMES)).ngroups != 64:
+        raise ValueError("table must hold all 64 combinations of stop points")
+    short = {name: f"s{i + 1}" for i, name in enumerate(STOP_POINT_NAMES)}
+    rows = []
+    for r in table.to_dict("records"):
+        flags = {short[n]: bool(r[n]) for n in STOP_POINT_NAMES}
+        runs_of = ["Your choice"] + (["Incident (no stop points)"] if r["stop_points"] == "none" else [])
+        for stage, slug in slugs.items():
+            if r[f"{slug}_start_s"] == r[f"{slug}_start_s"]:  # not NaN: the stage happened
+                rows += [{**flags, "run": run, "stage": stage, "start_s": r[f"{slug}_start_s"],
+                          "end_s": r[f"{slug}_end_s"]} for run in runs_of]
+    data = pd.DataFrame(rows)
+    data["duration_s"] = data["end_s"] - data["start_s"]
+    bars = _chain_bars(data, "")
+    bars["run"] = data["run"].to_numpy()
+    for v in short.values():
+        bars[v] = data[v].to_numpy()
+    totals = table[[*STOP_POINT_NAMES, "stop_points", "total_s"]].rename(columns=short)
+    outside = table["outside_region_failures_count"] if "outside_region_failures_count" in table else None
+
+    def text(lab: str, t: float, n: object) -> str:
+        head = "No stop points" if lab == "none" else f"Stop point{'s' if '+' in lab else ''} {lab}"
+        body = (format_duration(t) if t > 0 else "no stage at all") + (" (the incident)" if lab == "none" else "")
+        return f"{head}: {body}" + ("" if n is None else f" · {int(n)} failing outside us-east-1")
+
+    totals["text"] = [text(lab, t, None if outside is None else n) for lab, t, n in
+                      zip(totals["stop_points"], totals["total_s"],
+                          outside if outside is not None else [None] * len(totals))]
+    params = [alt.param(name=f"p{i + 1}", value=False,
+                        bind=alt.binding_checkbox(name=f"{i + 1}: {STOP_POINT_TITLES[i]} "))
+              for i in range(6)]
+    chosen = " && ".join(f"datum.s{i} == p{i}" for i in range(1, 7))
+    runs = ["Your choice", "Incident (no stop points)"]
+    lanes = _chain_lanes(bars, runs, width).transform_filter(f"datum.run != 'Your choice' || ({chosen})")
+    note = alt.Chart(totals[[*short.values(), "text"]]).transform_filter(chosen).mark_text(
+        align="left", baseline="top", dx=4, dy=-18, fontSize=13, color=PALETTE[1]).encode(
+        x=alt.value(0), y=alt.value(0), text="text:N")
+    chart = alt.layer(lanes, note).add_params(*params).properties(
+        title="Switch the stop points on: the stages that remain",
+        description=("Interactive chart with six checkboxes, one per stop point. For the chosen combination it draws "
+                     "the stages that still happen (solid bars) beside the incident's (faded), on a PDT time axis, "
+                     "and states the total. All 64 combinations were computed by the chain model when the page was built."),
+    )
+    return _base_config(chart)
+
+
+def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerChart:
+    """Client-visible impact over time: the share of clients, launches or connections failing, per stage.
+
+    Args:
+        impact: :attr:`labsupport.chain.ChainResult.impact` (``time_s``, ``stage``, ``impact_fraction``).
+        width: chart width in pixels (100 to 4000).
+
+    Raises:
+        ValueError: a missing column or a bad width.
+    """
+    check_int("width", width, lo=100, hi=4000)
+    _chain_check(impact, "impact", ("time_s", "stage", "impact_fraction"))
+    data = pd.DataFrame({"start": _chain_clock(impact["time_s"]).to_numpy(), "stage": impact["stage"].astype(str).to_numpy(),
+                         "share": impact["impact_fraction"].round(4).to_numpy()})
+    stages = list(CHAIN_STAGE_COLOURS)
+    chart = alt.Chart(data).mark_line(interpolate="step-before", strokeWidth=2).encode(
+        x=_CHAIN_X, y=alt.Y("share:Q", title="Share failing", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("stage:N", scale=alt.Scale(domain=stages, range=list(CHAIN_STAGE_COLOURS.values())),
+                        legend=alt.Legend(title=None, orient="bottom", columns=3, labelLimit=300)),
+        tooltip=[alt.Tooltip("start:T", format="%H:%M", title="time"), "stage:N", alt.Tooltip("share:Q", format=".1%")],
+    ).properties(
+        width=width, height=200, title="What clients see, stage by stage",
+        description=("Share failing over PDT clock time, one line per stage: clients whose resolver answers the "
+                     "DynamoDB endpoint with no records; launches refused or left without network connectivity; "
+                     "connections through the modelled NLB that fail."),
+    )
+    return _base_config(chart)
+
+
+def chain_savings_chart(savings: pd.DataFrame, *, width: int = 260) -> alt.LayerChart:
+    """Which single stop point buys the most time: hours saved by each stop point on its own.
+
+    Args:
+        savings: :func:`labsupport.chain.single_point_savings` (``point``, ``title``, ``saved_s``, ``best``).
+        width: chart width in pixels (100 to 4000).
+
+    Raises:
+        ValueError: a missing column or a bad width.
+    """
+    check_int("width", width, lo=100, hi=4000)
+    _chain_check(savings, "savings", ("point", "title", "saved_s", "best"))
+    data = pd.DataFrame({"name": [f"{p}: {t}" for p, t in zip(savings["point"], savings["title"])],
+                         "hours": (savings["saved_s"] / 3600).round(2).to_numpy(),
+                         "saved": [format_duration(max(0.0, v)) for v in savings["saved_s"]],
+                         "best": savings["best"].map({True: "saves the most", False: "saves less"}).to_numpy()})
+    if "outside_region_failures_count" in savings.columns:
+        data["outside"] = savings["outside_region_failures_count"].to_numpy()
+    order = data["name"].tolist()
+    y = alt.Y("name:N", sort=order, title=None, axis=alt.Axis(labelLimit=300, labelFontSize=11))
+    top = max(1.0, float(data["hours"].max())) * 1.3
+    bars = alt.Chart(data).mark_bar().encode(
+        x=alt.X("hours:Q", title="Hours of the event removed", scale=alt.Scale(domain=[0, top])), y=y,
+        color=alt.Color("best:N", scale=alt.Scale(domain=["saves the most", "saves less"], range=[PALETTE[2], PALETTE[6]]),
+                        legend=alt.Legend(title=None, orient="bottom")),
+        tooltip=["name:N", alt.Tooltip("saved:N", title="time saved")]
+        + ([alt.Tooltip("outside:Q", title="failing outside us-east-1")] if "outside" in data else []))
+    text = alt.Chart(data).mark_text(align="left", dx=4, fontSize=11, color="#222").encode(
+        x="hours:Q", y=y, text="saved:N")
+    chart = alt.layer(bars, text).properties(
+        width=width, height=28 * len(data), title="One stop point at a time",
+        description=("Horizontal bars, one per stop point switched on alone: how many hours of the incident's total "
+                     "it removes, computed by the chain model; the longest bars are highlighted."),
+    )
+    return _base_config(chart)
+
+
+def _blast_frame(radius: pd.DataFrame, scenario: str) -> pd.DataFrame:
+    _chain_check(radius, "radius", ("service", "region", "status", "hops", "path", "weakest_tag"))
+    weak = radius["weakest_tag"].astype("string").isin(["inferred", "UNVERIFIED"]).fillna(False)
+    return pd.DataFrame({"scenario": scenario, "service": radius["service"].astype(str).to_numpy(),
+                         "region": radius["region"].astype(str).to_numpy(),
+                         "status": radius["status"].astype(str).to_numpy(),
+                         "path": radius["path"].fillna("").astype(str).to_numpy(),
+                         "tag": radius["weakest_tag"].astype("string").fillna("").to_numpy(dtype=object),
+                         "firm": (~weak).map({True: "stated", False: "inferred"}).to_numpy()})
+
+
+def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
+                           compare: pd.DataFrame | None = None, labels: tuple[str, str] = ("As it was", "Isolated"),
+                           cell_px: int = 75) -> alt.FacetChart:
+    """Every service or feature of the dependency graph by Region, coloured by what happens to it.
+
+    Args:
+        radius: :func:`labsupport.dependencies.blast_radius` (``service``, ``region``, ``status``,
+            ``hops``, ``path``, ``weakest_tag``).
+        title: chart title (non-empty).
+        compare: a second ``blast_radius`` frame (e.g. with ``isolate=True``) drawn beside the
+            first, or ``None``.
+        labels: the headings of the two panels (two different non-empty strings).
+        cell_px: width of one Region column in pixels (20 to 400).
+
+    Returns:
+        One panel per frame: one row per service, one column per Region, a square where the node
+        exists, coloured by status; squares that rest on an ``inferred`` or ``UNVERIFIED`` link
+        are hollow.
+
+    Raises:
+        ValueError: a missing column, an empty title, bad labels or a bad cell size.
+    """
+    from .dependencies import REGIONS, STATUSES
+
+    check_int("cell_px", cell_px, lo=20, hi=400)
+    if not isinstance(title, str) or not title.strip():
+        raise ValueError(f"title must be a non-empty string, got {title!r}")
+    if (not isinstance(labels, tuple) or len(labels) != 2 or not all(isinstance(x, str) and x for x in labels)
+            or labels[0] == labels[1]):
+        raise ValueError(f"labels must be two different non-empty strings, got {labels!r}")
+    parts = [_blast_frame(radius, labels[0])] + ([] if compare is None else [_blast_frame(compare, labels[1])])
+    data = pd.concat(parts, ignore_index=True)
+    rank = {k: i for i, k in enumerate(STATUSES)}
+    first = parts[0].assign(r=parts[0]["status"].map(rank)).sort_values(["r", "service"], kind="stable")
+    order = first["service"].drop_duplicates().tolist()
+    order += sorted(set(data["service"]) - set(order))
+    statuses = [s for s in STATUSES if s in set(data["status"])]
+    colours = alt.Scale(domain=statuses, range=[DEPENDENCY_STATUS_COLOURS[s] for s in statuses])
+    cells = alt.Chart().mark_square(size=150, filled=True, strokeWidth=2).encode(
+        x=alt.X("region:N", sort=list(REGIONS), scale=alt.Scale(domain=list(REGIONS)), title=None,
+                axis=alt.Axis(orient="top", labelAngle=0)),
+        y=alt.Y("service:N", sort=order, title=None, axis=alt.Axis(labelLimit=230, labelFontSize=11)),
+        color=alt.Color("status:N", scale=colours, legend=alt.Legend(title=None, orient="bottom", columns=3)),
+        stroke=alt.Stroke("status:N", scale=colours, legend=None),
+        fillOpacity=alt.FillOpacity("firm:N", scale=alt.Scale(domain=["stated", "inferred"], range=[1.0, 0.0]),
+                                    legend=alt.Legend(title="link", orient="bottom")),
+        tooltip=["service:N", "region:N", "status:N", alt.Tooltip("path:N", title="why"),
+                 alt.Tooltip("tag:N", title="weakest tag")],
+    ).properties(width=cell_px * len(REGIONS), height=18 * len(order))
+    counts = "; ".join(f"{lab}: " + ", ".join(f"{s} {int(((data['scenario'] == lab) & (data['status'] == s)).sum())}"
+                                               for s in statuses) for lab in data["scenario"].unique())
+    chart = alt.layer(cells, data=data).facet(
+        column=alt.Column("scenario:N", sort=list(labels), title=None,
+                          header=alt.Header(labelFontSize=13, labelFontWeight="bold"))).properties(
+        title=alt.Title(title, subtitle="Hollow: the failure rests on a link the course inferred"),
+        description=(f"A grid of services (rows) by Region (columns: {', '.join(REGIONS)}), one panel per scenario. "
+                     f"Each square is one service in one Region, coloured by its status. {counts}. Hollow squares "
+                     "rest on a link the course inferred rather than one the sources state."),
+    )
+    return _base_config(chart)

@@ -1,0 +1,271 @@
+"""Runs the models behind :mod:`labsupport.chain` and reads the stages off them (private).
+
+:func:`run_models` runs race, dns_cache, dwfm, network and nlb in that order, each configured from
+the results of the ones before and from the chain's operator rules; :func:`build` turns the
+results into the chain's stage, milestone, impact and event tables. Times are seconds since
+11:48 PM PDT on 19 Oct (the chain clock); the network and NLB models count from the moment DWFM
+has leases on every droplet, and the race model from ``race_lead_s`` before 11:48 PM.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from . import dns_cache, dwfm, network, nlb, race
+from .errors import LimitExceeded
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .chain import ChainConfig
+
+#: The three stages, in the order of the summary's impact periods it matches (see ``PERIODS``).
+STAGES: tuple[str, ...] = ("DynamoDB unreachable", "Launches failing", "NLB connection errors")
+#: The summary's name of the impact period each stage reproduces.
+PERIODS: dict[str, str] = {"DynamoDB unreachable": "DynamoDB API errors",
+                           "Launches failing": "EC2 launch failures",
+                           "NLB connection errors": "NLB connection errors"}
+CLIENT_VIEW: dict[str, str] = {
+    "DynamoDB unreachable": "resolvers answer the regional endpoint with no records: new connections to "
+                            "DynamoDB fail until each cache refetches",
+    "Launches failing": "RunInstances fails with insufficient capacity while droplets lack leases, then "
+                        "instances launch without network connectivity (or are refused by admission control)",
+    "NLB connection errors": "connections through affected NLBs fail while flapping health checks and AZ "
+                             "failover take healthy capacity out of DNS",
+}
+EVENT_KINDS: tuple[str, ...] = ("stage_started", "stage_ended", "milestone", "operator_action")
+_MODELS = ("race", "dns", "dwfm", "network", "nlb")
+
+
+@dataclass(frozen=True)
+class Runs:
+    """The model results one chain run is built from (``None`` where a model had nothing to do)."""
+
+    race: race.RaceResult
+    dns: dns_cache.DnsCacheResult | None
+    dwfm: dwfm.DwfmResult
+    network: network.NetworkResult | None
+    nlb: nlb.NlbResult | None
+
+
+def _seeds(seed: int | None) -> dict[str, dict[str, int]]:
+    """Per-model seed overrides: none, or one draw each from one ``random.Random(seed)``.
+
+    The race keeps its own seed: it decides whether the rare interleaving happens at all, and the
+    chain studies what follows from it."""
+    out: dict[str, dict[str, int]] = {m: {} for m in _MODELS}
+    if seed is not None:
+        rng = random.Random(seed)
+        out.update({m: {"seed": rng.randrange(2**31)} for m in _MODELS if m != "race"})
+    return out
+
+
+def _outage(cfg: ChainConfig, rr: race.RaceResult) -> tuple[float, float] | None:
+    """DynamoDB's regional endpoint empty, on the chain clock: (first empty, last restored)."""
+    w = rr.empty_windows()
+    w = w[w["endpoint"] == rr.config.regional_endpoint]
+    if not len(w):
+        return None
+    start = max(0.0, float(w["start_s"].min()) - cfg.race_lead_s)
+    end = float(w["end_s"].max()) - cfg.race_lead_s
+    return (start, end) if end > start else None
+
+
+def run_models(cfg: ChainConfig) -> tuple[Runs, dict[str, Any]]:
+    """Run the five models in order; return their results and the chain clock's key times."""
+    sp, seeds = cfg.stop_points, _seeds(cfg.seed)
+    guards = race.Guards(check_version_on_write=sp.check_version_on_write,
+                         delete_only_unreferenced=sp.delete_only_unreferenced,
+                         reject_empty_records=sp.reject_empty_records, self_repair=sp.self_repair)
+    rr = race.run(replace(cfg.race, guards=guards, **seeds["race"]))
+    if (rr.empty_windows()["repaired_by"] == "still empty").any():
+        raise LimitExceeded(f"an endpoint was still empty at the race's horizon (race.horizon_s="
+                            f"{cfg.race.horizon_s:g}); lengthen it so that the chain knows when DNS came back")
+    out = _outage(cfg, rr)
+    t: dict[str, Any] = {"outage": out, "truncated": False}
+    dns = None
+    if out is not None:
+        aftermath = cfg.dns.horizon_s - cfg.dns.restored_s
+        dns = dns_cache.run(replace(cfg.dns, empty_start_s=out[0], empty_duration_s=out[1] - out[0],
+                                    horizon_s=out[1] + aftermath, **seeds["dns"]))
+    dw, t = _run_dwfm(cfg, out, t, seeds["dwfm"])
+    if t["leases_back"] is None:
+        return Runs(rr, dns, dw, None, None), {**t, "truncated": True}
+    net, nr, t = _run_network(cfg, dw, t, seeds["network"])
+    n = _run_nlb(cfg, net, t, seeds["nlb"])
+    return Runs(rr, dns, dw, nr, n), t
+
+
+def _run_dwfm(cfg: ChainConfig, out: tuple[float, float] | None, t: dict, seed: dict) -> tuple:
+    """DWFM through the outage; operator rule A: act ``dwfm_operator_delay_s`` after the restore."""
+    base = cfg.dwfm
+    start, end = out if out is not None else (0.0, 0.0)
+    op = end + cfg.dwfm_operator_delay_s if out is not None else None
+    dw_cfg = replace(base, outage_start_s=start, outage_end_s=end,
+                     throttle_by_queue_length=cfg.stop_points.throttle_recovery_work or base.throttle_by_queue_length,
+                     operator_throttle_at_s=None if base.operator_throttle_at_s is None else op,
+                     operator_restart_at_s=None if base.operator_restart_at_s is None else op, **seed)
+    dw = dwfm.run(dw_cfg)
+    back = dw.summary.recovered_at_s
+    acted = op is not None and (base.operator_throttle_at_s is not None or base.operator_restart_at_s is not None)
+    acted = acted and (back is None or back > op)
+    return dw, {**t, "dwfm_operator_at": op if acted else None, "leases_back": back}
+
+
+def _run_network(cfg: ChainConfig, dw: dwfm.DwfmResult, t: dict, seed: dict) -> tuple:
+    """Network Manager from the last lease: backlog and retries scale with DWFM's damage (calibrated)."""
+    ts, fleet = dw.timeseries, dw.config.fleet_droplets_count
+    missing = (fleet - ts["leased_count"]).to_numpy(dtype=float)
+    unleased_h = float(((missing[1:] + missing[:-1]) / 2 * np.diff(ts["time_s"].to_numpy())).sum() / 3600)
+    base = cfg.nlb.network
+    net = replace(base, drain_start_s=0.0,
+                  backlog_count=int(round(unleased_h * cfg.backlog_per_unleased_droplet_hour)),
+                  retry_launches_count=int(round(dw.summary.insufficient_capacity_count
+                                                 * cfg.retry_launches_per_refused_launch)),
+                  max_queue_count=cfg.network_queue_limit_count if cfg.stop_points.throttle_recovery_work
+                  else base.max_queue_count, **seed)
+    nr = network.run(net)
+    back, s = t["leases_back"], nr.summary
+    items = nr.items
+    refused = items.loc[items["is_launch"] & items["refused"], "queued_s"]
+    step = net.sample_interval_s
+    normal = s.propagation_normal_s
+    relax = cfg.ec2_throttle_relax_s if t["dwfm_operator_at"] is not None else 0.0
+    ec2 = (net.horizon_s if normal is None else normal) + relax
+    return net, nr, {**t, "unleased_droplet_h": unleased_h, "backlog_count": net.backlog_count,
+                     "retry_launches_count": net.retry_launches_count,
+                     "first_late_config": None if s.first_late_config_s is None else back + s.first_late_config_s,
+                     "propagation_normal": None if normal is None else back + normal,
+                     "last_refused": None if not len(refused) else back + step * np.ceil(refused.max() / step),
+                     "ec2_recovered": back + ec2, "truncated": t["truncated"] or normal is None}
+
+
+def _run_nlb(cfg: ChainConfig, net: network.NetworkConfig, t: dict, seed: dict) -> nlb.NlbResult:
+    """The NLB, twice if needed: rule B (disable failover) needs the first failover of a run without it."""
+    base = cfg.nlb
+    first = replace(base, network=net, disable_failover_at_s=None, reenable_failover_at_s=None,
+                    limit_capacity_removal=cfg.stop_points.throttle_recovery_work or base.limit_capacity_removal,
+                    **seed)
+    n = nlb.run(first)
+    back, ff = t["leases_back"], n.summary.first_failover_s
+    t.update(first_failover=None if ff is None else back + ff, failover_disabled=None, failover_reenabled=None)
+    if base.disable_failover_at_s is None or ff is None or back + ff + cfg.nlb_disable_delay_s >= t["ec2_recovered"]:
+        return n
+    off = ff + cfg.nlb_disable_delay_s
+    on = None
+    if base.reenable_failover_at_s is not None:
+        on = max(off, t["ec2_recovered"] - back + cfg.nlb_reenable_delay_s)
+    t.update(failover_disabled=back + off, failover_reenabled=None if on is None else back + on)
+    horizon = net.horizon_s
+    return nlb.run(replace(first, disable_failover_at_s=off if off <= horizon else None,
+                           reenable_failover_at_s=on if on is not None and on <= horizon else None))
+
+
+def _binned_max(time_s: pd.Series, values: pd.Series, step: float) -> pd.DataFrame:
+    bins = np.ceil(time_s.to_numpy() / step) * step
+    frame = pd.DataFrame({"time_s": bins, "impact_fraction": values.to_numpy(dtype=float)})
+    return frame.groupby("time_s", as_index=False)["impact_fraction"].max()
+
+
+def stage_windows(cfg: ChainConfig, runs: Runs, t: dict) -> list[tuple[str, float, float]]:
+    """The stages that happened, as ``(stage, start_s, end_s)`` on the chain clock."""
+    out, stages = t["outage"], []
+    if out is None:
+        return stages
+    dns = runs.dns.summary
+    after = dns.recovery_most_s if dns.recovery_most_s is not None else (
+        runs.dns.config.horizon_s - out[1] if dns.failed_count else 0.0)
+    stages.append((STAGES[0], out[0], out[1] + after))
+    back = t["leases_back"]
+    if back is None:
+        stages.append((STAGES[1], out[1], runs.dwfm.config.horizon_s))
+        return stages
+    ends = [back] + [t[k] for k in ("propagation_normal", "last_refused") if t.get(k) is not None]
+    if max(ends) > out[1]:
+        stages.append((STAGES[1], out[1], max(ends)))
+    s = runs.nlb.summary
+    if s.error_start_s is not None:
+        end = back + s.error_end_s + runs.nlb.config.sample_interval_s
+        if t["failover_reenabled"] is not None:
+            end = max(end, t["failover_reenabled"])
+        stages.append((STAGES[2], back + s.error_start_s, end))
+    return stages
+
+
+def impact_rows(runs: Runs, t: dict, stages: list[tuple[str, float, float]]) -> pd.DataFrame:
+    """Client-visible impact over time, per stage: one row per sample inside the stage's window."""
+    parts = []
+    windows = {name: (a, b) for name, a, b in stages}
+    if STAGES[0] in windows:
+        ts = runs.dns.timeseries
+        parts.append(_binned_max(ts["time_s"], ts["failing_fraction"], 60.0).assign(stage=STAGES[0], interval_s=60.0))
+    if STAGES[1] in windows:
+        ts, back = runs.dwfm.timeseries, t["leases_back"] or np.inf
+        rows = ts[(ts["time_s"] > t["outage"][1]) & (ts["time_s"] <= back) & (ts["launch_attempts_count"] > 0)]
+        frac = rows["insufficient_capacity_count"] / rows["launch_attempts_count"]
+        parts.append(pd.DataFrame({"time_s": rows["time_s"], "impact_fraction": frac, "stage": STAGES[1],
+                                   "interval_s": runs.dwfm.config.report_interval_s}))
+        if runs.network is not None:
+            parts.append(_launch_failures(runs.network, back).assign(stage=STAGES[1], interval_s=60.0))
+    if STAGES[2] in windows:
+        ts = runs.nlb.timeseries
+        parts.append(pd.DataFrame({"time_s": ts["time_s"] + t["leases_back"], "impact_fraction": ts["error_fraction"],
+                                   "stage": STAGES[2], "interval_s": runs.nlb.config.sample_interval_s}))
+    if not parts:
+        return pd.DataFrame({"time_s": pd.Series(dtype="float64"), "stage": pd.Categorical([], categories=STAGES),
+                             "impact_fraction": pd.Series(dtype="float64"), "interval_s": pd.Series(dtype="float64")})
+    frame = pd.concat(parts, ignore_index=True)
+    keep = np.zeros(len(frame), dtype=bool)
+    for name, (a, b) in windows.items():
+        keep |= (frame["stage"] == name).to_numpy() & (frame["time_s"] > a).to_numpy() & (frame["time_s"] <= b).to_numpy()
+    frame = frame[keep].astype({"time_s": "float64", "impact_fraction": "float64", "interval_s": "float64"})
+    frame["stage"] = pd.Categorical(frame["stage"], categories=list(STAGES))
+    return frame.sort_values(["stage", "time_s"], kind="stable")[["time_s", "stage", "impact_fraction", "interval_s"]] \
+        .reset_index(drop=True)
+
+
+def _launch_failures(nr: network.NetworkResult, back: float) -> pd.DataFrame:
+    """Per minute: share of launches refused, or whose network state came later than normal."""
+    cfg, items = nr.config, nr.items
+    launches = items[items["is_launch"]]
+    waiting = launches["propagated_s"].isna() & (cfg.horizon_s - launches["queued_s"] > cfg.normal_delay_s)
+    bad = launches["refused"] | (launches["delay_s"] > cfg.normal_delay_s) | waiting
+    frame = pd.DataFrame({"bin": np.ceil(launches["queued_s"].to_numpy() / 60.0), "bad": bad.to_numpy(dtype=float)})
+    share = frame.groupby("bin", as_index=False)["bad"].mean()
+    return pd.DataFrame({"time_s": share["bin"] * 60.0 + back, "impact_fraction": share["bad"]})
+
+
+def milestones(cfg: ChainConfig, runs: Runs, t: dict, stages: list[tuple[str, float, float]]) -> pd.DataFrame:
+    """Key moments on the chain clock: ``time_s``, ``milestone``, ``source`` (model or rule).
+
+    Moments after DNS is restored are listed only if the launches stage happened."""
+    rows, out = [], t["outage"]
+    later = any(name == STAGES[1] for name, _, _ in stages)
+    alerts = runs.race.events.loc[runs.race.events["action"] == "alert", "time_s"]
+    if len(alerts):
+        rows.append((float(alerts.min()) - cfg.race_lead_s, "guard 3 refuses an empty change and alerts", "race"))
+    if out is not None:
+        rows.append((out[0], "regional endpoint answers empty", "race"))
+        how = runs.race.empty_windows()["repaired_by"].iloc[-1]
+        rows.append((out[1], f"DNS record restored ({how})", "race"))
+        if runs.dns.summary.recovery_most_s is not None:
+            rows.append((out[1] + runs.dns.summary.recovery_most_s, "99 % of clients resolve it again", "dns_cache"))
+    labels = [("dwfm_operator_at", "operators throttle work and restart DWFM hosts", "operator rule A"),
+              ("leases_back", "DWFM has leases on all droplets", "dwfm"),
+              ("first_late_config", "first new instance gets its network state late", "network"),
+              ("propagation_normal", "network propagation normal again", "network"),
+              ("first_failover", "first AZ failover (detected)", "nlb"),
+              ("failover_disabled", "operators disable automatic AZ failover", "operator rule B"),
+              ("ec2_recovered", "EC2 recovered", "operator rule C"),
+              ("failover_reenabled", "operators re-enable automatic AZ failover", "operator rule C")]
+    for key, text, source in labels:
+        if later and t.get(key) is not None:
+            if key == "ec2_recovered" and t.get("dwfm_operator_at") is None:
+                source = "network"
+            rows.append((float(t[key]), text, source))
+    frame = pd.DataFrame(rows, columns=["time_s", "milestone", "source"])
+    frame = frame.astype({"time_s": "float64", "milestone": "string", "source": "string"})
+    return frame.sort_values("time_s", kind="stable").reset_index(drop=True)
