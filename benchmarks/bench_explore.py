@@ -1,17 +1,16 @@
 """Speed figures of the exhaustive explorer (issue 7): default check, 16-row table, states per second.
 
-Run through ``python benchmarks/run.py explore``; ``figures()`` returns the rows.
+Run through ``python benchmarks/run.py explore``; ``figures()`` returns the rows. The lab's widget
+update is timed by the ``labs`` group.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
 from _timing import once_with_memory, repeat
-from labsupport import explore, widgets
+from labsupport import explore
 
 #: The largest state space the lab's controls reach below the widget's bound (3 Enactors,
 #: 5 generations, 2 endpoints, no guard).
@@ -66,27 +65,6 @@ def _speed_rows() -> list[dict]:
     ]
 
 
-def _widget_row() -> dict:
-    with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel, display() prints
-        panel = widgets.explore_panel()
-    values = panel.values()
-    flip = [dict(values, **{g: on}) for g in explore.GUARDS for on in (True, False)]
-    state = {"i": 0}
-
-    def change() -> None:
-        v = flip[state["i"] % len(flip)]
-        state["i"] += 1
-        with contextlib.redirect_stdout(io.StringIO()):
-            items = panel.update(**v)
-        for item in items:
-            if hasattr(item, "to_dict"):
-                item.to_dict()
-
-    t = repeat(change, runs=16, warmup=2)
-    return {"figure": "explore widget change (check + chart spec), median", "value": t["median"], "unit": "s",
-            "target": 0.5, "better": "lower", "note": f"p90 {t['p90']:.3f} s; toggling each guard at default bounds"}
-
-
 def figures() -> list[dict]:
     """Measure and return the explorer's speed rows (see ``benchmarks/run.py`` for the format)."""
-    return [*_default_rows(), *_table_rows(), *_speed_rows(), _widget_row()]
+    return [*_default_rows(), *_table_rows(), *_speed_rows()]

@@ -1,96 +1,46 @@
-"""Speed of the recovery models (network, nlb, dns_cache) and of the two recovery labs' widgets.
+"""Speed of the recovery models' sweeps (network, nlb, dns_cache), as the labs and the chapter run them.
 
-Figures:
-
-* one widget change in lab 03 (NLB flapping) and lab 04 (DNS caches) at the labs' default sizes:
-  the model run plus the redraw (the charts serialised to Vega-Lite, the table to HTML), exactly
-  what :func:`labsupport.widgets.nlb_view` / :func:`labsupport.widgets.dns_view` do for a panel;
-  target under 0.5 s median;
-* simpy events per second of the network and NLB models, beside a bare simpy loop of timeouts
-  stepped the same way (the models' overhead per event).
+The two recovery labs' widget updates are timed by the ``labs`` group, events per second of the
+network and NLB models against a bare simpy loop by ``simpy``, and their region-scale runs by
+``scale``. Here: the sweeps of lab 03 (velocity-control caps) and lab 04 (negative TTLs, averaged
+over restore times), in process and on two processes.
 """
 
 from __future__ import annotations
 
-import sys
-import time
-from pathlib import Path
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 
-import simpy
+import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import repeat
+from labsupport import dns_cache, nlb
 
-from _timing import repeat  # noqa: E402
-
-from labsupport import network, nlb, widgets  # noqa: E402
-
-
-def _nlb_widget_change() -> None:
-    cfg = widgets.nlb_config(backlog_count=network.INCIDENT.backlog_count, health_check_interval_s=30,
-                             limit_capacity_removal=True, max_removal_fraction=0.2,
-                             failover=next(iter(widgets.NLB_FAILOVER_CHOICES)))
-    chart, table = widgets.nlb_view(cfg)
-    chart.to_dict()
-    table.to_html()
+CAPS = (0.05, 0.1, 0.2, 0.33, 0.5, 1.0)
+TTLS = (60.0, 120.0, 300.0, 600.0, 900.0, 1_200.0, 1_800.0, 2_700.0, 3_600.0)
+OFFSETS = tuple(np.linspace(0.0, 3_600.0, 12, endpoint=False))
 
 
-def _dns_widget_change() -> None:
-    cfg = widgets.dns_config(positive_ttl_s=60, negative_ttl_s=1_800, empty_min=157, clients_count=10_000)
-    *charts, table = widgets.dns_view(cfg)
-    for chart in charts:
-        chart.to_dict()
-    table.to_html()
-
-
-def _bare_simpy(events: int) -> float:
-    """Events per second of a loop of three processes doing nothing but timeouts."""
-    env = simpy.Environment()
-
-    def ticker(env: simpy.Environment, period: float):
-        while True:
-            yield env.timeout(period)
-
-    for period in (1.0, 1.3, 1.7):
-        env.process(ticker(env, period))
-    t0 = time.perf_counter()
-    for _ in range(events):
-        env.step()
-    return events / (time.perf_counter() - t0)
-
-
-def _events_per_s(fn, count_of) -> float:
-    t0 = time.perf_counter()
-    result = fn()
-    return count_of(result) / (time.perf_counter() - t0)
+def _dns_configs() -> list[dns_cache.DnsCacheConfig]:
+    inc = dns_cache.INCIDENT
+    return [replace(inc, soa_ttl_s=t, empty_duration_s=inc.empty_duration_s + o,
+                    horizon_s=inc.restored_s + o + max(3_600.0, 2 * t)) for t in TTLS for o in OFFSETS]
 
 
 def figures() -> list[dict]:
     """Measure and return the benchmark rows (see ``benchmarks/run.py`` for the format)."""
+    nlb_configs = [replace(nlb.VELOCITY_CONTROL, max_removal_fraction=c) for c in CAPS]
+    dns_configs = _dns_configs()
     rows = []
-    for name, fn in (("lab 03 widget change: NLB run + redraw", _nlb_widget_change),
-                     ("lab 04 widget change: DNS-cache run + redraw", _dns_widget_change)):
-        t = repeat(fn, runs=9, warmup=1)
-        rows.append({"figure": name, "value": t["median"], "unit": "s", "target": 0.5, "better": "lower",
-                     "note": f"p90 {t['p90']:.3f} s, default lab sizes"})
-    bare = max(_bare_simpy(50_000) for _ in range(3))
-    net = max(_events_per_s(lambda: network.run(network.INCIDENT), lambda r: r.summary.sim_events_count)
-              for _ in range(3))
-    lb = nlb.run(nlb.INCIDENT)
-    per_run = lb.summary.sim_events_count
-    nlb_rate = max(_events_per_s(lambda: nlb.run(nlb.INCIDENT), lambda r: r.summary.sim_events_count
-                                 + r.network.summary.sim_events_count) for _ in range(3))
-    rows += [
-        {"figure": "bare simpy loop (timeouts only)", "value": bare, "unit": "events/s", "target": None,
-         "better": "higher"},
-        {"figure": "network model (INCIDENT)", "value": net, "unit": "events/s", "target": None,
-         "better": "higher", "note": f"{net / bare:.0%} of the bare loop"},
-        {"figure": "nlb model incl. its network run (INCIDENT)", "value": nlb_rate, "unit": "events/s",
-         "target": None, "better": "higher",
-         "note": f"{nlb_rate / bare:.0%} of the bare loop; {per_run:,} NLB events per run"},
-    ]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        for name, fn, configs in (("nlb", nlb.sweep, nlb_configs), ("dns_cache", dns_cache.sweep, dns_configs)):
+            here = repeat(lambda: fn(configs), runs=3, warmup=0)
+            there = repeat(lambda: fn(configs, executor=pool), runs=3, warmup=1)
+            what = f"{len(configs)} runs"
+            rows += [
+                {"figure": f"{name} sweep ({what}), in-process, median", "value": here["median"], "unit": "s",
+                 "target": None, "better": "lower"},
+                {"figure": f"{name} sweep ({what}), ProcessPoolExecutor(2), median", "value": there["median"],
+                 "unit": "s", "target": None, "better": "lower"},
+            ]
     return rows
-
-
-if __name__ == "__main__":
-    for row in figures():
-        print(row)

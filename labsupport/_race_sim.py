@@ -185,7 +185,8 @@ class Enactor:
         for attempt in itertools.count():
             blocker = zone.lock_blocker(self.name, w.env.now)
             if attempt < forced or blocker is not None:
-                wait = min(cfg.backoff_cap_s, cfg.backoff_base_s * 2**attempt)
+                # 2**64 * backoff_base_s is past any cap; a larger power overflows a float.
+                wait = min(cfg.backoff_cap_s, cfg.backoff_base_s * 2**min(attempt, 64))
                 wait *= 1 - cfg.backoff_jitter_fraction * w.rng.random()
                 why = f"held by {blocker}" if blocker else "lost again (injected fault)"
                 w.log(self.name, "lock_lost", endpoint, gen, None, f"lock {why}; back off {wait:.1f} s")

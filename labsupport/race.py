@@ -82,6 +82,7 @@ PES_EMPTY_TO_RESTORED_S = (PES_DNS_RESTORED_PDT - PES_EMPTY_AT_PDT).total_second
 
 def enactor_names(count: int) -> tuple[str, ...]:
     """Names of ``count`` Enactors, one per Availability Zone: ``("enactor-a", "enactor-b", ...)``."""
+    check_int("count", count, lo=0, hi=26)
     return tuple(f"enactor-{chr(ord('a') + i)}" for i in range(count))
 
 
@@ -247,7 +248,8 @@ class RaceConfig:
         self._check_delays()
         check_number("manual_repair_after_s", self.manual_repair_after_s, lo=0, hi=7 * 86400)
         check_number("horizon_s", self.horizon_s, lo=1, hi=7 * 86400)
-        check_int("seed", self.seed, lo=0, hi=2**63 - 1)
+        # Stored as a plain int: random.Random() refuses numpy integers, which check_int accepts.
+        object.__setattr__(self, "seed", check_int("seed", self.seed, lo=0, hi=2**63 - 1))
         check_int("max_events", self.max_events, lo=1, hi=10**8)
         if not isinstance(self.guards, Guards):
             raise ConfigError(f"guards must be a Guards value, got {self.guards!r}")
@@ -361,6 +363,7 @@ def endpoint_states(events: pd.DataFrame) -> pd.DataFrame:
         0 = empty), ``newest_generation`` (Int64, newest plan at that moment) and ``lag_generations``
         (Int64, newest minus served).
     """
+    _check_events(events, ("time_s", "action", "endpoint", "generation", "records"))
     states = events.loc[events["action"].isin(STATE_ACTIONS), ["time_s", "endpoint", "generation", "records"]]
     plans = events.loc[events["action"] == "plan_created", ["time_s", "generation"]]
     plans = pd.concat([pd.DataFrame({"time_s": [0.0], "generation": [1]}), plans]).astype({"generation": "int64"})
@@ -383,6 +386,8 @@ def empty_windows(events: pd.DataFrame, *, end_s: float) -> pd.DataFrame:
         ``repaired_by`` (string: ``"operator"``, ``"self_repair"``, another action, or
         ``"still empty"``).
     """
+    _check_events(events, ("time_s", "action", "endpoint"))
+    check_number("end_s", end_s, lo=0)
     rows = []
     ev = events.loc[events["action"].isin(["endpoint_empty", "endpoint_restored", "manual_repair", "self_repair"])]
     open_at: dict[str, float] = {}
@@ -403,11 +408,20 @@ def empty_windows(events: pd.DataFrame, *, end_s: float) -> pd.DataFrame:
         ["endpoint", "start_s", "end_s", "duration_s", "repaired_by"]]
 
 
+def _check_events(events: object, columns: tuple[str, ...]) -> None:
+    if not isinstance(events, pd.DataFrame):
+        raise ConfigError(f"events must be a DataFrame (RaceResult.events), got {type(events).__name__}")
+    missing = [c for c in columns if c not in events.columns]
+    if missing:
+        raise ConfigError(f"events is missing columns {missing}; pass RaceResult.events")
+
+
 GUARD_NAMES = tuple(f.name for f in fields(Guards))
 
 
 def guard_configs(config: RaceConfig = INCIDENT) -> list[RaceConfig]:
     """The 16 variants of ``config``, one per combination of the four guards: none, 1, 2, 3, 4, 1+2, ..., 1+2+3+4."""
+    _check_config(config)
     combos = sorted(itertools.product((False, True), repeat=len(GUARD_NAMES)),
                     key=lambda c: (sum(c), [not x for x in c]))
     return [replace(config, guards=Guards(**dict(zip(GUARD_NAMES, combo)))) for combo in combos]
@@ -424,7 +438,20 @@ def _summary_row(config: RaceConfig) -> dict:
     return row
 
 
+def _check_config(config: object) -> None:
+    if not isinstance(config, RaceConfig):
+        raise ConfigError(f"config must be a RaceConfig, got {type(config).__name__}")
+
+
+def _listed(name: str, values: object) -> list:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise ConfigError(f"{name} must be an iterable of values, got {values!r}")
+    return list(values)
+
+
 def _map(fn: Callable, items: list, executor: Executor | None) -> list:
+    if executor is not None and not isinstance(executor, Executor):
+        raise ConfigError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
     return list(map(fn, items) if executor is None else executor.map(fn, items))
 
 
@@ -441,7 +468,7 @@ def sweep(configs: Iterable[RaceConfig], *, executor: Executor | None = None) ->
         ``lock_losses_count`` and every :class:`RaceSummary` field (``endpoints_emptied`` joined by
         commas; ``empty_started_at_s`` and ``repaired_at_s`` are NaN when None).
     """
-    configs = list(configs)
+    configs = _listed("configs", configs)
     for c in configs:
         if not isinstance(c, RaceConfig):
             raise ConfigError(f"configs must hold RaceConfig values, got {type(c).__name__}")
@@ -457,7 +484,8 @@ def guard_table(config: RaceConfig = INCIDENT, *, executor: Executor | None = No
 def seed_sweep(config: RaceConfig = INCIDENT, seeds: Iterable[int] = range(50), *,
                executor: Executor | None = None) -> pd.DataFrame:
     """:func:`sweep` over ``config`` with each seed in ``seeds`` (how often does the race fire?)."""
-    return sweep([replace(config, seed=s) for s in seeds], executor=executor)
+    _check_config(config)
+    return sweep([replace(config, seed=s) for s in _listed("seeds", seeds)], executor=executor)
 
 
 def _binned_regional(config: RaceConfig, bin_s: float) -> pd.DataFrame:
@@ -495,7 +523,8 @@ def guard_explorer_data(config: RaceConfig = INCIDENT, *, bin_s: float = 120.0,
         ``regional_empty_s`` (float64), ``alerts`` (int64) and ``manual_repair`` (bool).
         16 * (horizon_s / bin_s + 1) rows at most.
     """
-    check_number("bin_s", bin_s, lo=1, hi=86400)
+    _check_config(config)
+    bin_s = check_number("bin_s", bin_s, lo=1, hi=86400)
     if config.horizon_s / bin_s > 300:
         raise ConfigError(f"bin_s={bin_s:g} gives more than 300 bins over horizon_s={config.horizon_s:g}; "
                           "use wider bins to keep the chart small")
