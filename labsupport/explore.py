@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import time
 from array import array
+from collections.abc import Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from itertools import product
@@ -60,6 +61,7 @@ __all__ = [
     "race_replay_config",
     "run",
     "states_table",
+    "verdict_rows",
     "verdict_table",
 ]
 
@@ -388,12 +390,30 @@ def verdict_table(base: ExploreConfig = INCIDENT, *, executor: Executor | None =
     Raises:
         LimitExceeded: if one combination exceeds ``base.max_states``.
     """
+    if not isinstance(base, ExploreConfig):
+        raise ConfigError(f"base must be an ExploreConfig, got {type(base).__name__}")
+    if executor is not None and not isinstance(executor, Executor):
+        raise ConfigError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
     combos = sorted(product((False, True), repeat=4), key=lambda c: (sum(c), [not x for x in c]))
     configs = [replace(base, **dict(zip(GUARDS, flags))) for flags in combos]
     results = list(executor.map(run, configs)) if executor is not None else [run(c) for c in configs]
+    return verdict_rows(results)
+
+
+def verdict_rows(results: Iterable[Result]) -> pd.DataFrame:
+    """One row of :func:`verdict_table`'s shape per result, in the order given.
+
+    Args:
+        results: explorer results, e.g. from :func:`run`.
+
+    Returns:
+        The columns of :func:`verdict_table`.
+    """
     rows = []
-    for cfg, res in zip(configs, results):
-        flags, s = {g: getattr(cfg, g) for g in GUARDS}, res.summary
+    for res in results:
+        if not isinstance(res, Result):
+            raise ConfigError(f"results must hold labsupport.explore.Result values, got {type(res).__name__}")
+        flags, s = {g: getattr(res.config, g) for g in GUARDS}, res.summary
         rows.append({**flags, "guards": "+".join(str(k + 1) for k, g in enumerate(GUARDS) if flags[g]) or "none",
                      "safe": s.safe, "recovers": s.recovers, "empty_reachable": s.empty_reachable,
                      "stale_overwrite_reachable": s.stale_overwrite_reachable,
@@ -435,6 +455,8 @@ def race_replay_config(result: Result) -> RaceConfig:
     """
     from . import race
 
+    if not isinstance(result, Result):
+        raise ConfigError(f"result must be a labsupport.explore.Result, got {type(result).__name__}")
     ev, cfg = result.events, result.config
     stale = ev.loc[ev["role"] == "stale overwrite"]
     killed = ev.loc[ev["role"] == "active plan deleted"]

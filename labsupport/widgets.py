@@ -18,6 +18,16 @@ from typing import Any
 import ipywidgets as widgets
 from IPython.display import display
 
+from ._validate import check_int, check_number
+from .errors import ConfigError
+
+def _expect(name: str, value: Any, kind: type) -> Any:
+    """Return ``value`` if it is a ``kind``; otherwise raise ConfigError naming the argument."""
+    if not isinstance(value, kind):
+        raise ConfigError(f"{name} must be a {kind.__module__}.{kind.__name__}, got {type(value).__name__}")
+    return value
+
+
 __all__ = [
     "NLB_FAILOVER_CHOICES",
     "Panel",
@@ -139,6 +149,9 @@ def race_view(config: Any, *, window_s: float | None = None) -> list[Any]:
     from . import charts, race
     from .timeline import format_duration
 
+    _expect("config", config, race.RaceConfig)
+    if window_s is not None:
+        window_s = check_number("window_s", window_s, lo=0, lo_open=True)
     res = race.run(config)
     s, ev = res.summary, res.events
     states, windows = res.endpoint_states(), res.empty_windows()
@@ -182,7 +195,7 @@ def race_panel(base: Any = None) -> Panel:
 
     from . import race
 
-    base = race.INCIDENT if base is None else base
+    base = race.INCIDENT if base is None else _expect("base", base, race.RaceConfig)
     fault = base.delays[0] if base.delays else race.EnactorDelay(enactor=race.enactor_names(base.enactor_count)[0])
     style = {"description_width": "initial"}
     controls: dict[str, widgets.Widget] = {
@@ -294,7 +307,8 @@ def explore_panel(base: Any = None, *, max_states: int = 400_000) -> Panel:
     from . import charts, explore
     from .errors import LimitExceeded
 
-    base = replace(explore.INCIDENT if base is None else base, max_states=max_states)
+    base = explore.INCIDENT if base is None else _expect("base", base, explore.ExploreConfig)
+    base = replace(base, max_states=check_int("max_states", max_states, lo=1, hi=3_000_000))
     style = {"description_width": "initial"}
     controls: dict[str, widgets.Widget] = {
         name: widgets.Checkbox(value=getattr(base, name), description=f"{i + 1}: {name}", indent=False)
@@ -311,16 +325,18 @@ def explore_panel(base: Any = None, *, max_states: int = 400_000) -> Panel:
         try:
             result = explore.run(cfg)
         except LimitExceeded as err:
+            # Nothing was verified, so there is nothing to draw: say so instead of an empty chart.
             return [Markdown(f"**Stopped at the bound.** {err}")]
         s = result.summary
         verdict = (f"**{'Safe' if s.safe else 'Unsafe'}; {'recovers' if s.recovers else 'can get stuck'}.** "
                    f"{s.states_count:,} states and {s.transitions_count:,} transitions explored in "
                    f"{s.elapsed_s:.2f} s.")
+        grid = charts.explore_verdict_chart(explore.verdict_rows([result]))
         if s.safe:
-            return [Markdown(verdict + " No interleaving empties an endpoint.")]
+            return [Markdown(verdict + " No interleaving empties an endpoint."), grid]
         steps = result.events[["step", "actor", "action", "plan_generation", "endpoint", "outcome", "role"]]
         return [Markdown(verdict + f" Shortest counterexample: {s.counterexample_steps_count} steps."),
-                charts.explore_sequence_chart(result.events), pd.DataFrame(steps)]
+                grid, charts.explore_sequence_chart(result.events), pd.DataFrame(steps)]
 
     return make_panel(controls, render)
 
@@ -345,7 +361,9 @@ def nlb_config(base: Any = None, *, backlog_count: int, health_check_interval_s:
         health_check_interval_s: seconds between probes of one target (5 to 300).
         limit_capacity_removal: the velocity control on or off.
         max_removal_fraction: its cap per window (0 to 1).
-        failover: a key of :data:`NLB_FAILOVER_CHOICES`.
+        failover: a key of :data:`NLB_FAILOVER_CHOICES`. An operator action whose time falls
+            after the run's horizon (``base.network.horizon_s``) is left out: within the run it
+            never happens, so every choice is valid for any base.
 
     Raises:
         ValueError: an unknown ``failover`` choice or an out-of-range value.
@@ -353,18 +371,26 @@ def nlb_config(base: Any = None, *, backlog_count: int, health_check_interval_s:
     from dataclasses import replace
 
     from . import nlb
-    from ._validate import check_choice
+    from ._validate import check_choice, check_number
     from .network import pdt_seconds
 
     base = nlb.INCIDENT if base is None else base
+    if not isinstance(base, nlb.NlbConfig):
+        raise ValueError(f"base must be an NlbConfig or None, got {type(base).__name__}")
     check_choice("failover", failover, NLB_FAILOVER_CHOICES)
+    health_check_interval_s = check_number("health_check_interval_s", health_check_interval_s, lo=5, hi=300)
+    max_removal_fraction = check_number("max_removal_fraction", max_removal_fraction, lo=0, hi=1)
     on, off_at, on_at = NLB_FAILOVER_CHOICES[failover]
+
+    def within_run(clock: str | None) -> float | None:
+        t = None if clock is None else pdt_seconds(clock)
+        return t if t is not None and t <= base.network.horizon_s else None
+
     return replace(base, network=replace(base.network, backlog_count=backlog_count),
                    health_check_interval_s=float(health_check_interval_s),
                    limit_capacity_removal=limit_capacity_removal,
                    max_removal_fraction=float(max_removal_fraction), automatic_failover=on,
-                   disable_failover_at_s=None if off_at is None else pdt_seconds(off_at),
-                   reenable_failover_at_s=None if on_at is None else pdt_seconds(on_at))
+                   disable_failover_at_s=within_run(off_at), reenable_failover_at_s=within_run(on_at))
 
 
 def nlb_view(config: Any) -> list[Any]:
@@ -402,9 +428,11 @@ def nlb_view(config: Any) -> list[Any]:
 def nlb_panel(base: Any = None) -> Panel:
     """Controls for the NLB flapping lab.
 
-    Controls (every reachable setting is a valid config): ``backlog_count`` (0 to 1,200 items),
+    Controls (every reachable setting is a valid config for any valid ``base``): ``backlog_count``
+    (0 to 1,200 items, or to the base network's ``max_events`` if lower),
     ``health_check_interval_s`` (10 to 120 s), ``limit_capacity_removal`` (checkbox),
-    ``max_removal_fraction`` (0.05 to 1) and ``failover`` (see :data:`NLB_FAILOVER_CHOICES`).
+    ``max_removal_fraction`` (0.05 to 1) and ``failover`` (see :data:`NLB_FAILOVER_CHOICES`; an
+    action after the base's horizon is left out, see :func:`nlb_config`).
     Each change re-runs :func:`labsupport.nlb.run` and redraws the chart and the table.
 
     Args:
@@ -413,9 +441,12 @@ def nlb_panel(base: Any = None) -> Panel:
     from . import nlb
 
     base = nlb.INCIDENT if base is None else base
+    if not isinstance(base, nlb.NlbConfig):
+        raise ValueError(f"base must be an NlbConfig or None, got {type(base).__name__}")
+    top = min(1_200, base.network.max_events)  # a larger backlog would stop at max_events
     style = {"description_width": "initial"}
     controls: dict[str, widgets.Widget] = {
-        "backlog_count": widgets.IntSlider(value=min(base.network.backlog_count, 1_200), min=0, max=1_200,
+        "backlog_count": widgets.IntSlider(value=min(base.network.backlog_count, top), min=0, max=top,
                                            step=20, description="Backlog at 5:28 (items)", style=style,
                                            continuous_update=False),
         "health_check_interval_s": widgets.IntSlider(
@@ -437,6 +468,10 @@ def nlb_panel(base: Any = None) -> Panel:
     return make_panel(controls, render)
 
 
+#: The DNS-cache model's longest horizon (``DnsCacheConfig.horizon_s`` <= 7 days).
+_DNS_MAX_HORIZON_S = 7 * 86_400.0
+
+
 def dns_config(base: Any = None, *, positive_ttl_s: float, negative_ttl_s: float, empty_min: float,
                clients_count: int) -> Any:
     """The :class:`labsupport.dns_cache.DnsCacheConfig` that the DNS lab's controls describe.
@@ -449,7 +484,8 @@ def dns_config(base: Any = None, *, positive_ttl_s: float, negative_ttl_s: float
         positive_ttl_s: TTL of the address records (1 s to 1 day).
         negative_ttl_s: the negative-caching TTL wanted (1 s to 1 day).
         empty_min: minutes the authoritative answer stays empty (> 0); the horizon is the restore
-            plus one hour or two negative TTLs, whichever is longer.
+            plus one hour or two negative TTLs, whichever is longer, but at most the model's 7 days
+            (the answer must be restored before that).
         clients_count: clients (1 to 1,000,000).
 
     Raises:
@@ -458,10 +494,17 @@ def dns_config(base: Any = None, *, positive_ttl_s: float, negative_ttl_s: float
     from dataclasses import replace
 
     from . import dns_cache
+    from ._validate import check_int, check_number
 
     base = dns_cache.INCIDENT if base is None else base
+    if not isinstance(base, dns_cache.DnsCacheConfig):
+        raise ValueError(f"base must be a DnsCacheConfig or None, got {type(base).__name__}")
+    positive_ttl_s = check_number("positive_ttl_s", positive_ttl_s, lo=1, hi=86_400)
+    negative_ttl_s = check_number("negative_ttl_s", negative_ttl_s, lo=1, hi=86_400)
+    empty_min = check_number("empty_min", empty_min, lo=0, hi=_DNS_MAX_HORIZON_S / 60, lo_open=True)
+    clients_count = check_int("clients_count", clients_count, lo=1, hi=1_000_000)
     empty_s = 60.0 * float(empty_min)
-    horizon = base.empty_start_s + empty_s + max(3_600.0, 2.0 * float(negative_ttl_s))
+    horizon = min(_DNS_MAX_HORIZON_S, base.empty_start_s + empty_s + max(3_600.0, 2.0 * float(negative_ttl_s)))
     return replace(base, positive_ttl_s=float(positive_ttl_s), soa_ttl_s=float(negative_ttl_s),
                    soa_minimum_s=max(base.soa_minimum_s, float(negative_ttl_s)),
                    negative_ttl_cap_s=max(base.negative_ttl_cap_s, float(negative_ttl_s)),
@@ -502,16 +545,30 @@ def dns_view(config: Any) -> list[Any]:
 def dns_panel(base: Any = None) -> Panel:
     """Controls for the DNS-cache lab.
 
-    Controls (every reachable setting is a valid config): ``positive_ttl_s`` (5 to 600 s),
-    ``negative_ttl_s`` (60 to 7,200 s), ``empty_min`` (5 to 240 min) and ``clients_count``
-    (100 to 50,000). Each change re-runs :func:`labsupport.dns_cache.run` and redraws.
+    Controls (every reachable setting is a valid config for any valid ``base``):
+    ``positive_ttl_s`` (5 to 600 s), ``negative_ttl_s`` (60 to 7,200 s), ``empty_min`` (5 to 240
+    min, fewer if ``base.empty_start_s`` is so late that the restore must come sooner to fall
+    within the model's 7 days) and ``clients_count`` (100 to 50,000). Each change re-runs
+    :func:`labsupport.dns_cache.run` and redraws.
 
     Args:
         base: the :class:`labsupport.dns_cache.DnsCacheConfig` to vary (default the incident).
+
+    Raises:
+        ValueError: ``base`` is not a DnsCacheConfig, or its ``empty_start_s`` leaves less than
+            two minutes before the 7-day limit (no empty window of a whole minute fits).
     """
     from . import dns_cache
 
     base = dns_cache.INCIDENT if base is None else base
+    if not isinstance(base, dns_cache.DnsCacheConfig):
+        raise ValueError(f"base must be a DnsCacheConfig or None, got {type(base).__name__}")
+    # The restore must come at least a minute before the 7-day limit, so that some aftermath is run.
+    longest = min(240, int((_DNS_MAX_HORIZON_S - base.empty_start_s - 60.0) // 60))
+    if longest < 1:
+        raise ValueError(f"base.empty_start_s={base.empty_start_s:g} leaves no room for an empty window of a "
+                         f"minute before the model's {_DNS_MAX_HORIZON_S:g} s limit; start it earlier")
+    shortest = min(5, longest)
     style = {"description_width": "initial"}
     controls: dict[str, widgets.Widget] = {
         "positive_ttl_s": widgets.IntSlider(value=int(min(max(base.positive_ttl_s, 5), 600)), min=5, max=600,
@@ -520,8 +577,8 @@ def dns_panel(base: Any = None) -> Panel:
         "negative_ttl_s": widgets.IntSlider(value=int(min(max(base.negative_ttl_s, 60), 7_200)), min=60,
                                             max=7_200, step=60, description="Negative TTL (s)", style=style,
                                             continuous_update=False),
-        "empty_min": widgets.IntSlider(value=int(min(max(round(base.empty_duration_s / 60), 5), 240)), min=5,
-                                       max=240, description="Empty window (min)", style=style,
+        "empty_min": widgets.IntSlider(value=int(min(max(round(base.empty_duration_s / 60), shortest), longest)),
+                                       min=shortest, max=longest, description="Empty window (min)", style=style,
                                        continuous_update=False),
         "clients_count": widgets.IntSlider(value=min(max(base.clients_count, 100), 50_000), min=100,
                                            max=50_000, step=100, description="Clients", style=style,
@@ -554,6 +611,9 @@ def chain_view(config: Any, *, reference: Any = None) -> list[Any]:
     from . import chain, charts
     from .timeline import format_duration
 
+    _expect("config", config, chain.ChainConfig)
+    if reference is not None:
+        _expect("reference", reference, chain.ChainResult)
     result = chain.run(config)
     s = result.summary
     total = format_duration(s.total_s) if s.total_s > 0 else "no stage at all"
