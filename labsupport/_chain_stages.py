@@ -9,6 +9,7 @@ has leases on every droplet, and the race model from ``race_lead_s`` before 11:4
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import dns_cache, dwfm, network, nlb, race
-from .errors import LimitExceeded
+from .errors import ConfigError, LimitExceeded
 
 if TYPE_CHECKING:  # pragma: no cover
     from .chain import ChainConfig
@@ -67,9 +68,18 @@ def _outage(cfg: ChainConfig, rr: race.RaceResult) -> tuple[float, float] | None
     """DynamoDB's regional endpoint empty, on the chain clock: (first empty, last restored)."""
     w = rr.empty_windows()
     w = w[w["endpoint"] == rr.config.regional_endpoint]
+    alerts = rr.events.loc[rr.events["action"] == "alert", "time_s"]
+    moments = [float(w["start_s"].min())] if len(w) else []
+    moments += [float(alerts.min())] if len(alerts) else []
+    if moments and min(moments) < cfg.race_lead_s:
+        first = min(moments)
+        raise ConfigError(
+            f"race_lead_s={cfg.race_lead_s:g} puts the race's first empty record (or the alert that refused it), "
+            f"{first:g} s into the race run, {cfg.race_lead_s - first:g} s before the chain's t = 0 (11:48 PM); "
+            f"the chain cannot place an outage before t = 0, so race_lead_s must be at most {first:g} for this race")
     if not len(w):
         return None
-    start = max(0.0, float(w["start_s"].min()) - cfg.race_lead_s)
+    start = float(w["start_s"].min()) - cfg.race_lead_s
     end = float(w["end_s"].max()) - cfg.race_lead_s
     return (start, end) if end > start else None
 
@@ -121,10 +131,12 @@ def _run_network(cfg: ChainConfig, dw: dwfm.DwfmResult, t: dict, seed: dict) -> 
     missing = (fleet - ts["leased_count"]).to_numpy(dtype=float)
     unleased_h = float(((missing[1:] + missing[:-1]) / 2 * np.diff(ts["time_s"].to_numpy())).sum() / 3600)
     base = cfg.nlb.network
-    net = replace(base, drain_start_s=0.0,
-                  backlog_count=int(round(unleased_h * cfg.backlog_per_unleased_droplet_hour)),
-                  retry_launches_count=int(round(dw.summary.insufficient_capacity_count
-                                                 * cfg.retry_launches_per_refused_launch)),
+    refused_launches = dw.summary.insufficient_capacity_count
+    backlog = _network_count(cfg, "backlog_per_unleased_droplet_hour", unleased_h, "droplet-hours without a lease",
+                             "backlog_count", base.max_events)
+    retries = _network_count(cfg, "retry_launches_per_refused_launch", refused_launches, "launches refused",
+                             "retry_launches_count", base.max_events)
+    net = replace(base, drain_start_s=0.0, backlog_count=backlog, retry_launches_count=retries,
                   max_queue_count=cfg.network_queue_limit_count if cfg.stop_points.throttle_recovery_work
                   else base.max_queue_count, **seed)
     nr = network.run(net)
@@ -141,6 +153,29 @@ def _run_network(cfg: ChainConfig, dw: dwfm.DwfmResult, t: dict, seed: dict) -> 
                      "propagation_normal": None if normal is None else back + normal,
                      "last_refused": None if not len(refused) else back + step * np.ceil(refused.max() / step),
                      "ec2_recovered": back + ec2, "truncated": t["truncated"] or normal is None}
+
+
+def _network_count(cfg: ChainConfig, factor: str, damage: float, what: str, target: str, max_events: int) -> int:
+    """``damage`` times the chain's ``factor``, checked against the network model's limits.
+
+    Raises ConfigError (LimitExceeded for ``nlb.network.max_events``) naming the chain field and what
+    it produced, rather than letting the network config fail on a field the user never set.
+    """
+    per = getattr(cfg, factor)
+    count = int(round(damage * per))
+    limits = ((network._MAX_ITEMS, f"the network model's limit of {network._MAX_ITEMS:,}", ConfigError),
+              (max_events, f"nlb.network.max_events={max_events:,}", LimitExceeded))
+    for limit, bound, error in limits:
+        if count > limit:
+            raise error(f"{factor}={per:g} turns DWFM's {damage:,.0f} {what} into {target}={count:,} for Network "
+                        f"Manager, more than {bound}; lower {factor} to at most {_floor4(limit / damage):.4g}")
+    return count
+
+
+def _floor4(x: float) -> float:
+    """``x`` rounded down to four significant digits (a bound that stays a bound when printed)."""
+    step = 10.0 ** (math.floor(math.log10(x)) - 3)
+    return math.floor(x / step) * step
 
 
 def _run_nlb(cfg: ChainConfig, net: network.NetworkConfig, t: dict, seed: dict) -> nlb.NlbResult:

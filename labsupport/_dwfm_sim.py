@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import heapq
 import random
+from array import array
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: State checks are aggregated into this many cohorts per state-check interval.
 COHORTS = 30
+
+#: ``max_events`` counts work, not just simulation steps: one unit per step, one per work item a
+#: step handles in Python (queued, started, finished, released from backoff, cleared), and one per
+#: this many droplets a state check or a report reads with numpy (about as costly as one item).
+DROPLETS_PER_UNIT = 64
 
 #: Event kinds, in a fixed order (the categories of ``Result.events["kind"]``).
 EVENT_KINDS: tuple[str, ...] = (
@@ -84,7 +90,8 @@ class _Model:
         self.last_established_s: float | None = None
         self.counts = dict.fromkeys(("started", "goodput", "wasted", "requested", "held_back"), 0)
         self.sampled = dict(self.counts)
-        self.events: list[tuple[float, int, int, int]] = []
+        # Event columns (time_s, kind code, host, count), kept compact: a run may record millions.
+        self.events: tuple[array, array, array, array] = (array("d"), array("b"), array("q"), array("q"))
         self.series: list[tuple] = []
         self.env.process(self.dynamodb(self.env))
         self.hosts = [self.env.process(self.dwfm_host(self.env, i)) for i in range(h)]
@@ -100,14 +107,25 @@ class _Model:
         return self.cfg.throttle_by_queue_length or (at is not None and t >= at)
 
     def record(self, kind: str, count: int = 0, host: int = -1) -> None:
-        self.events.append((self.env.now, _KIND_CODE[kind], host, count))
+        self.add_event(self.env.now, _KIND_CODE[kind], host, count)
 
-    def step(self) -> None:
-        self.steps += 1
+    def add_event(self, time_s: float, code: int, host: int, count: int) -> None:
+        for column, value in zip(self.events, (time_s, code, host, count)):
+            column.append(value)
+
+    def step(self, items: int = 0, droplets: int = 0) -> None:
+        """Count one simulation step and its work (see :data:`DROPLETS_PER_UNIT`) against ``max_events``."""
+        self.charge(1 + items + droplets // DROPLETS_PER_UNIT)
+
+    def charge(self, units: int) -> None:
+        """Add ``units`` of work; raise ``LimitExceeded`` once the run's total exceeds ``max_events``."""
+        self.steps += units
         if self.steps > self.cfg.max_events:
             raise LimitExceeded(
-                f"max_events: the run needed more than {self.cfg.max_events} simulation steps before "
-                f"its horizon of {self.cfg.horizon_s:g} s; raise max_events or shorten horizon_s"
+                f"max_events: the run needed more than {self.cfg.max_events} units of work (simulation "
+                f"steps, work items handled, droplets read / {DROPLETS_PER_UNIT}) before its horizon of "
+                f"{self.cfg.horizon_s:g} s (stopped at t={self.env.now:.0f} s); raise max_events, lower "
+                "host_concurrency_count or fleet_droplets_count, or shorten horizon_s"
             )
 
     def enqueue(self, d: int, now: float, attempt: int) -> bool:
@@ -142,10 +160,10 @@ class _Model:
         cfg, k, j = self.cfg, COHORTS, 0
         n, tick = cfg.fleet_droplets_count, cfg.state_check_interval_s / COHORTS
         while True:
-            self.step()
             now, c = env.now, j % k
-            up = self.dynamodb_up(now)
             lu = self.leased_until[c:n:k]
+            self.step(droplets=len(lu))
+            up = self.dynamodb_up(now)
             lapsed = lu <= now
             new = lapsed & ~self.noticed[c:n:k]
             if new.any():
@@ -155,7 +173,9 @@ class _Model:
                 live = ~lapsed
                 lu[live] = now + self.ttl_arr[c:n:k][live]
                 held, asked = self.counts["held_back"], 0
-                for i in np.flatnonzero(lapsed & ~self.outstanding[c:n:k]).tolist():
+                ask = np.flatnonzero(lapsed & ~self.outstanding[c:n:k]).tolist()
+                self.charge(len(ask))
+                for i in ask:
                     asked += self.enqueue(c + i * k, now, 0)
                 self.counts["requested"] += asked
                 self._flush(asked, self.counts["held_back"] - held, "lease_requested")
@@ -164,12 +184,14 @@ class _Model:
             yield env.timeout(j * tick - now)
 
     def release_retries(self, now: float) -> None:
-        held, queued = self.counts["held_back"], 0
+        held, queued, released = self.counts["held_back"], 0, 0
         for heap in self.backoff:
             while heap and heap[0][0] <= now:
                 _, _, d, attempt = heapq.heappop(heap)
                 self.backoff_total -= 1
                 queued += self.enqueue(d, now, attempt)
+                released += 1
+        self.charge(released)
         self._flush(queued, self.counts["held_back"] - held, "retry_queued")
 
     def _flush(self, admitted: int, refused: int, kind: str, host: int = -1) -> None:
@@ -187,8 +209,9 @@ class _Model:
                     self.wake[h] = env.event()
                     yield self.wake[h]
                 self.wake[h] = None
-                self.step()
-                batch = [q.popleft() for _ in range(min(cfg.host_concurrency_count, len(q)))]
+                take = min(cfg.host_concurrency_count, len(q))
+                self.step(items=take)
+                batch = [q.popleft() for _ in range(take)]
                 self.inflight[h] = batch
                 self.queue_total -= len(batch)
                 self.inflight_total += len(batch)
@@ -247,6 +270,7 @@ class _Model:
         """Clear host ``h``'s queue, in-flight round and backoff list; its droplets ask again later."""
         dropped = [d for d, _, _ in self.queues[h]] + [d for d, _, _ in self.inflight[h]]
         dropped += [d for _, _, d, _ in self.backoff[h]]
+        self.charge(len(dropped))
         self.queue_total -= len(self.queues[h])
         self.inflight_total -= len(self.inflight[h])
         self.backoff_total -= len(self.backoff[h])
@@ -261,7 +285,7 @@ class _Model:
         """Append one time-series row per ``report_interval_s`` (counts since the previous row)."""
         j = 0
         while True:
-            self.step()
+            self.step(droplets=self.cfg.fleet_droplets_count)
             self.sample(env.now)
             j += 1
             yield env.timeout(j * self.cfg.report_interval_s - env.now)

@@ -51,6 +51,7 @@ from . import _chain_stages as _st
 from . import dependencies, dns_cache, dwfm, nlb, race, timeline
 from ._validate import check_bool, check_int, check_number
 from .errors import ConfigError
+from .network import _store_plain_numbers
 
 __all__ = [
     "ChainConfig",
@@ -87,7 +88,11 @@ STOP_POINT_TITLES: tuple[str, ...] = (
 
 
 def clock_pdt(time_s: float) -> str:
-    """Wall-clock PDT time of ``time_s`` seconds after 11:48 PM on 19 Oct, e.g. ``"2:09 PM"``."""
+    """Wall-clock PDT time of ``time_s`` seconds after 11:48 PM on 19 Oct, e.g. ``"2:09 PM"``.
+
+    Raises:
+        ValueError: ``time_s`` is not a finite number from 0 to one year (31,536,000 s).
+    """
     return dwfm.clock_pdt(time_s)
 
 
@@ -160,11 +165,16 @@ class ChainConfig:
         stop_points: which of the six stop points are on.
         race, dns, dwfm, nlb: the sub-model configs (``nlb.network`` is Network Manager's).
         race_lead_s: seconds of race simulation before 11:48 PM (calibrated, 0 to the race horizon).
+            It may not exceed the race time of the first empty record (or of guard 3's alert): an
+            outage before the chain's t = 0 cannot be placed, so :func:`run` raises ConfigError.
         dwfm_operator_delay_s: rule A, from DNS restored to the DWFM operators' action.
         backlog_per_unleased_droplet_hour: Network Manager items per droplet-hour without a lease
             (calibrated, 0 to 1,000).
         retry_launches_per_refused_launch: retried launches in the network model per launch DWFM
             refused (calibrated, 0 to 100; the network model is a sample of the Region).
+            Both factors multiply what the DWFM run produced; :func:`run` raises ConfigError
+            naming the factor if the product exceeds the network model's 1,000,000 items
+            (LimitExceeded if it exceeds ``nlb.network.max_events``).
         network_queue_limit_count: ``max_queue_count`` that stop point 5 gives Network Manager.
         nlb_disable_delay_s: rule B, from the first AZ failover to failover disabled.
         ec2_throttle_relax_s: rule C, from propagation normal to EC2 recovered, if operators
@@ -208,6 +218,7 @@ class ChainConfig:
         check_int("network_queue_limit_count", self.network_queue_limit_count, lo=1, hi=10_000_000)
         if self.seed is not None:
             check_int("seed", self.seed, lo=0, hi=2**63 - 1)
+        _store_plain_numbers(self)  # numpy scalars become int/float (random.Random rejects np.int64)
         latest = self.race.horizon_s - self.race_lead_s + self.dwfm_operator_delay_s
         if latest >= self.dwfm.horizon_s:
             raise ConfigError(f"dwfm_operator_delay_s={self.dwfm_operator_delay_s:g} could put the DWFM operators at "
@@ -335,7 +346,9 @@ def run(config: ChainConfig = INCIDENT) -> ChainResult:
         A :class:`ChainResult`.
 
     Raises:
-        ValueError: ``config`` is not a ChainConfig.
+        ValueError: ``config`` is not a ChainConfig; ``race_lead_s`` puts the empty record before
+            t = 0; a calibrated factor turns DWFM's damage into more work than the network model
+            allows (the message names the chain field).
         LimitExceeded: a sub-model hit its own ``max_events`` bound, or the regional endpoint was
             still empty at the race model's horizon (lengthen ``race.horizon_s``).
 

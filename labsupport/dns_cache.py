@@ -35,7 +35,7 @@ client keeps no cache of its own. The PES gives no TTLs: every TTL here is an as
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, replace
 
@@ -44,7 +44,7 @@ import pandas as pd
 
 from ._validate import check_int, check_number
 from .errors import LimitExceeded
-from .network import _store_plain_numbers
+from .network import _sample_times, _store_plain_numbers
 
 __all__ = [
     "DnsCacheConfig",
@@ -91,6 +91,9 @@ class DnsCacheConfig:
         horizon_s: end of the run; must leave time after the restore (up to 7 days).
         max_refresh_cycles: bound on the negative-cache refresh cycles the outage can take
             (``empty_duration_s / negative_ttl_s``); more raises ``LimitExceeded``.
+        max_cache_refreshes: bound on the run's work, the refreshes of all resolver caches
+            together (caches x refresh cycles, 1 to 4,000,000,000; the incident needs 120,000, and
+            10**9 take about 15 s); more raises ``LimitExceeded`` before any work is done.
         seed: seed of the run's one ``numpy.random.Generator`` (>= 0).
 
     Raises:
@@ -109,6 +112,7 @@ class DnsCacheConfig:
     sample_interval_s: float = 10.0
     horizon_s: float = 13_020.0
     max_refresh_cycles: int = 100_000
+    max_cache_refreshes: int = 1_000_000_000
     seed: int = 20251019
 
     def __post_init__(self) -> None:
@@ -116,13 +120,14 @@ class DnsCacheConfig:
         check_int("clients_per_resolver_count", self.clients_per_resolver_count, lo=1, hi=10_000)
         for name in ("positive_ttl_s", "soa_ttl_s", "soa_minimum_s", "negative_ttl_cap_s"):
             check_number(name, getattr(self, name), lo=1, hi=_DAY_S)
-        horizon = check_number("horizon_s", self.horizon_s, lo=0, hi=7 * _DAY_S, lo_open=True)
+        horizon = check_number("horizon_s", self.horizon_s, lo=0.1, hi=7 * _DAY_S)
         start = check_number("empty_start_s", self.empty_start_s, lo=0, hi=horizon, hi_open=True)
         check_number("empty_duration_s", self.empty_duration_s, lo=0, hi=horizon - start, lo_open=True,
                      hi_open=True)
         check_number("lookup_interval_s", self.lookup_interval_s, lo=0.1, hi=3_600)
         check_number("sample_interval_s", self.sample_interval_s, lo=max(0.1, horizon / 20_000), hi=horizon)
         check_int("max_refresh_cycles", self.max_refresh_cycles, lo=1, hi=10**7)
+        check_int("max_cache_refreshes", self.max_cache_refreshes, lo=1, hi=4_000_000_000)
         check_int("seed", self.seed, lo=0)
         _store_plain_numbers(self)
 
@@ -186,8 +191,9 @@ class DnsCacheResult:
         clients: one row per client: ``client``, ``resolver`` (int64), ``failing_s`` and
             ``recovered_s`` (float64; NaN if the client never failed, ``recovered_s`` also if it
             had not recovered by the horizon).
-        timeseries: one row per ``sample_interval_s`` from 0: ``time_s`` (float64) and
-            ``failing_fraction`` (float64 in [0, 1]).
+        timeseries: one row per ``sample_interval_s`` from 0, and a last one at the horizon if
+            the interval does not divide it (never a row after the horizon): ``time_s`` (float64)
+            and ``failing_fraction`` (float64 in [0, 1]).
         summary: the :class:`DnsCacheSummary`.
     """
 
@@ -217,13 +223,20 @@ def resolver_windows(cfg: DnsCacheConfig, rng: np.random.Generator,
         empty answer; both values are then that fetch.
 
     Raises:
-        LimitExceeded: the outage needs more than ``cfg.max_refresh_cycles`` refresh cycles.
+        LimitExceeded: the outage needs more than ``cfg.max_refresh_cycles`` refresh cycles, or
+            more than ``cfg.max_cache_refreshes`` refreshes of all caches together.
     """
     cycles = int(np.ceil(cfg.empty_duration_s / cfg.negative_ttl_s)) + 1
     if cycles > cfg.max_refresh_cycles:
         raise LimitExceeded(f"the empty window needs up to {cycles} negative-cache refresh cycles, "
                             f"more than max_refresh_cycles={cfg.max_refresh_cycles}; raise it or "
                             "the negative TTL")
+    work = cycles * len(clients)
+    if work > cfg.max_cache_refreshes:
+        raise LimitExceeded(f"{len(clients):,} resolver caches x up to {cycles:,} negative-cache refresh "
+                            f"cycles = {work:,} cache refreshes, more than max_cache_refreshes="
+                            f"{cfg.max_cache_refreshes:,}; raise it, shorten empty_duration_s, raise the "
+                            "negative TTL or use fewer caches (clients_count / clients_per_resolver_count)")
     mean_wait = cfg.lookup_interval_s / clients
     fetch = (cfg.empty_start_s + rng.uniform(0.0, cfg.positive_ttl_s, len(clients))
              + rng.exponential(1.0, len(clients)) * mean_wait)
@@ -249,7 +262,8 @@ def run(config: DnsCacheConfig = INCIDENT) -> DnsCacheResult:
 
     Raises:
         ValueError: ``config`` is not a DnsCacheConfig.
-        LimitExceeded: the empty window needs more than ``max_refresh_cycles`` refresh cycles.
+        LimitExceeded: the empty window needs more than ``max_refresh_cycles`` refresh cycles,
+            or more than ``max_cache_refreshes`` cache refreshes in all.
     """
     if not isinstance(config, DnsCacheConfig):
         raise ValueError(f"config must be a DnsCacheConfig, got {type(config).__name__}")
@@ -288,7 +302,7 @@ def _later_unless_trigger(rng: np.random.Generator, cfg: DnsCacheConfig, first: 
 
 
 def _series(cfg: DnsCacheConfig, failing_s: np.ndarray, recovered_s: np.ndarray) -> pd.DataFrame:
-    times = np.arange(0.0, cfg.horizon_s + cfg.sample_interval_s / 2, cfg.sample_interval_s)
+    times = _sample_times(0.0, cfg.horizon_s, cfg.sample_interval_s)
     starts = np.sort(failing_s[~np.isnan(failing_s)])
     ends = np.sort(recovered_s[~np.isnan(recovered_s)])
     count = np.searchsorted(starts, times, "right") - np.searchsorted(ends, times, "right")
@@ -359,8 +373,13 @@ def sweep(configs: Sequence[DnsCacheConfig], *, executor: Executor | None = None
         :class:`DnsCacheSummary` field.
 
     Raises:
-        ValueError: an item of ``configs`` is not a DnsCacheConfig.
+        ValueError: ``configs`` is not an iterable of DnsCacheConfig objects, or ``executor`` is
+            neither ``None`` nor a ``concurrent.futures.Executor``.
     """
+    if isinstance(configs, (str, bytes)) or not isinstance(configs, Iterable):
+        raise ValueError(f"configs must be an iterable of DnsCacheConfig objects, got {type(configs).__name__}")
+    if executor is not None and not isinstance(executor, Executor):
+        raise ValueError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
     configs = list(configs)
     for c in configs:
         if not isinstance(c, DnsCacheConfig):

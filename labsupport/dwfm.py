@@ -53,6 +53,7 @@ import pandas as pd
 
 from . import _dwfm_sim as sim
 from ._validate import check_bool, check_choice, check_int, check_number
+from .network import _store_plain_numbers
 
 __all__ = [
     "DwfmConfig",
@@ -78,6 +79,12 @@ EVENT_KINDS: tuple[str, ...] = sim.EVENT_KINDS
 RETRY_POLICIES: tuple[str, ...] = ("immediate", "backoff_full_jitter")
 
 _DAY_S = 7 * 86_400.0
+
+#: Largest allowed ``max_events``: a run that long takes about 30 s and well under 1 GB.
+_MAX_EVENTS = 10_000_000
+
+#: Latest time :func:`clock_pdt` accepts (one year; far beyond any horizon, far below overflow).
+_YEAR_S = 365 * 86_400.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,7 +123,11 @@ class DwfmConfig:
         launch_attempts_per_s: customer launch attempts per second (observed, not queued).
         report_interval_s: spacing of the time-series rows.
         horizon_s: simulated time (< 7 days); the outage must end before it.
-        max_events: bound on simulation steps; exceeding it raises ``LimitExceeded``.
+        max_events: bound on the run's work, 1 to 10,000,000 (the incident needs about 125,000;
+            the cap keeps any run under about 30 s and 1 GB). It counts one unit per simulation
+            step, one per work item a step handles (queued, started and finished, released from
+            backoff, cleared by a restart) and one per 64 droplets a state check or a report
+            reads; exceeding it raises ``LimitExceeded``.
         seed: seed of the run's one ``random.Random``.
 
     Raises:
@@ -171,8 +182,9 @@ class DwfmConfig:
         check_number("launch_attempts_per_s", self.launch_attempts_per_s, lo=0, hi=1e6)
         check_number("report_interval_s", self.report_interval_s, lo=self.horizon_s / 100_000,
                      hi=self.horizon_s)
-        check_int("max_events", self.max_events, lo=1, hi=10**9)
+        check_int("max_events", self.max_events, lo=1, hi=_MAX_EVENTS)
         check_int("seed", self.seed)
+        _store_plain_numbers(self)  # numpy scalars become int/float (random.Random rejects np.int64)
 
 
 #: The incident. Times from the PES: DynamoDB unreachable 11:48 PM to 2:25 AM (9,420 s);
@@ -267,7 +279,7 @@ def run(config: DwfmConfig = INCIDENT) -> DwfmResult:
 
     Raises:
         ValueError: ``config`` is not a DwfmConfig.
-        LimitExceeded: the run needed more than ``config.max_events`` steps.
+        LimitExceeded: the run needed more than ``config.max_events`` units of work.
     """
     if not isinstance(config, DwfmConfig):
         raise ValueError(f"config must be a DwfmConfig, got {type(config).__name__}")
@@ -279,7 +291,7 @@ def run(config: DwfmConfig = INCIDENT) -> DwfmResult:
     at = None
     if restored:
         at = max(config.outage_end_s, model.last_established_s or 0.0)
-        model.events.append((at, sim.EVENT_KINDS.index("leases_restored"), -1, 0))
+        model.add_event(at, sim.EVENT_KINDS.index("leases_restored"), -1, 0)
     events = _events_frame(model.events)
     series = pd.DataFrame(model.series, columns=["time_s", *sim.SERIES_COLUMNS])
     series = series.astype({"time_s": "float64", **dict.fromkeys(sim.SERIES_COLUMNS, "int64")})
@@ -291,9 +303,9 @@ def clock_pdt(time_s: float) -> str:
     """Wall-clock PDT time of ``time_s`` seconds after 11:48 PM on 19 Oct, e.g. ``"5:28 AM"``.
 
     Raises:
-        ValueError: ``time_s`` is not a finite number >= 0.
+        ValueError: ``time_s`` is not a finite number from 0 to one year (31,536,000 s).
     """
-    t = START_PDT + pd.Timedelta(minutes=round(check_number("time_s", time_s, lo=0) / 60))
+    t = START_PDT + pd.Timedelta(minutes=round(check_number("time_s", time_s, lo=0, hi=_YEAR_S) / 60))
     return f"{t.hour % 12 or 12}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
 
 
@@ -309,8 +321,10 @@ def goodput_fraction(timeseries: pd.DataFrame, start_s: float, end_s: float) -> 
         A fraction in [0, 1]; ``nan`` if no work finished in the window.
 
     Raises:
-        ValueError: a bad window or missing columns.
+        ValueError: ``timeseries`` is not a DataFrame, lacks a column, or a bad window.
     """
+    if not isinstance(timeseries, pd.DataFrame):
+        raise ValueError(f"timeseries must be a pandas DataFrame, got {type(timeseries).__name__}")
     missing = {"time_s", "goodput_count", "wasted_count"} - set(timeseries.columns)
     if missing:
         raise ValueError(f"timeseries is missing columns {sorted(missing)}")
@@ -321,13 +335,13 @@ def goodput_fraction(timeseries: pd.DataFrame, start_s: float, end_s: float) -> 
     return good / (good + wasted) if good + wasted else float("nan")
 
 
-def _events_frame(rows: list[tuple[float, int, int, int]]) -> pd.DataFrame:
-    arr = np.array(rows, dtype=float).reshape(-1, 4)
-    order = np.argsort(arr[:, 0], kind="stable")
-    arr = arr[order]
-    kinds = pd.Categorical.from_codes(arr[:, 1].astype(int), categories=list(sim.EVENT_KINDS))
-    return pd.DataFrame({"time_s": arr[:, 0], "kind": kinds, "host": arr[:, 2].astype("int64"),
-                         "count": arr[:, 3].astype("int64")})
+def _events_frame(columns: tuple) -> pd.DataFrame:
+    time_s, code, host, count = (np.frombuffer(c, dtype=d) if len(c) else np.zeros(0, dtype=d)
+                                 for c, d in zip(columns, ("float64", "int8", "int64", "int64")))
+    order = np.argsort(time_s, kind="stable")
+    kinds = pd.Categorical.from_codes(code[order].astype("int64"), categories=list(sim.EVENT_KINDS))
+    return pd.DataFrame({"time_s": time_s[order], "kind": kinds, "host": host[order],
+                         "count": count[order]})
 
 
 def _summarise(cfg: DwfmConfig, model: sim._Model, events: pd.DataFrame, series: pd.DataFrame,

@@ -67,6 +67,8 @@ def _points(executor: Executor | None, fn, configs: list[DwfmConfig]) -> list:
 
 
 def _values(name: str, values: Iterable[object], check) -> list:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise ValueError(f"{name} must be a sequence of values, got {values!r:.60} of type {type(values).__name__}")
     got = [check(f"{name}[{i}]", v) for i, v in enumerate(values)]
     if not got:
         raise ValueError(f"{name} must hold at least one value, got none")
@@ -161,7 +163,8 @@ def explorer_grid(
         in time or wasted, per minute, averaged over the step).
 
     Raises:
-        ValueError: bad fleet sizes, step or executor.
+        ValueError: bad fleet sizes (not a sequence, empty, or a value out of range), step or
+            executor.
     """
     if not isinstance(base, DwfmConfig):
         raise ValueError(f"base must be a DwfmConfig, got {type(base).__name__}")

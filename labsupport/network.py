@@ -34,6 +34,7 @@ NLB targets get their network state.
 from __future__ import annotations
 
 import random
+import re
 from collections import deque
 from dataclasses import dataclass, fields, replace
 from numbers import Integral, Real
@@ -66,6 +67,13 @@ EVENT_KINDS: tuple[str, ...] = ("backlog_queued", "launch_queued", "launch_refus
 
 _WEEK_S = 7 * 86_400.0
 
+#: Largest allowed ``max_events``: every step may add an item and event rows (about 330 bytes in
+#: all), so a run at this bound peaks near 700 MB, leaving room for an NLB run on top of it.
+_MAX_EVENTS = 2_000_000
+
+#: Largest allowed ``backlog_count`` and ``retry_launches_count``.
+_MAX_ITEMS = 1_000_000
+
 
 def _store_plain_numbers(config: object) -> None:
     """Replace validated numbers (numpy scalars, Fractions, Decimals) by plain ``float``/``int``.
@@ -82,25 +90,54 @@ def _store_plain_numbers(config: object) -> None:
             object.__setattr__(config, f.name, int(value))
 
 
+def _sample_times(start_s: float, horizon_s: float, step_s: float) -> np.ndarray:
+    """``start_s, start_s + step_s, ...`` up to ``horizon_s``, ending exactly at ``horizon_s``.
+
+    If ``step_s`` does not divide the span, the last sample is the horizon itself (a shorter last
+    interval): a time series never reports a time that was not simulated.
+    """
+    times = np.arange(start_s, horizon_s + step_s / 2, step_s)
+    times = times[times <= horizon_s + step_s * 1e-9]
+    if len(times) and times[-1] >= horizon_s - step_s * 1e-9:
+        times[-1] = horizon_s
+    else:
+        times = np.append(times, horizon_s)
+    return times
+
+
 def pdt_seconds(when: str, *, origin: pd.Timestamp = START_PDT) -> float:
     """Seconds from ``origin`` to the PDT wall-clock time ``when``.
 
     Args:
-        when: ``"HH:MM"`` (on the origin's day, 24-hour clock) or a full ``"YYYY-MM-DD HH:MM"``.
+        when: ``"HH:MM"`` (on the origin's day, 24-hour clock, seconds optional) or a full
+            ``"YYYY-MM-DD HH:MM"``; no time zone (the time is PDT).
         origin: a naive PDT timestamp; default :data:`START_PDT` (5:28 AM, 20 Oct 2025).
 
     Returns:
         Seconds as a float; negative if ``when`` is before ``origin``.
 
     Raises:
-        ValueError: ``when`` is not a time pandas can read.
+        ValueError: ``when`` is not a string of one of those forms naming a real time (``""``,
+            ``"24:00"``, ``"now"`` or a time with a zone are refused), or ``origin`` is not a
+            naive ``pandas.Timestamp``.
     """
-    text = when if len(when) > 5 else f"{origin:%Y-%m-%d} {when}"
+    if not isinstance(origin, pd.Timestamp) or origin.tz is not None:
+        raise ValueError(f"origin must be a naive pandas Timestamp (PDT), got {origin!r:.60}")
+    if not isinstance(when, str):
+        raise ValueError(f"when must be a string like 'HH:MM' or 'YYYY-MM-DD HH:MM', got {when!r:.60} "
+                         f"of type {type(when).__name__}")
+    text = when.strip()
+    if re.fullmatch(r"\d{1,2}:\d{2}(:\d{2})?", text):
+        text = f"{origin:%Y-%m-%d} {text}"
     try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?", text):
+            raise ValueError("not a date and time")
         stamp = pd.Timestamp(text)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"when must look like 'HH:MM' or 'YYYY-MM-DD HH:MM', got {when!r}") from exc
-    return float((stamp - origin).total_seconds())
+        seconds = float((stamp - origin).total_seconds())
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise ValueError(f"when must look like 'HH:MM' or 'YYYY-MM-DD HH:MM' (PDT, no time zone), "
+                         f"got {when!r:.60}") from exc
+    return seconds
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,9 +169,9 @@ class NetworkConfig:
             this many items waiting is refused; ``None`` for no limit.
         normal_delay_s: launch-to-connectivity delay up to which propagation counts as normal.
         sample_interval_s: spacing of the :attr:`NetworkResult.timeseries` rows.
-        horizon_s: simulated time, up to 7 days.
-        max_events: bound on simulation steps (and on ``backlog_count``); exceeding it raises
-            ``LimitExceeded``.
+        horizon_s: simulated time, 1 s to 7 days.
+        max_events: bound on simulation steps (and on ``backlog_count``), 1 to 2,000,000 (a run
+            that long needs about 700 MB); exceeding it raises ``LimitExceeded``.
         seed: seed of the run's one ``random.Random``.
 
     Raises:
@@ -158,13 +195,13 @@ class NetworkConfig:
     seed: int = 20251020
 
     def __post_init__(self) -> None:
-        check_int("backlog_count", self.backlog_count, lo=0, hi=1_000_000)
-        horizon = check_number("horizon_s", self.horizon_s, lo=0, hi=_WEEK_S, lo_open=True)
+        check_int("backlog_count", self.backlog_count, lo=0, hi=_MAX_ITEMS)
+        horizon = check_number("horizon_s", self.horizon_s, lo=1, hi=_WEEK_S)
         check_number("drain_start_s", self.drain_start_s, lo=0, hi=horizon, hi_open=True)
         check_number("propagation_rate_per_min", self.propagation_rate_per_min, lo=0, hi=1e6,
                      lo_open=True)
         check_number("launch_rate_per_min", self.launch_rate_per_min, lo=0, hi=1e6)
-        check_int("retry_launches_count", self.retry_launches_count, lo=0, hi=1_000_000)
+        check_int("retry_launches_count", self.retry_launches_count, lo=0, hi=_MAX_ITEMS)
         check_number("retry_decay_s", self.retry_decay_s, lo=0, hi=_WEEK_S, lo_open=True)
         check_int("az_count", self.az_count, lo=1, hi=6)
         if self.shed_load_at_s is not None:
@@ -174,7 +211,7 @@ class NetworkConfig:
             check_int("max_queue_count", self.max_queue_count, lo=1, hi=10_000_000)
         check_number("normal_delay_s", self.normal_delay_s, lo=0, hi=86_400, lo_open=True)
         check_number("sample_interval_s", self.sample_interval_s, lo=max(1.0, horizon / 20_000), hi=horizon)
-        check_int("max_events", self.max_events, lo=1, hi=10**9)
+        check_int("max_events", self.max_events, lo=1, hi=_MAX_EVENTS)
         check_int("seed", self.seed)
         _store_plain_numbers(self)
 
@@ -239,10 +276,14 @@ class NetworkResult:
             backlog), ``queued_s`` (float64; launch time for launches), ``propagated_s`` (float64,
             NaN if refused or still waiting at the horizon), ``refused`` (bool), ``delay_s``
             (float64, ``propagated_s - queued_s``, NaN if not propagated).
-        timeseries: one row per ``sample_interval_s``: ``time_s`` (float64), ``queue_count`` and
-            ``unconfigured_count`` (int64; items at Network Manager, waiting or in service, and
-            launched instances still without connectivity, at ``time_s``), ``mean_delay_s`` and ``max_delay_s`` (float64; delays of
-            new instances that got their configuration in the bin ending at ``time_s``; NaN if none).
+        timeseries: one row per ``sample_interval_s``, the last one at the horizon (a shorter
+            last bin if the interval does not divide it; never a row after the horizon):
+            ``time_s`` (float64), ``queue_count`` and ``unconfigured_count`` (int64; items at
+            Network Manager, waiting or in service, and launched instances still without
+            connectivity, at ``time_s``), ``mean_delay_s`` and ``max_delay_s`` (float64; delays
+            of the new instances that got their configuration in the bin ending at ``time_s``;
+            **NaN in a bin where no new instance got its configuration**, e.g. while Network
+            Manager is still on the backlog, so drop or mask NaN before plotting or averaging).
         summary: the :class:`NetworkSummary`.
     """
 
@@ -402,7 +443,7 @@ def _events_frame(log: list[tuple]) -> pd.DataFrame:
 
 def _series(cfg: NetworkConfig, items: pd.DataFrame) -> pd.DataFrame:
     step = cfg.sample_interval_s
-    times = np.arange(step, cfg.horizon_s + step / 2, step)
+    times = _sample_times(step, cfg.horizon_s, step)
     admitted = items[~items["refused"]]
     launch = admitted[admitted["is_launch"]]
     prop_all = np.sort(admitted["propagated_s"].fillna(np.inf).to_numpy())

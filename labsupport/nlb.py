@@ -40,7 +40,7 @@ Connect knock-on effects. The simulation internals live in :mod:`labsupport._nlb
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, replace
 
@@ -112,8 +112,8 @@ class NlbConfig:
         error_threshold_fraction: error fraction above which the summary counts a sample as
             "connection errors".
         sample_interval_s: spacing of the :attr:`NlbResult.timeseries` rows.
-        max_events: bound on simulation steps plus target probes; exceeding it raises
-            ``LimitExceeded``.
+        max_events: bound on simulation steps plus target probes, 1 to 10,000,000 (a run that
+            long needs up to about 1 GB); exceeding it raises ``LimitExceeded``.
         seed: seed of the run's one ``random.Random`` (the network run uses its own config's).
 
     Raises:
@@ -171,7 +171,7 @@ class NlbConfig:
         check_number("error_threshold_fraction", self.error_threshold_fraction, lo=0, hi=1)
         check_number("sample_interval_s", self.sample_interval_s, lo=max(1.0, horizon / 20_000),
                      hi=horizon)
-        check_int("max_events", self.max_events, lo=1, hi=10**9)
+        check_int("max_events", self.max_events, lo=1, hi=10_000_000)  # memory: < ~1 GB
         check_int("seed", self.seed)
         _store_plain_numbers(self)
 
@@ -337,8 +337,13 @@ def sweep(configs: Sequence[NlbConfig], *, executor: Executor | None = None) -> 
         :class:`NlbSummary` field.
 
     Raises:
-        ValueError: an item of ``configs`` is not an NlbConfig.
+        ValueError: ``configs`` is not an iterable of NlbConfig objects, or ``executor`` is
+            neither ``None`` nor a ``concurrent.futures.Executor``.
     """
+    if isinstance(configs, (str, bytes)) or not isinstance(configs, Iterable):
+        raise ValueError(f"configs must be an iterable of NlbConfig objects, got {type(configs).__name__}")
+    if executor is not None and not isinstance(executor, Executor):
+        raise ValueError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
     configs = list(configs)
     for c in configs:
         if not isinstance(c, NlbConfig):

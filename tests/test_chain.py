@@ -333,3 +333,50 @@ def test_panel_redraws_with_the_incident_beside_the_choice():
     text, chart, stages = panel.update(**{**panel.values(), "throttle_recovery_work": True})
     assert "Stop points on:** 5" in text.data and len(stages) == 3
     assert "Incident" in chart.to_dict()["description"]
+
+
+# --- regressions (adversarial review) ----------------------------------------------------------
+
+def test_numpy_seed_is_stored_as_a_plain_int_and_runs():
+    import numpy as np
+
+    cfg = ChainConfig(seed=np.int64(1))
+    assert type(cfg.seed) is int
+    assert chain.run(cfg).summary == chain.run(ChainConfig(seed=1)).summary
+
+
+@pytest.mark.parametrize("field, value, produced", [
+    ("backlog_per_unleased_droplet_hour", 1_000.0, "backlog_count="),
+    ("retry_launches_per_refused_launch", 100.0, "retry_launches_count="),
+])
+def test_a_factor_too_large_for_network_names_the_chain_field(field, value, produced):
+    with pytest.raises(ConfigError) as err:
+        chain.run(replace(INCIDENT, **{field: value}))
+    message = str(err.value)
+    assert message.startswith(f"{field}=") and produced in message and "1,000,000" in message
+
+
+def test_a_factor_past_network_max_events_is_a_limit_naming_the_chain_field():
+    with pytest.raises(LimitExceeded, match="backlog_per_unleased_droplet_hour=30 .*nlb.network.max_events"):
+        chain.run(replace(INCIDENT, backlog_per_unleased_droplet_hour=30.0))
+
+
+@pytest.mark.parametrize("lead", [400.0, 9_000.0, 10_000.0])
+def test_race_lead_past_the_empty_record_is_refused_not_clipped(lead):
+    # The race empties the endpoint 310 s into its run: a longer lead would put it before t = 0.
+    with pytest.raises(ConfigError, match="race_lead_s"):
+        chain.run(replace(INCIDENT, race_lead_s=lead))
+
+
+def test_a_shorter_race_lead_shifts_the_whole_outage_and_keeps_its_length(incident):
+    r = chain.run(replace(INCIDENT, race_lead_s=300.0))
+    outage = r.runs.dwfm.config
+    assert outage.outage_end_s - outage.outage_start_s == pytest.approx(r.summary.dns_empty_s)
+    assert outage.outage_start_s == pytest.approx(incident.runs.dwfm.config.outage_start_s + 10.0)
+    assert r.summary.dynamodb_s == pytest.approx(incident.summary.dynamodb_s, abs=120.0)
+
+
+def test_clock_pdt_names_time_s_for_an_absurd_time():
+    with pytest.raises(ValueError, match="time_s"):
+        chain.clock_pdt(1e18)
+    assert chain.clock_pdt(0.0) == "11:48 PM"

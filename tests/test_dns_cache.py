@@ -190,3 +190,85 @@ def test_bounds_and_types():
     with pytest.raises(ValueError, match="DnsCacheConfig"):
         dns_cache.sweep([None])
     assert dns_cache.__all__ == sorted(dns_cache.__all__)
+
+
+# --- regressions (adversarial review) ----------------------------------------------------------
+
+def test_work_bound_counts_caches_times_refresh_cycles():
+    cfg = replace(dns_cache.INCIDENT, clients_count=1_000, empty_duration_s=9_000.0, soa_ttl_s=900.0)
+    cycles = math.ceil(cfg.empty_duration_s / cfg.negative_ttl_s) + 1           # 11
+    with pytest.raises(LimitExceeded, match="max_cache_refreshes"):
+        dns_cache.run(replace(cfg, max_cache_refreshes=1_000 * cycles - 1))     # 1,000 caches
+    dns_cache.run(replace(cfg, max_cache_refreshes=1_000 * cycles))            # exactly enough
+    dns_cache.run(replace(cfg, max_cache_refreshes=100 * cycles, clients_per_resolver_count=10))  # 100 caches
+
+
+def test_the_reported_million_client_week_stops_before_any_work():
+    huge = replace(dns_cache.INCIDENT, clients_count=10**6, soa_ttl_s=1, empty_duration_s=600_000, horizon_s=604_800,
+                   sample_interval_s=60, max_refresh_cycles=10**6)
+    with pytest.raises(LimitExceeded, match="cache refreshes"):
+        dns_cache.run(huge)
+
+
+def test_timeseries_never_reports_a_time_after_the_horizon():
+    ts = dns_cache.run(replace(dns_cache.INCIDENT, sample_interval_s=7_000.0)).timeseries
+    assert ts["time_s"].tolist() == [0.0, 7_000.0, 13_020.0]
+    ts = dns_cache.run(replace(dns_cache.INCIDENT, clients_count=100, sample_interval_s=0.3, horizon_s=1_000.1,
+                               empty_duration_s=600.0)).timeseries
+    assert ts["time_s"].max() == 1_000.1 and ts["time_s"].is_monotonic_increasing
+    assert ts["time_s"].diff().dropna().gt(0).all()
+    assert ts.dtypes.astype(str).tolist() == ["float64", "float64"]
+
+
+def test_a_horizon_too_short_to_sample_names_the_horizon():
+    with pytest.raises(ConfigError, match="horizon_s"):
+        replace(dns_cache.INCIDENT, horizon_s=0.05, empty_duration_s=0.01)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: dns_cache.sweep(None), "configs"),
+    (lambda: dns_cache.sweep(5), "configs"),
+    (lambda: dns_cache.sweep("abc"), "configs"),
+    (lambda: dns_cache.sweep([dns_cache.INCIDENT], executor="x"), "executor"),
+    (lambda: dns_cache.sweep([], executor=4), "executor"),
+])
+def test_sweep_rejects_bad_arguments_with_a_value_error(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def _corners(panel) -> list[dict]:
+    """Every combination of each slider's ends (other controls at their current value)."""
+    import itertools
+
+    ends = {name: (w.min, w.max) if hasattr(w, "min") else (w.value,) for name, w in panel.controls.items()}
+    return [dict(zip(ends, combo)) for combo in itertools.product(*ends.values())]
+
+
+@pytest.mark.parametrize("base", [
+    None,
+    replace(dns_cache.INCIDENT, empty_start_s=590_000.0, empty_duration_s=1_000.0, horizon_s=600_000.0,
+            sample_interval_s=30.0),
+    replace(dns_cache.INCIDENT, empty_start_s=604_000.0, empty_duration_s=60.0, horizon_s=604_800.0,
+            sample_interval_s=60.0),
+], ids=["incident", "late-start", "last-minutes"])
+def test_dns_panel_every_slider_corner_is_a_valid_config(base):
+    from labsupport import widgets
+
+    panel = widgets.dns_panel(base)
+    for values in _corners(panel):
+        cfg = widgets.dns_config(base, **{**values, "clients_count": 100})   # valid, or this raises
+        assert cfg.restored_s < cfg.horizon_s <= 7 * 86_400.0
+        assert dns_cache.run(cfg).timeseries["time_s"].max() == cfg.horizon_s
+    assert panel.update(**{**panel.values(), "empty_min": panel.controls["empty_min"].max})
+
+
+def test_dns_panel_refuses_a_base_with_no_room_for_an_empty_window():
+    from labsupport import widgets
+
+    late = replace(dns_cache.INCIDENT, empty_start_s=604_750.0, empty_duration_s=10.0, horizon_s=604_800.0,
+                   sample_interval_s=31.0)
+    with pytest.raises(ValueError, match="empty_start_s"):
+        widgets.dns_panel(late)
+    with pytest.raises(ValueError, match="base"):
+        widgets.dns_panel("incident")

@@ -412,3 +412,65 @@ def test_exports_are_sorted_documented_and_present(module):
 
 def test_config_error_is_a_value_error():
     assert issubclass(ConfigError, ValueError)
+
+
+# --- regressions (adversarial review) ----------------------------------------------------------
+
+#: One host that starts 10,000 items per round, every one wasted (deadline < work): a round is a
+#: single simulation step but 10,000 Python operations. It took minutes when max_events counted steps.
+_HUGE_ROUNDS = replace(INCIDENT, fleet_droplets_count=100_000, dwfm_hosts_count=1, host_concurrency_count=10_000,
+                       lease_establish_s=0.01, work_deadline_s=0.001, operator_throttle_at_s=None,
+                       operator_restart_at_s=None)
+
+
+def test_max_events_counts_work_items_not_only_simulation_steps():
+    # Five seconds after the outage: a third of a million items, but only ~1,300 simulation steps.
+    short = replace(_HUGE_ROUNDS, horizon_s=9_425.0, report_interval_s=300.0)
+    done = run(short)
+    assert done.summary.started_count >= 300_000          # the items were really worked on...
+    assert done.summary.started_count <= short.max_events  # ...and every one counted against the bound
+    with pytest.raises(LimitExceeded, match="units of work") as err:
+        run(replace(short, max_events=200_000))           # far more steps than the run has, fewer items
+    assert "max_events" in str(err.value)
+
+
+def test_the_reported_huge_round_config_stops_at_its_bound():
+    with pytest.raises(LimitExceeded, match="max_events"):
+        run(replace(_HUGE_ROUNDS, max_events=200_000))
+
+
+def test_max_events_is_capped_so_that_memory_stays_bounded():
+    assert replace(INCIDENT, max_events=10_000_000).max_events == 10_000_000
+    with pytest.raises(ConfigError, match="max_events"):
+        replace(INCIDENT, max_events=10**9)
+
+
+def test_numpy_integers_are_stored_as_plain_ints():
+    import numpy as np
+
+    small = replace(SMALL_FLEET, fleet_droplets_count=300, horizon_s=7_200.0, outage_end_s=1_800.0)
+    cfg = replace(small, seed=np.int64(1), fleet_droplets_count=np.int64(300), dwfm_hosts_count=np.int32(8))
+    assert type(cfg.seed) is int and type(cfg.fleet_droplets_count) is int and type(cfg.dwfm_hosts_count) is int
+    assert run(cfg).events.to_csv() == run(replace(small, seed=1)).events.to_csv()
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: dwfm.goodput_fraction(None, 0, 1), "timeseries"),
+    (lambda: dwfm.goodput_fraction([1, 2], 0, 1), "timeseries"),
+    (lambda: dwfm.clock_pdt(1e18), "time_s"),
+    (lambda: dwfm.clock_pdt(10**400), "time_s"),
+    (lambda: dwfm_sweep.sweep(fleet_sizes=None), "fleet_sizes"),
+    (lambda: dwfm_sweep.sweep(fleet_sizes=5), "fleet_sizes"),
+    (lambda: dwfm_sweep.sweep(fleet_sizes="600"), "fleet_sizes"),
+    (lambda: dwfm_sweep.sweep(outage_lengths_s=None), "outage_lengths_s"),
+    (lambda: dwfm_sweep.sweep(throttle=True), "throttle"),
+    (lambda: dwfm_sweep.explorer_grid(fleet_sizes=None), "fleet_sizes"),
+])
+def test_bad_arguments_raise_a_value_error_naming_them(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_clock_pdt_still_reads_times_up_to_a_year():
+    assert dwfm.clock_pdt(0) == "11:48 PM"
+    assert dwfm.clock_pdt(365 * 86_400.0) == "11:48 PM"

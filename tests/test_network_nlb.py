@@ -368,3 +368,98 @@ def test_exports_are_sorted_and_documented():
             obj = getattr(module, name)
             if callable(obj):
                 assert obj.__doc__, name
+
+
+# --- regressions (adversarial review) ----------------------------------------------------------
+
+@pytest.mark.parametrize("make, cap", [
+    (lambda n: replace(network.INCIDENT, max_events=n), 2_000_000),
+    (lambda n: replace(nlb.INCIDENT, max_events=n), 10_000_000),
+])
+def test_max_events_is_capped_so_that_memory_stays_bounded(make, cap):
+    assert make(cap).max_events == cap
+    with pytest.raises(ConfigError, match="max_events"):
+        make(cap + 1)
+    with pytest.raises(ConfigError, match="max_events"):
+        make(10**9)
+
+
+def test_a_million_launches_a_minute_stops_at_the_bound():
+    with pytest.raises(LimitExceeded, match="max_events"):
+        network.run(replace(network.INCIDENT, launch_rate_per_min=1e6, horizon_s=_WEEK_S, max_events=50_000))
+
+
+@pytest.mark.parametrize("when", [None, 5, "", "  ", "2025-10-20 07:00+00:00", "07:00Z", "NaT", "2025-10-20 NaT",
+                                  "now", "today", "24:00", "7", "2025-13-01 00:00"])
+def test_pdt_seconds_refuses_what_is_not_a_pdt_time(when):
+    with pytest.raises(ValueError, match="when"):
+        pdt_seconds(when)
+
+
+def test_pdt_seconds_still_reads_the_documented_forms():
+    assert pdt_seconds("7:00") == pdt_seconds("07:00") == pdt_seconds(" 07:00 ") == 92 * 60
+    assert pdt_seconds("07:00:30") == 92 * 60 + 30
+    assert pdt_seconds("2025-10-19 23:48") == -(5 * 3600 + 40 * 60)
+    with pytest.raises(ValueError, match="origin"):
+        pdt_seconds("07:00", origin="2025-10-20")
+    with pytest.raises(ValueError, match="origin"):
+        pdt_seconds("07:00", origin=pd.Timestamp("2025-10-20 05:28", tz="UTC"))
+
+
+def test_network_timeseries_ends_at_the_horizon_not_after_it():
+    ts = network.run(replace(network.INCIDENT, horizon_s=100.0, sample_interval_s=60.0)).timeseries
+    assert ts["time_s"].tolist() == [60.0, 100.0]
+    res = network.run(replace(network.INCIDENT, horizon_s=3_630.0))
+    ts, items = res.timeseries, res.items
+    assert ts["time_s"].iloc[-1] == 3_630.0 and ts["time_s"].iloc[-2] == 3_600.0
+    # The short last bin (3,600, 3,630] holds exactly the deliveries made in it.
+    last = items[items["is_launch"] & items["propagated_s"].between(3_600.0, 3_630.0, inclusive="right")]
+    if len(last):
+        assert ts["max_delay_s"].iloc[-1] == last["delay_s"].max()
+    else:
+        assert math.isnan(ts["max_delay_s"].iloc[-1])
+
+
+def test_mean_delay_is_nan_exactly_in_bins_without_deliveries_and_documented():
+    res = network.run(network.INCIDENT)
+    ts, items = res.timeseries, res.items
+    done = items[items["is_launch"] & items["propagated_s"].notna()]
+    bins = set((np.ceil(done["propagated_s"] / 60.0) * 60.0).tolist())
+    has = ts["time_s"].isin(bins)
+    assert ts.loc[has, "mean_delay_s"].notna().all() and ts.loc[~has, "mean_delay_s"].isna().all()
+    assert (~has).any()   # the backlog phase delivers no new instance
+    assert "NaN in a bin where no new instance" in network.NetworkResult.__doc__
+
+
+def test_a_horizon_below_one_second_names_the_horizon():
+    with pytest.raises(ConfigError, match="horizon_s"):
+        replace(network.INCIDENT, horizon_s=0.5)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: nlb.sweep(None), "configs"),
+    (lambda: nlb.sweep(3), "configs"),
+    (lambda: nlb.sweep([], executor="x"), "executor"),
+])
+def test_nlb_sweep_rejects_bad_arguments_with_a_value_error(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_nlb_panel_with_a_short_horizon_offers_only_valid_settings():
+    import itertools
+
+    from labsupport import widgets
+
+    base = replace(nlb.INCIDENT, network=replace(network.INCIDENT, horizon_s=3_600.0), disable_failover_at_s=None,
+                   reenable_failover_at_s=None)
+    panel = widgets.nlb_panel(base)                       # raised while building before the fix
+    c = panel.controls
+    for backlog, failover in itertools.product((c["backlog_count"].min, c["backlog_count"].max), c["failover"].options):
+        cfg = widgets.nlb_config(base, **{**panel.values(), "backlog_count": backlog, "failover": failover})
+        assert cfg.disable_failover_at_s is None and cfg.reenable_failover_at_s is None   # both after 6:28 AM
+    # A horizon between the two actions keeps the one inside the run.
+    mid = replace(base, network=replace(network.INCIDENT, horizon_s=pdt_seconds("12:00")))
+    cfg = widgets.nlb_config(mid, **{**panel.values(), "failover": next(iter(widgets.NLB_FAILOVER_CHOICES))})
+    assert (cfg.disable_failover_at_s, cfg.reenable_failover_at_s) == (pdt_seconds("09:36"), None)
+    assert panel.update(**{**panel.values(), "failover": next(iter(widgets.NLB_FAILOVER_CHOICES))})
