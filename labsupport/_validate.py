@@ -8,7 +8,7 @@ NaN and infinities, so a widget or a typo can never slip a nonsense value into a
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from numbers import Integral, Real
 
 from .errors import ConfigError
@@ -22,13 +22,35 @@ def _show(value: object) -> str:
     return text if len(text) <= 60 else f"{text[:40]}...({len(text)} characters)"
 
 
+def _type(value: object) -> str:
+    """The type's name, with its module when it is not a built-in: ``int``, ``numpy.bool``."""
+    t = type(value)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__.split('.')[0]}.{t.__qualname__}"
+
+
+def _bound(value: object) -> str:
+    """A bound for a message: ``86400``, ``0.5``; any real number (a Fraction, a huge int) works."""
+    try:
+        return f"{float(value):g}"
+    except (TypeError, ValueError, OverflowError):
+        return _show(value)
+
+
 def _describe(lo: float | None, hi: float | None, lo_open: bool, hi_open: bool) -> str:
     parts = []
     if lo is not None:
-        parts.append(f"{'>' if lo_open else '>='} {lo:g}")
+        parts.append(f"{'>' if lo_open else '>='} {_bound(lo)}")
     if hi is not None:
-        parts.append(f"{'<' if hi_open else '<='} {hi:g}")
+        parts.append(f"{'<' if hi_open else '<='} {_bound(hi)}")
     return " and ".join(parts) if parts else "any value"
+
+
+def _is_in(value: object, options: list[object]) -> bool:
+    """``value in options``, False where comparing is undefined (``pd.NA``, numpy arrays)."""
+    try:
+        return bool(value in options)
+    except (TypeError, ValueError):
+        return False
 
 
 def check_number(
@@ -44,7 +66,7 @@ def check_number(
     if isinstance(value, bool) or not isinstance(value, Real):
         raise ConfigError(
             f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open)}, "
-            f"got {_show(value)} of type {type(value).__name__}"
+            f"got {_show(value)} of type {_type(value)}"
         )
     try:
         v = float(value)
@@ -69,7 +91,7 @@ def check_int(name: str, value: object, *, lo: int | None = None, hi: int | None
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise ConfigError(
             f"{name} must be an integer {_describe(lo, hi, False, False)}, "
-            f"got {_show(value)} of type {type(value).__name__}"
+            f"got {_show(value)} of type {_type(value)}"
         )
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise ConfigError(f"{name} must be an integer {_describe(lo, hi, False, False)}, got {_show(value)}")
@@ -77,27 +99,40 @@ def check_int(name: str, value: object, *, lo: int | None = None, hi: int | None
 
 
 def check_bool(name: str, value: object) -> bool:
-    """Return ``value`` if it is a bool, else raise ConfigError."""
+    """Return ``value`` if it is a Python bool, else raise ConfigError.
+
+    A numpy bool is refused, with a message that says so and how to convert it: a config stores
+    what it is given, and ``np.True_`` is not ``True`` (``is``, JSON, ``repr``).
+    """
     if not isinstance(value, bool):
-        raise ConfigError(f"{name} must be True or False, got {_show(value)} of type {type(value).__name__}")
+        hint = "; convert it with bool()" if _type(value) in ("numpy.bool", "numpy.bool_") else ""
+        raise ConfigError(f"{name} must be True or False (a Python bool), got {_show(value)} of type "
+                          f"{_type(value)}{hint}")
     return value
 
 
 def check_choice(name: str, value: object, choices: Iterable[object]) -> object:
     """Return ``value`` if it is one of ``choices``, else raise ConfigError listing them."""
     options = list(choices)
-    if value not in options:
+    if not _is_in(value, options):
         raise ConfigError(f"{name} must be one of {options!r}, got {_show(value)}")
     return value
 
 
-def check_names(name: str, values: Iterable[str], valid: Iterable[str]) -> list[str]:
-    """Return ``values`` as a list if every item is in ``valid``, else raise ConfigError listing them."""
+def check_names(name: str, values: Iterable[str] | str, valid: Iterable[str]) -> list[str]:
+    """Return ``values`` as a list if every item is in ``valid``, else raise ConfigError listing them.
+
+    ``values`` is one name (a ``str``) or an iterable of names; bytes, mappings and other
+    non-iterables are refused by name rather than iterated.
+    """
+    valid_list = sorted(set(valid))
     if isinstance(values, str):
         values = [values]
-    valid_list = sorted(set(valid))
+    if isinstance(values, (bytes, bytearray, Mapping)) or not isinstance(values, Iterable):
+        raise ConfigError(f"{name} must be a name or a list of names from {valid_list!r}, "
+                          f"got {_show(values)} of type {_type(values)}")
     got = list(values)
-    unknown = [v for v in got if v not in valid_list]
+    unknown = [v for v in got if not _is_in(v, valid_list)]
     if unknown:
         raise ConfigError(f"{name}: unknown value(s) {unknown!r}; valid values are {valid_list!r}")
     return got

@@ -16,6 +16,37 @@ Importing this module registers and enables the Altair renderer ``"labsupport"``
 * ``text/plain``: the chart's title and description, the text alternative.
 
 While the book builds (see :data:`BOOK_BUILD_ENV`) the first of these is left out.
+
+Inputs
+------
+Every chart checks its arguments with the same few helpers (:func:`_frame` for DataFrames,
+:func:`_runs` for label -> frame mappings, :func:`_number` / :func:`_seconds` for numbers, through
+:func:`labsupport._validate.check_number`, and :func:`_origin` for clock origins). A bad argument
+raises ``ValueError`` naming it (``"events must be a pandas DataFrame, got NoneType"``,
+``"timeseries is missing columns ['time_s']"``, ``"normal_delay_s must be a finite number ..."``),
+never ``TypeError``, ``AttributeError`` or ``IndexError``.
+
+Empty data: one rule
+--------------------
+* Where a reader can reach "nothing to draw" by a choice (a widget's filter, a time window, a set of
+  stop points that removes every stage), the chart still draws and says so: a text mark such as
+  "No events between 20000 s and 30000 s" and a description that says the same. This covers the
+  ``events`` of :func:`timeline_chart`, the window of :func:`race_sequence_chart` and
+  :func:`dns_failing_chart`, and the stages/impact of :func:`chain_timeline_chart` and
+  :func:`chain_impact_chart` (a run in which no stage happens).
+* Every other empty frame can only come from a programming error (a model's time series always has
+  its first sample, a sweep at least one cell, a race run at least one plan, and
+  :func:`explore_sequence_chart` is drawn only for an unsafe result), so it raises
+  ``ValueError("<arg> is empty: ...")``.
+
+Missing values and large data
+-----------------------------
+A chart never plots NaN silently. :func:`network_backlog_chart` draws gaps where an interval
+delivered nothing (no delay was measured), and says so. Chart data stays under 5,000 rows: where a
+model's sampling would give more, :func:`dns_failing_chart` aggregates into time bins (mean line,
+min-max band) and states the bin width in its axis title and description. The charts that draw one
+colour per run or series (:func:`nlb_capacity_comparison_chart`, :func:`dns_failing_chart`,
+:func:`dns_ttl_chart`) accept at most ``len(PALETTE)`` of them and say so in a ValueError.
 """
 
 from __future__ import annotations
@@ -23,13 +54,17 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import math
 import os
+from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
-from ._validate import check_int
+from ._validate import check_int, check_number
 from .timeline import format_duration
 
 __all__ = [
@@ -137,30 +172,126 @@ def _base_config(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
     ).configure_legend(labelFontSize=12, titleFontSize=13)
 
 
+# --- input checks, shared by every chart ---
+
+#: Times a chart accepts, in seconds since a scenario's start: up to a year either side.
+_MAX_S = 366 * 86_400.0
+#: Most rows a chart's aggregated series may hold (Altair refuses more than 5,000 per dataset).
+_MAX_ROWS = 3_000
+
+
+def _frame(name: str, value: object, columns: tuple[str, ...] = (), *, numeric: tuple[str, ...] = (),
+           empty: str | None = None) -> pd.DataFrame:
+    """Return ``value`` if it is a DataFrame with ``columns``; else raise ValueError naming ``name``.
+
+    Args:
+        name: the argument's name, used in every message.
+        value: what the caller passed.
+        columns: the columns the chart reads.
+        numeric: those of ``columns`` that must have a numeric (or bool) dtype.
+        empty: ``None`` if the frame may be empty; otherwise why an empty frame is an error (the
+            message then reads ``"<name> is empty: <empty>"``).
+    """
+    if not isinstance(value, pd.DataFrame):
+        raise ValueError(f"{name} must be a pandas DataFrame, got {type(value).__name__}")
+    missing = [c for c in columns if c not in value.columns]
+    if missing:
+        raise ValueError(f"{name} is missing columns {missing}")
+    if empty is not None and value.empty:
+        raise ValueError(f"{name} is empty: {empty}")
+    wrong = [c for c in numeric if not pd.api.types.is_numeric_dtype(value[c])]
+    if wrong:
+        raise ValueError(f"{name} has non-numeric columns {wrong} "
+                         f"(dtypes {[str(value[c].dtype) for c in wrong]})")
+    return value
+
+
+def _runs(name: str, runs: object, columns: tuple[str, ...], *, numeric: tuple[str, ...] = (),
+          empty: str | None = None) -> dict[str, pd.DataFrame]:
+    """Check a label -> frame mapping of 1 to ``len(PALETTE)`` runs, each through :func:`_frame`."""
+    if not isinstance(runs, Mapping):
+        raise ValueError(f"{name} must be a dict of label -> DataFrame, got {type(runs).__name__}")
+    if not 1 <= len(runs) <= len(PALETTE):
+        raise ValueError(f"{name} must hold 1 to {len(PALETTE)} frames (one colour each), got {len(runs)}")
+    bad = [k for k in runs if not isinstance(k, str) or not k.strip()]
+    if bad:
+        raise ValueError(f"{name} must be labelled by non-empty strings, got labels {bad!r}")
+    return {label: _frame(f"{name}[{label!r}]", ts, columns, numeric=numeric, empty=empty)
+            for label, ts in runs.items()}
+
+
+def _number(name: str, value: object, *, lo: float | None = None, hi: float | None = None,
+            lo_open: bool = False, optional: bool = False) -> float | None:
+    """``check_number`` for a chart argument; ``None`` passes through when ``optional``."""
+    if optional and value is None:
+        return None
+    return check_number(name, value, lo=lo, hi=hi, lo_open=lo_open)
+
+
+def _seconds(name: str, value: object, *, window: bool = False, optional: bool = False) -> float | None:
+    """A time in seconds since the scenario's start: a moment (0 to a year) or a window edge (± a year)."""
+    return _number(name, value, lo=-_MAX_S if window else 0.0, hi=_MAX_S, optional=optional)
+
+
+def _origin(value: object, default: pd.Timestamp) -> pd.Timestamp:
+    """The wall-clock time of ``time_s = 0``: ``default`` for ``None``, else a valid timestamp."""
+    if value is None:
+        return default
+    if not isinstance(value, (pd.Timestamp, datetime, np.datetime64)) or pd.isna(value):
+        raise ValueError(f"origin must be a pandas Timestamp (naive PDT wall-clock time) or None, "
+                         f"got {value!r} of type {type(value).__name__}")
+    ts = pd.Timestamp(value)
+    try:
+        ts - pd.Timedelta(seconds=_MAX_S), ts + pd.Timedelta(seconds=_MAX_S)
+    except (OverflowError, ValueError):
+        raise ValueError(f"origin must leave a year either side within pandas' dates, got {ts}") from None
+    return ts
+
+
+def _width(value: object, name: str = "width") -> int:
+    """A chart width in pixels: an integer from 100 to 4000."""
+    return check_int(name, value, lo=100, hi=4000)
+
+
+def _note_chart(text: str, *, title: str | list[str], description: str, width: int,
+                height: int = 120) -> alt.LayerChart:
+    """A chart with nothing to plot: the title, one line of text saying why, a matching description."""
+    note = alt.Chart(pd.DataFrame({"text": [text]})).mark_text(
+        align="center", baseline="middle", fontSize=14, color="#222").encode(
+        x=alt.value(width / 2), y=alt.value(height / 2), text="text:N")
+    return _base_config(alt.layer(note).properties(width=width, height=height, title=title,
+                                                   description=description))
+
+
 def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 480) -> alt.LayerChart:
     """Draw the summary's three impact periods as bars and the events as marks with tooltips.
 
     Args:
         periods: the frame from :func:`labsupport.timeline.impact_periods` (columns ``period``,
-            ``start_pdt``, ``end_pdt``, ``duration``).
+            ``start_pdt``, ``end_pdt``, ``duration``); not empty.
         events: rows of :func:`labsupport.timeline.load` (columns ``time_pdt``, ``service``,
-            ``event``, ``impact_period``, ``tag``, ``source``). May be empty.
-        width: chart width in pixels (> 0).
+            ``event``, ``impact_period``, ``tag``, ``source``). May be empty (a filter that keeps
+            no row): the chart then says "No timeline event matches the filter" in a text mark
+            and in its description.
+        width: chart width in pixels (100 to 4000).
 
     Returns:
         An ``alt.LayerChart`` whose x axis is wall-clock time in PDT.
 
     Raises:
-        ValueError: if ``width`` is not a positive integer or a required column is missing.
+        ValueError: a frame that is not a DataFrame or lacks a column, empty ``periods``, or a
+            ``width`` that is not an integer from 100 to 4000.
     """
-    check_int("width", width, lo=100, hi=4000)
-    for frame, cols, name in (
-        (periods, ("period", "start_pdt", "end_pdt", "duration"), "periods"),
-        (events, ("time_pdt", "service", "event", "impact_period", "tag", "source"), "events"),
-    ):
-        missing = [c for c in cols if c not in frame.columns]
-        if missing:
-            raise ValueError(f"{name} is missing columns {missing}")
+    _width(width)
+    _frame("periods", periods, ("period", "start_pdt", "end_pdt", "duration"),
+           empty="impact_periods() always holds the summary's three periods")
+    _frame("events", events, ("time_pdt", "service", "event", "impact_period", "tag", "source"))
+    for name, frame, col in (("periods", periods, "start_pdt"), ("periods", periods, "end_pdt"),
+                             ("events", events, "time_pdt")):
+        if not pd.api.types.is_datetime64_any_dtype(frame[col]):
+            raise ValueError(f"{name}[{col!r}] must hold datetimes, got dtype {frame[col].dtype}")
+    if not pd.api.types.is_timedelta64_dtype(periods["duration"]):
+        raise ValueError(f"periods['duration'] must hold timedeltas, got dtype {periods['duration'].dtype}")
 
     # Vega-Lite reads naive ISO strings as local time; we give it PDT wall-clock strings.
     p = pd.DataFrame(
@@ -211,14 +342,22 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
             tooltip=["when:N", "service:N", "event:N", "tag:N", "source:N"],
         )
     )
-    chart = alt.layer(bars, marks).properties(
+    layers = [bars, marks]
+    events_text = "a diamond for each timeline event (hover for details; faded diamonds are unverified)"
+    if e.empty:
+        nothing = "No timeline event matches the filter"
+        events_text = f"no event diamonds: {nothing[0].lower() + nothing[1:]}"
+        # In the "Other services" lane, the bottom one, which holds only events.
+        layers.append(alt.Chart(pd.DataFrame({"text": [nothing]})).mark_text(
+            align="left", baseline="middle", dx=6, fontSize=13, color="#222").encode(
+            x=alt.value(0), y=alt.value(190 - 190 / len(lanes) / 2), text="text:N"))
+    chart = alt.layer(*layers).properties(
         width=width,
         height=190,
         title="Impact periods of the 19–20 October 2025 us-east-1 event",
         description=(
             "Three horizontal bars on a PDT time axis: DynamoDB API errors, EC2 launch failures and "
-            "NLB connection errors, with a diamond for each timeline event (hover for details; faded "
-            "diamonds are unverified)."
+            f"NLB connection errors, with {events_text}."
         ),
     )
     return _base_config(chart)
@@ -228,7 +367,8 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
 
 #: How the race model's actions are grouped, coloured and shaped in its charts.
 RACE_ACTION_GROUPS: dict[str, str] = {
-    "plan_created": "plan created", "check": "one-time check", "lock_lost": "lock lost, back off",
+    "initial_state": "initial state", "plan_created": "plan created", "check": "one-time check",
+    "lock_lost": "lock lost, back off",
     "write": "write", "write_noop": "write", "stale_write": "stale write",
     "write_refused": "refused by a guard", "refused_empty": "refused by a guard",
     "delete_skipped": "refused by a guard", "alert": "refused by a guard",
@@ -241,16 +381,15 @@ _RACE_GROUP_STYLE: dict[str, tuple[str, str]] = {
     "lock lost, back off": (PALETTE[4], "triangle-down"), "write": (PALETTE[2], "circle"),
     "stale write": (PALETTE[1], "square"), "refused by a guard": (PALETTE[0], "triangle-up"),
     "clean-up delete": (PALETTE[3], "cross"), "active plan deleted / stuck": (PALETTE[5], "square"),
-    "repair": (PALETTE[2], "triangle-up"),
+    "repair": (PALETTE[2], "triangle-up"), "initial state": (PALETTE[6], "diamond"),
+    "other action": (PALETTE[6], "cross"),
 }
 _RACE_KEY_ACTIONS = {"stale_write": "stale write", "delete_active": "active plan deleted",
                      "manual_repair": "manual repair", "self_repair": "self-repair", "alert": "alert"}
 
 
-def _race_columns(frame: pd.DataFrame, cols: tuple[str, ...], name: str) -> None:
-    missing = [c for c in cols if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} is missing columns {missing}")
+#: Why an empty race frame is a programming error.
+_RACE_NOT_EMPTY = "a race run always records at least the DNS Planner's first plan"
 
 
 def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float, width: int = 520) -> alt.LayerChart:
@@ -266,19 +405,31 @@ def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float, w
         A layered chart: marks coloured and shaped by :data:`RACE_ACTION_GROUPS`, labelled vertical
         rules at the key moments (stale write, active plan deleted, alerts, repairs).
 
+        A window with no event gives a chart that says "No events between ... s and ... s".
+
     Raises:
-        ValueError: a missing column or an empty or inverted window.
+        ValueError: ``events`` not a DataFrame, missing a column or empty; ``start_s``/``end_s`` not
+            finite numbers within a year of the start, or ``end_s <= start_s``; a bad width.
     """
-    check_int("width", width, lo=100, hi=4000)
-    _race_columns(events, ("time_s", "actor", "action", "endpoint", "generation", "detail"), "events")
+    _width(width)
+    _frame("events", events, ("time_s", "actor", "action", "endpoint", "generation", "detail"),
+           numeric=("time_s",), empty=_RACE_NOT_EMPTY)
+    start_s, end_s = _seconds("start_s", start_s, window=True), _seconds("end_s", end_s, window=True)
     if not end_s > start_s:
         raise ValueError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
     ev = events.loc[(events["time_s"] >= start_s) & (events["time_s"] <= end_s)]
+    if ev.empty:
+        title = f"The race, second by second ({start_s:.0f}-{end_s:.0f} s)"
+        nothing = f"No events between {start_s:.0f} s and {end_s:.0f} s"
+        return _note_chart(nothing, title=title, width=width, description=(
+            f"Sequence chart from one model run: {nothing[0].lower() + nothing[1:]} (the run's events span "
+            f"{float(events['time_s'].min()):.0f} s to {float(events['time_s'].max()):.0f} s), "
+            "so there is no action to draw."))
     lanes = [a for a in events["actor"].cat.categories if a in set(ev["actor"])] if hasattr(
         events["actor"], "cat") else sorted(set(ev["actor"]))
     d = pd.DataFrame({
         "time_s": ev["time_s"].round(2), "actor": ev["actor"].astype(str),
-        "action": ev["action"].astype(str), "group": ev["action"].astype(str).map(RACE_ACTION_GROUPS),
+        "action": ev["action"].astype(str), "group": ev["action"].astype(str).map(RACE_ACTION_GROUPS).fillna("other action"),
         "endpoint": ev["endpoint"].fillna("").astype(str),
         "plan": ev["generation"].astype("string").fillna(""),
         "detail": ev["detail"].astype(str),
@@ -322,13 +473,24 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
         One panel per endpoint: a black step line for the served generation, a grey dashed one for
         the newest plan, and a mark per Enactor write (circle = applied, square = stale, triangle =
         refused by a guard, cross = failed because the active plan was missing).
+
+    Raises:
+        ValueError: a frame that is not a DataFrame, lacks a column or is empty; ``start_s`` /
+            ``end_s`` not finite numbers within a year of the start, or ``end_s <= start_s``; no
+            endpoint state at or before ``end_s``; a bad width.
     """
-    check_int("width", width, lo=100, hi=4000)
-    _race_columns(states, ("time_s", "endpoint", "generation", "newest_generation"), "states")
-    _race_columns(events, ("time_s", "actor", "action", "endpoint", "generation"), "events")
-    end_s = float(events["time_s"].max()) if end_s is None else end_s
+    _width(width)
+    _frame("states", states, ("time_s", "endpoint", "generation", "newest_generation"), numeric=("time_s",),
+           empty="endpoint_states() holds every endpoint's initial state")
+    _frame("events", events, ("time_s", "actor", "action", "endpoint", "generation"), numeric=("time_s",),
+           empty=_RACE_NOT_EMPTY)
+    start_s = _seconds("start_s", start_s, window=True)
+    end_s = float(events["time_s"].max()) if end_s is None else _seconds("end_s", end_s, window=True)
     if not end_s > start_s:
         raise ValueError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
+    if not (states["time_s"] <= end_s).any():
+        raise ValueError(f"states has no row at or before end_s={end_s!r} (its first is at "
+                         f"{float(states['time_s'].min()):.1f} s)")
     kinds = {"write": "applied", "write_noop": "applied", "stale_write": "stale write",
              "write_refused": "refused", "refused_empty": "refused", "self_repair": "applied",
              "inconsistent": "failed: active plan missing"}
@@ -344,11 +506,13 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
     # The newest plan steps at every plan the DNS Planner makes, the same for every endpoint.
     p = s.groupby("endpoint").head(1)[["time_s", "endpoint", "newest_generation"]]
     made = events.loc[(events["action"] == "plan_created") & events["time_s"].between(start_s, end_s)]
+    # At end_s: the newest plan made by then, or the endpoints' own newest if none was made yet.
+    last = s.groupby("endpoint").tail(1)[["time_s", "endpoint", "newest_generation"]]
+    made_by_end = events.loc[(events["action"] == "plan_created") & (events["time_s"] <= end_s), "generation"].dropna()
+    if len(made_by_end):
+        last = last.assign(newest_generation=np.maximum(last["newest_generation"].astype(int), int(made_by_end.max())))
     p = pd.concat([p, *[pd.DataFrame({"time_s": made["time_s"], "endpoint": e,
-                                      "newest_generation": made["generation"]}) for e in p["endpoint"]],
-                   s.groupby("endpoint").tail(1)[["time_s", "endpoint"]].assign(newest_generation=int(
-                       events.loc[(events["action"] == "plan_created") & (events["time_s"] <= end_s), "generation"]
-                       .max(skipna=True) if (events["action"] == "plan_created").any() else 1))])
+                                      "newest_generation": made["generation"]}) for e in p["endpoint"]], last])
     lines = pd.concat([
         pd.DataFrame({"time_min": s["time_s"] / 60, "endpoint": s["endpoint"].astype(str),
                       "generation": s["generation"].astype(int), "series": "served by the endpoint"}),
@@ -395,11 +559,20 @@ def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint:
 
     Returns:
         A step line of the records the endpoint answers with (0 = NOERROR, empty answer) and a shaded
-        band, labelled with its length, for each empty window.
+        band, labelled with its length, for each empty window. ``windows`` may be empty (the
+        endpoint never went empty): the description then says so.
+
+    Raises:
+        ValueError: a frame that is not a DataFrame or lacks a column, empty ``states``, an
+            ``endpoint`` that is not a string or has no state, or a bad width.
     """
-    check_int("width", width, lo=100, hi=4000)
-    _race_columns(states, ("time_s", "endpoint", "records"), "states")
-    _race_columns(windows, ("endpoint", "start_s", "end_s", "duration_s"), "windows")
+    _width(width)
+    _frame("states", states, ("time_s", "endpoint", "records"), numeric=("time_s", "records"),
+           empty="endpoint_states() holds every endpoint's initial state")
+    _frame("windows", windows, ("endpoint", "start_s", "end_s", "duration_s"),
+           numeric=("start_s", "end_s", "duration_s"))
+    if not isinstance(endpoint, str):
+        raise ValueError(f"endpoint must be a string, got {endpoint!r} of type {type(endpoint).__name__}")
     s = states.loc[states["endpoint"] == endpoint]
     if s.empty:
         raise ValueError(f"endpoint {endpoint!r} has no states; endpoints are {sorted(set(states['endpoint']))}")
@@ -421,8 +594,8 @@ def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint:
     chart = alt.layer(shade, line, text).properties(
         width=width, height=200, title=f"Records answered for the {endpoint} endpoint",
         description=(f"Step line of the number of records the {endpoint} endpoint answers with over time in minutes; "
-                     f"{len(wdw)} shaded empty window(s), {total:.0f} s in total, where it answered NOERROR with "
-                     "zero records."),
+                     + (f"{len(wdw)} shaded empty window(s), {total:.0f} s in total, where it answered NOERROR with "
+                        "zero records." if len(wdw) else "no shaded window: it never answered with zero records.")),
     )
     return _base_config(chart)
 
@@ -441,10 +614,16 @@ def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.La
     Returns:
         A layered chart with four bound checkbox parameters; red bars mark bins with an empty answer
         and a line of text gives the combination's total empty time.
+
+    Raises:
+        ValueError: ``data`` not a DataFrame, missing a column, empty or without all 16 guard
+            combinations; a bad width.
     """
-    check_int("width", width, lo=100, hi=4000)
+    _width(width)
     guards = ("check_version_on_write", "delete_only_unreferenced", "reject_empty_records", "self_repair")
-    _race_columns(data, (*guards, "time_min", "records", "regional_empty_s"), "data")
+    _frame("data", data, (*guards, "time_min", "records", "regional_empty_s"),
+           numeric=("time_min", "records", "regional_empty_s"),
+           empty="guard_explorer_data() holds all 16 guard combinations")
     if data.groupby(list(guards)).ngroups != 16:
         raise ValueError("data must hold all 16 guard combinations")
     # Short column names keep the page small: the spec carries every row of all 16 combinations.
@@ -488,10 +667,8 @@ def _dwfm_clock(time_s: pd.Series) -> pd.Series:
     return (START_PDT + pd.to_timedelta(time_s, unit="s")).dt.strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def _dwfm_check(frame: pd.DataFrame, name: str, cols: tuple[str, ...]) -> None:
-    missing = [c for c in cols if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} is missing columns {missing}")
+#: Why an empty time series is a programming error (dwfm, network, nlb and dns_cache alike).
+_SAMPLED_FROM_0 = "a model run samples its first row at time 0"
 
 
 _DWFM_X = alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
@@ -520,11 +697,20 @@ def dwfm_timeseries_chart(
         Three stacked panels sharing a PDT clock axis.
 
     Raises:
-        ValueError: a missing column or a bad width.
+        ValueError: ``timeseries`` not a DataFrame, missing a column or empty; ``outage_s`` not
+            ``None`` or a pair of finite times (seconds, 0 to a year) with start <= end;
+            ``operator_at_s`` not ``None`` or such a time; a bad width.
     """
-    check_int("width", width, lo=100, hi=4000)
-    _dwfm_check(timeseries, "timeseries", ("time_s", "leased_count", "queue_count", "goodput_count",
-                                           "wasted_count"))
+    _width(width)
+    cols = ("time_s", "leased_count", "queue_count", "goodput_count", "wasted_count")
+    _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    if outage_s is not None:
+        if not isinstance(outage_s, (tuple, list)) or len(outage_s) != 2:
+            raise ValueError(f"outage_s must be None or a (start, end) pair of seconds, got {outage_s!r}")
+        outage_s = (_seconds("outage_s[0]", outage_s[0]), _seconds("outage_s[1]", outage_s[1]))
+        if outage_s[1] < outage_s[0]:
+            raise ValueError(f"outage_s must have start <= end, got {outage_s!r}")
+    operator_at_s = _seconds("operator_at_s", operator_at_s, optional=True)
     ts = timeseries.sort_values("time_s")
     step_min = ts["time_s"].diff().fillna(ts["time_s"]).clip(lower=1) / 60
     data = pd.DataFrame({
@@ -593,11 +779,13 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
         time from DynamoDB's return to the last lease, or "stuck" when there is none in the horizon.
 
     Raises:
-        ValueError: a missing column or a bad cell size.
+        ValueError: ``sweep`` not a DataFrame, missing a column or empty; a bad cell size.
     """
     check_int("cell_px", cell_px, lo=20, hi=200)
-    _dwfm_check(sweep, "sweep", ("throttle_by_queue_length", "fleet_droplets_count", "outage_s",
-                                 "recovered", "recovery_after_outage_s"))
+    _frame("sweep", sweep, ("throttle_by_queue_length", "fleet_droplets_count", "outage_s", "recovered",
+                            "recovery_after_outage_s"),
+           numeric=("fleet_droplets_count", "outage_s", "recovery_after_outage_s"),
+           empty="a sweep holds at least one (fleet size, outage length) cell")
     rec = sweep["recovery_after_outage_s"]
     data = pd.DataFrame({
         "guard": sweep["throttle_by_queue_length"].map(
@@ -657,12 +845,10 @@ def dwfm_explorer_chart(grid: pd.DataFrame, *, width: int = 480) -> alt.VConcatC
     Raises:
         ValueError: a missing column, an empty grid or a bad width.
     """
-    check_int("width", width, lo=100, hi=4000)
+    _width(width)
     cols = ("fleet_droplets_count", "throttle_by_queue_length", "time_s", "leased_fraction",
             "goodput_per_min", "wasted_per_min")
-    _dwfm_check(grid, "grid", cols)
-    if grid.empty:
-        raise ValueError("grid is empty")
+    _frame("grid", grid, cols, numeric=cols, empty="explorer_grid() holds at least one run")
     data = grid.loc[:, list(cols)].assign(clock=_dwfm_clock(grid["time_s"]),
                                           leased_pct=(grid["leased_fraction"] * 100).round(1),
                                           goodput=grid["goodput_per_min"].round(2),
@@ -733,13 +919,16 @@ def explore_sequence_chart(steps: pd.DataFrame, *, width: int = 540,
         dashed rules at the stale check, the stale overwrite and the deletion of the active plan.
 
     Raises:
-        ValueError: a missing column, an empty table or a bad width.
+        ValueError: ``steps`` not a DataFrame, missing a column or empty; a title that is not a
+            non-empty string; a bad width.
     """
-    check_int("width", width, lo=100, hi=4000)
-    _race_columns(steps, ("step", "actor", "race_action", "plan_generation", "endpoint", "outcome",
-                          "role", "empty_after"), "steps")
-    if steps.empty:
-        raise ValueError("steps is empty: the explorer found no path to draw (the property holds)")
+    _width(width)
+    _frame("steps", steps, ("step", "actor", "race_action", "plan_generation", "endpoint", "outcome", "role",
+                            "empty_after"), numeric=("step", "empty_after"),
+           empty="the explorer found no path to draw (the property holds); draw this chart only for an "
+                 "unsafe result")
+    if not isinstance(title, str) or not title.strip():
+        raise ValueError(f"title must be a non-empty string, got {title!r}")
     d = pd.DataFrame({
         "step": steps["step"].astype(int), "actor": steps["actor"].astype(str),
         "group": steps["race_action"].astype(str).map(lambda a: _EXPLORE_GROUP_EXTRA.get(
@@ -799,10 +988,11 @@ def explore_verdict_chart(table: pd.DataFrame, *, cell_px: int = 26) -> alt.Laye
         A grid of coloured cells with "yes"/"no" written in each, rows in the table's order.
 
     Raises:
-        ValueError: a missing column or a bad cell size.
+        ValueError: ``table`` not a DataFrame, missing a column or empty; a bad cell size.
     """
     check_int("cell_px", cell_px, lo=12, hi=80)
-    _race_columns(table, ("guards", "states_count", *_EXPLORE_VERDICTS), "table")
+    _frame("table", table, ("guards", "states_count", *_EXPLORE_VERDICTS), numeric=("states_count",),
+           empty="verdict_table() holds one row per guard combination")
     rows = list(table["guards"].astype(str))
     long = table.melt(id_vars=["guards", "states_count"], value_vars=list(_EXPLORE_VERDICTS),
                       var_name="key", value_name="holds")
@@ -842,15 +1032,19 @@ def _recovery_clock(time_s: pd.Series | list[float], origin: pd.Timestamp) -> pd
         "%Y-%m-%dT%H:%M:%S")
 
 
-def _recovery_check(frame: pd.DataFrame, name: str, cols: tuple[str, ...]) -> None:
-    missing = [c for c in cols if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} is missing columns {missing}")
-
-
 def _recovery_rules(marks: dict[str, float | None], origin: pd.Timestamp) -> list[alt.Chart]:
-    """Dashed vertical rules with a tooltip, one per named moment (``None`` moments are skipped)."""
-    rows = [(what, at) for what, at in marks.items() if at is not None]
+    """Dashed vertical rules with a tooltip, one per named moment (``None`` moments are skipped).
+
+    ``marks`` is checked here: a mapping of non-empty strings to ``None`` or a time in seconds
+    (0 to a year); anything else raises ValueError naming ``actions`` (the public argument).
+    """
+    if not isinstance(marks, Mapping):
+        raise ValueError(f"actions must be None or a dict of name -> seconds, got {type(marks).__name__}")
+    for what, at in marks.items():
+        if not isinstance(what, str) or not what.strip():
+            raise ValueError(f"actions must be named by non-empty strings, got {what!r}")
+        _seconds(f"actions[{what!r}]", at, optional=True)
+    rows = [(what, float(at)) for what, at in marks.items() if at is not None]
     if not rows:
         return []
     data = pd.DataFrame({"what": [w for w, _ in rows],
@@ -865,51 +1059,73 @@ def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 1
 
     Args:
         timeseries: :attr:`labsupport.network.NetworkResult.timeseries` (columns ``time_s``,
-            ``queue_count``, ``unconfigured_count``, ``mean_delay_s``).
-        normal_delay_s: the "normal" delay, drawn as a horizontal rule (seconds, > 0).
+            ``queue_count``, ``unconfigured_count``, ``mean_delay_s``; the last is NaN in an
+            interval in which no instance received its configuration).
+        normal_delay_s: the "normal" delay, drawn as a horizontal rule (seconds, > 0, at most a day).
         origin: naive PDT time of ``time_s = 0``; default 5:28 AM on 20 Oct 2025.
         width: chart width in pixels (100 to 4000).
 
     Returns:
         Two stacked panels on a PDT clock axis: items waiting and instances without connectivity;
         mean launch-to-connectivity delay (minutes) of the instances configured in each interval.
+        Intervals with no delivery have no delay: the line has a gap there (a lone measured
+        interval between two gaps is drawn as a dot), and the description gives their number.
 
     Raises:
-        ValueError: a missing column or a bad argument.
+        ValueError: ``timeseries`` not a DataFrame, missing a column or empty; ``normal_delay_s``
+            not a finite number in (0, 86400]; a bad ``origin`` or width.
     """
     from .network import START_PDT
 
-    check_int("width", width, lo=100, hi=4000)
-    _recovery_check(timeseries, "timeseries", ("time_s", "queue_count", "unconfigured_count", "mean_delay_s"))
-    origin = START_PDT if origin is None else origin
+    _width(width)
+    cols = ("time_s", "queue_count", "unconfigured_count", "mean_delay_s")
+    _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    normal_delay_s = _number("normal_delay_s", normal_delay_s, lo=0.0, lo_open=True, hi=86_400.0)
+    origin = _origin(origin, START_PDT)
+    ts = timeseries.sort_values("time_s", kind="stable")
     data = pd.DataFrame({
-        "clock": _recovery_clock(timeseries["time_s"], origin),
-        "Items waiting at Network Manager": timeseries["queue_count"].to_numpy(),
-        "New instances without connectivity": timeseries["unconfigured_count"].to_numpy(),
-        "delay_min": (timeseries["mean_delay_s"] / 60).round(2).to_numpy(),
+        "clock": _recovery_clock(ts["time_s"], origin),
+        "Items waiting at Network Manager": ts["queue_count"].to_numpy(),
+        "New instances without connectivity": ts["unconfigured_count"].to_numpy(),
     })
-    x_top = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M"))
-    x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
+    # Intervals with no delivery have no delay (NaN). They are left out of the delay data, and each
+    # stretch of measured intervals is its own line (``detail``), so every such interval is a gap
+    # whatever the Vega-Lite version's default for null values. A stretch of one interval would be
+    # a path of one point, invisible: it gets a dot.
+    measured = ts["mean_delay_s"].notna().to_numpy()
+    gaps = int((~measured).sum())
+    stretch = np.cumsum(measured & ~np.concatenate([[False], measured[:-1]]))
+    delays = pd.DataFrame({"clock": data["clock"].to_numpy(), "stretch": stretch,
+                           "delay_min": (ts["mean_delay_s"] / 60).round(2).to_numpy()})[measured]
+    lone = delays.loc[delays.groupby("stretch")["clock"].transform("size") == 1]
+    # One time domain for both panels, so that a gap at either end of the delay line shows as one.
+    span = alt.Scale(domain=[data["clock"].iloc[0], data["clock"].iloc[-1]])
+    x_top = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M"), scale=span)
+    x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"), scale=span)
     names = ["Items waiting at Network Manager", "New instances without connectivity"]
     counts = alt.Chart(data).transform_fold(names, as_=["what", "count"]).mark_line(strokeWidth=2).encode(
         x=x_top, y=alt.Y("count:Q", title="Count (model sample)"),
         color=alt.Color("what:N", scale=alt.Scale(domain=names, range=[PALETTE[6], PALETTE[1]]),
                         legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
         tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "what:N", "count:Q"])
-    delay = alt.Chart(data).mark_line(color=PALETTE[0], strokeWidth=2).encode(
-        x=x, y=alt.Y("delay_min:Q", title="Launch to connectivity (min)"),
-        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"),
-                 alt.Tooltip("delay_min:Q", format=".1f", title="minutes")])
+    tip = [alt.Tooltip("clock:T", format="%H:%M", title="time"),
+           alt.Tooltip("delay_min:Q", format=".1f", title="minutes")]
+    y_delay = alt.Y("delay_min:Q", title="Launch to connectivity (min)")
+    delay_line = alt.Chart(delays).mark_line(color=PALETTE[0], strokeWidth=2).encode(
+        x=x, y=y_delay, detail="stretch:N", tooltip=tip)
+    dots = alt.Chart(lone).mark_point(color=PALETTE[0], filled=True, size=30).encode(x=x, y=y_delay, tooltip=tip)
     normal = alt.Chart(pd.DataFrame({"y": [normal_delay_s / 60]})).mark_rule(
         color="#555", strokeDash=[2, 2]).encode(y="y:Q")
+    gap_text = (f" Gaps in that line are the {gaps} of {len(data)} intervals in which no instance received its "
+                "configuration, so no delay was measured; they are left out, not drawn as zero." if gaps else "")
     chart = alt.vconcat(counts.properties(width=width, height=140),
-                        alt.layer(delay, normal).properties(width=width, height=120)).properties(
+                        alt.layer(delay_line, dots, normal).properties(width=width, height=120)).properties(
         title="Network Manager works through its backlog",
         description=(
-            "Two panels over PDT clock time from 5:28 AM. Top: items waiting at Network Manager and "
+            f"Two panels over PDT clock time from {origin:%-I:%M %p}. Top: items waiting at Network Manager and "
             "new instances still without network connectivity. Bottom: the mean time, in minutes, "
             "from a new instance's launch to its network configuration arriving, for instances "
-            "configured in each interval; a dotted line marks the delay counted as normal."
+            "configured in each interval; a dotted line marks the delay counted as normal." + gap_text
         ),
     )
     return _base_config(chart)
@@ -932,15 +1148,18 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
         Four stacked panels sharing a PDT clock axis.
 
     Raises:
-        ValueError: a missing column or a bad argument.
+        ValueError: ``timeseries`` not a DataFrame, missing a column or empty; ``actions`` not
+            ``None`` or a dict of names to ``None``/seconds; ``threshold_s`` not ``None`` or a
+            finite number >= 0; a bad ``origin`` or width.
     """
     from .network import START_PDT
 
-    check_int("width", width, lo=100, hi=4000)
-    _recovery_check(timeseries, "timeseries", ("time_s", "capacity_fraction", "working_capacity_fraction",
-                                               "demand_fraction", "error_fraction", "check_latency_s",
-                                               "fleet_flaps_per_min"))
-    origin = START_PDT if origin is None else origin
+    _width(width)
+    cols = ("time_s", "capacity_fraction", "working_capacity_fraction", "demand_fraction", "error_fraction",
+            "check_latency_s", "fleet_flaps_per_min")
+    _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    threshold_s = _number("threshold_s", threshold_s, lo=0.0, hi=_MAX_S, optional=True)
+    origin = _origin(origin, START_PDT)
     ts = timeseries
     names = ["Capacity in service", "Working capacity in service", "Demand"]
     data = pd.DataFrame({
@@ -952,7 +1171,7 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
         "flaps": ts["fleet_flaps_per_min"].round(1).to_numpy(),
         "latency": ts["check_latency_s"].round(1).to_numpy(),
     })
-    rules = _recovery_rules(actions or {}, origin)
+    rules = _recovery_rules({} if actions is None else actions, origin)
     x_top = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M", labels=False))
     x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
     when = alt.Tooltip("clock:T", format="%H:%M", title="time")
@@ -1008,17 +1227,19 @@ def nlb_capacity_comparison_chart(runs: dict[str, pd.DataFrame], *, floor: float
         One line per run, demand dotted, the floor dashed.
 
     Raises:
-        ValueError: a missing column, no runs or more than 7, or a bad argument.
+        ValueError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled
+            by non-empty strings; ``floor`` not ``None`` or a fraction in [0, 1]; a bad ``origin``
+            or width.
     """
     from .network import START_PDT
 
-    check_int("width", width, lo=100, hi=4000)
-    if not 1 <= len(runs) <= len(PALETTE):
-        raise ValueError(f"runs must hold 1 to {len(PALETTE)} frames, got {len(runs)}")
-    origin = START_PDT if origin is None else origin
+    _width(width)
+    cols = ("time_s", "capacity_fraction", "demand_fraction")
+    runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    floor = _number("floor", floor, lo=0.0, hi=1.0, optional=True)
+    origin = _origin(origin, START_PDT)
     frames = []
     for label, ts in runs.items():
-        _recovery_check(ts, f"runs[{label!r}]", ("time_s", "capacity_fraction", "demand_fraction"))
         frames.append(pd.DataFrame({"clock": _recovery_clock(ts["time_s"], origin), "run": label,
                                     "fraction": ts["capacity_fraction"].round(4).to_numpy()}))
     data = pd.concat(frames, ignore_index=True)
@@ -1032,7 +1253,7 @@ def nlb_capacity_comparison_chart(runs: dict[str, pd.DataFrame], *, floor: float
         tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "run:N",
                  alt.Tooltip("fraction:Q", format=".0%")])
     demand = float(next(iter(runs.values()))["demand_fraction"].iloc[0])
-    levels = pd.DataFrame({"y": [demand] + ([float(floor)] if floor is not None else []),
+    levels = pd.DataFrame({"y": [demand] + ([floor] if floor is not None else []),
                            "what": ["demand"] + (["floor"] if floor is not None else [])})
     rules = alt.Chart(levels).mark_rule(color="#555").encode(
         y="y:Q", strokeDash=alt.StrokeDash("what:N", scale=alt.Scale(domain=["demand", "floor"],
@@ -1050,6 +1271,20 @@ def nlb_capacity_comparison_chart(runs: dict[str, pd.DataFrame], *, floor: float
     return _base_config(chart)
 
 
+#: Bin widths, in seconds, that :func:`dns_failing_chart` may aggregate into (the first that fits).
+_BIN_WIDTHS_S = (1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1_800, 3_600, 7_200, 14_400, 21_600, 43_200,
+                 86_400)
+
+
+def _bin_width_s(spans_s: list[float], budget: int) -> float:
+    """The smallest width of :data:`_BIN_WIDTHS_S` (or whole days) that gives at most ``budget`` bins."""
+    for b in _BIN_WIDTHS_S:
+        if sum(math.floor(span / b) + 1 for span in spans_s) <= budget:
+            return float(b)
+    days = math.ceil(sum(spans_s) / budget / 86_400) + 1
+    return 86_400.0 * days
+
+
 def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
                       origin: pd.Timestamp | None = None, start_s: float = 0.0,
                       width: int = 560) -> alt.LayerChart:
@@ -1057,72 +1292,129 @@ def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
 
     Args:
         runs: label -> :attr:`labsupport.dns_cache.DnsCacheResult.timeseries` (columns
-            ``time_s``, ``failing_fraction``); 1 to 7 runs.
+            ``time_s``, ``failing_fraction``); 1 to 7 runs, none empty.
         restored_s: when the authoritative record came back (seconds), drawn as a rule.
         origin: naive PDT time of ``time_s = 0``; default 11:48 PM on 19 Oct 2025.
         start_s: leave out rows before this time (seconds), to zoom on the recovery.
         width: chart width in pixels (100 to 4000).
 
     Returns:
-        One step line per run and a rule at the restore.
+        One step line per run and a rule at the restore. Every sample is drawn while all runs
+        together hold at most 3,000 rows in the window; beyond that the samples are aggregated
+        into time bins of one width for all runs (the smallest of 1 s, 2 s, 5 s, ... 1 day that
+        fits): the line is each bin's mean and a faint band spans its lowest to highest value, and
+        the bin width is stated in the y-axis title and the description. A window that holds no
+        sample of any run gives a chart that says so.
 
     Raises:
-        ValueError: a missing column, no runs or more than 7, or a bad argument.
+        ValueError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled by
+            non-empty strings; ``restored_s`` or ``start_s`` not a finite time (seconds, within a
+            year); a bad ``origin`` or width.
     """
     from .dns_cache import START_PDT
 
-    check_int("width", width, lo=100, hi=4000)
-    if not 1 <= len(runs) <= len(PALETTE):
-        raise ValueError(f"runs must hold 1 to {len(PALETTE)} frames, got {len(runs)}")
-    origin = START_PDT if origin is None else origin
-    frames = []
-    for label, ts in runs.items():
-        _recovery_check(ts, f"runs[{label!r}]", ("time_s", "failing_fraction"))
-        ts = ts[ts["time_s"] >= start_s]
-        step = max(1, len(ts) // 1500)
-        ts = ts.iloc[::step]
-        frames.append(pd.DataFrame({"clock": _recovery_clock(ts["time_s"], origin), "run": label,
-                                    "failing": ts["failing_fraction"].round(4).to_numpy()}))
-    data = pd.concat(frames, ignore_index=True)
+    _width(width)
+    cols = ("time_s", "failing_fraction")
+    runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    restored_s = _seconds("restored_s", restored_s)
+    start_s = _seconds("start_s", start_s, window=True)
+    origin = _origin(origin, START_PDT)
     labels = list(runs)
+    title = "Clients failing to resolve the endpoint"
+    windows = {label: ts.loc[ts["time_s"] >= start_s].sort_values("time_s", kind="stable")
+               for label, ts in runs.items()}
+    kept = {label: w for label, w in windows.items() if len(w)}
+    if not kept:
+        last = max(float(ts["time_s"].max()) for ts in runs.values())
+        at = _recovery_clock([start_s, last], origin).str.slice(11, 16).tolist()
+        nothing = f"No sample from {at[0]} PDT on: {'the runs end' if len(runs) > 1 else 'the run ends'} at {at[1]} PDT"
+        return _note_chart(nothing, title=title, width=width, height=220, description=(
+            f"Fraction of clients failing, one line per run ({', '.join(labels)}): no run has a sample at or "
+            f"after {start_s:.0f} s (the last is at {last:.0f} s), so there is nothing to draw."))
+    bin_s = None
+    if sum(len(w) for w in kept.values()) > _MAX_ROWS:
+        bin_s = _bin_width_s([float(w["time_s"].iloc[-1] - w["time_s"].iloc[0]) for w in kept.values()], _MAX_ROWS)
+    frames = []
+    for label, w in kept.items():
+        if bin_s is None:
+            frames.append(pd.DataFrame({"clock": _recovery_clock(w["time_s"], origin).to_numpy(), "run": label,
+                                        "failing": w["failing_fraction"].round(4).to_numpy()}))
+            continue
+        g = w.groupby((w["time_s"] // bin_s) * bin_s)["failing_fraction"]
+        mean = g.mean()
+        frames.append(pd.DataFrame({"clock": _recovery_clock(mean.index.to_series(), origin).to_numpy(), "run": label,
+                                    "failing": mean.round(4).to_numpy(), "lo": g.min().round(4).to_numpy(),
+                                    "hi": g.max().round(4).to_numpy()}))
+    data = pd.concat(frames, ignore_index=True)
+    if bin_s is not None:
+        data["band"] = data["run"].map(dict(zip(labels, PALETTE)))
+    binned = "" if bin_s is None else f" (mean per {_bin_label(bin_s)} bin)"
+    x = alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
+    colour = alt.Color("run:N", scale=alt.Scale(domain=labels, range=list(PALETTE[:len(labels)])),
+                       legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=400))
+    tip = [alt.Tooltip("clock:T", format="%H:%M:%S", title="time" if bin_s is None else "bin start"), "run:N",
+           alt.Tooltip("failing:Q", format=".1%", title="failing" if bin_s is None else "mean failing")]
+    if bin_s is not None:
+        tip += [alt.Tooltip("lo:Q", format=".1%", title="lowest"), alt.Tooltip("hi:Q", format=".1%", title="highest")]
     lines = alt.Chart(data).mark_line(strokeWidth=2, interpolate="step-after").encode(
-        x=alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M")),
-        y=alt.Y("failing:Q", title="Clients failing", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("run:N", scale=alt.Scale(domain=labels, range=list(PALETTE[:len(labels)])),
-                        legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=400)),
-        tooltip=[alt.Tooltip("clock:T", format="%H:%M:%S", title="time"), "run:N",
-                 alt.Tooltip("failing:Q", format=".1%")])
-    rule = _recovery_rules({"Authoritative record restored": restored_s}, origin)
-    chart = alt.layer(*rule, lines).properties(
-        width=width, height=220, title="Clients failing to resolve the endpoint",
+        x=x, y=alt.Y("failing:Q", title="Clients failing" + binned, axis=alt.Axis(format="%"),
+                     scale=alt.Scale(domain=[0, 1])),
+        color=colour, tooltip=tip)
+    layers = [*_recovery_rules({"Authoritative record restored": restored_s}, origin)]
+    if bin_s is not None:
+        layers.append(alt.Chart(data).mark_area(opacity=0.15, interpolate="step-after").encode(
+            # The run's colour taken as is (no scale), so that the band adds nothing to the legend.
+            x=x, y="lo:Q", y2="hi:Q", detail="run:N", fill=alt.Fill("band:N", scale=None)))
+    layers.append(lines)
+    missing = [label for label in labels if label not in kept]
+    chart = alt.layer(*layers).properties(
+        width=width, height=220, title=title,
         description=(
             f"Fraction of clients whose last lookup returned the empty answer, over PDT clock time, "
             f"one line per run ({', '.join(labels)}); a dashed rule marks the moment the "
             "authoritative record was restored."
+            + ("" if bin_s is None else
+               f" The model's samples are aggregated into {_bin_label(bin_s)} bins: each line is the bin's mean "
+               "and the faint band spans its lowest to highest value.")
+            + (f" No sample in the window for: {', '.join(missing)}." if missing else "")
         ),
     )
     return _base_config(chart)
 
 
-def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.LayerChart:
+def _bin_label(bin_s: float) -> str:
+    """``30 s``, ``5 min``, ``2 h``: a bin width of :data:`_BIN_WIDTHS_S` in words."""
+    if bin_s < 60:
+        return f"{bin_s:.0f} s"
+    return f"{bin_s / 60:.0f} min" if bin_s < 3_600 else f"{bin_s / 3_600:.0f} h"
+
+
+def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.Chart:
     """Recovery delay after the restore against the negative-caching TTL.
 
     Args:
         frame: columns ``negative_ttl_s`` (float), ``delay_s`` (float, seconds from the restore
-            until the clients recovered) and ``series`` (str, one line per value).
+            until the clients recovered; NaN where they did not recover in the run) and ``series``
+            (str, one line per value, at most ``len(PALETTE)`` = 7 of them).
         width: chart width in pixels (100 to 4000).
 
     Returns:
         One line per series, both axes in minutes.
 
     Raises:
-        ValueError: a missing column or a bad width.
+        ValueError: ``frame`` not a DataFrame, missing a column or empty; more than 7 series; a bad
+            width.
     """
-    check_int("width", width, lo=100, hi=4000)
-    _recovery_check(frame, "frame", ("negative_ttl_s", "delay_s", "series"))
+    _width(width)
+    _frame("frame", frame, ("negative_ttl_s", "delay_s", "series"), numeric=("negative_ttl_s", "delay_s"),
+           empty="a TTL sweep has at least one point")
     data = pd.DataFrame({"ttl_min": (frame["negative_ttl_s"] / 60).round(2),
-                         "delay_min": (frame["delay_s"] / 60).round(2), "series": frame["series"]})
+                         "delay_min": (frame["delay_s"] / 60).round(2), "series": frame["series"].astype(str)})
     labels = list(dict.fromkeys(data["series"]))
+    if len(labels) > len(PALETTE):
+        raise ValueError(f"frame holds {len(labels)} series; at most {len(PALETTE)} (one colour each) can be told "
+                         "apart: split it into several charts")
+    unrecovered = int(data["delay_min"].isna().sum())
     chart = alt.Chart(data).mark_line(point=True, strokeWidth=2).encode(
         x=alt.X("ttl_min:Q", title="Negative-caching TTL (min)"),
         y=alt.Y("delay_min:Q", title="Restore to clients recovered (min)"),
@@ -1133,7 +1425,9 @@ def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.LayerChart:
     ).properties(
         width=width, height=220, title="How long clients wait after the fix",
         description=("Minutes from the restore of the record until the clients recovered, against "
-                     f"the negative-caching TTL in minutes; one line per series ({', '.join(labels)})."),
+                     f"the negative-caching TTL in minutes; one line per series ({', '.join(labels)})."
+                     + (f" {unrecovered} point(s) where the clients had not recovered by the end of the run are "
+                        "left out." if unrecovered else "")),
     )
     return _base_config(chart)
 
@@ -1170,12 +1464,7 @@ def _chain_clock(time_s: pd.Series | list[float]) -> pd.Series:
     return (START_PDT + pd.to_timedelta(pd.Series(time_s, dtype="float64"), unit="s")).dt.strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def _chain_check(frame: pd.DataFrame, name: str, cols: tuple[str, ...]) -> None:
-    if not isinstance(frame, pd.DataFrame):
-        raise ValueError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in cols if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} is missing columns {missing}")
+_CHAIN_STAGE_COLUMNS = ("stage", "start_s", "end_s", "duration_s")
 
 
 def _chain_bars(stages: pd.DataFrame, run: str) -> pd.DataFrame:
@@ -1218,17 +1507,19 @@ def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None
         ``reference``, and a line of text with both totals.
 
     Raises:
-        ValueError: a missing column, equal labels or a bad width.
+        ValueError: ``stages`` or ``reference`` not a DataFrame (``reference`` may be ``None``) or
+            missing a column, equal labels or a bad width.
     """
-    check_int("width", width, lo=100, hi=4000)
-    _chain_check(stages, "stages", ("stage", "start_s", "end_s", "duration_s"))
+    _width(width)
+    _frame("stages", stages, _CHAIN_STAGE_COLUMNS, numeric=_CHAIN_STAGE_COLUMNS[1:])
+    if reference is not None:
+        _frame("reference", reference, _CHAIN_STAGE_COLUMNS, numeric=_CHAIN_STAGE_COLUMNS[1:])
     if not isinstance(label, str) or not isinstance(reference_label, str) or not label or not reference_label \
             or label == reference_label:
         raise ValueError(f"label and reference_label must be two different non-empty strings, got {label!r} "
                          f"and {reference_label!r}")
     parts, runs = [_chain_bars(stages, label)], [label]
     if reference is not None:
-        _chain_check(reference, "reference", ("stage", "start_s", "end_s", "duration_s"))
         parts.append(_chain_bars(reference, reference_label))
         runs.append(reference_label)
     bars = pd.concat(parts, ignore_index=True)
@@ -1269,10 +1560,11 @@ def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerC
     """
     from .chain import STOP_POINT_NAMES, STOP_POINT_TITLES
 
-    check_int("width", width, lo=100, hi=4000)
+    _width(width)
     slugs = dict(zip(CHAIN_STAGE_COLOURS, ("dynamodb", "launches", "nlb")))
-    cols = (*STOP_POINT_NAMES, "stop_points", "total_s", *(f"{s}_{e}_s" for s in slugs.values() for e in ("start", "end")))
-    _chain_check(table, "table", cols)
+    times = tuple(f"{s}_{e}_s" for s in slugs.values() for e in ("start", "end"))
+    _frame("table", table, (*STOP_POINT_NAMES, "stop_points", "total_s", *times), numeric=("total_s", *times),
+           empty="stop_point_table() holds all 64 combinations of stop points")
     if table.groupby(list(STOP_POINT_NAMES)).ngroups != 64:
         raise ValueError("table must hold all 64 combinations of stop points")
     short = {name: f"s{i + 1}" for i, name in enumerate(STOP_POINT_NAMES)}
@@ -1326,11 +1618,20 @@ def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerCh
         impact: :attr:`labsupport.chain.ChainResult.impact` (``time_s``, ``stage``, ``impact_fraction``).
         width: chart width in pixels (100 to 4000).
 
+    Returns:
+        One step line per stage. A run in which no stage happens (every failure stopped) has an
+        empty ``impact``: the chart then says "Nothing fails: no stage happens in this run".
+
     Raises:
-        ValueError: a missing column or a bad width.
+        ValueError: ``impact`` not a DataFrame or missing a column, or a bad width.
     """
-    check_int("width", width, lo=100, hi=4000)
-    _chain_check(impact, "impact", ("time_s", "stage", "impact_fraction"))
+    _width(width)
+    _frame("impact", impact, ("time_s", "stage", "impact_fraction"), numeric=("time_s", "impact_fraction"))
+    title = "What clients see, stage by stage"
+    if impact.empty:
+        nothing = "Nothing fails: no stage happens in this run"
+        return _note_chart(nothing, title=title, width=width, height=200, description=(
+            f"Share failing over PDT clock time, one line per stage. {nothing}, so there is no line to draw."))
     data = pd.DataFrame({"start": _chain_clock(impact["time_s"]).to_numpy(), "stage": impact["stage"].astype(str).to_numpy(),
                          "share": impact["impact_fraction"].round(4).to_numpy()})
     stages = list(CHAIN_STAGE_COLOURS)
@@ -1340,7 +1641,7 @@ def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerCh
                         legend=alt.Legend(title=None, orient="bottom", columns=3, labelLimit=300)),
         tooltip=[alt.Tooltip("start:T", format="%H:%M", title="time"), "stage:N", alt.Tooltip("share:Q", format=".1%")],
     ).properties(
-        width=width, height=200, title="What clients see, stage by stage",
+        width=width, height=200, title=title,
         description=("Share failing over PDT clock time, one line per stage: clients whose resolver answers the "
                      "DynamoDB endpoint with no records; launches refused or left without network connectivity; "
                      "connections through the modelled NLB that fail."),
@@ -1352,41 +1653,72 @@ def chain_savings_chart(savings: pd.DataFrame, *, width: int = 260) -> alt.Layer
     """Which single stop point buys the most time: hours saved by each stop point on its own.
 
     Args:
-        savings: :func:`labsupport.chain.single_point_savings` (``point``, ``title``, ``saved_s``, ``best``).
+        savings: :func:`labsupport.chain.single_point_savings` (``point``, ``title``, ``saved_s``
+            (finite seconds; negative when a stop point makes the event longer), ``best`` (bool)).
         width: chart width in pixels (100 to 4000).
 
+    Returns:
+        One horizontal bar per stop point from 0, labelled with the time it saves. A stop point that
+        costs time has a bar to the left of 0, in its own colour, labelled "adds ..." right of 0;
+        the x domain then reaches below 0 and a rule marks 0.
+
     Raises:
-        ValueError: a missing column or a bad width.
+        ValueError: ``savings`` not a DataFrame, missing a column or empty; ``saved_s`` not finite;
+            ``best`` not bool; a bad width.
     """
-    check_int("width", width, lo=100, hi=4000)
-    _chain_check(savings, "savings", ("point", "title", "saved_s", "best"))
+    _width(width)
+    _frame("savings", savings, ("point", "title", "saved_s", "best"), numeric=("saved_s",),
+           empty="single_point_savings() holds one row per stop point")
+    if not np.isfinite(savings["saved_s"].to_numpy(dtype=float)).all():
+        raise ValueError(f"savings['saved_s'] must be finite seconds, got {savings['saved_s'].tolist()!r}")
+    if not pd.api.types.is_bool_dtype(savings["best"]):
+        raise ValueError(f"savings['best'] must be bool, got dtype {savings['best'].dtype}")
+    saved = savings["saved_s"].astype(float)
+    kinds = ["saves the most", "saves less", "costs time"]
     data = pd.DataFrame({"name": [f"{p}: {t}" for p, t in zip(savings["point"], savings["title"])],
-                         "hours": (savings["saved_s"] / 3600).round(2).to_numpy(),
-                         "saved": [format_duration(max(0.0, v)) for v in savings["saved_s"]],
-                         "best": savings["best"].map({True: "saves the most", False: "saves less"}).to_numpy()})
+                         "hours": (saved / 3600).round(2).to_numpy(),
+                         "saved": [format_duration(v) if v >= 0 else f"adds {format_duration(-v)}" for v in saved],
+                         "best": [kinds[2] if v < 0 else kinds[0] if b else kinds[1]
+                                  for v, b in zip(saved, savings["best"])]})
     if "outside_region_failures_count" in savings.columns:
         data["outside"] = savings["outside_region_failures_count"].to_numpy()
     order = data["name"].tolist()
     y = alt.Y("name:N", sort=order, title=None, axis=alt.Axis(labelLimit=300, labelFontSize=11))
-    top = max(1.0, float(data["hours"].max())) * 1.3
+    pos, neg = max(0.0, float(data["hours"].max())), min(0.0, float(data["hours"].min()))
+    if neg < 0:  # the "adds ..." labels sit right of 0, so the right side keeps room for them
+        m = max(1.0, pos, -neg)
+        domain = [neg - 0.1 * m, pos + 0.45 * m]
+    else:
+        domain = [0, max(1.0, pos) * 1.3]
+    shown = [k for k in kinds if k in set(data["best"])] or kinds[:2]
+    colours = dict(zip(kinds, (PALETTE[2], PALETTE[6], PALETTE[5])))
     bars = alt.Chart(data).mark_bar().encode(
-        x=alt.X("hours:Q", title="Hours of the event removed", scale=alt.Scale(domain=[0, top])), y=y,
-        color=alt.Color("best:N", scale=alt.Scale(domain=["saves the most", "saves less"], range=[PALETTE[2], PALETTE[6]]),
+        x=alt.X("hours:Q", scale=alt.Scale(domain=domain, nice=False),
+                title="Hours of the event removed" + (" (left of 0: added)" if neg < 0 else "")), y=y,
+        color=alt.Color("best:N", scale=alt.Scale(domain=shown, range=[colours[k] for k in shown]),
                         legend=alt.Legend(title=None, orient="bottom")),
         tooltip=["name:N", alt.Tooltip("saved:N", title="time saved")]
         + ([alt.Tooltip("outside:Q", title="failing outside us-east-1")] if "outside" in data else []))
-    text = alt.Chart(data).mark_text(align="left", dx=4, fontSize=11, color="#222").encode(
-        x="hours:Q", y=y, text="saved:N")
-    chart = alt.layer(bars, text).properties(
+    right = alt.Chart(data).transform_filter("datum.hours >= 0").mark_text(
+        align="left", dx=4, fontSize=11, color="#222").encode(x="hours:Q", y=y, text="saved:N")
+    left = alt.Chart(data).transform_filter("datum.hours < 0").mark_text(
+        align="left", dx=4, fontSize=11, color="#222").encode(x=alt.datum(0), y=y, text="saved:N")
+    layers = [bars, right, left]
+    if neg < 0:
+        layers.append(alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#222").encode(x="x:Q"))
+    costly = [f"{n} adds {t[5:]}" for n, t in zip(data["name"], data["saved"]) if t.startswith("adds ")]
+    chart = alt.layer(*layers).properties(
         width=width, height=28 * len(data), title="One stop point at a time",
         description=("Horizontal bars, one per stop point switched on alone: how many hours of the incident's total "
-                     "it removes, computed by the chain model; the longest bars are highlighted."),
+                     "it removes, computed by the chain model; the longest bars are highlighted."
+                     + (f" Bars left of 0 make the event longer: {'; '.join(costly)}." if costly else "")),
     )
     return _base_config(chart)
 
 
-def _blast_frame(radius: pd.DataFrame, scenario: str) -> pd.DataFrame:
-    _chain_check(radius, "radius", ("service", "region", "status", "hops", "path", "weakest_tag"))
+def _blast_frame(radius: pd.DataFrame, scenario: str, name: str = "radius") -> pd.DataFrame:
+    _frame(name, radius, ("service", "region", "status", "hops", "path", "weakest_tag"),
+           empty="blast_radius() always holds the failing service itself")
     weak = radius["weakest_tag"].astype("string").isin(["inferred", "UNVERIFIED"]).fillna(False)
     return pd.DataFrame({"scenario": scenario, "service": radius["service"].astype(str).to_numpy(),
                          "region": radius["region"].astype(str).to_numpy(),
@@ -1416,7 +1748,8 @@ def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
         are hollow.
 
     Raises:
-        ValueError: a missing column, an empty title, bad labels or a bad cell size.
+        ValueError: ``radius`` (or ``compare``, unless ``None``) not a DataFrame, missing a column or
+            empty; an empty title, bad labels or a bad cell size.
     """
     from .dependencies import REGIONS, STATUSES
 
@@ -1426,7 +1759,9 @@ def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
     if (not isinstance(labels, tuple) or len(labels) != 2 or not all(isinstance(x, str) and x for x in labels)
             or labels[0] == labels[1]):
         raise ValueError(f"labels must be two different non-empty strings, got {labels!r}")
-    parts = [_blast_frame(radius, labels[0])] + ([] if compare is None else [_blast_frame(compare, labels[1])])
+    parts = [_blast_frame(radius, labels[0])]
+    if compare is not None:
+        parts.append(_blast_frame(compare, labels[1], "compare"))
     data = pd.concat(parts, ignore_index=True)
     rank = {k: i for i, k in enumerate(STATUSES)}
     first = parts[0].assign(r=parts[0]["status"].map(rank)).sort_values(["r", "service"], kind="stable")

@@ -25,9 +25,11 @@ from collections.abc import Iterable
 from datetime import timedelta
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from ._validate import check_names
+from ._validate import check_bool, check_names, check_number
+from .errors import ConfigError
 
 __all__ = [
     "IMPACT_PERIODS",
@@ -128,10 +130,13 @@ def load(
         (bool) and ``note`` (string).
 
     Raises:
-        ValueError: an unknown service or tag; the message lists the valid ones.
+        ValueError: an unknown service or tag (the message lists the valid ones), a ``services`` or
+            ``tags`` that is neither a name nor an iterable of names (bytes and mappings
+            included), or an ``include_unverified`` that is not a bool.
 
     Follows the summary's timeline and its per-service section (facts.md §1.2–1.4).
     """
+    check_bool("include_unverified", include_unverified)
     frame = _read()
     if services is not None:
         keep = check_names("services", services, frame["service"].unique())
@@ -139,8 +144,6 @@ def load(
     if tags is not None:
         keep = check_names("tags", tags, TAGS)
         frame = frame[frame["tag"].isin(keep)]
-    if not isinstance(include_unverified, bool):
-        raise ValueError(f"include_unverified must be True or False, got {include_unverified!r}")
     if not include_unverified:
         frame = frame[~frame["unverified"]]
     return frame.sort_values(["time_pdt", "id"], kind="stable").reset_index(drop=True)
@@ -199,20 +202,26 @@ def durations() -> pd.DataFrame:
     return frame[["name", "label", "start_pdt", "end_pdt", "duration", "minutes", "text", "weakest_tag"]]
 
 
-def format_duration(value: float | timedelta | pd.Timedelta) -> str:
+def format_duration(value: float | timedelta | pd.Timedelta | np.timedelta64) -> str:
     """Format a duration as the course writes it: ``"14 h 32 min"``, ``"50 min"``, ``"2 h 03 min"``.
 
     Args:
-        value: seconds (a finite number >= 0) or a timedelta. Rounded to the nearest minute.
+        value: seconds (a finite real number >= 0) or a duration: ``datetime.timedelta``,
+            ``pandas.Timedelta`` or ``numpy.timedelta64``. Rounded to the nearest minute.
 
     Raises:
-        ValueError: a negative, NaN or infinite duration, or a value of another type.
+        ValueError: a negative, NaN/NaT or infinite duration, one beyond pandas' range, or a value of
+            another type (strings and bools included). The message names ``duration``.
     """
-    from ._validate import check_number
-
-    if isinstance(value, (timedelta, pd.Timedelta)):
+    if isinstance(value, np.timedelta64):
+        try:
+            value = pd.Timedelta(value)
+        except (ValueError, OverflowError):
+            raise ConfigError(f"duration must be a finite number of seconds >= 0, got {value!r} "
+                              "(beyond the range of pandas.Timedelta)") from None
+    if isinstance(value, (timedelta, pd.Timedelta)) or value is pd.NaT:
         if pd.isna(value):
-            raise ValueError("duration must be a finite number of seconds >= 0, got NaT")
+            raise ConfigError("duration must be a finite number of seconds >= 0, got NaT")
         value = value.total_seconds()
     seconds = check_number("duration", value, lo=0)
     minutes = int(round(seconds / 60))

@@ -123,3 +123,33 @@ def test_chart_draws_periods_and_events():
 def test_chart_rejects_missing_columns():
     with pytest.raises(ValueError, match="missing columns"):
         charts.timeline_chart(timeline.impact_periods(), pd.DataFrame({"x": [1]}))
+
+
+# --- regression: bad arguments are named, numpy durations are durations ---------------------------
+
+
+@pytest.mark.parametrize("arg, bad", [("services", 5), ("services", 3.5), ("tags", b"AWS"),
+                                      ("tags", bytearray(b"OTHER")), ("services", {"DynamoDB": 1})])
+def test_names_that_are_not_names_are_refused_by_argument(arg, bad):
+    with pytest.raises(ValueError, match=rf"^{arg} must be a name or a list of names") as info:
+        timeline.load(**{arg: bad})
+    assert "[65, 87, 83]" not in str(info.value)  # bytes are not iterated into numbers
+
+
+def test_numpy_bool_flag_is_refused_with_a_true_message():
+    import numpy as np
+
+    with pytest.raises(ValueError, match=r"include_unverified .* of type numpy\.bool; convert it with bool\(\)"):
+        timeline.load(include_unverified=np.bool_(True))
+    assert len(timeline.load(include_unverified=bool(np.bool_(False)))) == len(timeline.load(include_unverified=False))
+
+
+def test_format_duration_accepts_numpy_timedelta64():
+    import numpy as np
+
+    assert timeline.format_duration(np.timedelta64(183, "m")) == "3 h 03 min"
+    assert timeline.format_duration(np.timedelta64(5, "s")) == "0 min"
+    assert timeline.format_duration(np.timedelta64(90, "s")) == timeline.format_duration(90.0)
+    for bad in (np.timedelta64("NaT"), np.timedelta64(-5, "s"), np.timedelta64(10**18, "D")):
+        with pytest.raises(ValueError, match="duration"):
+            timeline.format_duration(bad)

@@ -1,0 +1,459 @@
+"""Chart inputs: one checker for every chart, one rule for empty data, no silent NaN, data as modelled.
+
+Regression tests for the adversarial review of ``labsupport.charts`` (defects 7 to 10 and the two
+misleading messages):
+
+* every chart refuses a bad argument with a ``ValueError`` that names it (never ``TypeError``,
+  ``AttributeError`` or ``IndexError``);
+* an empty input a reader can reach (a filter, a time window, a run in which nothing fails) gives a
+  chart that says so in a text mark and in its description; any other empty frame is refused;
+* ``network_backlog_chart`` draws the intervals without a delay as gaps and says so;
+* ``dns_failing_chart`` keeps every sample or aggregates into stated bins (no decimation);
+  ``dns_ttl_chart`` refuses more series than colours; ``chain_savings_chart`` draws a stop point
+  that costs time below 0 with a true label;
+* every chart built with its default width fits the book's 680 px content column.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from labsupport import chain, charts, dependencies, dns_cache, dwfm, dwfm_sweep, explore, network, nlb, race, timeline
+from labsupport._validate import check_bool, check_int, check_number
+
+#: Width of the book's content column at the browser test's 1280 px viewport.
+CONTENT_COLUMN_PX = 680
+
+
+# --- model output, computed once -------------------------------------------------------------------
+
+@cache
+def race_run() -> Any:
+    return race.run()
+
+
+@cache
+def dwfm_run() -> Any:
+    return dwfm.run(dwfm.SMALL_FLEET)
+
+
+@cache
+def dwfm_sweep_frame() -> pd.DataFrame:
+    return dwfm_sweep.sweep(dwfm.SMALL_FLEET, fleet_sizes=(200, 300), outage_lengths_s=(600.0, 1_200.0))
+
+
+@cache
+def dwfm_grid() -> pd.DataFrame:
+    return dwfm_sweep.explorer_grid(dwfm.SMALL_FLEET, fleet_sizes=(200,), step_s=600.0)
+
+
+@cache
+def explore_run() -> Any:
+    return explore.run()
+
+
+@cache
+def verdicts() -> pd.DataFrame:
+    return explore.verdict_table(explore.ExploreConfig(enactor_count=2, generation_count=3))
+
+
+@cache
+def network_run() -> Any:
+    return network.run()
+
+
+@cache
+def nlb_run() -> Any:
+    return nlb.run()
+
+
+@cache
+def dns_run(sample_interval_s: float = dns_cache.INCIDENT.sample_interval_s, soa_ttl_s: float | None = None) -> Any:
+    cfg = replace(dns_cache.INCIDENT, sample_interval_s=sample_interval_s)
+    return dns_cache.run(cfg if soa_ttl_s is None else replace(cfg, soa_ttl_s=soa_ttl_s))
+
+
+@cache
+def chain_run(*points: int) -> Any:
+    return chain.run(replace(chain.INCIDENT, stop_points=chain.StopPoints.of(*points)) if points else chain.INCIDENT)
+
+
+def savings(saved_s: list[float]) -> pd.DataFrame:
+    best = [v == max(saved_s) for v in saved_s]
+    return pd.DataFrame({"point": range(1, len(saved_s) + 1), "title": [f"stop point {i + 1}" for i in
+                                                                         range(len(saved_s))],
+                         "saved_s": [float(v) for v in saved_s], "best": best})
+
+
+def ttl_frame(series: int = 2) -> pd.DataFrame:
+    return pd.DataFrame({"negative_ttl_s": [60.0, 900.0] * series, "delay_s": [70.0, 910.0] * series,
+                         "series": [f"s{i}" for i in range(series) for _ in range(2)]})
+
+
+def chain_table_columns() -> list[str]:
+    times = [f"{s}_{e}_s" for s in ("dynamodb", "launches", "nlb") for e in ("start", "end")]
+    return [*chain.STOP_POINT_NAMES, "stop_points", "total_s", *times]
+
+
+#: Valid keyword arguments of every chart function, and which of them are frames (or run mappings).
+VALID: dict[str, tuple[Any, ...]] = {
+    "timeline_chart": (lambda: {"periods": timeline.impact_periods(), "events": timeline.load()},
+                       ("periods", "events")),
+    "race_sequence_chart": (lambda: {"events": race_run().events, "start_s": 0.0, "end_s": 600.0}, ("events",)),
+    "race_generation_chart": (lambda: {"states": race_run().endpoint_states(), "events": race_run().events,
+                                       "end_s": 900.0}, ("states", "events")),
+    "race_records_chart": (lambda: {"states": race_run().endpoint_states(), "windows": race_run().empty_windows()},
+                           ("states", "windows")),
+    "race_guard_explorer_chart": (lambda: {"data": race.guard_explorer_data(
+        replace(race.INCIDENT, horizon_s=1_200.0), bin_s=60.0)}, ("data",)),
+    "dwfm_timeseries_chart": (lambda: {"timeseries": dwfm_run().timeseries, "outage_s": (0.0, 1_800.0)},
+                              ("timeseries",)),
+    "dwfm_phase_chart": (lambda: {"sweep": dwfm_sweep_frame()}, ("sweep",)),
+    "dwfm_explorer_chart": (lambda: {"grid": dwfm_grid()}, ("grid",)),
+    "explore_sequence_chart": (lambda: {"steps": explore_run().events}, ("steps",)),
+    "explore_verdict_chart": (lambda: {"table": verdicts()}, ("table",)),
+    "network_backlog_chart": (lambda: {"timeseries": network_run().timeseries}, ("timeseries",)),
+    "nlb_timeseries_chart": (lambda: {"timeseries": nlb_run().timeseries}, ("timeseries",)),
+    "nlb_capacity_comparison_chart": (lambda: {"runs": {"a": nlb_run().timeseries}}, ("runs",)),
+    "dns_failing_chart": (lambda: {"runs": {"a": dns_run().timeseries}, "restored_s": 9_420.0}, ("runs",)),
+    "dns_ttl_chart": (lambda: {"frame": ttl_frame()}, ("frame",)),
+    "chain_timeline_chart": (lambda: {"stages": chain_run().stages, "reference": chain_run().stages},
+                             ("stages", "reference")),
+    "chain_explorer_chart": (lambda: {"table": pd.DataFrame({c: pd.Series(dtype=float)
+                                                             for c in chain_table_columns()})}, ("table",)),
+    "chain_impact_chart": (lambda: {"impact": chain_run().impact}, ("impact",)),
+    "chain_savings_chart": (lambda: {"savings": savings([3_600.0, 0.0])}, ("savings",)),
+    "dependency_blast_chart": (lambda: {"radius": dependencies.blast_radius("DynamoDB", "us-east-1"),
+                                        "compare": dependencies.blast_radius("DynamoDB", "us-east-1",
+                                                                              isolate=True)}, ("radius", "compare")),
+}
+
+#: (chart, frame argument) pairs that may be empty: a reader reaches them (tested below one by one).
+MAY_BE_EMPTY = {("timeline_chart", "events"), ("race_records_chart", "windows"), ("chain_timeline_chart", "stages"),
+                ("chain_timeline_chart", "reference"), ("chain_impact_chart", "impact")}
+
+
+def call(name: str, **override: Any) -> Any:
+    kwargs = {**VALID[name][0](), **override}
+    return getattr(charts, name)(**kwargs)
+
+
+def text_marks(spec: dict) -> list[str]:
+    """Every string drawn by a text mark of ``spec`` (its layers' inline or named data)."""
+    found = []
+    for layer in spec.get("layer", [spec]):
+        mark = layer.get("mark")
+        if (mark if isinstance(mark, str) else (mark or {}).get("type")) != "text":
+            continue
+        field = layer["encoding"]["text"]["field"]
+        data = layer.get("data", spec.get("data", {}))
+        rows = data.get("values") or spec.get("datasets", {}).get(data.get("name"), [])
+        found += [r[field] for r in rows]
+    return found
+
+
+def dataset(spec: dict, column: str) -> list[dict]:
+    """The one dataset of ``spec`` whose rows have ``column``."""
+    sets = [rows for rows in spec["datasets"].values() if rows and column in rows[0]]
+    assert len(sets) == 1, [list(r[0]) for r in spec["datasets"].values() if r]
+    return sets[0]
+
+
+# --- defect 7: one checker, a ValueError that names the argument ----------------------------------
+
+def test_every_chart_function_is_covered():
+    public = {n for n in charts.__all__ if n.endswith("_chart")}
+    assert public == set(VALID)
+
+
+#: Frame arguments for which ``None`` means "none" (no reference run, no second panel).
+OPTIONAL = {("chain_timeline_chart", "reference"), ("dependency_blast_chart", "compare")}
+
+
+@pytest.mark.parametrize("name, arg", [(n, a) for n, (_, args) in VALID.items() for a in args])
+@pytest.mark.parametrize("bad", [None, 5, "frame", [1, 2]])
+def test_a_frame_argument_that_is_not_a_frame_is_named(name, arg, bad):
+    if bad is None and (name, arg) in OPTIONAL:
+        assert call(name, **{arg: None}).to_dict()["description"]
+        return
+    with pytest.raises(ValueError, match=rf"^{arg} must be a "):
+        call(name, **{arg: bad})
+
+
+@pytest.mark.parametrize("name, arg", [(n, a) for n, (_, args) in VALID.items() for a in args if a != "runs"])
+def test_a_frame_without_its_columns_is_named(name, arg):
+    with pytest.raises(ValueError, match=rf"^{arg} is missing columns"):
+        call(name, **{arg: pd.DataFrame({"unrelated": [1.0]})})
+
+
+def test_run_mappings_are_checked_like_frames():
+    ts = nlb_run().timeseries
+    with pytest.raises(ValueError, match="runs must be a dict"):
+        charts.dns_failing_chart([dns_run().timeseries], restored_s=1)
+    with pytest.raises(ValueError, match=re.escape("runs['a'] is empty")):
+        charts.nlb_capacity_comparison_chart({"a": ts.iloc[:0]})
+    with pytest.raises(ValueError, match=re.escape("runs['a'] must be a pandas DataFrame")):
+        charts.nlb_capacity_comparison_chart({"a": None})
+    with pytest.raises(ValueError, match="runs must hold 1 to 7"):
+        charts.nlb_capacity_comparison_chart({str(i): ts for i in range(8)})
+    with pytest.raises(ValueError, match="runs must be labelled"):
+        charts.dns_failing_chart({5: dns_run().timeseries}, restored_s=1)
+
+
+@pytest.mark.parametrize("name, kwargs, arg", [
+    ("race_sequence_chart", {"start_s": "a", "end_s": 5}, "start_s"),
+    ("race_sequence_chart", {"start_s": 0, "end_s": float("nan")}, "end_s"),
+    ("race_generation_chart", {"start_s": None}, "start_s"),
+    ("network_backlog_chart", {"origin": "x"}, "origin"),
+    ("network_backlog_chart", {"origin": pd.NaT}, "origin"),
+    ("network_backlog_chart", {"normal_delay_s": float("nan")}, "normal_delay_s"),
+    ("network_backlog_chart", {"normal_delay_s": 0}, "normal_delay_s"),
+    ("network_backlog_chart", {"width": 2.5}, "width"),
+    ("dwfm_timeseries_chart", {"outage_s": (float("nan"), 5)}, "outage_s"),
+    ("dwfm_timeseries_chart", {"outage_s": "ab"}, "outage_s"),
+    ("dwfm_timeseries_chart", {"outage_s": (10.0, 5.0)}, "outage_s"),
+    ("dwfm_timeseries_chart", {"operator_at_s": 1e300}, "operator_at_s"),
+    ("nlb_timeseries_chart", {"actions": {"x": "noon"}}, "actions"),
+    ("nlb_timeseries_chart", {"actions": ["x"]}, "actions"),
+    ("nlb_timeseries_chart", {"threshold_s": True}, "threshold_s"),
+    ("nlb_capacity_comparison_chart", {"floor": 2.0}, "floor"),
+    ("dns_failing_chart", {"restored_s": None}, "restored_s"),
+    ("dns_failing_chart", {"start_s": float("inf")}, "start_s"),
+    ("dns_failing_chart", {"origin": 5}, "origin"),
+    ("explore_sequence_chart", {"title": 5}, "title"),
+    ("race_records_chart", {"endpoint": ["regional"]}, "endpoint"),
+])
+def test_a_bad_number_or_option_is_named(name, kwargs, arg):
+    with pytest.raises(ValueError, match=re.escape(arg)):
+        call(name, **kwargs)
+
+
+def test_frames_with_text_where_numbers_belong_are_named():
+    ts = network_run().timeseries.assign(time_s=lambda f: f["time_s"].astype(str))
+    with pytest.raises(ValueError, match=r"timeseries has non-numeric columns \['time_s'\]"):
+        charts.network_backlog_chart(ts)
+
+
+# --- defect 8: one rule for empty data --------------------------------------------------------------
+
+PROGRAMMING_EMPTY = [(n, a) for n, (_, args) in VALID.items() for a in args if (n, a) not in MAY_BE_EMPTY]
+
+
+@pytest.mark.parametrize("name, arg", PROGRAMMING_EMPTY)
+def test_an_empty_frame_no_run_can_give_is_refused(name, arg):
+    value = VALID[name][0]()[arg]
+    empty = {k: v.iloc[:0] for k, v in value.items()} if arg == "runs" else value.iloc[:0]
+    named = "runs['a']" if arg == "runs" else arg
+    with pytest.raises(ValueError, match=re.escape(f"{named} is empty: ")):
+        call(name, **{arg: empty})
+
+
+def test_race_generation_chart_names_empty_events_not_a_nan_window():
+    run = race_run()
+    with pytest.raises(ValueError, match="events is empty") as info:
+        charts.race_generation_chart(run.endpoint_states(), run.events.iloc[:0])
+    assert "nan" not in str(info.value) and "end_s" not in str(info.value)
+
+
+def test_a_window_with_no_event_says_so():
+    events = race_run().events
+    assert events["time_s"].max() < 20_000
+    spec = charts.race_sequence_chart(events, start_s=20_000, end_s=30_000).to_dict()
+    assert text_marks(spec) == ["No events between 20000 s and 30000 s"]
+    assert "no events between 20000 s and 30000 s" in spec["description"]
+    assert "lanes for ;" not in spec["description"] and "()" not in spec["description"]
+    # One event in the window is drawn as usual.
+    t = float(events["time_s"].iloc[-1])
+    spec = charts.race_sequence_chart(events, start_s=t - 1e-6, end_s=t + 1).to_dict()
+    assert not [s for s in text_marks(spec) if s.startswith("No events")]
+
+
+def test_every_action_in_a_window_has_a_named_group():
+    spec = charts.race_sequence_chart(race_run().events, start_s=0.0, end_s=1.0).to_dict()
+    assert "each mark is one action (initial state)" in spec["description"]
+    assert all(r["group"] for r in dataset(spec, "group"))
+
+
+def test_a_filter_that_keeps_no_timeline_event_says_so():
+    spec = charts.timeline_chart(timeline.impact_periods(), timeline.load().iloc[:0]).to_dict()
+    assert "No timeline event matches the filter" in text_marks(spec)
+    assert "no timeline event matches the filter" in spec["description"]
+    spec = charts.timeline_chart(timeline.impact_periods(), timeline.load()).to_dict()
+    assert not any("No timeline event" in s for s in text_marks(spec))
+
+
+def test_a_zoom_past_the_last_dns_sample_says_so():
+    ts = dns_run().timeseries
+    spec = charts.dns_failing_chart({"a": ts}, restored_s=9_420.0, start_s=float(ts["time_s"].max()) + 60).to_dict()
+    [text] = text_marks(spec)
+    assert text.startswith("No sample from ") and "the run ends at" in text
+    assert "nothing to draw" in spec["description"]
+
+
+def test_a_run_in_which_nothing_fails_says_so_in_the_impact_chart():
+    everything = chain_run(1, 2, 3, 4, 5, 6)
+    assert everything.impact.empty and everything.stages.empty
+    spec = charts.chain_impact_chart(everything.impact).to_dict()
+    assert text_marks(spec) == ["Nothing fails: no stage happens in this run"]
+    assert "Nothing fails" in spec["description"]
+
+
+def test_an_endpoint_that_never_went_empty_is_described_so():
+    run = race_run()
+    spec = charts.race_records_chart(run.endpoint_states(), run.empty_windows().iloc[:0]).to_dict()
+    assert "never answered with zero records" in spec["description"]
+
+
+def test_the_rule_is_documented():
+    doc = charts.__doc__
+    assert "Empty data: one rule" in doc and "ValueError" in doc
+
+
+# --- defect 9: no NaN plotted without a word -------------------------------------------------------
+
+def test_network_delay_gaps_are_drawn_and_described():
+    import vl_convert
+
+    ts = network_run().timeseries
+    measured = ts["mean_delay_s"].notna()
+    missing = int((~measured).sum())
+    assert missing > 0  # bins with no delivery exist in the incident run
+    spec = charts.network_backlog_chart(ts).to_dict()
+    assert (f"the {missing} of {len(ts)} intervals in which no instance received its configuration"
+            in spec["description"])
+    # No null reaches the chart: the delay data holds the measured intervals only, as the model gave them.
+    assert not [k for rows in spec["datasets"].values() for r in rows for k, v in r.items() if v is None]
+    delays = dataset(spec, "stretch")
+    assert [r["delay_min"] for r in delays] == (ts.loc[measured, "mean_delay_s"] / 60).round(2).tolist()
+    # Both panels share one time domain, so that the gap before the first delivery shows as one.
+    top = spec["vconcat"][0]["encoding"]["x"]["scale"]
+    line = spec["vconcat"][1]["layer"][0]
+    assert line["encoding"]["x"]["scale"] == top and top["domain"][0] < delays[0]["clock"]
+    # Rendered, the line is broken: one path per stretch of measured intervals.
+    stretches = int((measured & ~measured.shift(fill_value=False)).sum())
+    assert stretches > 1
+    svg = vl_convert.vegalite_to_svg(spec)
+    paths = re.findall(r'<path aria-label="[^"]*Launch to connectivity[^"]*"[^>]*aria-roledescription="line mark"', svg)
+    assert len(paths) == stretches
+
+
+def test_a_lone_measured_interval_is_drawn_as_a_dot():
+    ts = network_run().timeseries.copy()
+    ts.loc[ts.index[-3], "mean_delay_s"] = np.nan
+    ts.loc[ts.index[-1], "mean_delay_s"] = np.nan
+    spec = charts.network_backlog_chart(ts).to_dict()
+    dots = spec["vconcat"][1]["layer"][1]
+    assert dots["mark"]["type"] == "point"
+    assert [r["delay_min"] for r in spec["datasets"][dots["data"]["name"]]] == [
+        round(float(ts["mean_delay_s"].iloc[-2]) / 60, 2)]
+
+
+def test_a_network_run_with_no_gap_says_nothing_about_gaps():
+    ts = network_run().timeseries.assign(mean_delay_s=lambda f: f["mean_delay_s"].fillna(0.0))
+    assert "Gaps" not in charts.network_backlog_chart(ts).to_dict()["description"]
+
+
+# --- defect 10: chart data matches the model --------------------------------------------------------
+
+def test_dns_chart_keeps_every_sample_when_they_fit():
+    ts = dns_run().timeseries
+    assert len(ts) <= 3_000
+    spec = charts.dns_failing_chart({"a": ts}, restored_s=9_420.0).to_dict()
+    rows = dataset(spec, "failing")
+    assert len(rows) == len(ts)
+    assert [r["failing"] for r in rows] == ts["failing_fraction"].round(4).tolist()
+    assert "bin" not in spec["description"]
+
+
+def test_dns_chart_aggregates_fine_samples_into_stated_bins():
+    fine = dns_run(1.0).timeseries
+    slow = dns_run(1.0, 3_600.0).timeseries
+    assert len(fine) + len(slow) > 5_000
+    spec = charts.dns_failing_chart({"a": fine, "b": slow}, restored_s=9_420.0).to_dict()
+    rows = pd.DataFrame(dataset(spec, "failing"))
+    assert len(rows) <= 3_000
+    m = re.search(r"aggregated into (\d+) s bins", spec["description"])
+    assert m, spec["description"]
+    bin_s = float(m.group(1))
+    y_title = next(layer["encoding"]["y"]["title"] for layer in spec["layer"] if layer["mark"]["type"] == "line")
+    assert y_title == f"Clients failing (mean per {bin_s:.0f} s bin)"
+    # Each bin holds the mean, the lowest and the highest of the model's samples in it.
+    for label, ts in (("a", fine), ("b", slow)):
+        g = ts.groupby((ts["time_s"] // bin_s) * bin_s)["failing_fraction"]
+        got = rows.loc[rows["run"] == label]
+        assert len(got) == g.ngroups
+        assert got["failing"].tolist() == g.mean().round(4).tolist()
+        assert got["lo"].tolist() == g.min().round(4).tolist() and got["hi"].tolist() == g.max().round(4).tolist()
+    # The peak survives aggregation (decimation could drop it).
+    assert rows["hi"].max() == round(float(fine["failing_fraction"].max()), 4)
+
+
+def test_dns_ttl_chart_refuses_more_series_than_colours():
+    spec = charts.dns_ttl_chart(ttl_frame(len(charts.PALETTE))).to_dict()
+    colours = spec["encoding"]["color"]["scale"]["range"]
+    assert len(set(colours)) == len(charts.PALETTE)
+    with pytest.raises(ValueError, match="8 series; at most 7"):
+        charts.dns_ttl_chart(ttl_frame(len(charts.PALETTE) + 1))
+
+
+def test_a_stop_point_that_costs_time_is_drawn_below_zero():
+    spec = charts.chain_savings_chart(savings([3 * 3_600.0, -7_200.0, 0.0])).to_dict()
+    rows = dataset(spec, "hours")
+    assert [r["saved"] for r in rows] == ["3 h 00 min", "adds 2 h 00 min", "0 min"]
+    assert [r["best"] for r in rows] == ["saves the most", "costs time", "saves less"]
+    bars = spec["layer"][0]
+    lo, hi = bars["encoding"]["x"]["scale"]["domain"]
+    assert lo < -2 and hi > 3
+    assert "stop point 2 adds 2 h 00 min" in spec["description"]
+    # Without a negative saving the domain starts at 0, as before.
+    spec = charts.chain_savings_chart(savings([3_600.0, 0.0])).to_dict()
+    assert spec["layer"][0]["encoding"]["x"]["scale"]["domain"][0] == 0
+    with pytest.raises(ValueError, match=r"savings\['saved_s'\] must be finite"):
+        charts.chain_savings_chart(savings([3_600.0, float("nan")]))
+
+
+# --- (b) messages ---------------------------------------------------------------------------------
+
+def test_check_bool_names_the_numpy_type():
+    with pytest.raises(ValueError, match=r"of type numpy\.bool; convert it with bool\(\)"):
+        check_bool("flag", np.bool_(True))
+    assert check_bool("flag", True) is True
+    with pytest.raises(ValueError, match=r"of type numpy\.float64"):
+        check_int("count", np.float64(2.5))
+    with pytest.raises(ValueError, match=r"got 'x' of type str"):
+        check_number("x_s", "x")
+
+
+# --- the content column -----------------------------------------------------------------------------
+
+def svg_width(chart: Any) -> float:
+    import vl_convert
+
+    svg = vl_convert.vegalite_to_svg(chart.to_dict())
+    return float(re.search(r'<svg[^>]*\swidth="([\d.]+)"', svg).group(1))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: charts.race_sequence_chart(race_run().events, start_s=20_000, end_s=30_000),
+    lambda: charts.timeline_chart(timeline.impact_periods(), timeline.load().iloc[:0]),
+    lambda: charts.network_backlog_chart(network_run().timeseries),
+    lambda: charts.dns_failing_chart({"negative TTL 15 min (assumed)": dns_run(1.0).timeseries,
+                                      "negative TTL 60 min": dns_run(1.0, 3_600.0).timeseries}, restored_s=9_420.0),
+    lambda: charts.dns_failing_chart({"a": dns_run().timeseries}, restored_s=9_420.0, start_s=1e6),
+    lambda: charts.chain_impact_chart(chain_run(1, 2, 3, 4, 5, 6).impact),
+    lambda: charts.chain_savings_chart(chain.single_point_savings(pd.DataFrame({
+        "stop_points": ["none", *map(str, range(1, 7))], "total_s": [50_000.0, 60_000.0, 10_000.0, 40_000.0,
+                                                                     45_000.0, 20_000.0, 52_000.0],
+        "outside_region_failures_count": [3, 3, 0, 1, 2, 3, 3]}))),
+    lambda: charts.dns_ttl_chart(ttl_frame(len(charts.PALETTE))),
+], ids=["race-window-empty", "timeline-no-event", "network-gaps", "dns-binned", "dns-window-empty",
+        "impact-nothing-fails", "savings-negative", "ttl-seven-series"])
+def test_changed_charts_fit_the_content_column(make):
+    assert svg_width(make()) <= CONTENT_COLUMN_PX
