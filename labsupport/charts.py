@@ -977,10 +977,10 @@ _EXPLORE_VERDICTS = {"safe": "safe (never empty)", "recovers": "recovers (never 
 
 
 def explore_verdict_chart(table: pd.DataFrame, *, cell_px: int = 26) -> alt.LayerChart:
-    """The 16-row verdict table as a grid: one row per guard combination, one column per property.
+    """The verdict table as a grid: one row per guard combination, one column per property.
 
     Args:
-        table: ``labsupport.explore.verdict_table()`` (columns ``guards``, ``safe``, ``recovers``,
+        table: ``labsupport.explore.verdict_table()`` or ``verdict_rows()`` (columns ``guards``, ``safe``, ``recovers``,
             ``stale_overwrite_reachable``, ``alert_reachable``, ``states_count``).
         cell_px: height of one row in pixels (12-80).
 
@@ -1006,7 +1006,10 @@ def explore_verdict_chart(table: pd.DataFrame, *, cell_px: int = 26) -> alt.Laye
                        meaning=[meaning(k, bool(h)) for k, h in zip(long["key"], long["holds"])])
     kinds = ["good", "bad", "alert: a person is paged"]
     enc = {"x": alt.X("property:N", sort=list(_EXPLORE_VERDICTS.values()), title=None,
-                      axis=alt.Axis(orient="top", labelAngle=0, labelLimit=200)),
+                      # Two lines per label (split at the last space), so the columns never collide.
+                      axis=alt.Axis(orient="top", labelAngle=0, labelLimit=200, labelPadding=20,
+                                    labelExpr=("[slice(datum.label, 0, lastindexof(datum.label, ' ')),"
+                                               " slice(datum.label, lastindexof(datum.label, ' ') + 1)]"))),
            "y": alt.Y("guards:N", sort=rows, title="guards on")}
     cells = alt.Chart(long).mark_rect(stroke="white").encode(
         **enc, color=alt.Color("meaning:N", scale=alt.Scale(domain=kinds, range=[PALETTE[2], PALETTE[5], PALETTE[4]]),
@@ -1015,7 +1018,8 @@ def explore_verdict_chart(table: pd.DataFrame, *, cell_px: int = 26) -> alt.Laye
     text = alt.Chart(long).mark_text(color="white", fontWeight="bold").encode(**enc, text="answer:N")
     chart = alt.layer(cells, text).properties(
         width=480, height=cell_px * len(rows),
-        title="Every interleaving, 16 guard combinations: what can happen",
+        title=("Every interleaving: what can happen with these guards" if len(rows) == 1 else
+               f"Every interleaving, {len(rows)} guard combinations: what can happen"),
         description=("Grid with one row per combination of the four guards and four columns: safe, recovers, "
                      "stale overwrite possible, guard-3 alert possible. Each cell says yes or no, as computed by "
                      "exhaustive search; green is good for the endpoint, red is bad, amber marks an alert."),

@@ -387,7 +387,7 @@ def empty_windows(events: pd.DataFrame, *, end_s: float) -> pd.DataFrame:
         ``"still empty"``).
     """
     _check_events(events, ("time_s", "action", "endpoint"))
-    check_number("end_s", end_s, lo=0)
+    end_s = check_number("end_s", end_s, lo=0)
     rows = []
     ev = events.loc[events["action"].isin(["endpoint_empty", "endpoint_restored", "manual_repair", "self_repair"])]
     open_at: dict[str, float] = {}
@@ -400,6 +400,10 @@ def empty_windows(events: pd.DataFrame, *, end_s: float) -> pd.DataFrame:
         elif endpoint in open_at:
             start = open_at.pop(endpoint)
             rows.append((endpoint, start, t, last_fix.pop(endpoint, "enactor")))
+    late = {e: s for e, s in open_at.items() if s > end_s}
+    if late:
+        first = min(late.values())
+        raise ConfigError(f"end_s must be >= {first:g}, when an endpoint went empty and stayed empty; got {end_s:g}")
     rows += [(e, s, end_s, "still empty") for e, s in open_at.items()]
     df = pd.DataFrame(rows, columns=["endpoint", "start_s", "end_s", "repaired_by"])
     df["duration_s"] = df["end_s"] - df["start_s"]

@@ -255,7 +255,8 @@ def test_panel_reports_verdicts_and_the_bound():
     panel = widgets.explore_panel(max_states=5_000)
     values = panel.values()
     out = panel.update(**values)
-    assert "Unsafe" in out[0].data and len(out) == 3
+    # Text verdict, the one-row verdict grid, the counterexample chart and its step table.
+    assert "Unsafe" in out[0].data and len(out) == 4
     assert "Safe" in panel.update(**{**values, "delete_only_unreferenced": True})[0].data
     assert "Stopped at the bound" in panel.update(**{**values, "generation_count": 6, "endpoint_count": 2})[0].data
 

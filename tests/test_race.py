@@ -469,3 +469,11 @@ def test_exports_are_sorted_and_exist():
     for module in (race, route53):
         assert module.__all__ == sorted(module.__all__)
         assert all(hasattr(module, name) for name in module.__all__)
+
+
+def test_empty_windows_refuses_an_end_before_a_window_opens():
+    # A window still open at the end cannot be closed before it opened (it had a negative length).
+    events = race.run(replace(race.INCIDENT, horizon_s=5000)).events
+    with pytest.raises(ValueError, match="end_s must be >="):
+        race.empty_windows(events, end_s=0)
+    assert (race.empty_windows(events, end_s=5000)["duration_s"] >= 0).all()

@@ -153,6 +153,11 @@ def hostile() -> st.SearchStrategy:
     )
 
 
+def hashable_junk() -> st.SearchStrategy:
+    """Keys for mappings of runs: wrong but hashable (a dict key cannot be a list)."""
+    return st.one_of(st.text(max_size=4), st.integers(-5, 5), st.floats(), st.none(), st.booleans())
+
+
 def near_valid(kind: Kind, default: Any, strings: list[str], depth: int = 0) -> st.SearchStrategy:
     """Values of the right type around ``default``: the valid range, its edges and a bit beyond."""
     if kind.seq:
@@ -602,7 +607,7 @@ def _fns() -> dict[str, Fn]:
             "width": numbers_or_junk(-10, 5000)}, "nlb"),
         "charts.nlb_capacity_comparison_chart": Fn(charts.nlb_capacity_comparison_chart, lambda: {
             "runs": {"a": result("nlb").timeseries}}, lambda: {
-            "runs": st.one_of(hostile(), st.just({}), st.dictionaries(st.one_of(st.text(max_size=4), hostile()),
+            "runs": st.one_of(hostile(), st.just({}), st.dictionaries(hashable_junk(),
                                                                       frames_or_junk(lambda: result("nlb").timeseries),
                                                                       max_size=2)),
             "floor": st.one_of(st.none(), numbers_or_junk(-1, 2)), "origin": st.one_of(st.none(), hostile()),
@@ -610,7 +615,7 @@ def _fns() -> dict[str, Fn]:
         "charts.dns_failing_chart": Fn(charts.dns_failing_chart, lambda: {
             "runs": {"a": result("dns_cache").timeseries}, "restored_s": 1_800.0}, lambda: {
             "runs": st.one_of(hostile(), st.just({}), st.dictionaries(
-                st.one_of(st.text(max_size=4), hostile()), frames_or_junk(lambda: result("dns_cache").timeseries),
+                hashable_junk(), frames_or_junk(lambda: result("dns_cache").timeseries),
                 max_size=2)),
             "restored_s": numbers_or_junk(-10, 1e5), "origin": st.one_of(st.none(), hostile()),
             "start_s": numbers_or_junk(-10, 1e5), "width": numbers_or_junk(-10, 5000)}, "dns_cache"),

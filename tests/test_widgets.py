@@ -171,6 +171,11 @@ def charts_in(items: list[Any]) -> list[alt.TopLevelMixin]:
     return [item for item in items if isinstance(item, alt.TopLevelMixin)]
 
 
+def stopped_at_bound(items: list[Any]) -> bool:
+    """The explorer's one chartless answer: a single message that the state bound was hit."""
+    return len(items) == 1 and "Stopped at the bound" in getattr(items[0], "data", "")
+
+
 @pytest.mark.parametrize("lab", sorted(PANELS))
 def test_callback_returns_a_chart_at_every_corner(lab):
     failures = []
@@ -179,6 +184,8 @@ def test_callback_returns_a_chart_at_every_corner(lab):
         try:
             items = update(lab, values)
             drawn = charts_in(items)
+            if not drawn and lab == "06-every-interleaving" and stopped_at_bound(items):
+                continue  # nothing was verified, and the panel says so instead of drawing an empty chart
             if not drawn:
                 failures.append(f"{values}: no chart, got {[type(i).__name__ for i in items]}")
             for chart in drawn:
