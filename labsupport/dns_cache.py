@@ -35,13 +35,14 @@ client keeps no cache of its own. The PES gives no TTLs: every TTL here is an as
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Executor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from ._sweep import map_configs, summary_frame
 from ._validate import check_int, check_number
 from .errors import LimitExceeded
 from .network import _sample_times, _store_plain_numbers
@@ -376,18 +377,7 @@ def sweep(configs: Sequence[DnsCacheConfig], *, executor: Executor | None = None
         ValueError: ``configs`` is not an iterable of DnsCacheConfig objects, or ``executor`` is
             neither ``None`` nor a ``concurrent.futures.Executor``.
     """
-    if isinstance(configs, (str, bytes)) or not isinstance(configs, Iterable):
-        raise ValueError(f"configs must be an iterable of DnsCacheConfig objects, got {type(configs).__name__}")
-    if executor is not None and not isinstance(executor, Executor):
-        raise ValueError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
-    configs = list(configs)
-    for c in configs:
-        if not isinstance(c, DnsCacheConfig):
-            raise ValueError(f"configs must hold DnsCacheConfig objects, got {type(c).__name__}")
-    summaries = list(executor.map(_summary_of, configs)) if executor else [_summary_of(c) for c in configs]
-    frame = pd.DataFrame([asdict(s) for s in summaries])
-    frame.insert(0, "run", np.arange(len(configs), dtype="int64"))
-    return frame
+    return summary_frame(map_configs(_summary_of, configs, DnsCacheConfig, executor))
 
 
 def _summary_of(config: DnsCacheConfig) -> DnsCacheSummary:

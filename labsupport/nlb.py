@@ -40,17 +40,17 @@ Connect knock-on effects. The simulation internals live in :mod:`labsupport._nlb
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Executor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 
-import numpy as np
 import pandas as pd
 import simpy
 
 from . import _nlb_sim as sim
 from . import network
 from ._nlb_sim import flap_transitions_per_check
+from ._sweep import map_configs, summary_frame
 from ._validate import check_bool, check_int, check_number
 from .errors import LimitExceeded
 from .network import NetworkConfig, _store_plain_numbers, pdt_seconds
@@ -340,18 +340,7 @@ def sweep(configs: Sequence[NlbConfig], *, executor: Executor | None = None) -> 
         ValueError: ``configs`` is not an iterable of NlbConfig objects, or ``executor`` is
             neither ``None`` nor a ``concurrent.futures.Executor``.
     """
-    if isinstance(configs, (str, bytes)) or not isinstance(configs, Iterable):
-        raise ValueError(f"configs must be an iterable of NlbConfig objects, got {type(configs).__name__}")
-    if executor is not None and not isinstance(executor, Executor):
-        raise ValueError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
-    configs = list(configs)
-    for c in configs:
-        if not isinstance(c, NlbConfig):
-            raise ValueError(f"configs must hold NlbConfig objects, got {type(c).__name__}")
-    summaries = list(executor.map(_summary_of, configs)) if executor else [_summary_of(c) for c in configs]
-    frame = pd.DataFrame([asdict(s) for s in summaries])
-    frame.insert(0, "run", np.arange(len(configs), dtype="int64"))
-    return frame
+    return summary_frame(map_configs(_summary_of, configs, NlbConfig, executor))
 
 
 def _summary_of(config: NlbConfig) -> NlbSummary:
