@@ -7,14 +7,14 @@ calibration table. Every point is one :func:`labsupport.chain.run`, in-process o
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import Executor
 from dataclasses import asdict, replace
 
 import pandas as pd
 
 from . import _chain_stages as _st
+from ._sweep import flag_combinations, map_items
 from . import chain as _chain
 from . import timeline
 from ._validate import check_number
@@ -27,7 +27,7 @@ INCIDENT, run, _check, _assemble = _chain.INCIDENT, _chain.run, _chain._check, _
 def all_stop_point_configs(config: ChainConfig = INCIDENT) -> list[ChainConfig]:
     """The 64 variants of ``config``, one per combination of stop points: none, 1, ..., 6, 1+2, ..., 1+...+6."""
     _check(config)
-    combos = sorted(itertools.product((False, True), repeat=6), key=lambda c: (sum(c), [not x for x in c]))
+    combos = flag_combinations(6)
     return [replace(config, stop_points=StopPoints(**dict(zip(STOP_POINT_NAMES, c)))) for c in combos]
 
 
@@ -36,10 +36,6 @@ def _model_key(config: ChainConfig) -> ChainConfig:
     return replace(config, stop_points=replace(config.stop_points, isolate_regions=False))
 
 
-def _map(fn: Callable, items: list, executor: Executor | None) -> list:
-    if executor is not None and not isinstance(executor, Executor):
-        raise ConfigError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
-    return list(map(fn, items) if executor is None else executor.map(fn, items))
 
 
 _SLUGS = dict(zip(STAGES, ("dynamodb", "launches", "nlb")))
@@ -86,7 +82,7 @@ def sweep(configs: Iterable[ChainConfig], *, executor: Executor | None = None) -
     keys: dict[ChainConfig, int] = {}
     for c in configs:
         keys.setdefault(_model_key(c), len(keys))
-    runs = _map(_st.run_models, list(keys), executor)
+    runs = map_items(_st.run_models, list(keys), executor)
     rows = [_row(_assemble(c, *runs[keys[_model_key(c)]])) for c in configs]
     frame = pd.DataFrame(rows)
     floats = [c for c in frame.columns if c.endswith("_s")]

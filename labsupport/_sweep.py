@@ -1,7 +1,8 @@
-"""The one way the models' sweep helpers check their arguments and map a run over configs."""
+"""The one way the models' sweep helpers check their arguments, order flag combinations and map runs."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
 from dataclasses import asdict
@@ -11,6 +12,28 @@ import numpy as np
 import pandas as pd
 
 from .errors import ConfigError
+
+
+def flag_combinations(count: int) -> list[tuple[bool, ...]]:
+    """All ``2**count`` on/off combinations in the course's order: none, each flag alone, pairs, ...
+
+    Within a size, earlier flags come first (1, 2, 3, 4, then 1+2, 1+3, ...), so the race's guard
+    table, the explorer's verdict table and the capstone's 64 rows line up.
+    """
+    return sorted(itertools.product((False, True), repeat=count), key=lambda c: (sum(c), [not x for x in c]))
+
+
+def map_items(fn: Callable[[Any], Any], items: list[Any], executor: object) -> list[Any]:
+    """``[fn(x) for x in items]``, on ``executor`` if one is given; results in the order of ``items``.
+
+    ``fn`` must be a module-level function so that a process pool can pickle it.
+
+    Raises:
+        ConfigError: ``executor`` is neither ``None`` nor a ``concurrent.futures.Executor``.
+    """
+    if executor is not None and not isinstance(executor, Executor):
+        raise ConfigError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
+    return list(executor.map(fn, items)) if executor is not None else [fn(x) for x in items]
 
 
 def map_configs(fn: Callable[[Any], Any], configs: object, kind: type, executor: object) -> list[Any]:
@@ -26,13 +49,11 @@ def map_configs(fn: Callable[[Any], Any], configs: object, kind: type, executor:
     name = kind.__name__
     if isinstance(configs, (str, bytes)) or not isinstance(configs, Iterable):
         raise ConfigError(f"configs must be an iterable of {name} objects, got {type(configs).__name__}")
-    if executor is not None and not isinstance(executor, Executor):
-        raise ConfigError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
     items = list(configs)
     for c in items:
         if not isinstance(c, kind):
             raise ConfigError(f"configs must hold {name} objects, got {type(c).__name__}")
-    return list(executor.map(fn, items)) if executor is not None else [fn(c) for c in items]
+    return map_items(fn, items, executor)
 
 
 def summary_frame(summaries: list[Any]) -> pd.DataFrame:

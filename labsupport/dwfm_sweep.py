@@ -26,6 +26,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from ._sweep import map_items
 from ._validate import check_bool, check_int, check_number
 from .dwfm import INCIDENT, DwfmConfig, run
 
@@ -60,10 +61,6 @@ def _sweep_point(cfg: DwfmConfig) -> dict[str, object]:
     }
 
 
-def _points(executor: Executor | None, fn, configs: list[DwfmConfig]) -> list:
-    if executor is not None and not isinstance(executor, Executor):
-        raise ValueError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
-    return list(executor.map(fn, configs)) if executor is not None else [fn(c) for c in configs]
 
 
 def _values(name: str, values: Iterable[object], check) -> list:
@@ -119,7 +116,7 @@ def sweep(
                 throttle_by_queue_length=t, **ops)
         for t in throttles for n in fleets for length in outages
     ]
-    rows = _points(executor, _sweep_point, configs)
+    rows = map_items(_sweep_point, configs, executor)
     return pd.DataFrame(rows, columns=list(_SWEEP_COLUMNS)).astype(_SWEEP_COLUMNS)
 
 
@@ -177,6 +174,6 @@ def explorer_grid(
                  operator_restart_at_s=None, operator_throttle_at_s=None), float(step_s))
         for t in (False, True) for n in fleets
     ]
-    frames = _points(executor, _explorer_point, configs)
+    frames = map_items(_explorer_point, configs, executor)
     return pd.concat(frames, ignore_index=True).astype(
         {"fleet_droplets_count": "int64", "throttle_by_queue_length": "bool", "time_s": "float64"})

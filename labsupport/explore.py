@@ -34,7 +34,6 @@ from array import array
 from collections.abc import Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
-from itertools import product
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,6 +41,7 @@ import pandas as pd
 
 from . import _explore_protocol as proto
 from ._explore_protocol import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
+from ._sweep import flag_combinations, map_items
 from ._validate import check_bool, check_int
 from .errors import ConfigError, LimitExceeded
 
@@ -392,11 +392,8 @@ def verdict_table(base: ExploreConfig = INCIDENT, *, executor: Executor | None =
     """
     if not isinstance(base, ExploreConfig):
         raise ConfigError(f"base must be an ExploreConfig, got {type(base).__name__}")
-    if executor is not None and not isinstance(executor, Executor):
-        raise ConfigError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
-    combos = sorted(product((False, True), repeat=4), key=lambda c: (sum(c), [not x for x in c]))
-    configs = [replace(base, **dict(zip(GUARDS, flags))) for flags in combos]
-    results = list(executor.map(run, configs)) if executor is not None else [run(c) for c in configs]
+    configs = [replace(base, **dict(zip(GUARDS, flags))) for flags in flag_combinations(len(GUARDS))]
+    results = map_items(run, configs, executor)
     return verdict_rows(results)
 
 

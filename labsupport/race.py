@@ -34,8 +34,7 @@ For other modules:
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
@@ -45,6 +44,7 @@ import pandas as pd
 
 from . import _race_sim as _sim
 from ._race_sim import ACTIONS, STATE_ACTIONS
+from ._sweep import flag_combinations, map_items
 from ._validate import check_bool, check_int, check_names, check_number
 from .errors import ConfigError
 
@@ -426,8 +426,7 @@ GUARD_NAMES = tuple(f.name for f in fields(Guards))
 def guard_configs(config: RaceConfig = INCIDENT) -> list[RaceConfig]:
     """The 16 variants of ``config``, one per combination of the four guards: none, 1, 2, 3, 4, 1+2, ..., 1+2+3+4."""
     _check_config(config)
-    combos = sorted(itertools.product((False, True), repeat=len(GUARD_NAMES)),
-                    key=lambda c: (sum(c), [not x for x in c]))
+    combos = flag_combinations(len(GUARD_NAMES))
     return [replace(config, guards=Guards(**dict(zip(GUARD_NAMES, combo)))) for combo in combos]
 
 
@@ -453,10 +452,6 @@ def _listed(name: str, values: object) -> list:
     return list(values)
 
 
-def _map(fn: Callable, items: list, executor: Executor | None) -> list:
-    if executor is not None and not isinstance(executor, Executor):
-        raise ConfigError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
-    return list(map(fn, items) if executor is None else executor.map(fn, items))
 
 
 def sweep(configs: Iterable[RaceConfig], *, executor: Executor | None = None) -> pd.DataFrame:
@@ -476,7 +471,7 @@ def sweep(configs: Iterable[RaceConfig], *, executor: Executor | None = None) ->
     for c in configs:
         if not isinstance(c, RaceConfig):
             raise ConfigError(f"configs must hold RaceConfig values, got {type(c).__name__}")
-    df = pd.DataFrame(_map(_summary_row, configs, executor))
+    df = pd.DataFrame(map_items(_summary_row, configs, executor))
     return df.astype({"empty_started_at_s": "float64", "repaired_at_s": "float64"}) if len(df) else df
 
 
@@ -532,5 +527,5 @@ def guard_explorer_data(config: RaceConfig = INCIDENT, *, bin_s: float = 120.0,
     if config.horizon_s / bin_s > 300:
         raise ConfigError(f"bin_s={bin_s:g} gives more than 300 bins over horizon_s={config.horizon_s:g}; "
                           "use wider bins to keep the chart small")
-    parts = _map(partial(_binned_regional, bin_s=bin_s), guard_configs(config), executor)
+    parts = map_items(partial(_binned_regional, bin_s=bin_s), guard_configs(config), executor)
     return pd.concat(parts, ignore_index=True)
