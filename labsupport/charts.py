@@ -6,16 +6,18 @@ alternative, which Vega writes into the SVG's ``aria-label``).
 
 Rendering offline
 -----------------
-Importing this module registers and enables the Altair renderer ``"labsupport"``. It emits:
+Importing this module registers and enables the Altair renderer ``"labsupport"``. What it emits
+depends on where the chart is shown, because a front end draws the richest MIME type it knows and
+JupyterLab ranks ``text/html`` above Vega-Lite:
 
-* ``application/vnd.vegalite.v5+json``: JupyterLab draws this itself, with the Vega libraries it
-  bundles, so live notebooks need no network;
-* ``text/html``: a container plus a small script that calls the global ``vegaEmbed``. The
-  built book defines that global from ``vl_convert.javascript_bundle()``, loaded once per page by the
-  Sphinx extension :mod:`labsupport.book`; nothing comes from a CDN;
-* ``text/plain``: the chart's title and description, the text alternative.
-
-While the book builds (see :data:`BOOK_BUILD_ENV`) the first of these is left out.
+* in a live notebook (JupyterLab 4, Notebook 7, VS Code): ``application/vnd.vegalite.v5+json`` and
+  ``text/plain`` only. The front end draws the spec with the Vega libraries it bundles, so nothing
+  is fetched, and no HTML competes with the spec;
+* while the book builds (see :data:`BOOK_BUILD_ENV`): ``text/html``, a container plus a small
+  script that calls the global ``vegaEmbed``, which the book defines from
+  ``vl_convert.javascript_bundle()``, loaded once per page by the Sphinx extension
+  :mod:`labsupport.book`; and ``text/plain``. Nothing comes from a CDN;
+* ``text/plain`` is always the chart's title and description, its text alternative.
 
 Inputs
 ------
@@ -98,8 +100,8 @@ __all__ = [
 ]
 
 #: Set by :mod:`labsupport.book` while the book builds. The kernels that execute the pages inherit
-#: it, and the renderer then leaves out the Vega-Lite MIME type, which the book does not use (it
-#: shows the HTML) and which MyST-NB would otherwise report as unknown.
+#: it, and the renderer then emits the book's HTML instead of the Vega-Lite MIME type, which the
+#: static book cannot draw (and which MyST-NB would report as unknown).
 BOOK_BUILD_ENV = "LABSUPPORT_BOOK_BUILD"
 
 #: Colours for categorical marks. Each has a contrast ratio of at least 3:1 against white (WCAG 2.1
@@ -133,12 +135,17 @@ def render_bundle(spec: dict[str, Any]) -> dict[str, Any]:
         spec: a Vega-Lite v5 specification, as from ``chart.to_dict()``.
 
     Returns:
-        A dict with keys ``application/vnd.vegalite.v5+json``, ``text/html`` and ``text/plain``.
-        The HTML's element id is derived from the spec, so the same chart gives the same output.
+        In a live kernel, a dict with keys ``application/vnd.vegalite.v5+json`` (the spec) and
+        ``text/plain``. While the book builds (:data:`BOOK_BUILD_ENV` set), a dict with keys
+        ``text/html`` and ``text/plain``; the HTML's element id is derived from the spec, so the
+        same chart gives the same output. Never both ``text/html`` and the Vega-Lite type: a front
+        end that ranks HTML first would show the HTML, which draws only inside the book.
     """
+    alt_text = _text_alternative(spec)
+    if not os.environ.get(BOOK_BUILD_ENV):
+        return {"application/vnd.vegalite.v5+json": spec, "text/plain": alt_text}
     payload = json.dumps(spec, sort_keys=True, separators=(",", ":"))
     div_id = "ls-vega-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
-    alt_text = _text_alternative(spec)
     # "</" must not appear inside an inline <script>.
     script_payload = payload.replace("</", "<\\/")
     body = f"""<div class="labsupport-vega" id="{div_id}" role="figure" aria-label="{html.escape(alt_text)}">
@@ -151,14 +158,11 @@ def render_bundle(spec: dict[str, Any]) -> dict[str, Any]:
       .catch(function (err) {{ el.textContent = "Chart failed to render: " + err; console.error(err); }});
   }} else {{
     el.textContent = "This chart needs the Vega libraries that the built course book bundles. "
-      + "In JupyterLab it renders natively. " + el.getAttribute("aria-label");
+      + el.getAttribute("aria-label");
   }}
 }})();
 </script>"""
-    bundle = {"text/html": body, "text/plain": alt_text}
-    if not os.environ.get(BOOK_BUILD_ENV):
-        bundle["application/vnd.vegalite.v5+json"] = spec
-    return bundle
+    return {"text/html": body, "text/plain": alt_text}
 
 
 alt.renderers.register("labsupport", render_bundle)

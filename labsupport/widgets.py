@@ -1,7 +1,7 @@
 """ipywidgets controls for the labs, for readers who run the notebooks live.
 
-This layer only wires controls to a model's ``run`` and to :mod:`labsupport.charts`
-(``ipywidgets.interactive_output``); it computes nothing itself. Every control's bounds keep the
+This layer only wires controls to a model's ``run`` and to :mod:`labsupport.charts` (see
+:func:`make_panel`); it computes nothing itself. Every control's bounds keep the
 model's config valid, so no reachable setting raises. Each lab's panel also exposes its update
 function (``panel.update(**values)``) so tests can drive it without a kernel.
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import ipywidgets as widgets
-from IPython.display import display
+from IPython.display import Markdown, display
 
 from ._validate import check_int, check_number
 from .errors import ConfigError
@@ -50,57 +50,107 @@ __all__ = [
 
 @dataclass
 class Panel:
-    """A lab's controls, its output area and the function that redraws it.
+    """A lab's controls, the outputs they redraw, and the function that redraws them.
+
+    Displaying a panel shows its controls, then one output per item that ``update`` returns, each
+    through an IPython display handle (``display(item, display_id=True)``). A change of a control
+    replaces those outputs in place (``update_display_data``), which every notebook front end
+    supports (JupyterLab, Notebook 7, VS Code, Colab).
+
+    The panel deliberately uses no ``ipywidgets.Output``: when a notebook is executed headless (the
+    book build through MyST-NB and nbclient), nbclient imitates every Output widget by sending a
+    ``comm_msg`` on the kernel's shell socket while it is still waiting on that socket for the
+    cell's ``execute_reply``; with pyzmq's edge-triggered sockets that reply can then go unnoticed
+    until the cell's timeout, which made the book build wait 300 s per panel cell.
 
     Attributes:
         controls: name -> ipywidget, in display order.
-        output: the ``ipywidgets.Output`` that shows the charts and tables.
-        update: the callback; ``update(**values)`` re-runs the model and returns what it displayed
-            (a list of charts and tables), so a test can call it directly.
+        update: the callback; ``update(**values)`` re-runs the model, redraws the outputs and
+            returns the items it drew (charts, tables, Markdown), so a test can call it directly.
+        box: the controls' container (wrapping rows, full width).
+        slots: how many outputs the panel shows; ``update`` fills the unused ones with nothing.
     """
 
     controls: dict[str, widgets.Widget]
-    output: widgets.Output
     update: Callable[..., list[Any]]
+    slots: int
     box: widgets.Box = field(init=False)
+    _handles: list[Any] = field(init=False, default_factory=list)
+    _items: list[Any] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
-        row = widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
-        self.box = widgets.VBox([row, self.output])
+        for w in self.controls.values():
+            if isinstance(w, _SLIDERS):
+                # One model run per change, not per drag step; and a track that stays usable
+                # beside a long description (ipywidgets' default width leaves it a few pixels).
+                w.continuous_update = False
+                w.style.description_width = "initial"
+                w.layout.width = _SLIDER_WIDTH
+            elif isinstance(w, widgets.Dropdown):
+                w.style.description_width = "initial"
+                w.layout.width = "auto"
+        self.box = widgets.Box(list(self.controls.values()),
+                               layout=widgets.Layout(display="flex", flex_flow="row wrap", width="100%",
+                                                     align_items="center"))
 
     def _ipython_display_(self) -> None:
         display(self.box)
+        self._handles = [display(item, display_id=True) for item in self._padded(self._items)]
+
+    def _padded(self, items: list[Any]) -> list[Any]:
+        return list(items) + [_NOTHING] * (self.slots - len(items))
+
+    def _show(self, items: list[Any]) -> None:
+        if len(items) > self.slots:
+            raise RuntimeError(f"a panel with {self.slots} outputs was given {len(items)} items to show")
+        self._items = list(items)
+        for handle, item in zip(self._handles, self._padded(items)):
+            handle.update(item)
 
     def values(self) -> dict[str, Any]:
         """Current value of every control."""
         return {name: w.value for name, w in self.controls.items()}
 
 
-def make_panel(controls: dict[str, widgets.Widget], render: Callable[..., list[Any]]) -> Panel:
+_SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.SelectionSlider, widgets.FloatLogSlider)
+#: A slider's whole width (description, track and readout), never wider than the notebook.
+_SLIDER_WIDTH = "min(100%, 36rem)"
+
+#: What an unused output slot shows: nothing.
+_NOTHING = Markdown("")
+
+
+def make_panel(controls: dict[str, widgets.Widget], render: Callable[..., list[Any]], *,
+               slots: int | None = None) -> Panel:
     """Wire ``controls`` to ``render`` and return a :class:`Panel`.
 
     Args:
-        controls: name -> widget; the names are ``render``'s keyword arguments.
+        controls: name -> widget; the names are ``render``'s keyword arguments. Sliders should be
+            made with ``continuous_update=False`` so that one drag runs the model once.
         render: takes the control values as keywords and returns a list of displayable objects
             (Altair charts, DataFrames, Markdown); it must not display anything itself.
+        slots: the most items ``render`` ever returns (default: as many as it returns for the
+            initial values).
 
     Returns:
-        A Panel. Each change of a control clears the output and displays ``render``'s new result.
+        A Panel whose outputs already hold ``render``'s result for the initial values, so its
+        charts draw as soon as it is displayed. Each change of a control redraws them.
+
+    Raises:
+        RuntimeError: when ``render`` returns more items than ``slots``.
     """
-    out = widgets.Output()
+    first = render(**{name: w.value for name, w in controls.items()})
+    panel = Panel(controls=controls, update=lambda **_: [], slots=len(first) if slots is None else slots)
 
     def update(**values: Any) -> list[Any]:
         items = render(**values)
-        out.clear_output(wait=True)
-        with out:
-            for item in items:
-                display(item)
+        panel._show(items)
         return items
 
-    panel = Panel(controls=controls, output=out, update=update)
+    panel.update = update
+    panel._show(first)
     for w in controls.values():
         w.observe(lambda _change: update(**panel.values()), names="value")
-    update(**panel.values())
     return panel
 
 
@@ -338,7 +388,7 @@ def explore_panel(base: Any = None, *, max_states: int = 400_000) -> Panel:
         return [Markdown(verdict + f" Shortest counterexample: {s.counterexample_steps_count} steps."),
                 grid, charts.explore_sequence_chart(result.events), pd.DataFrame(steps)]
 
-    return make_panel(controls, render)
+    return make_panel(controls, render, slots=4)
 
 
 # --- recovery (network, nlb, dns_cache) ---

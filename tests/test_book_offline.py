@@ -78,3 +78,21 @@ def test_warns_about_every_offsite_load(caplog):
     assert not any("aws.amazon.com" in w or "escaped.example.org" in w for w in warned)
     assert any("MathJax" in w for w in warned)
     assert len(warned) == 4
+
+
+def test_renderer_gives_live_front_ends_only_the_vega_lite_type(monkeypatch):
+    # JupyterLab ranks text/html above Vega-Lite: a bundle holding both shows the book's HTML,
+    # which draws nothing outside the book. So a live kernel gets the spec alone, the book the HTML.
+    import altair as alt
+
+    from labsupport import charts
+
+    spec = alt.Chart(alt.Data(values=[{"x": 1}])).mark_point().encode(x="x:Q").properties(title="T").to_dict()
+    monkeypatch.delenv(charts.BOOK_BUILD_ENV, raising=False)
+    live = charts.render_bundle(spec)
+    assert set(live) == {"application/vnd.vegalite.v5+json", "text/plain"}
+    assert live["application/vnd.vegalite.v5+json"] == spec and live["text/plain"] == "T"
+    monkeypatch.setenv(charts.BOOK_BUILD_ENV, "1")
+    built = charts.render_bundle(spec)
+    assert set(built) == {"text/html", "text/plain"}
+    assert "vegaEmbed" in built["text/html"] and "cdn" not in built["text/html"].lower()

@@ -218,3 +218,48 @@ def test_every_panel_factory_is_covered():
     factories = {name for name in widgets.__all__ if name.endswith("_panel") and name != "make_panel"}
     assert factories == {p.factory for p in PANELS.values()}
 
+
+
+def _widget_tree(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _widget_tree(child)
+
+
+_PANELS = sorted(name for name in widgets.__all__ if name.endswith("_panel") and name != "make_panel")
+
+
+@pytest.mark.parametrize("name", _PANELS)
+def test_panel_uses_no_output_widget_and_runs_once_per_slider_change(name):
+    # No ipywidgets.Output: nbclient (the book build) imitates each Output widget by writing to the
+    # kernel's shell socket mid-cell, and the cell's reply then went unnoticed until the timeout.
+    panel = getattr(widgets, name)()
+    tree = list(_widget_tree(panel.box))
+    assert not [w for w in tree if isinstance(w, ipywidgets.Output)]
+    sliders = [w for w in tree if isinstance(w, (ipywidgets.IntSlider, ipywidgets.FloatSlider,
+                                                 ipywidgets.SelectionSlider))]
+    assert all(not w.continuous_update for w in sliders)
+    # The outputs hold the initial drawing before the panel is displayed: charts draw at once.
+    assert panel._items and len(panel._items) <= panel.slots
+
+
+def test_panel_redraws_its_display_handles_in_place():
+    calls = []
+    slider = ipywidgets.IntSlider(value=1, min=0, max=5)
+    panel = widgets.make_panel({"n": slider}, lambda n: calls.append(n) or [f"n={n}"] * (1 + n % 2), slots=2)
+
+    class Handle:
+        def __init__(self):
+            self.shown = []
+
+        def update(self, item):
+            self.shown.append(item)
+
+    panel._handles = [Handle(), Handle()]
+    slider.value = 2
+    assert calls == [1, 2]  # one initial render, one per change
+    assert [h.shown[-1] for h in panel._handles] == ["n=2", panel._padded([])[0]]
+    slider.value = 3
+    assert [h.shown[-1] for h in panel._handles] == ["n=3", "n=3"]
+    with pytest.raises(RuntimeError, match="2 outputs"):
+        panel._show(["a", "b", "c"])
