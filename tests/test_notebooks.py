@@ -59,6 +59,20 @@ def test_notebook_is_clean(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=str)
+def test_notebook_is_saved_as_jupyter_saves_it(path):
+    # nbformat 4.5 with cell ids, in exactly the bytes Jupyter's server writes, so that opening a
+    # lab in JupyterLab and saving it without running it leaves git with nothing to show.
+    import nbformat
+
+    text = (ROOT / path).read_text(encoding="utf-8")
+    nb = nbformat.reads(text, as_version=4)
+    assert (nb.nbformat, nb.nbformat_minor) == (4, 5), "not nbformat 4.5"
+    assert all(c.get("id") for c in nb.cells), "a cell has no id"
+    nbformat.validate(nb)
+    assert text == nbformat.writes(nb) + "\n", "not in the format Jupyter saves (rewrite it with nbformat.write)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=str)
 def test_notebook_is_in_the_book_and_collected(path):
     assert str(path.with_suffix("")) in _toc_files(), f"{path} is not in _toc.yml"
     # pytest's testpaths include labs/, so nbval collects every notebook there.

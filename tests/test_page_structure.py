@@ -82,6 +82,9 @@ INLINE_NON_PROSE = [
     re.compile(r"<!--.*?-->", re.DOTALL),  # HTML comments
 ]
 TERM_ROLE = re.compile(r"\{term\}`([^`]*)`")
+# A lab links a term as a Markdown link to its glossary entry, which also works live in JupyterLab:
+# [leases](../chapters/glossary.md#term-Lease).
+GLOSSARY_LINK = re.compile(r"\]\((?:\.\./)?(?:chapters/)?glossary\.md#(term-[^)\s]+)\)")
 MASK = "\x00"
 
 
@@ -224,10 +227,16 @@ def find_terms(masked: str, entries: list[Entry], exempt: dict[str, str] | None 
     return sorted(((s, e, entry) for s, e, entry, skip in taken if not skip), key=lambda c: c[0])
 
 
+def term_anchor(term: str) -> str:
+    """The id Sphinx gives a glossary term: ``term-`` and the term, other characters as hyphens."""
+    return "term-" + re.sub(r"[^0-9A-Za-z]+", "-", term).strip("-")
+
+
 def linked_entries(text: str, entries: list[Entry]) -> set[str]:
-    """Names of the entries that a ``{term}`` role in ``text`` points at."""
+    """Names of the entries that a ``{term}`` role or a glossary link in ``text`` points at."""
     by_term = {t.casefold(): e.name for e in entries for t in e.terms}
-    out = set()
+    by_anchor = {term_anchor(t).casefold(): e.name for e in entries for t in e.terms}
+    out = {by_anchor[a.casefold()] for a in GLOSSARY_LINK.findall(text) if a.casefold() in by_anchor}
     for role in TERM_ROLE.findall(text):
         target = re.search(r"<([^<>]+)>\s*$", role)
         key = " ".join((target.group(1) if target else role).split()).casefold()
@@ -393,6 +402,30 @@ def test_term_links_point_at_glossary_terms():
             if key not in known:
                 bad.append(f"{_id(path)}: {{term}}`{role}`")
     assert not bad, "term links to no glossary term: " + "; ".join(bad)
+
+
+def test_glossary_links_point_at_glossary_terms():
+    anchors = {term_anchor(t) for e in glossary_entries() for t in e.terms}
+    bad = [f"{_id(path)}: #{a}" for path in PAGES for a in GLOSSARY_LINK.findall(read_page(path).text)
+           if a not in anchors]
+    assert not bad, "glossary links to no glossary term (anchors are case-sensitive): " + "; ".join(bad)
+
+
+# What a front end without the book's Sphinx extensions cannot resolve: in JupyterLab (even with
+# jupyterlab-myst) these show as placeholders, links to nowhere or "Start of ..." boxes.
+LIVE_UNREADABLE = re.compile(r"\{(?:glue(?::\w+)?|term|doc|cite(?::\w+)?|ref|numref|eq)\}`"
+                             r"|\{(?:exercise|solution)-(?:start|end)\}")
+
+
+@pytest.mark.parametrize("path", LABS, ids=_id)
+def test_lab_reads_right_live(path):
+    nb = nbformat.read(path, as_version=4)
+    found = sorted({m.group(0) for c in nb.cells for m in LIVE_UNREADABLE.finditer(c.source)})
+    assert not found, f"MyST syntax that JupyterLab cannot resolve: {found}"
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "glue(" not in code, "numbers reach the prose through Markdown(...) cells, not glue"
+    for link in re.findall(r"\]\(([^)\s#]+\.(?:md|ipynb))(?:#[^)]*)?\)", "\n".join(read_page(path).markdown)):
+        assert (path.parent / link).resolve().is_file(), f"link to a missing file: {link}"
 
 
 def test_exemptions_are_glossary_terms():

@@ -639,12 +639,14 @@ def test_chapters_have_no_launch_buttons(book_html, book_pages):
 # The harness itself: the control and chart checks can fail
 
 
-def test_harness_tells_live_controls_from_dead_ones(browser, book_html, tmp_path):
+def test_harness_tells_live_controls_from_dead_ones(browser, book_html, tmp_path, monkeypatch):
     """A checkbox wired to the chart must count as changing it; one wired to nothing must not."""
     import altair as alt
     import pandas as pd
 
-    from labsupport.charts import render_bundle
+    from labsupport.charts import BOOK_BUILD_ENV, render_bundle
+
+    monkeypatch.setenv(BOOK_BUILD_ENV, "1")  # the HTML the book's pages hold
 
     bundle = book_html / "_static" / "labsupport-vega.js"
     if not bundle.is_file():
