@@ -70,6 +70,13 @@ def test_notebook_is_saved_as_jupyter_saves_it(path):
     assert all(c.get("id") for c in nb.cells), "a cell has no id"
     nbformat.validate(nb)
     assert text == nbformat.writes(nb) + "\n", "not in the format Jupyter saves (rewrite it with nbformat.write)"
+    # JupyterLab writes the kernel's own metadata when it connects; store it as ipykernel gives it.
+    # Only the Python version can differ on another machine.
+    from ipykernel.ipkernel import IPythonKernel
+
+    assert nb.metadata.kernelspec == {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    expected = {k: v for k, v in IPythonKernel.language_info.items() if k != "version"}
+    assert {k: v for k, v in nb.metadata.language_info.items() if k != "version"} == expected
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=str)
