@@ -67,6 +67,7 @@ import numpy as np
 import pandas as pd
 
 from ._validate import check_int, check_number
+from .errors import ConfigError
 from .timeline import format_duration
 
 __all__ = [
@@ -197,15 +198,15 @@ def _frame(name: str, value: object, columns: tuple[str, ...] = (), *, numeric: 
             message then reads ``"<name> is empty: <empty>"``).
     """
     if not isinstance(value, pd.DataFrame):
-        raise ValueError(f"{name} must be a pandas DataFrame, got {type(value).__name__}")
+        raise ConfigError(f"{name} must be a pandas DataFrame, got {type(value).__name__}")
     missing = [c for c in columns if c not in value.columns]
     if missing:
-        raise ValueError(f"{name} is missing columns {missing}")
+        raise ConfigError(f"{name} is missing columns {missing}")
     if empty is not None and value.empty:
-        raise ValueError(f"{name} is empty: {empty}")
+        raise ConfigError(f"{name} is empty: {empty}")
     wrong = [c for c in numeric if not pd.api.types.is_numeric_dtype(value[c])]
     if wrong:
-        raise ValueError(f"{name} has non-numeric columns {wrong} "
+        raise ConfigError(f"{name} has non-numeric columns {wrong} "
                          f"(dtypes {[str(value[c].dtype) for c in wrong]})")
     return value
 
@@ -214,12 +215,12 @@ def _runs(name: str, runs: object, columns: tuple[str, ...], *, numeric: tuple[s
           empty: str | None = None) -> dict[str, pd.DataFrame]:
     """Check a label -> frame mapping of 1 to ``len(PALETTE)`` runs, each through :func:`_frame`."""
     if not isinstance(runs, Mapping):
-        raise ValueError(f"{name} must be a dict of label -> DataFrame, got {type(runs).__name__}")
+        raise ConfigError(f"{name} must be a dict of label -> DataFrame, got {type(runs).__name__}")
     if not 1 <= len(runs) <= len(PALETTE):
-        raise ValueError(f"{name} must hold 1 to {len(PALETTE)} frames (one colour each), got {len(runs)}")
+        raise ConfigError(f"{name} must hold 1 to {len(PALETTE)} frames (one colour each), got {len(runs)}")
     bad = [k for k in runs if not isinstance(k, str) or not k.strip()]
     if bad:
-        raise ValueError(f"{name} must be labelled by non-empty strings, got labels {bad!r}")
+        raise ConfigError(f"{name} must be labelled by non-empty strings, got labels {bad!r}")
     return {label: _frame(f"{name}[{label!r}]", ts, columns, numeric=numeric, empty=empty)
             for label, ts in runs.items()}
 
@@ -242,13 +243,13 @@ def _origin(value: object, default: pd.Timestamp) -> pd.Timestamp:
     if value is None:
         return default
     if not isinstance(value, (pd.Timestamp, datetime, np.datetime64)) or pd.isna(value):
-        raise ValueError(f"origin must be a pandas Timestamp (naive PDT wall-clock time) or None, "
+        raise ConfigError(f"origin must be a pandas Timestamp (naive PDT wall-clock time) or None, "
                          f"got {value!r} of type {type(value).__name__}")
     ts = pd.Timestamp(value)
     try:
         ts - pd.Timedelta(seconds=_MAX_S), ts + pd.Timedelta(seconds=_MAX_S)
     except (OverflowError, ValueError):
-        raise ValueError(f"origin must leave a year either side within pandas' dates, got {ts}") from None
+        raise ConfigError(f"origin must leave a year either side within pandas' dates, got {ts}") from None
     return ts
 
 
@@ -293,9 +294,9 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
     for name, frame, col in (("periods", periods, "start_pdt"), ("periods", periods, "end_pdt"),
                              ("events", events, "time_pdt")):
         if not pd.api.types.is_datetime64_any_dtype(frame[col]):
-            raise ValueError(f"{name}[{col!r}] must hold datetimes, got dtype {frame[col].dtype}")
+            raise ConfigError(f"{name}[{col!r}] must hold datetimes, got dtype {frame[col].dtype}")
     if not pd.api.types.is_timedelta64_dtype(periods["duration"]):
-        raise ValueError(f"periods['duration'] must hold timedeltas, got dtype {periods['duration'].dtype}")
+        raise ConfigError(f"periods['duration'] must hold timedeltas, got dtype {periods['duration'].dtype}")
 
     # Vega-Lite reads naive ISO strings as local time; we give it PDT wall-clock strings.
     p = pd.DataFrame(
@@ -420,7 +421,7 @@ def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float, w
            numeric=("time_s",), empty=_RACE_NOT_EMPTY)
     start_s, end_s = _seconds("start_s", start_s, window=True), _seconds("end_s", end_s, window=True)
     if not end_s > start_s:
-        raise ValueError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
+        raise ConfigError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
     ev = events.loc[(events["time_s"] >= start_s) & (events["time_s"] <= end_s)]
     if ev.empty:
         title = f"The race, second by second ({start_s:.0f}-{end_s:.0f} s)"
@@ -491,9 +492,9 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
     start_s = _seconds("start_s", start_s, window=True)
     end_s = float(events["time_s"].max()) if end_s is None else _seconds("end_s", end_s, window=True)
     if not end_s > start_s:
-        raise ValueError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
+        raise ConfigError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
     if not (states["time_s"] <= end_s).any():
-        raise ValueError(f"states has no row at or before end_s={end_s!r} (its first is at "
+        raise ConfigError(f"states has no row at or before end_s={end_s!r} (its first is at "
                          f"{float(states['time_s'].min()):.1f} s)")
     kinds = {"write": "applied", "write_noop": "applied", "stale_write": "stale write",
              "write_refused": "refused", "refused_empty": "refused", "self_repair": "applied",
@@ -576,10 +577,10 @@ def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint:
     _frame("windows", windows, ("endpoint", "start_s", "end_s", "duration_s"),
            numeric=("start_s", "end_s", "duration_s"))
     if not isinstance(endpoint, str):
-        raise ValueError(f"endpoint must be a string, got {endpoint!r} of type {type(endpoint).__name__}")
+        raise ConfigError(f"endpoint must be a string, got {endpoint!r} of type {type(endpoint).__name__}")
     s = states.loc[states["endpoint"] == endpoint]
     if s.empty:
-        raise ValueError(f"endpoint {endpoint!r} has no states; endpoints are {sorted(set(states['endpoint']))}")
+        raise ConfigError(f"endpoint {endpoint!r} has no states; endpoints are {sorted(set(states['endpoint']))}")
     d = pd.DataFrame({"time_min": s["time_s"] / 60, "records": s["records"].astype(int)})
     wdw = windows.loc[windows["endpoint"] == endpoint]
     end_min = float(max(d["time_min"].max(), (wdw["end_s"].max() / 60) if len(wdw) else 0))
@@ -629,7 +630,7 @@ def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.La
            numeric=("time_min", "records", "regional_empty_s"),
            empty="guard_explorer_data() holds all 16 guard combinations")
     if data.groupby(list(guards)).ngroups != 16:
-        raise ValueError("data must hold all 16 guard combinations")
+        raise ConfigError("data must hold all 16 guard combinations")
     # Short column names keep the page small: the spec carries every row of all 16 combinations.
     short = {g: f"g{i + 1}" for i, g in enumerate(guards)}
     times = sorted(set(data["time_min"]))
@@ -710,10 +711,10 @@ def dwfm_timeseries_chart(
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     if outage_s is not None:
         if not isinstance(outage_s, (tuple, list)) or len(outage_s) != 2:
-            raise ValueError(f"outage_s must be None or a (start, end) pair of seconds, got {outage_s!r}")
+            raise ConfigError(f"outage_s must be None or a (start, end) pair of seconds, got {outage_s!r}")
         outage_s = (_seconds("outage_s[0]", outage_s[0]), _seconds("outage_s[1]", outage_s[1]))
         if outage_s[1] < outage_s[0]:
-            raise ValueError(f"outage_s must have start <= end, got {outage_s!r}")
+            raise ConfigError(f"outage_s must have start <= end, got {outage_s!r}")
     operator_at_s = _seconds("operator_at_s", operator_at_s, optional=True)
     ts = timeseries.sort_values("time_s")
     step_min = ts["time_s"].diff().fillna(ts["time_s"]).clip(lower=1) / 60
@@ -932,7 +933,7 @@ def explore_sequence_chart(steps: pd.DataFrame, *, width: int = 540,
            empty="the explorer found no path to draw (the property holds); draw this chart only for an "
                  "unsafe result")
     if not isinstance(title, str) or not title.strip():
-        raise ValueError(f"title must be a non-empty string, got {title!r}")
+        raise ConfigError(f"title must be a non-empty string, got {title!r}")
     d = pd.DataFrame({
         "step": steps["step"].astype(int), "actor": steps["actor"].astype(str),
         "group": steps["race_action"].astype(str).map(lambda a: _EXPLORE_GROUP_EXTRA.get(
@@ -1047,10 +1048,10 @@ def _recovery_rules(marks: dict[str, float | None], origin: pd.Timestamp) -> lis
     (0 to a year); anything else raises ValueError naming ``actions`` (the public argument).
     """
     if not isinstance(marks, Mapping):
-        raise ValueError(f"actions must be None or a dict of name -> seconds, got {type(marks).__name__}")
+        raise ConfigError(f"actions must be None or a dict of name -> seconds, got {type(marks).__name__}")
     for what, at in marks.items():
         if not isinstance(what, str) or not what.strip():
-            raise ValueError(f"actions must be named by non-empty strings, got {what!r}")
+            raise ConfigError(f"actions must be named by non-empty strings, got {what!r}")
         _seconds(f"actions[{what!r}]", at, optional=True)
     rows = [(what, float(at)) for what, at in marks.items() if at is not None]
     if not rows:
@@ -1420,7 +1421,7 @@ def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.Chart:
                          "delay_min": (frame["delay_s"] / 60).round(2), "series": frame["series"].astype(str)})
     labels = list(dict.fromkeys(data["series"]))
     if len(labels) > len(PALETTE):
-        raise ValueError(f"frame holds {len(labels)} series; at most {len(PALETTE)} (one colour each) can be told "
+        raise ConfigError(f"frame holds {len(labels)} series; at most {len(PALETTE)} (one colour each) can be told "
                          "apart: split it into several charts")
     unrecovered = int(data["delay_min"].isna().sum())
     chart = alt.Chart(data).mark_line(point=True, strokeWidth=2).encode(
@@ -1524,7 +1525,7 @@ def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None
         _frame("reference", reference, _CHAIN_STAGE_COLUMNS, numeric=_CHAIN_STAGE_COLUMNS[1:])
     if not isinstance(label, str) or not isinstance(reference_label, str) or not label or not reference_label \
             or label == reference_label:
-        raise ValueError(f"label and reference_label must be two different non-empty strings, got {label!r} "
+        raise ConfigError(f"label and reference_label must be two different non-empty strings, got {label!r} "
                          f"and {reference_label!r}")
     parts, runs = [_chain_bars(stages, label)], [label]
     if reference is not None:
@@ -1574,7 +1575,7 @@ def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerC
     _frame("table", table, (*STOP_POINT_NAMES, "stop_points", "total_s", *times), numeric=("total_s", *times),
            empty="stop_point_table() holds all 64 combinations of stop points")
     if table.groupby(list(STOP_POINT_NAMES)).ngroups != 64:
-        raise ValueError("table must hold all 64 combinations of stop points")
+        raise ConfigError("table must hold all 64 combinations of stop points")
     short = {name: f"s{i + 1}" for i, name in enumerate(STOP_POINT_NAMES)}
     rows = []
     for r in table.to_dict("records"):
@@ -1678,9 +1679,9 @@ def chain_savings_chart(savings: pd.DataFrame, *, width: int = 260) -> alt.Layer
     _frame("savings", savings, ("point", "title", "saved_s", "best"), numeric=("saved_s",),
            empty="single_point_savings() holds one row per stop point")
     if not np.isfinite(savings["saved_s"].to_numpy(dtype=float)).all():
-        raise ValueError(f"savings['saved_s'] must be finite seconds, got {savings['saved_s'].tolist()!r}")
+        raise ConfigError(f"savings['saved_s'] must be finite seconds, got {savings['saved_s'].tolist()!r}")
     if not pd.api.types.is_bool_dtype(savings["best"]):
-        raise ValueError(f"savings['best'] must be bool, got dtype {savings['best'].dtype}")
+        raise ConfigError(f"savings['best'] must be bool, got dtype {savings['best'].dtype}")
     saved = savings["saved_s"].astype(float)
     kinds = ["saves the most", "saves less", "costs time"]
     data = pd.DataFrame({"name": [f"{p}: {t}" for p, t in zip(savings["point"], savings["title"])],
@@ -1763,10 +1764,10 @@ def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
 
     check_int("cell_px", cell_px, lo=20, hi=400)
     if not isinstance(title, str) or not title.strip():
-        raise ValueError(f"title must be a non-empty string, got {title!r}")
+        raise ConfigError(f"title must be a non-empty string, got {title!r}")
     if (not isinstance(labels, tuple) or len(labels) != 2 or not all(isinstance(x, str) and x for x in labels)
             or labels[0] == labels[1]):
-        raise ValueError(f"labels must be two different non-empty strings, got {labels!r}")
+        raise ConfigError(f"labels must be two different non-empty strings, got {labels!r}")
     parts = [_blast_frame(radius, labels[0])]
     if compare is not None:
         parts.append(_blast_frame(compare, labels[1], "compare"))

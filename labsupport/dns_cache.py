@@ -43,9 +43,9 @@ import numpy as np
 import pandas as pd
 
 from ._sweep import map_configs, summary_frame
-from ._validate import check_int, check_number
-from .errors import LimitExceeded
-from .network import _sample_times, _store_plain_numbers
+from ._validate import check_int, check_number, check_seed, store_plain_numbers
+from .errors import ConfigError, LimitExceeded
+from .network import _sample_times
 
 __all__ = [
     "DnsCacheConfig",
@@ -95,7 +95,7 @@ class DnsCacheConfig:
         max_cache_refreshes: bound on the run's work, the refreshes of all resolver caches
             together (caches x refresh cycles, 1 to 4,000,000,000; the incident needs 120,000, and
             10**9 take about 15 s); more raises ``LimitExceeded`` before any work is done.
-        seed: seed of the run's one ``numpy.random.Generator`` (>= 0).
+        seed: seed of the run's one ``numpy.random.Generator`` (an integer from 0 to 2**63 - 1, the rule of every config).
 
     Raises:
         ConfigError: (a ``ValueError``) naming the first invalid field, its value and its range.
@@ -117,6 +117,7 @@ class DnsCacheConfig:
     seed: int = 20251019
 
     def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         check_int("clients_count", self.clients_count, lo=1, hi=1_000_000)
         check_int("clients_per_resolver_count", self.clients_per_resolver_count, lo=1, hi=10_000)
         for name in ("positive_ttl_s", "soa_ttl_s", "soa_minimum_s", "negative_ttl_cap_s"):
@@ -129,8 +130,7 @@ class DnsCacheConfig:
         check_number("sample_interval_s", self.sample_interval_s, lo=max(0.1, horizon / 20_000), hi=horizon)
         check_int("max_refresh_cycles", self.max_refresh_cycles, lo=1, hi=10**7)
         check_int("max_cache_refreshes", self.max_cache_refreshes, lo=1, hi=4_000_000_000)
-        check_int("seed", self.seed, lo=0)
-        _store_plain_numbers(self)
+        check_seed("seed", self.seed)
 
     @property
     def negative_ttl_s(self) -> float:
@@ -267,7 +267,7 @@ def run(config: DnsCacheConfig = INCIDENT) -> DnsCacheResult:
             or more than ``max_cache_refreshes`` cache refreshes in all.
     """
     if not isinstance(config, DnsCacheConfig):
-        raise ValueError(f"config must be a DnsCacheConfig, got {type(config).__name__}")
+        raise ConfigError(f"config must be a DnsCacheConfig, got {type(config).__name__}")
     cfg = config
     rng = np.random.default_rng(cfg.seed)
     per = cfg.clients_per_resolver_count

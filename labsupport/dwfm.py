@@ -52,8 +52,8 @@ import numpy as np
 import pandas as pd
 
 from . import _dwfm_sim as sim
-from ._validate import check_bool, check_choice, check_int, check_number
-from .network import _store_plain_numbers
+from ._validate import check_bool, check_choice, check_int, check_number, check_seed, store_plain_numbers
+from .errors import ConfigError
 
 __all__ = [
     "DwfmConfig",
@@ -128,7 +128,7 @@ class DwfmConfig:
             step, one per work item a step handles (queued, started and finished, released from
             backoff, cleared by a restart) and one per 64 droplets a state check or a report
             reads; exceeding it raises ``LimitExceeded``.
-        seed: seed of the run's one ``random.Random``.
+        seed: seed of the run's one ``random.Random`` (an integer from 0 to 2**63 - 1, the rule of every config).
 
     Raises:
         ConfigError: (a ``ValueError``) naming the first invalid field, its value and its range.
@@ -158,6 +158,7 @@ class DwfmConfig:
     seed: int = 20251019
 
     def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         check_int("fleet_droplets_count", self.fleet_droplets_count, lo=1, hi=1_000_000)
         check_int("dwfm_hosts_count", self.dwfm_hosts_count, lo=1, hi=10_000)
         check_int("host_concurrency_count", self.host_concurrency_count, lo=1, hi=10_000)
@@ -183,8 +184,7 @@ class DwfmConfig:
         check_number("report_interval_s", self.report_interval_s, lo=self.horizon_s / 100_000,
                      hi=self.horizon_s)
         check_int("max_events", self.max_events, lo=1, hi=_MAX_EVENTS)
-        check_int("seed", self.seed)
-        _store_plain_numbers(self)  # numpy scalars become int/float (random.Random rejects np.int64)
+        check_seed("seed", self.seed)
 
 
 #: The incident. Times from the PES: DynamoDB unreachable 11:48 PM to 2:25 AM (9,420 s);
@@ -282,7 +282,7 @@ def run(config: DwfmConfig = INCIDENT) -> DwfmResult:
         LimitExceeded: the run needed more than ``config.max_events`` units of work.
     """
     if not isinstance(config, DwfmConfig):
-        raise ValueError(f"config must be a DwfmConfig, got {type(config).__name__}")
+        raise ConfigError(f"config must be a DwfmConfig, got {type(config).__name__}")
     model = sim._Model(config, random.Random(config.seed))
     model.env.run(until=config.horizon_s)
     if model.series[-1][0] < config.horizon_s:
@@ -324,10 +324,10 @@ def goodput_fraction(timeseries: pd.DataFrame, start_s: float, end_s: float) -> 
         ValueError: ``timeseries`` is not a DataFrame, lacks a column, or a bad window.
     """
     if not isinstance(timeseries, pd.DataFrame):
-        raise ValueError(f"timeseries must be a pandas DataFrame, got {type(timeseries).__name__}")
+        raise ConfigError(f"timeseries must be a pandas DataFrame, got {type(timeseries).__name__}")
     missing = {"time_s", "goodput_count", "wasted_count"} - set(timeseries.columns)
     if missing:
-        raise ValueError(f"timeseries is missing columns {sorted(missing)}")
+        raise ConfigError(f"timeseries is missing columns {sorted(missing)}")
     check_number("start_s", start_s, lo=0)
     check_number("end_s", end_s, lo=start_s, lo_open=True)
     window = timeseries[(timeseries["time_s"] > start_s) & (timeseries["time_s"] <= end_s)]

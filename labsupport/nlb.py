@@ -51,9 +51,9 @@ from . import _nlb_sim as sim
 from . import network
 from ._nlb_sim import flap_transitions_per_check
 from ._sweep import map_configs, summary_frame
-from ._validate import check_bool, check_int, check_number
-from .errors import LimitExceeded
-from .network import NetworkConfig, _store_plain_numbers, pdt_seconds
+from ._validate import check_bool, check_int, check_number, check_seed, store_plain_numbers
+from .errors import ConfigError, LimitExceeded
+from .network import NetworkConfig, pdt_seconds
 
 __all__ = [
     "EVENT_KINDS",
@@ -114,7 +114,7 @@ class NlbConfig:
         sample_interval_s: spacing of the :attr:`NlbResult.timeseries` rows.
         max_events: bound on simulation steps plus target probes, 1 to 10,000,000 (a run that
             long needs up to about 1 GB); exceeding it raises ``LimitExceeded``.
-        seed: seed of the run's one ``random.Random`` (the network run uses its own config's).
+        seed: seed of the run's one ``random.Random`` (an integer from 0 to 2**63 - 1, the rule of every config; the network run uses its own config's).
 
     Raises:
         ConfigError: (a ``ValueError``) naming the first invalid field, its value and its range.
@@ -145,8 +145,9 @@ class NlbConfig:
     seed: int = 20251020
 
     def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         if not isinstance(self.network, NetworkConfig):
-            raise ValueError(f"network must be a NetworkConfig, got {type(self.network).__name__}")
+            raise ConfigError(f"network must be a NetworkConfig, got {type(self.network).__name__}")
         horizon = self.network.horizon_s
         check_int("targets_per_az_count", self.targets_per_az_count, lo=1, hi=10_000)
         check_number("target_share_fraction", self.target_share_fraction, lo=0, hi=1)
@@ -172,8 +173,7 @@ class NlbConfig:
         check_number("sample_interval_s", self.sample_interval_s, lo=max(1.0, horizon / 20_000),
                      hi=horizon)
         check_int("max_events", self.max_events, lo=1, hi=10_000_000)  # memory: < ~1 GB
-        check_int("seed", self.seed)
-        _store_plain_numbers(self)
+        check_seed("seed", self.seed)
 
 
 #: The incident: failover on, disabled at 9:36 AM and re-enabled at 2:09 PM (PES times), no
@@ -270,7 +270,7 @@ def run(config: NlbConfig = INCIDENT) -> NlbResult:
         LimitExceeded: the run (or its network run) needed more than its ``max_events`` steps.
     """
     if not isinstance(config, NlbConfig):
-        raise ValueError(f"config must be an NlbConfig, got {type(config).__name__}")
+        raise ConfigError(f"config must be an NlbConfig, got {type(config).__name__}")
     net = network.run(config.network)
     env = simpy.Environment()
     nlb = sim._Nlb(env, config, net, random.Random(config.seed))
