@@ -18,7 +18,8 @@ Covers:
         resolver r: answers from its cache; once the entry has expired, the next lookup of any of
                     its clients makes it fetch again: records kept positive_ttl_s,
                     an empty answer kept negative_ttl_s = min(SOA MINIMUM, SOA TTL, cap)
-        client c:   failing from its first lookup answered "empty"
+        client c:   failing from its first lookup answered "empty" (a lookup that reaches
+                    its cache while the cache serves the empty answer, never any other)
                     until its first lookup answered with records
 
 Because a cache refreshes only when a client asks after expiry, each refresh cycle of the empty
@@ -191,7 +192,10 @@ class DnsCacheResult:
             the horizon are left out.
         clients: one row per client: ``client``, ``resolver`` (int64), ``failing_s`` and
             ``recovered_s`` (float64; NaN if the client never failed, ``recovered_s`` also if it
-            had not recovered by the horizon).
+            had not recovered by the horizon). A client fails only while its resolver serves the
+            empty answer: ``failing_s`` lies in that resolver's ``[resolver_cached_empty,
+            resolver_cached_records)`` window, and ``recovered_s`` is at or after its end; a client
+            of a resolver that never cached the empty answer never fails.
         timeseries: one row per ``sample_interval_s`` from 0, and a last one at the horizon if
             the interval does not divide it (never a row after the horizon): ``time_s`` (float64)
             and ``failing_fraction`` (float64 in [0, 1]).
@@ -277,9 +281,15 @@ def run(config: DnsCacheConfig = INCIDENT) -> DnsCacheResult:
     empty_from, records_from = resolver_windows(cfg, rng, size)
     # The client whose lookup made the cache fetch sees the new answer at once; the others at
     # their own next lookup, an exponential wait later (Poisson lookups are memoryless).
-    failing = empty_from[resolver_of] + _later_unless_trigger(rng, cfg, first, size, resolver_of)
+    first_lookup = empty_from[resolver_of] + _later_unless_trigger(rng, cfg, first, size, resolver_of)
     recovered = records_from[resolver_of] + _later_unless_trigger(rng, cfg, first, size, resolver_of)
-    failed = (failing < recovered) & (failing <= cfg.horizon_s)
+    # A client fails only through its resolver's empty answer: its first lookup after the cache
+    # fetched the empty answer must come before the cache fetches records again. A later first
+    # lookup (or a resolver that never held the empty answer, empty_from == records_from) finds
+    # the records and never fails.
+    serves_empty_until = records_from[resolver_of]
+    failed = (first_lookup < serves_empty_until) & (first_lookup <= cfg.horizon_s)
+    failing = first_lookup
     failing_s = np.where(failed, failing, np.nan)
     recovered_s = np.where(failed & (recovered <= cfg.horizon_s), recovered, np.nan)
     clients = pd.DataFrame({
