@@ -15,7 +15,7 @@ from numbers import Integral, Real
 from .errors import ConfigError
 
 __all__ = ["SEED_MAX", "check_bool", "check_choice", "check_int", "check_names", "check_number", "check_seed",
-           "show", "store_plain_numbers"]
+           "show", "store_plain_numbers", "tick_s", "to_ms"]
 
 #: Largest seed any config accepts. One rule for every model: a seed is an integer in
 #: ``[0, SEED_MAX]``. Negative seeds are refused because ``random.Random(-n)`` is the same stream
@@ -161,6 +161,21 @@ def _plain(value: object, to: type) -> object:
         return to(value)
     except (OverflowError, ValueError):
         return value
+
+
+def to_ms(seconds: float) -> int:
+    """``seconds`` as whole milliseconds (round half to even): the resolution at which models compare times."""
+    return round(seconds * 1000)
+
+
+def tick_s(k: int, interval_s: float) -> float:
+    """Time of tick ``k`` of a clock that ticks every ``interval_s``: ``k * interval`` in whole ms.
+
+    Computed from ``k``, never by adding intervals up, and in integer milliseconds, so that tick
+    100 of a 1.1 s clock is exactly 110.0 s (``100 * 1.1`` is 110.00000000000001 and would fall
+    after a 110 s horizon). The interval is taken to the millisecond.
+    """
+    return k * to_ms(interval_s) / 1000
 
 
 def check_bool(name: str, value: object) -> bool:

@@ -90,7 +90,9 @@ class DnsCacheConfig:
         empty_duration_s: how long it stays empty (> 0).
         lookup_interval_s: mean time between two lookups of one client (0.1 s to 1 h).
         sample_interval_s: spacing of the :attr:`DnsCacheResult.timeseries` rows.
-        horizon_s: end of the run; must leave time after the restore (up to 7 days).
+        horizon_s: end of the run; must leave time after the restore (up to 7 days); the run covers the
+            closed interval [0, horizon_s]: an event due at exactly horizon_s happens and is kept (the
+            rule of every model, see :mod:`labsupport`).
         max_refresh_cycles: bound on the negative-cache refresh cycles the outage can take
             (``empty_duration_s / negative_ttl_s``); more raises ``LimitExceeded``.
         max_cache_refreshes: bound on the run's work, the refreshes of all resolver caches

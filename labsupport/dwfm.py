@@ -105,8 +105,9 @@ class DwfmConfig:
             The minimum must exceed ``state_check_interval_s``.
         outage_start_s, outage_end_s: DynamoDB is unreachable in ``[start, end)``.
         lease_establish_s: host time to establish one lease (spent even on expired items).
-        work_deadline_s: a lease-establishment item must finish within this time of joining the
-            queue; otherwise its work is wasted and it is retried.
+        work_deadline_s: a lease-establishment item must finish within this time of joining the queue;
+            otherwise its work is wasted and it is retried. Tie rule: finishing exactly at the deadline
+            is in time (compared in whole milliseconds).
         retry_policy: ``"immediate"`` (back of the queue at once) or ``"backoff_full_jitter"``
             (after a uniform random wait in ``[0, min(retry_cap_s, retry_base_s * 2**attempt)]``,
             Brooker 2015).
@@ -122,7 +123,10 @@ class DwfmConfig:
             ``None``.
         launch_attempts_per_s: customer launch attempts per second (observed, not queued).
         report_interval_s: spacing of the time-series rows.
-        horizon_s: simulated time (< 7 days); the outage must end before it.
+        horizon_s: simulated time (< 7 days); the outage must end before it. The run covers the closed
+            interval [0, horizon_s]: an event due at exactly horizon_s happens and is kept (the rule of
+            every model, see :mod:`labsupport`); the last time-series row is taken after every event at
+            the horizon.
         max_events: bound on the run's work, 1 to 10,000,000 (the incident needs about 125,000;
             the cap keeps any run under about 30 s and 1 GB). It counts one unit per simulation
             step, one per work item a step handles (queued, started and finished, released from
@@ -284,9 +288,10 @@ def run(config: DwfmConfig = INCIDENT) -> DwfmResult:
     if not isinstance(config, DwfmConfig):
         raise ConfigError(f"config must be a DwfmConfig, got {type(config).__name__}")
     model = sim._Model(config, random.Random(config.seed))
-    model.env.run(until=config.horizon_s)
-    if model.series[-1][0] < config.horizon_s:
-        model.sample(config.horizon_s)
+    env = model.env
+    while env.peek() <= config.horizon_s:   # events at exactly horizon_s happen (the package's rule)
+        env.step()
+    model.sample(config.horizon_s)          # the last row, after every event at the horizon
     restored = bool(np.all(model.leased_until > config.horizon_s))
     at = None
     if restored:

@@ -87,7 +87,8 @@ class NlbConfig:
         targets_per_az_count: established, configured targets of this NLB in each AZ.
         target_share_fraction: share of new launches that join this NLB as targets, in [0, 1].
         demand_fraction: client load as a fraction of the established capacity, in (0, 1].
-        health_check_interval_s: time between two probes of one target (5 to 300 s).
+        health_check_interval_s: time between two probes of one target (5 to 300 s). AZ i of n probes at
+            ticks (i / n + k) * interval, computed in whole milliseconds from k, never summed.
         healthy_threshold_count, unhealthy_threshold_count: consecutive passes that put a target
             in service, and consecutive failures that take it out.
         unconfigured_pass_fraction: chance that a probe of a target without its network state
@@ -99,8 +100,10 @@ class NlbConfig:
         checker_headroom_fraction: spare capacity of a health-check cell above its normal work.
         transition_work_checks: extra work, in probe equivalents, of one target state change
             (DNS update, re-registration).
-        failover_delay_threshold_s: an AZ whose newest health-check result is older than this is
-            failed over (its DNS weight is removed) while automatic failover is on.
+        failover_delay_threshold_s: an AZ whose newest health-check result is older than this is failed
+            over (its DNS weight is removed) while automatic failover is on. Tie rule: a result exactly
+            this old is still fresh; ages are compared in whole milliseconds, so float sums cannot
+            decide the tie.
         automatic_failover: whether automatic AZ DNS failover is on at t = 0.
         disable_failover_at_s, reenable_failover_at_s: operator actions, or ``None``. Disabling
             returns every failed-over AZ to DNS at once.
@@ -111,7 +114,10 @@ class NlbConfig:
         max_removal_fraction, removal_window_s: the cap (0 to 1) and the window (> 0 s).
         error_threshold_fraction: error fraction above which the summary counts a sample as
             "connection errors".
-        sample_interval_s: spacing of the :attr:`NlbResult.timeseries` rows.
+        sample_interval_s: spacing of the :attr:`NlbResult.timeseries` rows (row k at k * interval,
+            whole ms). The run's horizon is ``network.horizon_s``: the run covers the closed interval
+            [0, horizon_s]: an event due at exactly horizon_s happens and is kept (the rule of every
+            model, see :mod:`labsupport`).
         max_events: bound on simulation steps plus target probes, 1 to 10,000,000 (a run that
             long needs up to about 1 GB); exceeding it raises ``LimitExceeded``.
         seed: seed of the run's one ``random.Random`` (an integer from 0 to 2**63 - 1, the rule of every config; the network run uses its own config's).

@@ -175,7 +175,8 @@ class RaceConfig:
     Timings other than ``manual_repair_after_s`` are illustrative: AWS published none of them.
 
     Attributes:
-        plan_interval_s: seconds between two plans of the DNS Planner (1-3600).
+        plan_interval_s: seconds between two plans of the DNS Planner (1-3600); plan k is made at k *
+            plan_interval_s, in whole milliseconds (never a running sum).
         enactor_count: DNS Enactors, one per Availability Zone (1-9; the PES says three).
         enactor_poll_interval_s: seconds between two looks of an Enactor at the plan store (0.5-3600).
         enactor_offsets_s: start offset of each Enactor in seconds; empty = drawn from the seed.
@@ -194,7 +195,9 @@ class RaceConfig:
         delays: injected faults, see :class:`EnactorDelay`.
         manual_repair_after_s: seconds from an endpoint going empty to the operators' repair;
             default :data:`PES_EMPTY_TO_RESTORED_S` (PES, 11:48 PM to 2:25 AM).
-        horizon_s: simulated seconds (1 to 7 days).
+        horizon_s: simulated seconds (1 to 7 days); the run covers the closed interval [0, horizon_s]:
+            an event due at exactly horizon_s happens and is kept (the rule of every model, see
+            :mod:`labsupport`).
         seed: seed of the run's one ``random.Random`` (an integer from 0 to 2**63 - 1, the rule of every config).
         max_events: the run raises :class:`~labsupport.errors.LimitExceeded` past this many events.
         guards: the four guards.

@@ -517,3 +517,14 @@ def test_issue17_huge_seed_is_refused_by_the_course_error_naming_the_field():
         race.RaceConfig(enactor_offsets_s=(10**5000, 0, 0))
     with pytest.raises(ConfigError, match="plan_interval_s must be a finite number"):
         race.RaceConfig(plan_interval_s=10**5000)
+
+
+def test_issue17_plans_are_made_at_k_times_the_interval_and_the_horizon_is_inclusive():
+    # Issue 17, items 3 and 8: plan k at k * plan_interval_s in whole ms (1.1 s summed drifts: 10
+    # sums give 11.000000000000002), and a plan due exactly at horizon_s is made (events there are
+    # kept): plan 100 of a 1.1 s Planner is at 110.0 s, not 110.00000000000001, after the horizon.
+    r = race.run(replace(race.INCIDENT, plan_interval_s=1.1, delays=(), horizon_s=110.0))
+    plans = r.events.loc[r.events["action"] == "plan_created", "time_s"].tolist()
+    assert plans == [k * 1100 / 1000 for k in range(1, 101)] and plans[9] == 11.0 and plans[-1] == 110.0
+    at_60 = race.run(replace(race.INCIDENT, delays=(), horizon_s=60.0)).events
+    assert at_60.loc[at_60["action"] == "plan_created", "time_s"].tolist() == [30.0, 60.0]
