@@ -44,9 +44,15 @@ Empty data: one rule
 Missing values and large data
 -----------------------------
 A chart never plots NaN silently. :func:`network_backlog_chart` draws gaps where an interval
-delivered nothing (no delay was measured), and says so. Chart data stays under 5,000 rows: where a
-model's sampling would give more, :func:`dns_failing_chart` aggregates into time bins (mean line,
-min-max band) and states the bin width in its axis title and description. The charts that draw one
+delivered nothing (no delay was measured), and says so. Chart data stays under 5,000 rows (Altair's
+limit, :data:`ALTAIR_MAX_ROWS`) for every config a model accepts: where a model's sampling would
+give more than 3,000 rows, :func:`dns_failing_chart` aggregates into time bins (mean line, min-max
+band), and :func:`dwfm_timeseries_chart`, :func:`network_backlog_chart` and
+:func:`nlb_timeseries_chart` aggregate to the same resolution (bin means; DWFM's finished work as a
+rate over the bin), each stating the bin width in its description. :func:`race_generation_chart`
+draws one mark per write and refuses a window holding more than 3,000 (ConfigError naming
+``start_s``/``end_s`` and a window that fits). Any other chart whose data would pass 5,000 rows
+raises ConfigError rather than Altair's ``MaxRowsError``; nothing is thinned silently. The charts that draw one
 colour per run or series (:func:`nlb_capacity_comparison_chart`, :func:`dns_failing_chart`,
 :func:`dns_ttl_chart`) accept at most ``len(PALETTE)`` of them and say so in a ValueError.
 """
@@ -71,6 +77,7 @@ from .errors import ConfigError
 from .timeline import format_duration
 
 __all__ = [
+    "ALTAIR_MAX_ROWS",
     "BOOK_BUILD_ENV",
     "CHAIN_STAGE_COLOURS",
     "DEPENDENCY_STATUS_COLOURS",
@@ -170,8 +177,38 @@ alt.renderers.register("labsupport", render_bundle)
 alt.renderers.enable("labsupport")
 
 
-def _base_config(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
-    """White background (readable in the book's dark mode too) and readable font sizes."""
+#: Altair's own limit on the rows of one dataset (it raises MaxRowsError beyond it).
+ALTAIR_MAX_ROWS = 5_000
+
+
+def _datasets(chart: object) -> list[pd.DataFrame]:
+    """Every DataFrame a chart (layers, concatenations and facets included) carries."""
+    found = []
+    data = getattr(chart, "data", None)
+    if isinstance(data, pd.DataFrame):
+        found.append(data)
+    for attr in ("layer", "vconcat", "hconcat", "concat"):
+        children = getattr(chart, attr, None)
+        if isinstance(children, list):
+            for child in children:
+                found += _datasets(child)
+    spec = getattr(chart, "spec", None)
+    if spec is not None and not isinstance(spec, (str, dict)) and hasattr(spec, "to_dict"):
+        found += _datasets(spec)
+    return found
+
+
+def _base_config(chart: alt.TopLevelMixin, *, too_many: str = "pass fewer rows") -> alt.TopLevelMixin:
+    """White background (readable in the book's dark mode too) and readable font sizes.
+
+    Also the one check of the row limit: a chart whose data would exceed
+    :data:`ALTAIR_MAX_ROWS` rows in one dataset raises ConfigError (``too_many`` says which
+    argument to change) instead of Altair's ``MaxRowsError`` when it is displayed.
+    """
+    biggest = max((len(d) for d in _datasets(chart)), default=0)
+    if biggest > ALTAIR_MAX_ROWS:
+        raise ConfigError(f"the chart's data would hold {biggest:,} rows, more than the {ALTAIR_MAX_ROWS:,} "
+                          f"a chart may draw; {too_many}")
     return chart.configure(background="white").configure_axis(
         labelFontSize=12, titleFontSize=13, labelColor="#222", titleColor="#222"
     ).configure_legend(labelFontSize=12, titleFontSize=13)
@@ -549,6 +586,12 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
                      "serves, a dashed grey line the newest plan; marks are Enactor writes, coloured by Enactor, "
                      "squares for stale writes, triangles for writes refused by a guard."),
     )
+    if len(data) > _MAX_ROWS:
+        span_min = (end_s - start_s) / 60
+        fit_min = max(1.0, math.floor(span_min * _MAX_ROWS / len(data)))
+        raise ConfigError(f"start_s={start_s:g} to end_s={end_s:g} holds {len(data):,} plan steps and writes, more "
+                          f"than the {_MAX_ROWS:,} this chart draws (one mark per write, one step per plan); "
+                          f"narrow the window to about {fit_min:.0f} minutes or fewer")
     return _base_config(chart)
 
 
@@ -682,6 +725,37 @@ _DWFM_WORK = {"goodput": ("Finished in time (goodput)", PALETTE[2]),
               "wasted": ("Wasted: finished after its deadline", PALETTE[1])}
 
 
+def _to_resolution(ts: pd.DataFrame, *, sums: tuple[str, ...] = ()) -> tuple[pd.DataFrame, float | None]:
+    """A time series cut to the chart's resolution: at most :data:`_MAX_ROWS` rows.
+
+    Returns ``(ts, None)`` when it fits. Otherwise ``(binned, bin_s)``: rows grouped into bins of
+    ``bin_s`` (the smallest of :data:`_BIN_WIDTHS_S` that fits), each labelled by its end (a row at
+    ``t`` belongs to the bin ``(b - bin_s, b]``, the last label clipped to the last row's time);
+    columns in ``sums`` (counts since the previous row) are summed, every other numeric column is
+    the bin's mean of its non-NaN values (NaN if it has none).
+    """
+    if len(ts) <= _MAX_ROWS:
+        return ts, None
+    times = ts["time_s"].to_numpy(dtype="float64")
+    bin_s = _bin_width_s([float(times[-1] - times[0]) + 1.0], _MAX_ROWS - 1)
+    label = np.minimum(np.ceil(times / bin_s) * bin_s, times[-1])
+    cols = [c for c in ts.columns if c != "time_s" and pd.api.types.is_numeric_dtype(ts[c])]
+    grouped = ts[cols].groupby(label)
+    out = grouped.mean()
+    if sums:
+        out[list(sums)] = grouped[list(sums)].sum()
+    out = out.reset_index(names="time_s")
+    return out, bin_s
+
+
+def _binned_note(bin_s: float | None, what: str) -> str:
+    """The sentence a description gains when :func:`_to_resolution` aggregated the data."""
+    if bin_s is None:
+        return ""
+    return (f" The model's samples are aggregated to the chart's resolution, {_bin_label(bin_s)} bins "
+            f"(at most {_MAX_ROWS:,}): {what}.")
+
+
 def dwfm_timeseries_chart(
     timeseries: pd.DataFrame,
     *,
@@ -716,8 +790,11 @@ def dwfm_timeseries_chart(
         if outage_s[1] < outage_s[0]:
             raise ConfigError(f"outage_s must have start <= end, got {outage_s!r}")
     operator_at_s = _seconds("operator_at_s", operator_at_s, optional=True)
-    ts = timeseries.sort_values("time_s")
+    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"),
+                               sums=("goodput_count", "wasted_count"))
     step_min = ts["time_s"].diff().fillna(ts["time_s"]).clip(lower=1) / 60
+    if bin_s is not None:   # each bin's counts over the whole bin (the first bin holds only t = 0)
+        step_min = pd.Series(np.where(ts["time_s"] > 0, bin_s / 60, 1 / 60), index=ts.index)
     data = pd.DataFrame({
         "clock": _dwfm_clock(ts["time_s"]),
         "leased": ts["leased_count"].to_numpy(),
@@ -765,6 +842,7 @@ def dwfm_timeseries_chart(
             "finished per minute, stacked, split into those finished in time (goodput) and those "
             "wasted because they finished after their deadline. Bottom: items waiting in the DWFM "
             "queues. A grey band marks DynamoDB's outage; a dashed rule marks the operators' action."
+            + _binned_note(bin_s, "leases and queue are each bin's mean, finished items its rate per minute")
         ),
     )
     return _base_config(chart)
@@ -1091,7 +1169,7 @@ def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 1
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     normal_delay_s = _number("normal_delay_s", normal_delay_s, lo=0.0, lo_open=True, hi=86_400.0)
     origin = _origin(origin, START_PDT)
-    ts = timeseries.sort_values("time_s", kind="stable")
+    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
     data = pd.DataFrame({
         "clock": _recovery_clock(ts["time_s"], origin),
         "Items waiting at Network Manager": ts["queue_count"].to_numpy(),
@@ -1135,6 +1213,7 @@ def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 1
             "new instances still without network connectivity. Bottom: the mean time, in minutes, "
             "from a new instance's launch to its network configuration arriving, for instances "
             "configured in each interval; a dotted line marks the delay counted as normal." + gap_text
+            + _binned_note(bin_s, "each point is the bin's mean, of the measured intervals for the delay")
         ),
     )
     return _base_config(chart)
@@ -1169,7 +1248,7 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     threshold_s = _number("threshold_s", threshold_s, lo=0.0, hi=_MAX_S, optional=True)
     origin = _origin(origin, START_PDT)
-    ts = timeseries
+    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
     names = ["Capacity in service", "Working capacity in service", "Demand"]
     data = pd.DataFrame({
         "clock": _recovery_clock(ts["time_s"], origin),
@@ -1216,6 +1295,7 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
             "capacity. 2: fraction of client connections failing. 3: fleet-wide target flaps per "
             "minute. 4: health-check latency in the worst AZ, with the failover threshold dotted. "
             "Dashed rules mark operator actions."
+            + _binned_note(bin_s, "each point is the bin's mean")
         ),
     )
     return _base_config(chart)

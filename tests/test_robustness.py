@@ -901,3 +901,14 @@ def test_issue17_one_seed_rule_for_every_config(name):
     for good, want in ((0, 0), (SEED_MAX, SEED_MAX), (np.uint64(SEED_MAX), SEED_MAX), (np.int8(7), 7)):
         got = replace(base, seed=good).seed
         assert type(got) is int and got == want
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_issue17_summaries_hold_no_numpy_scalars(name):
+    # Issue 17, item 7: nothing a reader sees shows a numpy repr (np.float64(2.1)); every summary
+    # field is a Python number, bool, string, None or a tuple of them.
+    model = MODELS[name]
+    for cfg in (model.base(), model.preset(model.mod(), 3)):
+        summary = model.runner()(cfg).summary
+        assert _plain(summary), repr(summary)
+        assert "np." not in repr(summary)
