@@ -18,6 +18,21 @@ Modules:
 * :mod:`labsupport.colab`: the first cell of every lab, which installs the course where it is missing.
 * :mod:`labsupport.errors`: the errors this package raises.
 * :mod:`labsupport.book`: the Sphinx extension that bundles the Vega JavaScript into the book.
+
+Conventions shared by every model:
+
+* **Horizon.** A run covers the closed interval ``[0, horizon_s]``: an event due at exactly
+  ``horizon_s`` happens and is kept in ``.events``; nothing after it is simulated or reported, and
+  a time series ends with a row at ``horizon_s``.
+* **Clocks and ties.** Periodic ticks (the race's plans, NLB probes and samples) are at
+  ``k * interval`` computed from ``k`` in whole milliseconds, never by adding intervals up; times
+  that decide a tie (the NLB failover threshold and velocity window, DWFM's work deadline) are
+  compared in whole milliseconds, and each docstring states which side of the tie wins.
+* **Seeds.** ``seed`` is an integer from 0 to ``2**63 - 1`` in every config; the same config gives
+  the same events.
+* **Numbers.** Every numeric field takes Python or numpy integers and floats of any width and
+  stores the equivalent Python ``int`` / ``float``; every bad value raises
+  :class:`~labsupport.errors.ConfigError` naming the field, the value and the allowed range.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from . import _chain_stages as _st
 from ._sweep import flag_combinations, map_items
 from . import chain as _chain
 from . import timeline
-from ._validate import check_number
+from ._validate import check_number, show
 from .errors import ConfigError
 
 ChainConfig, ChainResult, StopPoints = _chain.ChainConfig, _chain.ChainResult, _chain.StopPoints
@@ -75,7 +75,7 @@ def sweep(configs: Iterable[ChainConfig], *, executor: Executor | None = None) -
         ValueError: an item is not a ChainConfig, or ``executor`` is not an Executor.
     """
     if isinstance(configs, (str, bytes)) or not isinstance(configs, Iterable):
-        raise ConfigError(f"configs must be an iterable of ChainConfig values, got {configs!r}")
+        raise ConfigError(f"configs must be an iterable of ChainConfig values, got {show(configs)}")
     configs = list(configs)
     for c in configs:
         _check(c)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import simpy
 
+from ._validate import to_ms
 from .errors import LimitExceeded
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -227,8 +228,11 @@ class _Model:
     def finish(self, h: int, batch: list[tuple[int, float, int]], now: float) -> None:
         """Commit the leases whose deadline still holds; waste and retry the others."""
         cfg, up, failed = self.cfg, self.dynamodb_up(now), []
+        # Tie rule: work that finishes exactly at its deadline is in time. Compared in whole
+        # milliseconds, so that float sums of round starts cannot decide the tie.
+        now_ms, deadline_ms = to_ms(now), to_ms(cfg.work_deadline_s)
         for d, enqueued, attempt in batch:
-            if up and now <= enqueued + cfg.work_deadline_s:
+            if up and now_ms <= to_ms(enqueued) + deadline_ms:
                 self.leased_until[d] = now + self.ttl[d]
                 self.outstanding[d] = self.noticed[d] = False
             else:
@@ -288,6 +292,8 @@ class _Model:
             self.step(droplets=self.cfg.fleet_droplets_count)
             self.sample(env.now)
             j += 1
+            if j * self.cfg.report_interval_s >= self.cfg.horizon_s:
+                return   # run() takes the row at the horizon, after every event there
             yield env.timeout(j * self.cfg.report_interval_s - env.now)
 
     def sample(self, now: float) -> None:

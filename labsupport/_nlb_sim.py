@@ -8,6 +8,7 @@ mechanism and its sources.
 from __future__ import annotations
 
 import bisect
+import itertools
 import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import simpy
 
-from ._validate import check_int, check_number
+from ._validate import check_int, check_number, tick_s, to_ms
 
 if TYPE_CHECKING:
     from .network import NetworkResult
@@ -66,7 +67,7 @@ class _Az:
     fails: list[int] = field(default_factory=list)
     backlog_checks: float = 0.0
     latency_s: float = 0.0
-    last_result_s: float = 0.0
+    last_result_ms: int = 0          # probe tick (whole ms) of the newest result delivered
     weight: float = 1.0
     limited: bool = False
 
@@ -83,12 +84,18 @@ class _Nlb:
         self.log: list[tuple[float, str, int, int, float]] = []
         self.rows: list[tuple] = []
         self.failover_on = cfg.automatic_failover
-        self.removals: list[list] = []   # [time_s, az, DNS weight removed, returned_s or None]
+        self.removals: list[list] = []   # [time_ms, az, DNS weight removed, returned_s or None]
         self.flaps_since_sample = 0
         self.probes = 0
         self.flap_rate = flap_transitions_per_check(
             cfg.unconfigured_pass_fraction, cfg.healthy_threshold_count, cfg.unhealthy_threshold_count)
         self.azs = self._build_azs(net)
+        # Times that are compared with each other are whole milliseconds: probe ticks, the failover
+        # threshold and the velocity window. Float sums would decide ties by rounding error
+        # (12.3 s x 20 ticks is 246.00000000000364 s > 246 s).
+        self.interval_ms = to_ms(cfg.health_check_interval_s)
+        self.threshold_ms = to_ms(cfg.failover_delay_threshold_s)
+        self.window_ms = to_ms(cfg.removal_window_s)
 
     def _build_azs(self, net: NetworkResult) -> list[_Az]:
         items = net.items
@@ -108,9 +115,9 @@ class _Nlb:
         self.log.append((self.env.now, kind, az, target, value))
 
     # -- health checks -------------------------------------------------------------------------
-    def probe_round(self, az: _Az) -> None:
-        """Probe every registered target of ``az`` and queue the round's work at its cell."""
-        cfg, t = self.cfg, self.env.now
+    def probe_round(self, az: _Az, tick_ms: int) -> None:
+        """Probe every registered target of ``az`` at tick ``tick_ms`` and queue the round's work."""
+        cfg, t = self.cfg, tick_ms / 1000
         while az.registered < len(az.targets) and az.targets[az.registered][1] <= t:
             az.in_service.append(False)
             az.passes.append(0)
@@ -128,15 +135,15 @@ class _Nlb:
         self.probes += az.registered
         if az.latency_s > 0:
             done = self.env.timeout(az.latency_s)
-            done.callbacks.append(lambda _ev, az=az, t=t, r=results: self.deliver(az, t, r))
+            done.callbacks.append(lambda _ev, az=az, k=tick_ms, r=results: self.deliver(az, k, r))
         else:
-            self.deliver(az, t, results)
+            self.deliver(az, tick_ms, results)
 
-    def deliver(self, az: _Az, probe_s: float, results: list[bool]) -> None:
+    def deliver(self, az: _Az, probe_ms: int, results: list[bool]) -> None:
         """Apply a round's results, unless a newer round's results arrived first."""
-        if probe_s < az.last_result_s:
+        if probe_ms < az.last_result_ms:
             return
-        az.last_result_s = probe_s
+        az.last_result_ms = probe_ms
         h, u = self.cfg.healthy_threshold_count, self.cfg.unhealthy_threshold_count
         for j, ok in enumerate(results):
             if ok:
@@ -154,16 +161,20 @@ class _Nlb:
                     self.record("target_out_of_service", az.index, az.targets[j][0])
 
     # -- DNS failover --------------------------------------------------------------------------
-    def check_failover(self, az: _Az) -> None:
+    def check_failover(self, az: _Az, now_ms: int) -> None:
+        """Fail ``az`` over if its newest result is more than the threshold old, in whole ms.
+
+        Tie rule: a result exactly ``failover_delay_threshold_s`` old is still fresh.
+        """
         if not self.failover_on:
             return
-        stale = self.env.now - az.last_result_s > self.cfg.failover_delay_threshold_s
+        stale = now_ms - az.last_result_ms > self.threshold_ms
         if stale and az.weight > 0:
-            self.remove(az)
+            self.remove(az, now_ms)
         elif not stale and az.weight < 1:
             self.restore(az)
 
-    def remove(self, az: _Az) -> None:
+    def remove(self, az: _Az, now_ms: int) -> None:
         """Fail the AZ over: take its DNS weight out, within the fail-open and velocity limits."""
         cfg = self.cfg
         total = sum(a.weight for a in self.azs)
@@ -171,16 +182,16 @@ class _Nlb:
         share = self.share(az)
         grant = want
         if cfg.limit_capacity_removal:
-            now = self.env.now
+            # A removal counts until it is back in DNS and a whole window (in ms) has passed.
             used = sum(w * self.share(self.azs[a]) for t, a, w, back in self.removals
-                       if back is None or now - t < cfg.removal_window_s)
+                       if back is None or now_ms - t < self.window_ms)
             grant = min(want, max(0.0, cfg.max_removal_fraction - used) / share)
             if grant < want - 1e-9 and not az.limited:
                 az.limited = True
                 self.record("removal_limited", az.index, value=(want - grant) * share)
         if grant > 1e-9:
             az.weight -= grant
-            self.removals.append([self.env.now, az.index, grant, None])
+            self.removals.append([now_ms, az.index, grant, None])
             self.record("az_failover", az.index, value=grant * share)
 
     def share(self, az: _Az) -> float:
@@ -204,9 +215,9 @@ class _Nlb:
                     self.restore(az)
 
     # -- observation ---------------------------------------------------------------------------
-    def sample(self) -> None:
-        """Record capacity, errors and load at this instant (capacity as a fraction of registered)."""
-        cfg, t = self.cfg, self.env.now
+    def sample(self, t: float) -> None:
+        """Record capacity, errors and load at ``t`` (capacity as a fraction of registered)."""
+        cfg = self.cfg
         est = cfg.targets_per_az_count
         registered = sum(est + a.registered for a in self.azs)
         demand = cfg.demand_fraction * registered
@@ -237,13 +248,17 @@ class _Nlb:
 
 
 def prober(env: simpy.Environment, nlb: _Nlb, az: _Az):
-    """Every ``health_check_interval_s``, probe the AZ's targets and review its DNS failover."""
-    interval = nlb.cfg.health_check_interval_s
-    yield env.timeout(interval * az.index / len(nlb.azs))
-    while True:
-        nlb.probe_round(az)
-        nlb.check_failover(az)
-        yield env.timeout(interval)
+    """Every ``health_check_interval_s``, probe the AZ's targets and review its DNS failover.
+
+    AZ ``i`` of ``n`` probes at ticks ``offset + k * interval`` (whole milliseconds, offset
+    ``interval * i / n``), computed from ``k``, never by adding intervals up.
+    """
+    start_ms = round(nlb.interval_ms * az.index / len(nlb.azs))
+    for k in itertools.count():
+        tick_ms = start_ms + k * nlb.interval_ms
+        yield env.timeout(max(0.0, tick_ms / 1000 - env.now))
+        nlb.probe_round(az, tick_ms)
+        nlb.check_failover(az, tick_ms)
 
 
 def operator(env: simpy.Environment, nlb: _Nlb):
@@ -257,10 +272,11 @@ def operator(env: simpy.Environment, nlb: _Nlb):
 
 
 def sampler(env: simpy.Environment, nlb: _Nlb):
-    """Record one time-series row every ``sample_interval_s``."""
-    while True:
-        yield env.timeout(nlb.cfg.sample_interval_s)
-        nlb.sample()
+    """Record one time-series row at ``k * sample_interval_s`` (whole ms), k = 1, 2, ... (not a running sum)."""
+    for k in itertools.count(1):
+        t = tick_s(k, nlb.cfg.sample_interval_s)
+        yield env.timeout(max(0.0, t - env.now))
+        nlb.sample(t)
 
 
 SERIES = ("capacity_fraction", "working_capacity_fraction", "demand_fraction", "error_fraction",

@@ -29,6 +29,7 @@ import pandas as pd
 import simpy
 
 from . import route53 as r53
+from ._validate import tick_s
 from .errors import LimitExceeded
 
 if TYPE_CHECKING:
@@ -119,8 +120,9 @@ class _World:
 def planner(w: _World):
     """DNS Planner: every ``plan_interval_s`` a new regional plan (one tree size per endpoint)."""
     cfg, f = w.cfg, w.cfg.records_change_fraction
-    while True:
-        yield w.env.timeout(cfg.plan_interval_s)
+    for k in itertools.count(1):
+        # Plan k at k * plan_interval_s in whole ms, computed, not summed (a sum drifts).
+        yield w.env.timeout(max(0.0, tick_s(k, cfg.plan_interval_s) - w.env.now))
         prev = w.plans[w.newest]
         w.newest += 1
         w.plans[w.newest] = tuple(max(1, round(n * (1 + f * (2 * w.rng.random() - 1)))) for n in prev)
@@ -231,7 +233,8 @@ def simulate(cfg: RaceConfig, names: Sequence[str]) -> _World:
     w.env.process(planner(w))
     for name, offset in zip(names, offsets):
         Enactor(w, name, offset)
-    w.env.run(until=cfg.horizon_s)
+    while w.env.peek() <= cfg.horizon_s:   # events at exactly horizon_s happen (the package's rule)
+        w.env.step()
     for e, start in w.empty_since.items():
         if e == cfg.regional_endpoint:
             w.regional_empty_s += cfg.horizon_s - start

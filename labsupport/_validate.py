@@ -9,17 +9,41 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import fields
 from numbers import Integral, Real
 
 from .errors import ConfigError
 
-__all__ = ["check_bool", "check_choice", "check_int", "check_number", "check_names"]
+__all__ = ["SEED_MAX", "check_bool", "check_choice", "check_int", "check_names", "check_number", "check_seed",
+           "show", "store_plain_numbers", "tick_s", "to_ms"]
+
+#: Largest seed any config accepts. One rule for every model: a seed is an integer in
+#: ``[0, SEED_MAX]``. Negative seeds are refused because ``random.Random(-n)`` is the same stream
+#: as ``random.Random(n)`` (it seeds with the absolute value) and numpy's generators refuse them.
+SEED_MAX = 2**63 - 1
 
 
-def _show(value: object) -> str:
-    """``repr(value)``, shortened so that a huge number or string cannot flood the message."""
-    text = repr(value)
+def show(value: object) -> str:
+    """``repr(value)``, shortened so that a huge number or string cannot flood the message.
+
+    Never raises: an integer past Python's 4,300-digit ``str()`` limit is described by its size
+    (``an integer of about 5001 digits``) instead of being converted, and an object whose
+    ``repr`` fails is named by its type.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+    if isinstance(value, (tuple, list)) and len(value) <= 20:
+        inner = ", ".join(show(v) for v in value)
+        text = f"({inner}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) else f"[{inner}]"
+    else:
+        try:
+            text = repr(value)
+        except Exception:  # noqa: BLE001 - a message builder must not fail on odd input
+            text = f"<{_type(value)} object>"
     return text if len(text) <= 60 else f"{text[:40]}...({len(text)} characters)"
+
+
+_show = show
 
 
 def _type(value: object) -> str:
@@ -98,6 +122,62 @@ def check_int(name: str, value: object, *, lo: int | None = None, hi: int | None
     return int(value)
 
 
+def check_seed(name: str, value: object) -> int:
+    """Return ``value`` as a Python ``int`` if it is an integer in ``[0, SEED_MAX]``, else raise ConfigError.
+
+    The same rule for every config (see :data:`SEED_MAX`); numpy integers are accepted and stored
+    as ``int`` (``random.Random`` refuses numpy integers).
+    """
+    return check_int(name, value, lo=0, hi=SEED_MAX)
+
+
+def store_plain_numbers(config: object) -> None:
+    """Replace validated numbers (numpy scalars, Fractions, Decimals) by plain ``float``/``int``.
+
+    Call first thing in a frozen config's ``__post_init__``, so that every check (and every
+    cross-field bound) sees plain numbers; values of the wrong kind are left for the checks to refuse.
+    A field annotated ``float`` (or ``float | None``) becomes a ``float``, one annotated ``int``
+    an ``int``, and a ``tuple[float, ...]`` a tuple of floats. A config then holds exactly what the
+    equivalent Python numbers would give it, so a run cannot tell ``np.uint16(5)`` from ``5``
+    (numpy's fixed-width arithmetic would otherwise wrap, overflow or change precision mid-run).
+    """
+    for f in fields(config):  # type: ignore[arg-type]
+        value, kind = getattr(config, f.name), str(f.type)
+        if kind.startswith("tuple[float") and isinstance(value, (tuple, list)):
+            object.__setattr__(config, f.name, tuple(_plain(v, float) for v in value))
+        elif kind.startswith(("float", "int")):
+            object.__setattr__(config, f.name, _plain(value, float if kind.startswith("float") else int))
+
+
+def _plain(value: object, to: type) -> object:
+    """``to(value)`` for a real (``float``) or integral (``int``) non-bool ``value``; else ``value``.
+
+    A value that cannot be converted (an int too large for a float) is left for the checks to refuse.
+    """
+    wanted = Real if to is float else Integral
+    if isinstance(value, bool) or not isinstance(value, wanted) or type(value) is to:
+        return value
+    try:
+        return to(value)
+    except (OverflowError, ValueError):
+        return value
+
+
+def to_ms(seconds: float) -> int:
+    """``seconds`` as whole milliseconds (round half to even): the resolution at which models compare times."""
+    return round(seconds * 1000)
+
+
+def tick_s(k: int, interval_s: float) -> float:
+    """Time of tick ``k`` of a clock that ticks every ``interval_s``: ``k * interval`` in whole ms.
+
+    Computed from ``k``, never by adding intervals up, and in integer milliseconds, so that tick
+    100 of a 1.1 s clock is exactly 110.0 s (``100 * 1.1`` is 110.00000000000001 and would fall
+    after a 110 s horizon). The interval is taken to the millisecond.
+    """
+    return k * to_ms(interval_s) / 1000
+
+
 def check_bool(name: str, value: object) -> bool:
     """Return ``value`` if it is a Python bool, else raise ConfigError.
 
@@ -134,5 +214,5 @@ def check_names(name: str, values: Iterable[str] | str, valid: Iterable[str]) ->
     got = list(values)
     unknown = [v for v in got if not _is_in(v, valid_list)]
     if unknown:
-        raise ConfigError(f"{name}: unknown value(s) {unknown!r}; valid values are {valid_list!r}")
+        raise ConfigError(f"{name}: unknown value(s) {show(unknown)}; valid values are {valid_list!r}")
     return got

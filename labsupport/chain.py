@@ -49,9 +49,8 @@ import pandas as pd
 
 from . import _chain_stages as _st
 from . import dependencies, dns_cache, dwfm, nlb, race, timeline
-from ._validate import check_bool, check_int, check_number
+from ._validate import check_bool, check_int, check_number, check_seed, store_plain_numbers
 from .errors import ConfigError
-from .network import _store_plain_numbers
 
 __all__ = [
     "ChainConfig",
@@ -121,6 +120,7 @@ class StopPoints:
     isolate_regions: bool = False
 
     def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         for f in fields(self):
             check_bool(f.name, getattr(self, f.name))
 
@@ -205,6 +205,7 @@ class ChainConfig:
     seed: int | None = None
 
     def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         for name, kind in (("stop_points", StopPoints), ("race", race.RaceConfig),
                            ("dns", dns_cache.DnsCacheConfig), ("dwfm", dwfm.DwfmConfig), ("nlb", nlb.NlbConfig)):
             if not isinstance(getattr(self, name), kind):
@@ -217,8 +218,7 @@ class ChainConfig:
         check_number("retry_launches_per_refused_launch", self.retry_launches_per_refused_launch, lo=0, hi=100)
         check_int("network_queue_limit_count", self.network_queue_limit_count, lo=1, hi=10_000_000)
         if self.seed is not None:
-            check_int("seed", self.seed, lo=0, hi=2**63 - 1)
-        _store_plain_numbers(self)  # numpy scalars become int/float (random.Random rejects np.int64)
+            check_seed("seed", self.seed)
         latest = self.race.horizon_s - self.race_lead_s + self.dwfm_operator_delay_s
         if latest >= self.dwfm.horizon_s:
             raise ConfigError(f"dwfm_operator_delay_s={self.dwfm_operator_delay_s:g} could put the DWFM operators at "

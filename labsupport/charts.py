@@ -44,9 +44,15 @@ Empty data: one rule
 Missing values and large data
 -----------------------------
 A chart never plots NaN silently. :func:`network_backlog_chart` draws gaps where an interval
-delivered nothing (no delay was measured), and says so. Chart data stays under 5,000 rows: where a
-model's sampling would give more, :func:`dns_failing_chart` aggregates into time bins (mean line,
-min-max band) and states the bin width in its axis title and description. The charts that draw one
+delivered nothing (no delay was measured), and says so. Chart data stays under 5,000 rows (Altair's
+limit, :data:`ALTAIR_MAX_ROWS`) for every config a model accepts: where a model's sampling would
+give more than 3,000 rows, :func:`dns_failing_chart` aggregates into time bins (mean line, min-max
+band), and :func:`dwfm_timeseries_chart`, :func:`network_backlog_chart` and
+:func:`nlb_timeseries_chart` aggregate to the same resolution (bin means; DWFM's finished work as a
+rate over the bin), each stating the bin width in its description. :func:`race_generation_chart`
+draws one mark per write and refuses a window holding more than 3,000 (ConfigError naming
+``start_s``/``end_s`` and a window that fits). Any other chart whose data would pass 5,000 rows
+raises ConfigError rather than Altair's ``MaxRowsError``; nothing is thinned silently. The charts that draw one
 colour per run or series (:func:`nlb_capacity_comparison_chart`, :func:`dns_failing_chart`,
 :func:`dns_ttl_chart`) accept at most ``len(PALETTE)`` of them and say so in a ValueError.
 """
@@ -67,9 +73,11 @@ import numpy as np
 import pandas as pd
 
 from ._validate import check_int, check_number
+from .errors import ConfigError
 from .timeline import format_duration
 
 __all__ = [
+    "ALTAIR_MAX_ROWS",
     "BOOK_BUILD_ENV",
     "CHAIN_STAGE_COLOURS",
     "DEPENDENCY_STATUS_COLOURS",
@@ -169,8 +177,38 @@ alt.renderers.register("labsupport", render_bundle)
 alt.renderers.enable("labsupport")
 
 
-def _base_config(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
-    """White background (readable in the book's dark mode too) and readable font sizes."""
+#: Altair's own limit on the rows of one dataset (it raises MaxRowsError beyond it).
+ALTAIR_MAX_ROWS = 5_000
+
+
+def _datasets(chart: object) -> list[pd.DataFrame]:
+    """Every DataFrame a chart (layers, concatenations and facets included) carries."""
+    found = []
+    data = getattr(chart, "data", None)
+    if isinstance(data, pd.DataFrame):
+        found.append(data)
+    for attr in ("layer", "vconcat", "hconcat", "concat"):
+        children = getattr(chart, attr, None)
+        if isinstance(children, list):
+            for child in children:
+                found += _datasets(child)
+    spec = getattr(chart, "spec", None)
+    if spec is not None and not isinstance(spec, (str, dict)) and hasattr(spec, "to_dict"):
+        found += _datasets(spec)
+    return found
+
+
+def _base_config(chart: alt.TopLevelMixin, *, too_many: str = "pass fewer rows") -> alt.TopLevelMixin:
+    """White background (readable in the book's dark mode too) and readable font sizes.
+
+    Also the one check of the row limit: a chart whose data would exceed
+    :data:`ALTAIR_MAX_ROWS` rows in one dataset raises ConfigError (``too_many`` says which
+    argument to change) instead of Altair's ``MaxRowsError`` when it is displayed.
+    """
+    biggest = max((len(d) for d in _datasets(chart)), default=0)
+    if biggest > ALTAIR_MAX_ROWS:
+        raise ConfigError(f"the chart's data would hold {biggest:,} rows, more than the {ALTAIR_MAX_ROWS:,} "
+                          f"a chart may draw; {too_many}")
     return chart.configure(background="white").configure_axis(
         labelFontSize=12, titleFontSize=13, labelColor="#222", titleColor="#222"
     ).configure_legend(labelFontSize=12, titleFontSize=13)
@@ -197,15 +235,15 @@ def _frame(name: str, value: object, columns: tuple[str, ...] = (), *, numeric: 
             message then reads ``"<name> is empty: <empty>"``).
     """
     if not isinstance(value, pd.DataFrame):
-        raise ValueError(f"{name} must be a pandas DataFrame, got {type(value).__name__}")
+        raise ConfigError(f"{name} must be a pandas DataFrame, got {type(value).__name__}")
     missing = [c for c in columns if c not in value.columns]
     if missing:
-        raise ValueError(f"{name} is missing columns {missing}")
+        raise ConfigError(f"{name} is missing columns {missing}")
     if empty is not None and value.empty:
-        raise ValueError(f"{name} is empty: {empty}")
+        raise ConfigError(f"{name} is empty: {empty}")
     wrong = [c for c in numeric if not pd.api.types.is_numeric_dtype(value[c])]
     if wrong:
-        raise ValueError(f"{name} has non-numeric columns {wrong} "
+        raise ConfigError(f"{name} has non-numeric columns {wrong} "
                          f"(dtypes {[str(value[c].dtype) for c in wrong]})")
     return value
 
@@ -214,12 +252,12 @@ def _runs(name: str, runs: object, columns: tuple[str, ...], *, numeric: tuple[s
           empty: str | None = None) -> dict[str, pd.DataFrame]:
     """Check a label -> frame mapping of 1 to ``len(PALETTE)`` runs, each through :func:`_frame`."""
     if not isinstance(runs, Mapping):
-        raise ValueError(f"{name} must be a dict of label -> DataFrame, got {type(runs).__name__}")
+        raise ConfigError(f"{name} must be a dict of label -> DataFrame, got {type(runs).__name__}")
     if not 1 <= len(runs) <= len(PALETTE):
-        raise ValueError(f"{name} must hold 1 to {len(PALETTE)} frames (one colour each), got {len(runs)}")
+        raise ConfigError(f"{name} must hold 1 to {len(PALETTE)} frames (one colour each), got {len(runs)}")
     bad = [k for k in runs if not isinstance(k, str) or not k.strip()]
     if bad:
-        raise ValueError(f"{name} must be labelled by non-empty strings, got labels {bad!r}")
+        raise ConfigError(f"{name} must be labelled by non-empty strings, got labels {bad!r}")
     return {label: _frame(f"{name}[{label!r}]", ts, columns, numeric=numeric, empty=empty)
             for label, ts in runs.items()}
 
@@ -242,13 +280,13 @@ def _origin(value: object, default: pd.Timestamp) -> pd.Timestamp:
     if value is None:
         return default
     if not isinstance(value, (pd.Timestamp, datetime, np.datetime64)) or pd.isna(value):
-        raise ValueError(f"origin must be a pandas Timestamp (naive PDT wall-clock time) or None, "
+        raise ConfigError(f"origin must be a pandas Timestamp (naive PDT wall-clock time) or None, "
                          f"got {value!r} of type {type(value).__name__}")
     ts = pd.Timestamp(value)
     try:
         ts - pd.Timedelta(seconds=_MAX_S), ts + pd.Timedelta(seconds=_MAX_S)
     except (OverflowError, ValueError):
-        raise ValueError(f"origin must leave a year either side within pandas' dates, got {ts}") from None
+        raise ConfigError(f"origin must leave a year either side within pandas' dates, got {ts}") from None
     return ts
 
 
@@ -293,9 +331,9 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
     for name, frame, col in (("periods", periods, "start_pdt"), ("periods", periods, "end_pdt"),
                              ("events", events, "time_pdt")):
         if not pd.api.types.is_datetime64_any_dtype(frame[col]):
-            raise ValueError(f"{name}[{col!r}] must hold datetimes, got dtype {frame[col].dtype}")
+            raise ConfigError(f"{name}[{col!r}] must hold datetimes, got dtype {frame[col].dtype}")
     if not pd.api.types.is_timedelta64_dtype(periods["duration"]):
-        raise ValueError(f"periods['duration'] must hold timedeltas, got dtype {periods['duration'].dtype}")
+        raise ConfigError(f"periods['duration'] must hold timedeltas, got dtype {periods['duration'].dtype}")
 
     # Vega-Lite reads naive ISO strings as local time; we give it PDT wall-clock strings.
     p = pd.DataFrame(
@@ -420,7 +458,7 @@ def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float, w
            numeric=("time_s",), empty=_RACE_NOT_EMPTY)
     start_s, end_s = _seconds("start_s", start_s, window=True), _seconds("end_s", end_s, window=True)
     if not end_s > start_s:
-        raise ValueError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
+        raise ConfigError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
     ev = events.loc[(events["time_s"] >= start_s) & (events["time_s"] <= end_s)]
     if ev.empty:
         title = f"The race, second by second ({start_s:.0f}-{end_s:.0f} s)"
@@ -491,9 +529,9 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
     start_s = _seconds("start_s", start_s, window=True)
     end_s = float(events["time_s"].max()) if end_s is None else _seconds("end_s", end_s, window=True)
     if not end_s > start_s:
-        raise ValueError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
+        raise ConfigError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
     if not (states["time_s"] <= end_s).any():
-        raise ValueError(f"states has no row at or before end_s={end_s!r} (its first is at "
+        raise ConfigError(f"states has no row at or before end_s={end_s!r} (its first is at "
                          f"{float(states['time_s'].min()):.1f} s)")
     kinds = {"write": "applied", "write_noop": "applied", "stale_write": "stale write",
              "write_refused": "refused", "refused_empty": "refused", "self_repair": "applied",
@@ -548,6 +586,12 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
                      "serves, a dashed grey line the newest plan; marks are Enactor writes, coloured by Enactor, "
                      "squares for stale writes, triangles for writes refused by a guard."),
     )
+    if len(data) > _MAX_ROWS:
+        span_min = (end_s - start_s) / 60
+        fit_min = max(1.0, math.floor(span_min * _MAX_ROWS / len(data)))
+        raise ConfigError(f"start_s={start_s:g} to end_s={end_s:g} holds {len(data):,} plan steps and writes, more "
+                          f"than the {_MAX_ROWS:,} this chart draws (one mark per write, one step per plan); "
+                          f"narrow the window to about {fit_min:.0f} minutes or fewer")
     return _base_config(chart)
 
 
@@ -576,10 +620,10 @@ def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint:
     _frame("windows", windows, ("endpoint", "start_s", "end_s", "duration_s"),
            numeric=("start_s", "end_s", "duration_s"))
     if not isinstance(endpoint, str):
-        raise ValueError(f"endpoint must be a string, got {endpoint!r} of type {type(endpoint).__name__}")
+        raise ConfigError(f"endpoint must be a string, got {endpoint!r} of type {type(endpoint).__name__}")
     s = states.loc[states["endpoint"] == endpoint]
     if s.empty:
-        raise ValueError(f"endpoint {endpoint!r} has no states; endpoints are {sorted(set(states['endpoint']))}")
+        raise ConfigError(f"endpoint {endpoint!r} has no states; endpoints are {sorted(set(states['endpoint']))}")
     d = pd.DataFrame({"time_min": s["time_s"] / 60, "records": s["records"].astype(int)})
     wdw = windows.loc[windows["endpoint"] == endpoint]
     end_min = float(max(d["time_min"].max(), (wdw["end_s"].max() / 60) if len(wdw) else 0))
@@ -629,7 +673,7 @@ def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.La
            numeric=("time_min", "records", "regional_empty_s"),
            empty="guard_explorer_data() holds all 16 guard combinations")
     if data.groupby(list(guards)).ngroups != 16:
-        raise ValueError("data must hold all 16 guard combinations")
+        raise ConfigError("data must hold all 16 guard combinations")
     # Short column names keep the page small: the spec carries every row of all 16 combinations.
     short = {g: f"g{i + 1}" for i, g in enumerate(guards)}
     times = sorted(set(data["time_min"]))
@@ -681,6 +725,37 @@ _DWFM_WORK = {"goodput": ("Finished in time (goodput)", PALETTE[2]),
               "wasted": ("Wasted: finished after its deadline", PALETTE[1])}
 
 
+def _to_resolution(ts: pd.DataFrame, *, sums: tuple[str, ...] = ()) -> tuple[pd.DataFrame, float | None]:
+    """A time series cut to the chart's resolution: at most :data:`_MAX_ROWS` rows.
+
+    Returns ``(ts, None)`` when it fits. Otherwise ``(binned, bin_s)``: rows grouped into bins of
+    ``bin_s`` (the smallest of :data:`_BIN_WIDTHS_S` that fits), each labelled by its end (a row at
+    ``t`` belongs to the bin ``(b - bin_s, b]``, the last label clipped to the last row's time);
+    columns in ``sums`` (counts since the previous row) are summed, every other numeric column is
+    the bin's mean of its non-NaN values (NaN if it has none).
+    """
+    if len(ts) <= _MAX_ROWS:
+        return ts, None
+    times = ts["time_s"].to_numpy(dtype="float64")
+    bin_s = _bin_width_s([float(times[-1] - times[0]) + 1.0], _MAX_ROWS - 1)
+    label = np.minimum(np.ceil(times / bin_s) * bin_s, times[-1])
+    cols = [c for c in ts.columns if c != "time_s" and pd.api.types.is_numeric_dtype(ts[c])]
+    grouped = ts[cols].groupby(label)
+    out = grouped.mean()
+    if sums:
+        out[list(sums)] = grouped[list(sums)].sum()
+    out = out.reset_index(names="time_s")
+    return out, bin_s
+
+
+def _binned_note(bin_s: float | None, what: str) -> str:
+    """The sentence a description gains when :func:`_to_resolution` aggregated the data."""
+    if bin_s is None:
+        return ""
+    return (f" The model's samples are aggregated to the chart's resolution, {_bin_label(bin_s)} bins "
+            f"(at most {_MAX_ROWS:,}): {what}.")
+
+
 def dwfm_timeseries_chart(
     timeseries: pd.DataFrame,
     *,
@@ -710,13 +785,16 @@ def dwfm_timeseries_chart(
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     if outage_s is not None:
         if not isinstance(outage_s, (tuple, list)) or len(outage_s) != 2:
-            raise ValueError(f"outage_s must be None or a (start, end) pair of seconds, got {outage_s!r}")
+            raise ConfigError(f"outage_s must be None or a (start, end) pair of seconds, got {outage_s!r}")
         outage_s = (_seconds("outage_s[0]", outage_s[0]), _seconds("outage_s[1]", outage_s[1]))
         if outage_s[1] < outage_s[0]:
-            raise ValueError(f"outage_s must have start <= end, got {outage_s!r}")
+            raise ConfigError(f"outage_s must have start <= end, got {outage_s!r}")
     operator_at_s = _seconds("operator_at_s", operator_at_s, optional=True)
-    ts = timeseries.sort_values("time_s")
+    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"),
+                               sums=("goodput_count", "wasted_count"))
     step_min = ts["time_s"].diff().fillna(ts["time_s"]).clip(lower=1) / 60
+    if bin_s is not None:   # each bin's counts over the whole bin (the first bin holds only t = 0)
+        step_min = pd.Series(np.where(ts["time_s"] > 0, bin_s / 60, 1 / 60), index=ts.index)
     data = pd.DataFrame({
         "clock": _dwfm_clock(ts["time_s"]),
         "leased": ts["leased_count"].to_numpy(),
@@ -764,6 +842,7 @@ def dwfm_timeseries_chart(
             "finished per minute, stacked, split into those finished in time (goodput) and those "
             "wasted because they finished after their deadline. Bottom: items waiting in the DWFM "
             "queues. A grey band marks DynamoDB's outage; a dashed rule marks the operators' action."
+            + _binned_note(bin_s, "leases and queue are each bin's mean, finished items its rate per minute")
         ),
     )
     return _base_config(chart)
@@ -932,7 +1011,7 @@ def explore_sequence_chart(steps: pd.DataFrame, *, width: int = 540,
            empty="the explorer found no path to draw (the property holds); draw this chart only for an "
                  "unsafe result")
     if not isinstance(title, str) or not title.strip():
-        raise ValueError(f"title must be a non-empty string, got {title!r}")
+        raise ConfigError(f"title must be a non-empty string, got {title!r}")
     d = pd.DataFrame({
         "step": steps["step"].astype(int), "actor": steps["actor"].astype(str),
         "group": steps["race_action"].astype(str).map(lambda a: _EXPLORE_GROUP_EXTRA.get(
@@ -1047,10 +1126,10 @@ def _recovery_rules(marks: dict[str, float | None], origin: pd.Timestamp) -> lis
     (0 to a year); anything else raises ValueError naming ``actions`` (the public argument).
     """
     if not isinstance(marks, Mapping):
-        raise ValueError(f"actions must be None or a dict of name -> seconds, got {type(marks).__name__}")
+        raise ConfigError(f"actions must be None or a dict of name -> seconds, got {type(marks).__name__}")
     for what, at in marks.items():
         if not isinstance(what, str) or not what.strip():
-            raise ValueError(f"actions must be named by non-empty strings, got {what!r}")
+            raise ConfigError(f"actions must be named by non-empty strings, got {what!r}")
         _seconds(f"actions[{what!r}]", at, optional=True)
     rows = [(what, float(at)) for what, at in marks.items() if at is not None]
     if not rows:
@@ -1090,7 +1169,7 @@ def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 1
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     normal_delay_s = _number("normal_delay_s", normal_delay_s, lo=0.0, lo_open=True, hi=86_400.0)
     origin = _origin(origin, START_PDT)
-    ts = timeseries.sort_values("time_s", kind="stable")
+    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
     data = pd.DataFrame({
         "clock": _recovery_clock(ts["time_s"], origin),
         "Items waiting at Network Manager": ts["queue_count"].to_numpy(),
@@ -1134,6 +1213,7 @@ def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 1
             "new instances still without network connectivity. Bottom: the mean time, in minutes, "
             "from a new instance's launch to its network configuration arriving, for instances "
             "configured in each interval; a dotted line marks the delay counted as normal." + gap_text
+            + _binned_note(bin_s, "each point is the bin's mean, of the measured intervals for the delay")
         ),
     )
     return _base_config(chart)
@@ -1168,7 +1248,7 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     threshold_s = _number("threshold_s", threshold_s, lo=0.0, hi=_MAX_S, optional=True)
     origin = _origin(origin, START_PDT)
-    ts = timeseries
+    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
     names = ["Capacity in service", "Working capacity in service", "Demand"]
     data = pd.DataFrame({
         "clock": _recovery_clock(ts["time_s"], origin),
@@ -1215,6 +1295,7 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
             "capacity. 2: fraction of client connections failing. 3: fleet-wide target flaps per "
             "minute. 4: health-check latency in the worst AZ, with the failover threshold dotted. "
             "Dashed rules mark operator actions."
+            + _binned_note(bin_s, "each point is the bin's mean")
         ),
     )
     return _base_config(chart)
@@ -1420,7 +1501,7 @@ def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.Chart:
                          "delay_min": (frame["delay_s"] / 60).round(2), "series": frame["series"].astype(str)})
     labels = list(dict.fromkeys(data["series"]))
     if len(labels) > len(PALETTE):
-        raise ValueError(f"frame holds {len(labels)} series; at most {len(PALETTE)} (one colour each) can be told "
+        raise ConfigError(f"frame holds {len(labels)} series; at most {len(PALETTE)} (one colour each) can be told "
                          "apart: split it into several charts")
     unrecovered = int(data["delay_min"].isna().sum())
     chart = alt.Chart(data).mark_line(point=True, strokeWidth=2).encode(
@@ -1524,7 +1605,7 @@ def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None
         _frame("reference", reference, _CHAIN_STAGE_COLUMNS, numeric=_CHAIN_STAGE_COLUMNS[1:])
     if not isinstance(label, str) or not isinstance(reference_label, str) or not label or not reference_label \
             or label == reference_label:
-        raise ValueError(f"label and reference_label must be two different non-empty strings, got {label!r} "
+        raise ConfigError(f"label and reference_label must be two different non-empty strings, got {label!r} "
                          f"and {reference_label!r}")
     parts, runs = [_chain_bars(stages, label)], [label]
     if reference is not None:
@@ -1574,7 +1655,7 @@ def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerC
     _frame("table", table, (*STOP_POINT_NAMES, "stop_points", "total_s", *times), numeric=("total_s", *times),
            empty="stop_point_table() holds all 64 combinations of stop points")
     if table.groupby(list(STOP_POINT_NAMES)).ngroups != 64:
-        raise ValueError("table must hold all 64 combinations of stop points")
+        raise ConfigError("table must hold all 64 combinations of stop points")
     short = {name: f"s{i + 1}" for i, name in enumerate(STOP_POINT_NAMES)}
     rows = []
     for r in table.to_dict("records"):
@@ -1678,9 +1759,9 @@ def chain_savings_chart(savings: pd.DataFrame, *, width: int = 260) -> alt.Layer
     _frame("savings", savings, ("point", "title", "saved_s", "best"), numeric=("saved_s",),
            empty="single_point_savings() holds one row per stop point")
     if not np.isfinite(savings["saved_s"].to_numpy(dtype=float)).all():
-        raise ValueError(f"savings['saved_s'] must be finite seconds, got {savings['saved_s'].tolist()!r}")
+        raise ConfigError(f"savings['saved_s'] must be finite seconds, got {savings['saved_s'].tolist()!r}")
     if not pd.api.types.is_bool_dtype(savings["best"]):
-        raise ValueError(f"savings['best'] must be bool, got dtype {savings['best'].dtype}")
+        raise ConfigError(f"savings['best'] must be bool, got dtype {savings['best'].dtype}")
     saved = savings["saved_s"].astype(float)
     kinds = ["saves the most", "saves less", "costs time"]
     data = pd.DataFrame({"name": [f"{p}: {t}" for p, t in zip(savings["point"], savings["title"])],
@@ -1763,10 +1844,10 @@ def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
 
     check_int("cell_px", cell_px, lo=20, hi=400)
     if not isinstance(title, str) or not title.strip():
-        raise ValueError(f"title must be a non-empty string, got {title!r}")
+        raise ConfigError(f"title must be a non-empty string, got {title!r}")
     if (not isinstance(labels, tuple) or len(labels) != 2 or not all(isinstance(x, str) and x for x in labels)
             or labels[0] == labels[1]):
-        raise ValueError(f"labels must be two different non-empty strings, got {labels!r}")
+        raise ConfigError(f"labels must be two different non-empty strings, got {labels!r}")
     parts = [_blast_frame(radius, labels[0])]
     if compare is not None:
         parts.append(_blast_frame(compare, labels[1], "compare"))

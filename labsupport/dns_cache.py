@@ -18,7 +18,8 @@ Covers:
         resolver r: answers from its cache; once the entry has expired, the next lookup of any of
                     its clients makes it fetch again: records kept positive_ttl_s,
                     an empty answer kept negative_ttl_s = min(SOA MINIMUM, SOA TTL, cap)
-        client c:   failing from its first lookup answered "empty"
+        client c:   failing from its first lookup answered "empty" (a lookup that reaches
+                    its cache while the cache serves the empty answer, never any other)
                     until its first lookup answered with records
 
 Because a cache refreshes only when a client asks after expiry, each refresh cycle of the empty
@@ -43,9 +44,9 @@ import numpy as np
 import pandas as pd
 
 from ._sweep import map_configs, summary_frame
-from ._validate import check_int, check_number
-from .errors import LimitExceeded
-from .network import _sample_times, _store_plain_numbers
+from ._validate import check_int, check_number, check_seed, store_plain_numbers
+from .errors import ConfigError, LimitExceeded
+from .network import _sample_times
 
 __all__ = [
     "DnsCacheConfig",
@@ -89,13 +90,15 @@ class DnsCacheConfig:
         empty_duration_s: how long it stays empty (> 0).
         lookup_interval_s: mean time between two lookups of one client (0.1 s to 1 h).
         sample_interval_s: spacing of the :attr:`DnsCacheResult.timeseries` rows.
-        horizon_s: end of the run; must leave time after the restore (up to 7 days).
+        horizon_s: end of the run; must leave time after the restore (up to 7 days); the run covers the
+            closed interval [0, horizon_s]: an event due at exactly horizon_s happens and is kept (the
+            rule of every model, see :mod:`labsupport`).
         max_refresh_cycles: bound on the negative-cache refresh cycles the outage can take
             (``empty_duration_s / negative_ttl_s``); more raises ``LimitExceeded``.
         max_cache_refreshes: bound on the run's work, the refreshes of all resolver caches
             together (caches x refresh cycles, 1 to 4,000,000,000; the incident needs 120,000, and
             10**9 take about 15 s); more raises ``LimitExceeded`` before any work is done.
-        seed: seed of the run's one ``numpy.random.Generator`` (>= 0).
+        seed: seed of the run's one ``numpy.random.Generator`` (an integer from 0 to 2**63 - 1, the rule of every config).
 
     Raises:
         ConfigError: (a ``ValueError``) naming the first invalid field, its value and its range.
@@ -117,6 +120,7 @@ class DnsCacheConfig:
     seed: int = 20251019
 
     def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         check_int("clients_count", self.clients_count, lo=1, hi=1_000_000)
         check_int("clients_per_resolver_count", self.clients_per_resolver_count, lo=1, hi=10_000)
         for name in ("positive_ttl_s", "soa_ttl_s", "soa_minimum_s", "negative_ttl_cap_s"):
@@ -129,8 +133,7 @@ class DnsCacheConfig:
         check_number("sample_interval_s", self.sample_interval_s, lo=max(0.1, horizon / 20_000), hi=horizon)
         check_int("max_refresh_cycles", self.max_refresh_cycles, lo=1, hi=10**7)
         check_int("max_cache_refreshes", self.max_cache_refreshes, lo=1, hi=4_000_000_000)
-        check_int("seed", self.seed, lo=0)
-        _store_plain_numbers(self)
+        check_seed("seed", self.seed)
 
     @property
     def negative_ttl_s(self) -> float:
@@ -191,7 +194,10 @@ class DnsCacheResult:
             the horizon are left out.
         clients: one row per client: ``client``, ``resolver`` (int64), ``failing_s`` and
             ``recovered_s`` (float64; NaN if the client never failed, ``recovered_s`` also if it
-            had not recovered by the horizon).
+            had not recovered by the horizon). A client fails only while its resolver serves the
+            empty answer: ``failing_s`` lies in that resolver's ``[resolver_cached_empty,
+            resolver_cached_records)`` window, and ``recovered_s`` is at or after its end; a client
+            of a resolver that never cached the empty answer never fails.
         timeseries: one row per ``sample_interval_s`` from 0, and a last one at the horizon if
             the interval does not divide it (never a row after the horizon): ``time_s`` (float64)
             and ``failing_fraction`` (float64 in [0, 1]).
@@ -267,7 +273,7 @@ def run(config: DnsCacheConfig = INCIDENT) -> DnsCacheResult:
             or more than ``max_cache_refreshes`` cache refreshes in all.
     """
     if not isinstance(config, DnsCacheConfig):
-        raise ValueError(f"config must be a DnsCacheConfig, got {type(config).__name__}")
+        raise ConfigError(f"config must be a DnsCacheConfig, got {type(config).__name__}")
     cfg = config
     rng = np.random.default_rng(cfg.seed)
     per = cfg.clients_per_resolver_count
@@ -277,9 +283,15 @@ def run(config: DnsCacheConfig = INCIDENT) -> DnsCacheResult:
     empty_from, records_from = resolver_windows(cfg, rng, size)
     # The client whose lookup made the cache fetch sees the new answer at once; the others at
     # their own next lookup, an exponential wait later (Poisson lookups are memoryless).
-    failing = empty_from[resolver_of] + _later_unless_trigger(rng, cfg, first, size, resolver_of)
+    first_lookup = empty_from[resolver_of] + _later_unless_trigger(rng, cfg, first, size, resolver_of)
     recovered = records_from[resolver_of] + _later_unless_trigger(rng, cfg, first, size, resolver_of)
-    failed = (failing < recovered) & (failing <= cfg.horizon_s)
+    # A client fails only through its resolver's empty answer: its first lookup after the cache
+    # fetched the empty answer must come before the cache fetches records again. A later first
+    # lookup (or a resolver that never held the empty answer, empty_from == records_from) finds
+    # the records and never fails.
+    serves_empty_until = records_from[resolver_of]
+    failed = (first_lookup < serves_empty_until) & (first_lookup <= cfg.horizon_s)
+    failing = first_lookup
     failing_s = np.where(failed, failing, np.nan)
     recovered_s = np.where(failed & (recovered <= cfg.horizon_s), recovered, np.nan)
     clients = pd.DataFrame({

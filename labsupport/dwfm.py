@@ -52,8 +52,8 @@ import numpy as np
 import pandas as pd
 
 from . import _dwfm_sim as sim
-from ._validate import check_bool, check_choice, check_int, check_number
-from .network import _store_plain_numbers
+from ._validate import check_bool, check_choice, check_int, check_number, check_seed, store_plain_numbers
+from .errors import ConfigError
 
 __all__ = [
     "DwfmConfig",
@@ -105,8 +105,9 @@ class DwfmConfig:
             The minimum must exceed ``state_check_interval_s``.
         outage_start_s, outage_end_s: DynamoDB is unreachable in ``[start, end)``.
         lease_establish_s: host time to establish one lease (spent even on expired items).
-        work_deadline_s: a lease-establishment item must finish within this time of joining the
-            queue; otherwise its work is wasted and it is retried.
+        work_deadline_s: a lease-establishment item must finish within this time of joining the queue;
+            otherwise its work is wasted and it is retried. Tie rule: finishing exactly at the deadline
+            is in time (compared in whole milliseconds).
         retry_policy: ``"immediate"`` (back of the queue at once) or ``"backoff_full_jitter"``
             (after a uniform random wait in ``[0, min(retry_cap_s, retry_base_s * 2**attempt)]``,
             Brooker 2015).
@@ -122,13 +123,16 @@ class DwfmConfig:
             ``None``.
         launch_attempts_per_s: customer launch attempts per second (observed, not queued).
         report_interval_s: spacing of the time-series rows.
-        horizon_s: simulated time (< 7 days); the outage must end before it.
+        horizon_s: simulated time (< 7 days); the outage must end before it. The run covers the closed
+            interval [0, horizon_s]: an event due at exactly horizon_s happens and is kept (the rule of
+            every model, see :mod:`labsupport`); the last time-series row is taken after every event at
+            the horizon.
         max_events: bound on the run's work, 1 to 10,000,000 (the incident needs about 125,000;
             the cap keeps any run under about 30 s and 1 GB). It counts one unit per simulation
             step, one per work item a step handles (queued, started and finished, released from
             backoff, cleared by a restart) and one per 64 droplets a state check or a report
             reads; exceeding it raises ``LimitExceeded``.
-        seed: seed of the run's one ``random.Random``.
+        seed: seed of the run's one ``random.Random`` (an integer from 0 to 2**63 - 1, the rule of every config).
 
     Raises:
         ConfigError: (a ``ValueError``) naming the first invalid field, its value and its range.
@@ -158,6 +162,7 @@ class DwfmConfig:
     seed: int = 20251019
 
     def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         check_int("fleet_droplets_count", self.fleet_droplets_count, lo=1, hi=1_000_000)
         check_int("dwfm_hosts_count", self.dwfm_hosts_count, lo=1, hi=10_000)
         check_int("host_concurrency_count", self.host_concurrency_count, lo=1, hi=10_000)
@@ -183,8 +188,7 @@ class DwfmConfig:
         check_number("report_interval_s", self.report_interval_s, lo=self.horizon_s / 100_000,
                      hi=self.horizon_s)
         check_int("max_events", self.max_events, lo=1, hi=_MAX_EVENTS)
-        check_int("seed", self.seed)
-        _store_plain_numbers(self)  # numpy scalars become int/float (random.Random rejects np.int64)
+        check_seed("seed", self.seed)
 
 
 #: The incident. Times from the PES: DynamoDB unreachable 11:48 PM to 2:25 AM (9,420 s);
@@ -282,11 +286,12 @@ def run(config: DwfmConfig = INCIDENT) -> DwfmResult:
         LimitExceeded: the run needed more than ``config.max_events`` units of work.
     """
     if not isinstance(config, DwfmConfig):
-        raise ValueError(f"config must be a DwfmConfig, got {type(config).__name__}")
+        raise ConfigError(f"config must be a DwfmConfig, got {type(config).__name__}")
     model = sim._Model(config, random.Random(config.seed))
-    model.env.run(until=config.horizon_s)
-    if model.series[-1][0] < config.horizon_s:
-        model.sample(config.horizon_s)
+    env = model.env
+    while env.peek() <= config.horizon_s:   # events at exactly horizon_s happen (the package's rule)
+        env.step()
+    model.sample(config.horizon_s)          # the last row, after every event at the horizon
     restored = bool(np.all(model.leased_until > config.horizon_s))
     at = None
     if restored:
@@ -324,10 +329,10 @@ def goodput_fraction(timeseries: pd.DataFrame, start_s: float, end_s: float) -> 
         ValueError: ``timeseries`` is not a DataFrame, lacks a column, or a bad window.
     """
     if not isinstance(timeseries, pd.DataFrame):
-        raise ValueError(f"timeseries must be a pandas DataFrame, got {type(timeseries).__name__}")
+        raise ConfigError(f"timeseries must be a pandas DataFrame, got {type(timeseries).__name__}")
     missing = {"time_s", "goodput_count", "wasted_count"} - set(timeseries.columns)
     if missing:
-        raise ValueError(f"timeseries is missing columns {sorted(missing)}")
+        raise ConfigError(f"timeseries is missing columns {sorted(missing)}")
     check_number("start_s", start_s, lo=0)
     check_number("end_s", end_s, lo=start_s, lo_open=True)
     window = timeseries[(timeseries["time_s"] > start_s) & (timeseries["time_s"] <= end_s)]

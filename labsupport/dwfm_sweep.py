@@ -27,7 +27,8 @@ from dataclasses import replace
 import pandas as pd
 
 from ._sweep import map_items
-from ._validate import check_bool, check_int, check_number
+from ._validate import check_bool, check_int, check_number, show
+from .errors import ConfigError
 from .dwfm import INCIDENT, DwfmConfig, run
 
 __all__ = ["EXPLORER_FLEETS", "explorer_grid", "sweep"]
@@ -65,10 +66,10 @@ def _sweep_point(cfg: DwfmConfig) -> dict[str, object]:
 
 def _values(name: str, values: Iterable[object], check) -> list:
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise ValueError(f"{name} must be a sequence of values, got {values!r:.60} of type {type(values).__name__}")
+        raise ConfigError(f"{name} must be a sequence of values, got {show(values)} of type {type(values).__name__}")
     got = [check(f"{name}[{i}]", v) for i, v in enumerate(values)]
     if not got:
-        raise ValueError(f"{name} must hold at least one value, got none")
+        raise ConfigError(f"{name} must hold at least one value, got none")
     return got
 
 
@@ -105,7 +106,7 @@ def sweep(
             (the message names the field).
     """
     if not isinstance(base, DwfmConfig):
-        raise ValueError(f"base must be a DwfmConfig, got {type(base).__name__}")
+        raise ConfigError(f"base must be a DwfmConfig, got {type(base).__name__}")
     check_bool("operators", operators)
     fleets = _values("fleet_sizes", fleet_sizes, lambda n, v: check_int(n, v, lo=1, hi=1_000_000))
     outages = _values("outage_lengths_s", outage_lengths_s, lambda n, v: check_number(n, v, lo=0))
@@ -164,10 +165,10 @@ def explorer_grid(
             executor.
     """
     if not isinstance(base, DwfmConfig):
-        raise ValueError(f"base must be a DwfmConfig, got {type(base).__name__}")
+        raise ConfigError(f"base must be a DwfmConfig, got {type(base).__name__}")
     fleets = _values("fleet_sizes", fleet_sizes, lambda n, v: check_int(n, v, lo=1, hi=1_000_000))
     if len(fleets) > 8:
-        raise ValueError(f"fleet_sizes must hold at most 8 values, got {len(fleets)}")
+        raise ConfigError(f"fleet_sizes must hold at most 8 values, got {len(fleets)}")
     check_number("step_s", step_s, lo=base.report_interval_s, hi=base.horizon_s)
     configs = [
         (replace(base, fleet_droplets_count=n, throttle_by_queue_length=t,

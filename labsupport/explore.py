@@ -42,7 +42,7 @@ import pandas as pd
 from . import _explore_protocol as proto
 from ._explore_protocol import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
 from ._sweep import flag_combinations, map_items
-from ._validate import check_bool, check_int
+from ._validate import check_bool, check_int, store_plain_numbers
 from .errors import ConfigError, LimitExceeded
 
 if TYPE_CHECKING:
@@ -106,6 +106,7 @@ class ExploreConfig:
     max_states: int = 1_000_000
 
     def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         check_int("enactor_count", self.enactor_count, lo=1, hi=3)
         check_int("generation_count", self.generation_count, lo=2, hi=6)
         check_int("endpoint_count", self.endpoint_count, lo=1, hi=2)

@@ -36,15 +36,14 @@ from __future__ import annotations
 import random
 import re
 from collections import deque
-from dataclasses import dataclass, fields, replace
-from numbers import Integral, Real
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 import simpy
 
-from ._validate import check_int, check_number
-from .errors import LimitExceeded
+from ._validate import check_int, check_number, check_seed, show, store_plain_numbers
+from .errors import ConfigError, LimitExceeded
 
 __all__ = [
     "EVENT_KINDS",
@@ -73,21 +72,6 @@ _MAX_EVENTS = 2_000_000
 
 #: Largest allowed ``backlog_count`` and ``retry_launches_count``.
 _MAX_ITEMS = 1_000_000
-
-
-def _store_plain_numbers(config: object) -> None:
-    """Replace validated numbers (numpy scalars, Fractions, Decimals) by plain ``float``/``int``.
-
-    Call at the end of a frozen config's ``__post_init__``, after every field has been checked.
-    """
-    for f in fields(config):  # type: ignore[arg-type]
-        value = getattr(config, f.name)
-        if isinstance(value, bool) or value is None:
-            continue
-        if str(f.type).startswith("float") and isinstance(value, Real):
-            object.__setattr__(config, f.name, float(value))
-        elif str(f.type).startswith("int") and isinstance(value, Integral):
-            object.__setattr__(config, f.name, int(value))
 
 
 def _sample_times(start_s: float, horizon_s: float, step_s: float) -> np.ndarray:
@@ -122,21 +106,21 @@ def pdt_seconds(when: str, *, origin: pd.Timestamp = START_PDT) -> float:
             naive ``pandas.Timestamp``.
     """
     if not isinstance(origin, pd.Timestamp) or origin.tz is not None:
-        raise ValueError(f"origin must be a naive pandas Timestamp (PDT), got {origin!r:.60}")
+        raise ConfigError(f"origin must be a naive pandas Timestamp (PDT), got {show(origin)}")
     if not isinstance(when, str):
-        raise ValueError(f"when must be a string like 'HH:MM' or 'YYYY-MM-DD HH:MM', got {when!r:.60} "
+        raise ConfigError(f"when must be a string like 'HH:MM' or 'YYYY-MM-DD HH:MM', got {show(when)} "
                          f"of type {type(when).__name__}")
     text = when.strip()
     if re.fullmatch(r"\d{1,2}:\d{2}(:\d{2})?", text):
         text = f"{origin:%Y-%m-%d} {text}"
     try:
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?", text):
-            raise ValueError("not a date and time")
+            raise ConfigError("not a date and time")
         stamp = pd.Timestamp(text)
         seconds = float((stamp - origin).total_seconds())
     except (ValueError, TypeError, OverflowError) as exc:
-        raise ValueError(f"when must look like 'HH:MM' or 'YYYY-MM-DD HH:MM' (PDT, no time zone), "
-                         f"got {when!r:.60}") from exc
+        raise ConfigError(f"when must look like 'HH:MM' or 'YYYY-MM-DD HH:MM' (PDT, no time zone), "
+                         f"got {show(when)}") from exc
     return seconds
 
 
@@ -169,10 +153,12 @@ class NetworkConfig:
             this many items waiting is refused; ``None`` for no limit.
         normal_delay_s: launch-to-connectivity delay up to which propagation counts as normal.
         sample_interval_s: spacing of the :attr:`NetworkResult.timeseries` rows.
-        horizon_s: simulated time, 1 s to 7 days.
+        horizon_s: simulated time, 1 s to 7 days; the run covers the closed interval [0, horizon_s]: an
+            event due at exactly horizon_s happens and is kept (the rule of every model, see
+            :mod:`labsupport`).
         max_events: bound on simulation steps (and on ``backlog_count``), 1 to 2,000,000 (a run
             that long needs about 700 MB); exceeding it raises ``LimitExceeded``.
-        seed: seed of the run's one ``random.Random``.
+        seed: seed of the run's one ``random.Random`` (an integer from 0 to 2**63 - 1, the rule of every config).
 
     Raises:
         ConfigError: (a ``ValueError``) naming the first invalid field, its value and its range.
@@ -195,6 +181,7 @@ class NetworkConfig:
     seed: int = 20251020
 
     def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         check_int("backlog_count", self.backlog_count, lo=0, hi=_MAX_ITEMS)
         horizon = check_number("horizon_s", self.horizon_s, lo=1, hi=_WEEK_S)
         check_number("drain_start_s", self.drain_start_s, lo=0, hi=horizon, hi_open=True)
@@ -212,8 +199,7 @@ class NetworkConfig:
         check_number("normal_delay_s", self.normal_delay_s, lo=0, hi=86_400, lo_open=True)
         check_number("sample_interval_s", self.sample_interval_s, lo=max(1.0, horizon / 20_000), hi=horizon)
         check_int("max_events", self.max_events, lo=1, hi=_MAX_EVENTS)
-        check_int("seed", self.seed)
-        _store_plain_numbers(self)
+        check_seed("seed", self.seed)
 
 
 #: The incident, 5:28 AM to 2:30 PM PDT. Calibrated on two PES times, with the propagation rate
@@ -392,7 +378,7 @@ def run(config: NetworkConfig = INCIDENT) -> NetworkResult:
         LimitExceeded: the run needed more than ``config.max_events`` simulation steps.
     """
     if not isinstance(config, NetworkConfig):
-        raise ValueError(f"config must be a NetworkConfig, got {type(config).__name__}")
+        raise ConfigError(f"config must be a NetworkConfig, got {type(config).__name__}")
     if config.backlog_count > config.max_events:
         raise LimitExceeded(f"backlog_count={config.backlog_count} items need more than max_events="
                             f"{config.max_events} steps; raise max_events or lower backlog_count")

@@ -51,9 +51,9 @@ from . import _nlb_sim as sim
 from . import network
 from ._nlb_sim import flap_transitions_per_check
 from ._sweep import map_configs, summary_frame
-from ._validate import check_bool, check_int, check_number
-from .errors import LimitExceeded
-from .network import NetworkConfig, _store_plain_numbers, pdt_seconds
+from ._validate import check_bool, check_int, check_number, check_seed, store_plain_numbers
+from .errors import ConfigError, LimitExceeded
+from .network import NetworkConfig, pdt_seconds
 
 __all__ = [
     "EVENT_KINDS",
@@ -87,7 +87,8 @@ class NlbConfig:
         targets_per_az_count: established, configured targets of this NLB in each AZ.
         target_share_fraction: share of new launches that join this NLB as targets, in [0, 1].
         demand_fraction: client load as a fraction of the established capacity, in (0, 1].
-        health_check_interval_s: time between two probes of one target (5 to 300 s).
+        health_check_interval_s: time between two probes of one target (5 to 300 s). AZ i of n probes at
+            ticks (i / n + k) * interval, computed in whole milliseconds from k, never summed.
         healthy_threshold_count, unhealthy_threshold_count: consecutive passes that put a target
             in service, and consecutive failures that take it out.
         unconfigured_pass_fraction: chance that a probe of a target without its network state
@@ -99,8 +100,10 @@ class NlbConfig:
         checker_headroom_fraction: spare capacity of a health-check cell above its normal work.
         transition_work_checks: extra work, in probe equivalents, of one target state change
             (DNS update, re-registration).
-        failover_delay_threshold_s: an AZ whose newest health-check result is older than this is
-            failed over (its DNS weight is removed) while automatic failover is on.
+        failover_delay_threshold_s: an AZ whose newest health-check result is older than this is failed
+            over (its DNS weight is removed) while automatic failover is on. Tie rule: a result exactly
+            this old is still fresh; ages are compared in whole milliseconds, so float sums cannot
+            decide the tie.
         automatic_failover: whether automatic AZ DNS failover is on at t = 0.
         disable_failover_at_s, reenable_failover_at_s: operator actions, or ``None``. Disabling
             returns every failed-over AZ to DNS at once.
@@ -111,10 +114,13 @@ class NlbConfig:
         max_removal_fraction, removal_window_s: the cap (0 to 1) and the window (> 0 s).
         error_threshold_fraction: error fraction above which the summary counts a sample as
             "connection errors".
-        sample_interval_s: spacing of the :attr:`NlbResult.timeseries` rows.
+        sample_interval_s: spacing of the :attr:`NlbResult.timeseries` rows (row k at k * interval,
+            whole ms). The run's horizon is ``network.horizon_s``: the run covers the closed interval
+            [0, horizon_s]: an event due at exactly horizon_s happens and is kept (the rule of every
+            model, see :mod:`labsupport`).
         max_events: bound on simulation steps plus target probes, 1 to 10,000,000 (a run that
             long needs up to about 1 GB); exceeding it raises ``LimitExceeded``.
-        seed: seed of the run's one ``random.Random`` (the network run uses its own config's).
+        seed: seed of the run's one ``random.Random`` (an integer from 0 to 2**63 - 1, the rule of every config; the network run uses its own config's).
 
     Raises:
         ConfigError: (a ``ValueError``) naming the first invalid field, its value and its range.
@@ -145,8 +151,9 @@ class NlbConfig:
     seed: int = 20251020
 
     def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         if not isinstance(self.network, NetworkConfig):
-            raise ValueError(f"network must be a NetworkConfig, got {type(self.network).__name__}")
+            raise ConfigError(f"network must be a NetworkConfig, got {type(self.network).__name__}")
         horizon = self.network.horizon_s
         check_int("targets_per_az_count", self.targets_per_az_count, lo=1, hi=10_000)
         check_number("target_share_fraction", self.target_share_fraction, lo=0, hi=1)
@@ -172,8 +179,7 @@ class NlbConfig:
         check_number("sample_interval_s", self.sample_interval_s, lo=max(1.0, horizon / 20_000),
                      hi=horizon)
         check_int("max_events", self.max_events, lo=1, hi=10_000_000)  # memory: < ~1 GB
-        check_int("seed", self.seed)
-        _store_plain_numbers(self)
+        check_seed("seed", self.seed)
 
 
 #: The incident: failover on, disabled at 9:36 AM and re-enabled at 2:09 PM (PES times), no
@@ -270,7 +276,7 @@ def run(config: NlbConfig = INCIDENT) -> NlbResult:
         LimitExceeded: the run (or its network run) needed more than its ``max_events`` steps.
     """
     if not isinstance(config, NlbConfig):
-        raise ValueError(f"config must be an NlbConfig, got {type(config).__name__}")
+        raise ConfigError(f"config must be an NlbConfig, got {type(config).__name__}")
     net = network.run(config.network)
     env = simpy.Environment()
     nlb = sim._Nlb(env, config, net, random.Random(config.seed))

@@ -45,7 +45,7 @@ import pandas as pd
 from . import _race_sim as _sim
 from ._race_sim import ACTIONS, STATE_ACTIONS
 from ._sweep import flag_combinations, map_items
-from ._validate import check_bool, check_int, check_names, check_number
+from ._validate import check_bool, check_int, check_names, check_number, check_seed, show, store_plain_numbers
 from .errors import ConfigError
 
 __all__ = [
@@ -88,11 +88,11 @@ def enactor_names(count: int) -> tuple[str, ...]:
 
 def _str_tuple(name: str, values: object, *, allow_empty: bool) -> tuple[str, ...]:
     if not isinstance(values, (tuple, list)) or not all(isinstance(v, str) and v for v in values):
-        raise ConfigError(f"{name} must be a tuple of non-empty strings, got {values!r}")
+        raise ConfigError(f"{name} must be a tuple of non-empty strings, got {show(values)}")
     if not values and not allow_empty:
-        raise ConfigError(f"{name} must name at least one endpoint, got {values!r}")
+        raise ConfigError(f"{name} must name at least one endpoint, got {show(values)}")
     if len(set(values)) != len(values):
-        raise ConfigError(f"{name} must not repeat a name, got {values!r}")
+        raise ConfigError(f"{name} must not repeat a name, got {show(values)}")
     return tuple(values)
 
 
@@ -117,6 +117,7 @@ class Guards:
     self_repair: bool = False
 
     def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         for f in fields(self):
             check_bool(f.name, getattr(self, f.name))
 
@@ -150,8 +151,9 @@ class EnactorDelay:
     endpoints: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         if not isinstance(self.enactor, str):
-            raise ConfigError(f"delays.enactor must be a string, got {self.enactor!r}")
+            raise ConfigError(f"delays.enactor must be a string, got {show(self.enactor)}")
         check_number("delays.start_s", self.start_s, lo=0, hi=7 * 86400)
         check_int("delays.lock_losses_count", self.lock_losses_count, lo=0, hi=50)
         check_number("delays.extra_latency_s", self.extra_latency_s, lo=0, hi=86400)
@@ -173,7 +175,8 @@ class RaceConfig:
     Timings other than ``manual_repair_after_s`` are illustrative: AWS published none of them.
 
     Attributes:
-        plan_interval_s: seconds between two plans of the DNS Planner (1-3600).
+        plan_interval_s: seconds between two plans of the DNS Planner (1-3600); plan k is made at k *
+            plan_interval_s, in whole milliseconds (never a running sum).
         enactor_count: DNS Enactors, one per Availability Zone (1-9; the PES says three).
         enactor_poll_interval_s: seconds between two looks of an Enactor at the plan store (0.5-3600).
         enactor_offsets_s: start offset of each Enactor in seconds; empty = drawn from the seed.
@@ -192,8 +195,10 @@ class RaceConfig:
         delays: injected faults, see :class:`EnactorDelay`.
         manual_repair_after_s: seconds from an endpoint going empty to the operators' repair;
             default :data:`PES_EMPTY_TO_RESTORED_S` (PES, 11:48 PM to 2:25 AM).
-        horizon_s: simulated seconds (1 to 7 days).
-        seed: seed of the run's one ``random.Random``.
+        horizon_s: simulated seconds (1 to 7 days); the run covers the closed interval [0, horizon_s]:
+            an event due at exactly horizon_s happens and is kept (the rule of every model, see
+            :mod:`labsupport`).
+        seed: seed of the run's one ``random.Random`` (an integer from 0 to 2**63 - 1, the rule of every config).
         max_events: the run raises :class:`~labsupport.errors.LimitExceeded` past this many events.
         guards: the four guards.
     """
@@ -222,13 +227,14 @@ class RaceConfig:
     guards: Guards = field(default_factory=Guards)
 
     def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         check_number("plan_interval_s", self.plan_interval_s, lo=1, hi=3600)
         check_int("enactor_count", self.enactor_count, lo=1, hi=9)
         check_number("enactor_poll_interval_s", self.enactor_poll_interval_s, lo=0.5, hi=3600)
         offsets = tuple(self.enactor_offsets_s) if isinstance(self.enactor_offsets_s, (tuple, list)) else None
         if offsets is None or (offsets and len(offsets) != self.enactor_count):
             raise ConfigError(f"enactor_offsets_s must be empty or hold {self.enactor_count} numbers, "
-                              f"got {self.enactor_offsets_s!r}")
+                              f"got {show(self.enactor_offsets_s)}")
         for o in offsets:
             check_number("enactor_offsets_s", o, lo=0, hi=3600)
         object.__setattr__(self, "enactor_offsets_s", offsets)
@@ -248,15 +254,14 @@ class RaceConfig:
         self._check_delays()
         check_number("manual_repair_after_s", self.manual_repair_after_s, lo=0, hi=7 * 86400)
         check_number("horizon_s", self.horizon_s, lo=1, hi=7 * 86400)
-        # Stored as a plain int: random.Random() refuses numpy integers, which check_int accepts.
-        object.__setattr__(self, "seed", check_int("seed", self.seed, lo=0, hi=2**63 - 1))
+        check_seed("seed", self.seed)
         check_int("max_events", self.max_events, lo=1, hi=10**8)
         if not isinstance(self.guards, Guards):
-            raise ConfigError(f"guards must be a Guards value, got {self.guards!r}")
+            raise ConfigError(f"guards must be a Guards value, got {show(self.guards)}")
 
     def _check_delays(self) -> None:
         if not isinstance(self.delays, (tuple, list)) or not all(isinstance(d, EnactorDelay) for d in self.delays):
-            raise ConfigError(f"delays must be a tuple of EnactorDelay values, got {self.delays!r}")
+            raise ConfigError(f"delays must be a tuple of EnactorDelay values, got {show(self.delays)}")
         object.__setattr__(self, "delays", tuple(self.delays))
         for d in self.delays:
             check_names("delays.enactor", [d.enactor], enactor_names(self.enactor_count))
@@ -448,7 +453,7 @@ def _check_config(config: object) -> None:
 
 def _listed(name: str, values: object) -> list:
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise ConfigError(f"{name} must be an iterable of values, got {values!r}")
+        raise ConfigError(f"{name} must be an iterable of values, got {show(values)}")
     return list(values)
 
 

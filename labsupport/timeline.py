@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._validate import check_bool, check_names, check_number
+from ._validate import check_bool, check_names, check_number, show
 from .errors import ConfigError
 
 __all__ = [
@@ -217,7 +217,7 @@ def format_duration(value: float | timedelta | pd.Timedelta | np.timedelta64) ->
         try:
             value = pd.Timedelta(value)
         except (ValueError, OverflowError):
-            raise ConfigError(f"duration must be a finite number of seconds >= 0, got {value!r} "
+            raise ConfigError(f"duration must be a finite number of seconds >= 0, got {show(value)} "
                               "(beyond the range of pandas.Timedelta)") from None
     if isinstance(value, (timedelta, pd.Timedelta)) or value is pd.NaT:
         if pd.isna(value):

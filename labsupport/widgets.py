@@ -426,7 +426,7 @@ def nlb_config(base: Any = None, *, backlog_count: int, health_check_interval_s:
 
     base = nlb.INCIDENT if base is None else base
     if not isinstance(base, nlb.NlbConfig):
-        raise ValueError(f"base must be an NlbConfig or None, got {type(base).__name__}")
+        raise ConfigError(f"base must be an NlbConfig or None, got {type(base).__name__}")
     check_choice("failover", failover, NLB_FAILOVER_CHOICES)
     health_check_interval_s = check_number("health_check_interval_s", health_check_interval_s, lo=5, hi=300)
     max_removal_fraction = check_number("max_removal_fraction", max_removal_fraction, lo=0, hi=1)
@@ -492,7 +492,7 @@ def nlb_panel(base: Any = None) -> Panel:
 
     base = nlb.INCIDENT if base is None else base
     if not isinstance(base, nlb.NlbConfig):
-        raise ValueError(f"base must be an NlbConfig or None, got {type(base).__name__}")
+        raise ConfigError(f"base must be an NlbConfig or None, got {type(base).__name__}")
     top = min(1_200, base.network.max_events)  # a larger backlog would stop at max_events
     style = {"description_width": "initial"}
     controls: dict[str, widgets.Widget] = {
@@ -548,7 +548,7 @@ def dns_config(base: Any = None, *, positive_ttl_s: float, negative_ttl_s: float
 
     base = dns_cache.INCIDENT if base is None else base
     if not isinstance(base, dns_cache.DnsCacheConfig):
-        raise ValueError(f"base must be a DnsCacheConfig or None, got {type(base).__name__}")
+        raise ConfigError(f"base must be a DnsCacheConfig or None, got {type(base).__name__}")
     positive_ttl_s = check_number("positive_ttl_s", positive_ttl_s, lo=1, hi=86_400)
     negative_ttl_s = check_number("negative_ttl_s", negative_ttl_s, lo=1, hi=86_400)
     empty_min = check_number("empty_min", empty_min, lo=0, hi=_DNS_MAX_HORIZON_S / 60, lo_open=True)
@@ -612,11 +612,11 @@ def dns_panel(base: Any = None) -> Panel:
 
     base = dns_cache.INCIDENT if base is None else base
     if not isinstance(base, dns_cache.DnsCacheConfig):
-        raise ValueError(f"base must be a DnsCacheConfig or None, got {type(base).__name__}")
+        raise ConfigError(f"base must be a DnsCacheConfig or None, got {type(base).__name__}")
     # The restore must come at least a minute before the 7-day limit, so that some aftermath is run.
     longest = min(240, int((_DNS_MAX_HORIZON_S - base.empty_start_s - 60.0) // 60))
     if longest < 1:
-        raise ValueError(f"base.empty_start_s={base.empty_start_s:g} leaves no room for an empty window of a "
+        raise ConfigError(f"base.empty_start_s={base.empty_start_s:g} leaves no room for an empty window of a "
                          f"minute before the model's {_DNS_MAX_HORIZON_S:g} s limit; start it earlier")
     shortest = min(5, longest)
     style = {"description_width": "initial"}
@@ -704,7 +704,7 @@ def chain_panel(base: Any = None) -> Panel:
 
     base = chain.INCIDENT if base is None else base
     if not isinstance(base, chain.ChainConfig):
-        raise ValueError(f"base must be a ChainConfig, got {type(base).__name__}")
+        raise ConfigError(f"base must be a ChainConfig, got {type(base).__name__}")
     incident = chain.run(replace(base, stop_points=chain.StopPoints()))
     controls: dict[str, widgets.Widget] = {
         name: widgets.Checkbox(value=getattr(base.stop_points, name), indent=False,

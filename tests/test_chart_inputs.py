@@ -457,3 +457,109 @@ def svg_width(chart: Any) -> float:
         "impact-nothing-fails", "savings-negative", "ttl-seven-series"])
 def test_changed_charts_fit_the_content_column(make):
     assert svg_width(make()) <= CONTENT_COLUMN_PX
+
+
+# --- issue 17, item 4: every chart draws within the row limit or refuses with ConfigError ---------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from labsupport.errors import ConfigError  # noqa: E402
+
+#: Examples of each property test below (bounded for CI: each example runs a model or two).
+CHART_EXAMPLES = 40
+
+
+def assert_draws_within_the_limit(chart) -> None:
+    rows = [len(d) for d in charts._datasets(chart)]
+    assert rows and max(rows) <= charts.ALTAIR_MAX_ROWS
+    chart.to_dict()   # no MaxRowsError, no schema error
+
+
+def test_issue17_dwfm_timeseries_at_10_s_reports_is_aggregated_and_says_so():
+    ts = dwfm.run(replace(dwfm.INCIDENT, report_interval_s=10)).timeseries
+    assert len(ts) == 5_401   # the issue's input: more rows than Altair draws
+    chart = charts.dwfm_timeseries_chart(ts)
+    assert_draws_within_the_limit(chart)
+    data = charts._datasets(chart)[0]
+    bin_s = float(re.search(r"resolution, (\d+) s bins", chart.description).group(1))
+    assert len(data) <= 3_000 and bin_s == 20.0   # 54,000 s in at most 3,000 bins
+    # Finished work is a rate over the bin: the total is kept.
+    per_bin_min = bin_s / 60
+    assert (data["goodput"].iloc[1:] * per_bin_min).sum() == pytest.approx(ts["goodput_count"].sum(), rel=1e-3)
+
+
+@pytest.mark.parametrize("chart_name", ["nlb_timeseries_chart", "network_backlog_chart"])
+def test_issue17_recovery_series_at_5_s_samples_are_aggregated(chart_name):
+    if chart_name == "nlb_timeseries_chart":
+        ts = nlb.run(replace(nlb.INCIDENT, sample_interval_s=5)).timeseries
+    else:
+        ts = network.run(replace(network.INCIDENT, sample_interval_s=5)).timeseries
+    assert len(ts) == 6_504
+    chart = getattr(charts, chart_name)(ts)
+    assert_draws_within_the_limit(chart)
+    assert "aggregated to the chart's resolution, 15 s bins" in chart.description   # 32,520 s
+
+
+def test_issue17_race_generation_chart_over_a_whole_fast_run_refuses_naming_the_window():
+    r = race.run(replace(race.INCIDENT, plan_interval_s=2))
+    with pytest.raises(ConfigError, match=r"start_s=0 to end_s=10800 holds [\d,]+ plan steps .*narrow the window"):
+        charts.race_generation_chart(r.endpoint_states(), r.events)
+    assert_draws_within_the_limit(charts.race_generation_chart(r.endpoint_states(), r.events, end_s=600))
+
+
+@st.composite
+def resolution_configs(draw):
+    """A chart and a model config at any sampling resolution the model accepts."""
+    which = draw(st.sampled_from(["dwfm", "network", "nlb", "race", "dns"]))
+    if which == "dwfm":
+        horizon = draw(st.sampled_from([7_200.0, 54_000.0]))
+        return which, replace(dwfm.SMALL_FLEET, fleet_droplets_count=300, horizon_s=horizon, outage_end_s=1_800.0,
+                              report_interval_s=draw(st.floats(horizon / 100_000, horizon)))
+    if which in ("network", "nlb"):
+        net = replace(network.INCIDENT, horizon_s=draw(st.sampled_from([3_600.0, 32_520.0])))
+        step = draw(st.floats(max(1.0, net.horizon_s / 20_000), net.horizon_s))
+        if which == "network":
+            return which, replace(net, sample_interval_s=step)
+        return which, replace(nlb.INCIDENT, network=net, sample_interval_s=step, disable_failover_at_s=None,
+                              reenable_failover_at_s=None)
+    if which == "race":
+        return which, replace(race.INCIDENT, plan_interval_s=draw(st.floats(1.0, 120.0)),
+                              horizon_s=draw(st.sampled_from([1_800.0, 10_800.0])))
+    horizon = 13_020.0
+    return which, replace(dns_cache.INCIDENT, clients_count=500,
+                          sample_interval_s=draw(st.floats(horizon / 20_000, horizon)))
+
+
+def _charts_of(which: str, cfg) -> list:
+    """Every public chart of that model's output, as a zero-argument callable."""
+    if which == "dwfm":
+        ts = dwfm.run(cfg).timeseries
+        return [lambda: charts.dwfm_timeseries_chart(ts)]
+    if which == "network":
+        ts = network.run(cfg).timeseries
+        return [lambda: charts.network_backlog_chart(ts)]
+    if which == "nlb":
+        ts = nlb.run(cfg).timeseries
+        return [lambda: charts.nlb_timeseries_chart(ts), lambda: charts.nlb_capacity_comparison_chart({"a": ts, "b": ts})]
+    if which == "race":
+        r = race.run(cfg)
+        st_, w = r.endpoint_states(), r.empty_windows()
+        return [lambda: charts.race_generation_chart(st_, r.events),
+                lambda: charts.race_sequence_chart(r.events, start_s=0, end_s=cfg.horizon_s),
+                lambda: charts.race_records_chart(st_, w)]
+    ts = dns_cache.run(cfg).timeseries
+    return [lambda: charts.dns_failing_chart({"a": ts, "b": ts}, restored_s=cfg.restored_s)]
+
+
+@settings(max_examples=CHART_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(resolution_configs())
+def test_every_chart_of_any_accepted_config_draws_within_the_limit_or_refuses(case):
+    which, cfg = case
+    for make in _charts_of(which, cfg):
+        try:
+            chart = make()
+        except ConfigError as err:
+            assert re.search(r"start_s|end_s|rows|window|timeseries|events", str(err)), str(err)
+            continue
+        assert_draws_within_the_limit(chart)

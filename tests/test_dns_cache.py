@@ -167,6 +167,43 @@ def test_invariants_hold_for_any_valid_config(cfg):
     assert (c["recovered_s"] > c["failing_s"]).all() and (c["recovered_s"] >= cfg.restored_s).all()
     for v in (s.recovery_half_s, s.recovery_most_s, s.recovery_all_s):
         assert v is None or v >= 0.0
+    assert_fails_only_through_an_empty_resolver(res)
+
+
+def assert_fails_only_through_an_empty_resolver(res) -> None:
+    """Every failing client's resolver served the empty answer at that moment (issue 17, item 2)."""
+    ev = res.events
+    start = ev[ev["kind"] == "resolver_cached_empty"].set_index("resolver")["time_s"]
+    end = ev[ev["kind"] == "resolver_cached_records"].set_index("resolver")["time_s"]
+    failed = res.clients.dropna(subset=["failing_s"])
+    lo = failed["resolver"].map(start)
+    hi = failed["resolver"].map(end).fillna(math.inf)   # records fetched after the horizon
+    assert lo.notna().all(), "a client failed behind a resolver that never cached the empty answer"
+    assert ((failed["failing_s"] >= lo) & (failed["failing_s"] < hi)).all()
+    back = failed.dropna(subset=["recovered_s"])
+    assert (back["recovered_s"] >= back["resolver"].map(end)).all()
+
+
+def test_issue17_no_client_fails_behind_a_resolver_that_never_held_the_empty_answer():
+    # Issue 17, item 2: 0 of 100 resolvers cached the empty answer, yet 4,992 clients were
+    # reported failing (peak 1.2 %), the first at 66.8 s, after the restore at 1 s.
+    cfg = replace(dns_cache.INCIDENT, clients_count=10_000, clients_per_resolver_count=100,
+                  positive_ttl_s=3600, empty_duration_s=1, horizon_s=7200)
+    res = dns_cache.run(cfg)
+    assert (res.events["kind"] == "resolver_cached_empty").sum() == 0
+    assert (res.summary.failed_count, res.summary.peak_failing_fraction) == (0, 0.0)
+    assert res.clients["failing_s"].isna().all()
+    assert res.summary.recovery_half_s is None and res.summary.half_failing_after_s is None
+
+
+def test_issue17_shared_resolvers_fail_only_inside_their_empty_windows():
+    # The same rule where some caches do hold the empty answer (a 10-minute outage, 1-hour TTL).
+    cfg = replace(dns_cache.INCIDENT, clients_count=10_000, clients_per_resolver_count=100,
+                  positive_ttl_s=3600, empty_duration_s=600, horizon_s=7200)
+    res = dns_cache.run(cfg)
+    cached = int((res.events["kind"] == "resolver_cached_empty").sum())
+    assert 0 < cached < 100 and 0 < res.summary.failed_count <= cached * 100
+    assert_fails_only_through_an_empty_resolver(res)
 
 
 @pytest.mark.parametrize("field, value", [

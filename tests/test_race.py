@@ -477,3 +477,54 @@ def test_empty_windows_refuses_an_end_before_a_window_opens():
     with pytest.raises(ValueError, match="end_s must be >="):
         race.empty_windows(events, end_s=0)
     assert (race.empty_windows(events, end_s=5000)["duration_s"] >= 0).all()
+
+
+# --- issue 17: numpy integers and huge integers --------------------------------------------------
+
+@pytest.mark.parametrize("value", [5, pytest.param("uint16", id="np.uint16"), pytest.param("uint8", id="np.uint8")])
+def test_issue17_numpy_unsigned_keep_generations_do_not_fake_an_outage(value):
+    # Issue 17, item 1: np.uint16(5) wrapped in `gen - keep` (regional_empty_s=9420, deleted, stuck);
+    # np.uint8(5) raised OverflowError mid-run. Each must give exactly what the Python 5 gives.
+    import numpy as np
+
+    v = value if isinstance(value, int) else getattr(np, value)(5)
+    cfg = replace(race.INCIDENT, delays=(), cleanup_keep_generations=v)
+    assert type(cfg.cleanup_keep_generations) is int
+    s = race.run(cfg).summary
+    assert (s.regional_empty_s, s.active_plan_deleted, s.stuck) == (0.0, False, False)
+    assert s == race.run(replace(race.INCIDENT, delays=(), cleanup_keep_generations=5)).summary
+
+
+def test_issue17_numpy_uint8_records_per_tree_gives_the_python_alerts():
+    # Issue 17, item 1: records_per_tree_count=np.uint8(200) with guard 3 raised a storm of alerts
+    # (1,012 on this branch's seed; 2,211 in the issue) against 1 for the Python 200.
+    import numpy as np
+
+    guards = race.Guards(reject_empty_records=True)
+    got = race.run(replace(race.INCIDENT, records_per_tree_count=np.uint8(200), guards=guards))
+    want = race.run(replace(race.INCIDENT, records_per_tree_count=200, guards=guards))
+    assert got.summary == want.summary
+    assert got.events.equals(want.events)
+    assert got.summary.alerts == 1
+
+
+def test_issue17_huge_seed_is_refused_by_the_course_error_naming_the_field():
+    # Issue 17, item 5: 10**5000 made the message builder's repr() raise Python's digit-limit error.
+    with pytest.raises(ConfigError, match=r"seed must be an integer >= 0 and <= 9\.22337e\+18, got an integer "
+                                          r"of about 5001 digits"):
+        race.RaceConfig(seed=10**5000)
+    with pytest.raises(ConfigError, match="enactor_offsets_s .*an integer of about 5001 digits"):
+        race.RaceConfig(enactor_offsets_s=(10**5000, 0, 0))
+    with pytest.raises(ConfigError, match="plan_interval_s must be a finite number"):
+        race.RaceConfig(plan_interval_s=10**5000)
+
+
+def test_issue17_plans_are_made_at_k_times_the_interval_and_the_horizon_is_inclusive():
+    # Issue 17, items 3 and 8: plan k at k * plan_interval_s in whole ms (1.1 s summed drifts: 10
+    # sums give 11.000000000000002), and a plan due exactly at horizon_s is made (events there are
+    # kept): plan 100 of a 1.1 s Planner is at 110.0 s, not 110.00000000000001, after the horizon.
+    r = race.run(replace(race.INCIDENT, plan_interval_s=1.1, delays=(), horizon_s=110.0))
+    plans = r.events.loc[r.events["action"] == "plan_created", "time_s"].tolist()
+    assert plans == [k * 1100 / 1000 for k in range(1, 101)] and plans[9] == 11.0 and plans[-1] == 110.0
+    at_60 = race.run(replace(race.INCIDENT, delays=(), horizon_s=60.0)).events
+    assert at_60.loc[at_60["action"] == "plan_created", "time_s"].tolist() == [30.0, 60.0]

@@ -22,6 +22,7 @@ import contextlib
 import dataclasses
 import inspect
 import math
+import re
 import signal
 import typing
 from collections import Counter
@@ -36,11 +37,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from _registry import MODELS, config_classes, nested_fields
+from _registry import MODELS, config_classes, digest, nested_fields
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from labsupport.errors import LabSupportError, LimitExceeded
+from labsupport.errors import ConfigError, LabSupportError, LimitExceeded
 
 CLASSES = config_classes()
 #: Seconds one example may take before it counts as a hang (valid examples take milliseconds).
@@ -792,3 +793,122 @@ def _called(fn: Fn, kwargs: dict[str, Any]) -> Any:
 
 def _returned(value: Any) -> None:
     assert value is not None, "a public function returned None"
+
+
+# --- issue 17: numpy numbers of every width behave as the Python number they stand for ------------
+
+#: numpy scalar types a reader might pass for a number (every width numpy has on this platform).
+NP_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+NP_FLOATS = (np.float16, np.float32, np.float64, np.longdouble)
+#: (class name, field) of every numeric field (int, float, optional, tuple of floats) of every config.
+NUMERIC_FIELDS = sorted(
+    (name, f.name) for name, (_, cls, _, _) in CLASSES.items() for f in dataclasses.fields(cls)
+    if kind_of(cls, f.name).base in ("int", "float"))
+#: Examples of :func:`test_numpy_numbers_act_as_python_numbers_in_every_numeric_field`.
+NUMPY_EXAMPLES = 300
+
+
+def _fits(np_type: type, value: int) -> bool:
+    info = np.iinfo(np_type)
+    return info.min <= value <= info.max
+
+
+@st.composite
+def numpy_field_values(draw):
+    """``(config class name, field, numpy scalar, the Python number it equals)``."""
+    name, field = draw(st.sampled_from(NUMERIC_FIELDS))
+    _, cls, _, base = CLASSES[name]
+    kind = kind_of(cls, field)
+    default = getattr(base, field)
+    if kind.seq:
+        default = default[0] if default else 1.0
+    default = 1 if default is None else default
+    if kind.base == "int" or draw(st.booleans()):   # an integer (a float field takes integers too)
+        centre = int(default)
+        value = draw(st.one_of(st.just(centre), st.integers(centre - 3, centre + 3),
+                               st.integers(-(2**63), 2**64 - 1)))
+        types = [t for t in NP_INTS if _fits(t, value)]
+        if not types:
+            value, types = centre, [t for t in NP_INTS if _fits(t, centre)]
+        np_value = draw(st.sampled_from(types))(value)
+        py_value = int(np_value)
+    else:
+        value = draw(st.one_of(st.just(float(default)), st.floats(0, 2 * float(default) + 1),
+                               st.floats(allow_nan=False, allow_infinity=True)))
+        with np.errstate(over="ignore"):   # 1e300 as a float16 is inf: refused like the Python inf
+            np_value = draw(st.sampled_from(NP_FLOATS))(value)
+        py_value = float(np_value)
+    if kind.seq:   # a tuple of numbers (the race's Enactor offsets): put the value in every slot
+        n = len(getattr(base, field)) or getattr(base, "enactor_count", 1)
+        return name, field, (np_value,) * n, (py_value,) * n
+    return name, field, np_value, py_value
+
+
+def _plain(value: Any) -> bool:
+    """True if every number in ``value`` (a config, nested ones included) is a Python int/float/bool."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return all(_plain(getattr(value, f.name)) for f in dataclasses.fields(value))
+    if isinstance(value, (tuple, list)):
+        return all(_plain(v) for v in value)
+    return not isinstance(value, np.generic)
+
+
+@settings(max_examples=NUMPY_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(numpy_field_values())
+def test_numpy_numbers_act_as_python_numbers_in_every_numeric_field(case):
+    # Issue 17, Build: every numeric field of every config, fed a numpy integer or float of any
+    # width, either gives the config (and the run) the equivalent Python number gives, or is
+    # refused with ConfigError naming the field, exactly when the Python number is refused too.
+    name, field, np_value, py_value = case
+    _, cls, run, base = CLASSES[name]
+    with watchdog():
+        try:
+            want = replace(base, **{field: py_value})
+        except ConfigError as err:
+            with pytest.raises(ConfigError) as refused:
+                replace(base, **{field: np_value})
+            assert refused.value.args[0].split(" ")[0].rstrip(":") in str(err) or field in str(refused.value)
+            return
+        got = replace(base, **{field: np_value})
+        assert got == want and _plain(got), f"{field}={np_value!r} stored {getattr(got, field)!r}"
+        try:
+            want_digest = digest(run_once(run, want))
+        except ConfigError as err:   # LimitExceeded, or a cross-model rule checked at run time
+            with pytest.raises(type(err), match=re.escape(str(err))):
+                run(got)
+            return
+        assert digest(run(got)) == want_digest
+
+
+SEEDED = sorted(name for name, (_, cls, _, _) in CLASSES.items() if "seed" in {f.name for f in dataclasses.fields(cls)})
+
+
+def test_seeded_configs_are_the_ones_expected():
+    assert SEEDED == ["chain.ChainConfig", "dns_cache.DnsCacheConfig", "dwfm.DwfmConfig", "network.NetworkConfig",
+                      "nlb.NlbConfig", "race.RaceConfig"]
+
+
+@pytest.mark.parametrize("name", SEEDED)
+def test_issue17_one_seed_rule_for_every_config(name):
+    # Issue 17, item 6: DWFM (and the network and NLB models) took seed=-1, dns_cache refused it.
+    # One rule now: an integer in [0, 2**63 - 1], numpy integers stored as int.
+    from labsupport._validate import SEED_MAX
+
+    _, cls, _, base = CLASSES[name]
+    for bad in (-1, SEED_MAX + 1, np.int64(-1), 10**5000):
+        with pytest.raises(ConfigError, match=r"^seed must be an integer >= 0 and <= 9\.22337e\+18, got "):
+            replace(base, seed=bad)
+    for good, want in ((0, 0), (SEED_MAX, SEED_MAX), (np.uint64(SEED_MAX), SEED_MAX), (np.int8(7), 7)):
+        got = replace(base, seed=good).seed
+        assert type(got) is int and got == want
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_issue17_summaries_hold_no_numpy_scalars(name):
+    # Issue 17, item 7: nothing a reader sees shows a numpy repr (np.float64(2.1)); every summary
+    # field is a Python number, bool, string, None or a tuple of them.
+    model = MODELS[name]
+    for cfg in (model.base(), model.preset(model.mod(), 3)):
+        summary = model.runner()(cfg).summary
+        assert _plain(summary), repr(summary)
+        assert "np." not in repr(summary)
