@@ -13,6 +13,7 @@ Modules:
 * :mod:`labsupport.chain`: the whole chain end to end, and the six stop points.
 * :mod:`labsupport.dependencies`: hidden single-Region dependencies as a graph (stop point 6).
 * :mod:`labsupport.explore`: an explicit-state model checker of the same Enactor protocol.
+* :mod:`labsupport.presets`: quantities and labels that several pages show, defined once.
 * :mod:`labsupport.charts`: Altair charts of model output, and the offline renderer.
 * :mod:`labsupport.widgets`: ipywidgets panels for readers who run the labs live.
 * :mod:`labsupport.colab`: the first cell of every lab, which installs the course where it is missing.

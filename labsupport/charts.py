@@ -72,6 +72,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from . import presets as _presets
 from ._validate import check_int, check_number
 from .errors import ConfigError
 from .timeline import format_duration
@@ -80,6 +81,7 @@ __all__ = [
     "ALTAIR_MAX_ROWS",
     "BOOK_BUILD_ENV",
     "CHAIN_STAGE_COLOURS",
+    "CONCEPT_COLOURS",
     "DEPENDENCY_STATUS_COLOURS",
     "PALETTE",
     "PERIOD_COLOURS",
@@ -124,6 +126,26 @@ PERIOD_COLOURS: dict[str, str] = {
     "EC2 launch failures": PALETTE[1],
     "NLB connection errors": PALETTE[2],
 }
+
+#: One colour per concept that charts on several pages compare run against run (a negative TTL,
+#: an NLB run), whatever its position in a chart's legend. Labels come from :mod:`labsupport.presets`;
+#: ``tests/test_chart_colours.py`` checks that no two charts of the book colour one label differently.
+CONCEPT_COLOURS: dict[str, str] = {
+    _presets.ttl_label(900.0): PALETTE[0],
+    _presets.ttl_label(3_600.0): PALETTE[1],
+    _presets.ttl_label(300.0): PALETTE[2],
+    _presets.NLB_RUN_LABELS["nobody"]: PALETTE[1],
+    _presets.NLB_RUN_LABELS["incident"]: PALETTE[0],
+    _presets.NLB_RUN_LABELS["velocity"]: PALETTE[2],
+}
+
+
+def _series_range(labels: list[str]) -> list[str]:
+    """Colours for a legend: a label of :data:`CONCEPT_COLOURS` keeps its colour; the others take
+    the palette's colours in order, skipping those already used in this chart."""
+    taken = {CONCEPT_COLOURS[label] for label in labels if label in CONCEPT_COLOURS}
+    free = iter([c for c in PALETTE if c not in taken] + [c for c in PALETTE if c in taken])
+    return [CONCEPT_COLOURS.get(label) or next(free) for label in labels]
 
 
 def _text_alternative(spec: dict[str, Any]) -> str:
@@ -1337,7 +1359,7 @@ def nlb_capacity_comparison_chart(runs: dict[str, pd.DataFrame], *, floor: float
         x=alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M")),
         y=alt.Y("fraction:Q", title="Capacity in service", axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1.05])),
-        color=alt.Color("run:N", scale=alt.Scale(domain=labels, range=list(PALETTE[:len(labels)])),
+        color=alt.Color("run:N", scale=alt.Scale(domain=labels, range=_series_range(labels)),
                         legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=400)),
         tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "run:N",
                  alt.Tooltip("fraction:Q", format=".0%")])
@@ -1439,7 +1461,7 @@ def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
         data["band"] = data["run"].map(dict(zip(labels, PALETTE)))
     binned = "" if bin_s is None else f" (mean per {_bin_label(bin_s)} bin)"
     x = alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
-    colour = alt.Color("run:N", scale=alt.Scale(domain=labels, range=list(PALETTE[:len(labels)])),
+    colour = alt.Color("run:N", scale=alt.Scale(domain=labels, range=_series_range(labels)),
                        legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=400))
     tip = [alt.Tooltip("clock:T", format="%H:%M:%S", title="time" if bin_s is None else "bin start"), "run:N",
            alt.Tooltip("failing:Q", format=".1%", title="failing" if bin_s is None else "mean failing")]
@@ -1507,7 +1529,7 @@ def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.Chart:
     chart = alt.Chart(data).mark_line(point=True, strokeWidth=2).encode(
         x=alt.X("ttl_min:Q", title="Negative-caching TTL (min)"),
         y=alt.Y("delay_min:Q", title="Restore to clients recovered (min)"),
-        color=alt.Color("series:N", scale=alt.Scale(domain=labels, range=list(PALETTE[:len(labels)])),
+        color=alt.Color("series:N", scale=alt.Scale(domain=labels, range=_series_range(labels)),
                         legend=alt.Legend(title=None, orient="bottom", labelLimit=500)),
         tooltip=["series:N", alt.Tooltip("ttl_min:Q", title="negative TTL (min)"),
                  alt.Tooltip("delay_min:Q", format=".1f", title="delay (min)")],

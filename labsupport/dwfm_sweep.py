@@ -30,11 +30,13 @@ from ._sweep import map_items
 from ._validate import check_bool, check_int, check_number, show
 from .errors import ConfigError
 from .dwfm import INCIDENT, DwfmConfig, run
+from .presets import DWFM_FLEET_SIZES
 
 __all__ = ["EXPLORER_FLEETS", "explorer_grid", "sweep"]
 
-#: Fleet sizes of the in-page explorer (the incident's 8 DWFM hosts throughout).
-EXPLORER_FLEETS: tuple[int, ...] = (1_200, 2_400, 4_000, 6_600, 10_000)
+#: Fleet sizes of the in-page explorer (the incident's 8 DWFM hosts throughout): the same sizes as
+#: every other DWFM sweep of the book, :data:`labsupport.presets.DWFM_FLEET_SIZES`.
+EXPLORER_FLEETS: tuple[int, ...] = DWFM_FLEET_SIZES
 
 _SWEEP_COLUMNS = {
     "throttle_by_queue_length": "bool", "fleet_droplets_count": "int64", "outage_s": "float64",
@@ -76,7 +78,7 @@ def _values(name: str, values: Iterable[object], check) -> list:
 def sweep(
     base: DwfmConfig = INCIDENT,
     *,
-    fleet_sizes: Sequence[int] = (600, 1_200, 1_800, 2_400, 3_600, 4_800, 6_600, 9_000),
+    fleet_sizes: Sequence[int] = DWFM_FLEET_SIZES,
     outage_lengths_s: Sequence[float] = (1_800.0, 3_600.0, 5_400.0, 7_200.0, 9_420.0),
     throttle: Sequence[bool] = (False, True),
     operators: bool = False,
