@@ -17,8 +17,9 @@ unless a row's note says otherwise. Nothing here asserts absolute speed: a miss 
 Groups: the models' own figures (``race``, ``explore``, ``dwfm``, ``recovery``: sweeps, the
 explorer's states per second), ``simpy`` (events per second of each simpy model next to a bare
 simpy loop), ``scale`` (each model at region scale: time and peak memory), ``labs`` (each lab's
-widget update, median and p90, and each notebook top to bottom in a fresh kernel), ``book`` (cold
-build of the whole book) and, opt-in, ``ci``.
+widget update, median and p90, and each notebook top to bottom in a fresh kernel), ``live`` (each
+lab's widget panel in a real JupyterLab in headless Chromium: click to chart redrawn), ``book``
+(cold build of the whole book) and, opt-in, ``ci``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 #: Groups run only when named: they download packages or take a long time.
 OPT_IN = {"ci"}
 #: Slow groups run last, in this order, so that the quick figures print first.
-LAST = ("labs", "book", "ci")
+LAST = ("labs", "live", "book", "ci")
 
 
 def _groups() -> dict[str, Path]:

@@ -98,6 +98,7 @@ __all__ = [
     "dwfm_timeseries_chart",
     "explore_sequence_chart",
     "explore_verdict_chart",
+    "legend_colours",
     "network_backlog_chart",
     "nlb_capacity_comparison_chart",
     "nlb_timeseries_chart",
@@ -193,6 +194,37 @@ def render_bundle(spec: dict[str, Any]) -> dict[str, Any]:
 }})();
 </script>"""
     return {"text/html": body, "text/plain": alt_text}
+
+
+def legend_colours(spec: object) -> dict[str, str]:
+    """Label -> colour of every ``color`` encoding of a Vega-Lite ``spec`` that lists its domain and range.
+
+    Args:
+        spec: a chart's ``to_dict()``, or any part of one.
+
+    Returns:
+        A dict from each label (str) to its colour (str, as written in the spec); labels of scales
+        without an explicit domain and range are not included. Used to check that one concept keeps
+        one colour across the book's charts (``tests/browser/test_book_colours.py``).
+    """
+    found: dict[str, str] = {}
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            colour = node.get("color")
+            if isinstance(colour, dict):
+                scale = colour.get("scale") or {}
+                domain, rng = scale.get("domain"), scale.get("range")
+                if isinstance(domain, list) and isinstance(rng, list) and len(domain) == len(rng):
+                    found.update({str(d): str(r) for d, r in zip(domain, rng) if isinstance(r, str)})
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(spec)
+    return found
 
 
 alt.renderers.register("labsupport", render_bundle)

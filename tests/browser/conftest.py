@@ -10,6 +10,12 @@ Options: ``--book-html PATH`` (or the environment variable ``BOOK_HTML``) names 
 folder (default ``_build/html``); ``--chromium PATH`` (or ``CHROMIUM``) the browser (default
 ``/usr/bin/chromium``, Debian's package, else the first ``chromium`` on ``PATH``). Screenshots go to
 ``<html folder>/../screenshots/``, that is ``_build/screenshots/`` by default.
+
+The live test (test_labs_live.py) needs no built book: the fixture ``live_server`` starts
+``jupyter lab`` from this environment on a temporary copy of ``labs/`` and ``chapters/`` (see
+live.py), and every lab is run in it from the browser. Its screenshots go to
+``_build/screenshots/live/``, and a summary (charts drawn per lab, widget redraw times) is printed
+at the end of the run.
 """
 
 from __future__ import annotations
@@ -98,3 +104,45 @@ def chromium_executable(pytestconfig: pytest.Config) -> str:
         if found:
             return found
     pytest.skip("no Chromium found (apt-get install chromium, or pass --chromium PATH)")
+
+
+# ---------------------------------------------------------------------------------------------
+# The live test: a real Jupyter server (test_labs_live.py)
+
+
+@pytest.fixture(scope="session")
+def live_server():
+    """``jupyter lab`` on 127.0.0.1 (a free port, a random token) rooted at a temporary copy of the labs.
+
+    Stopped at the end of the session with its kernels. Skips if JupyterLab is not installed here.
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("jupyterlab") is None:
+        pytest.skip("JupyterLab is not installed in this environment (pip install -r requirements.txt)")
+    from live import LiveServer  # tests/browser/live.py
+
+    server = LiveServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def live_screenshots() -> Path:
+    folder = ROOT / "_build" / "screenshots" / "live"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:  # noqa: ANN001
+    import sys
+
+    live = sys.modules.get("live")  # tests/browser/live.py, imported only if the live test ran
+    summary = config.stash.get(live.LIVE_SUMMARY, None) if live else None
+    if not summary:
+        return
+    terminalreporter.section("labs live in JupyterLab / Notebook 7")
+    for name, row in sorted(summary.items()):
+        terminalreporter.write_line(f"{name}: {row}")

@@ -1,0 +1,223 @@
+"""Run every lab in a real JupyterLab (and lab 01 in Notebook 7) in headless Chromium, as a learner would.
+
+The server (fixture ``live_server``, conftest.py and live.py) is ``jupyter lab`` from this
+environment, rooted at a temporary copy of ``labs/`` and ``chapters/``, so that nothing the run
+writes (JupyterLab autosaves) reaches the repository's notebooks. Every request the page makes
+that is not local is aborted and recorded. For each lab the test opens
+``/lab/tree/labs/<lab>``, clicks Run > Run All Cells, waits until the kernel is idle with no cell
+left queued (up to two minutes), and then checks:
+
+* every chart output (``.jp-RenderedVegaCommon5`` / ``.vega-embed``, or the book's HTML container
+  ``.labsupport-vega``, which a live front end cannot draw) holds an SVG or a canvas;
+* no raw MyST role or glue placeholder is visible in rendered Markdown or outputs;
+* no output is an error or a traceback, every code cell ran, and the page threw nothing;
+* the page asked for nothing outside this machine;
+* each widget panel redraws the nearest chart after its controls after one checkbox click and
+  one slider step (ArrowRight on the focused handle).
+
+A PNG of the whole notebook goes to ``_build/screenshots/live/<lab>.png``. A separate test opens a
+fresh copy of each lab, saves it without running it (Ctrl+S) and compares the bytes with the
+original. Off unless ``--run-browser`` (see conftest.py).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import live
+from test_book_in_browser import browser  # noqa: F401 - the session's Chromium fixture, reused
+
+pytestmark = pytest.mark.browser
+
+LABS = live.LABS
+
+#: Raw MyST syntax that must never be visible to a learner.
+RAW_MARKERS = ("{glue", "{term}", "{doc}", "{cite}", "{ref}", "{numref}", "{exercise", "{solution", "-start}",
+               "-end}")
+#: Glue-style names (lab1_g4_empty, lab00_union, ex6_states): a placeholder nobody filled in.
+GLUE_NAME = re.compile(r"\b(?:lab\d+|ex\d+)_[a-z0-9_]+\b")
+
+
+def _glue_names(lab: str) -> set[str]:
+    """Every name the lab's code glues (``glue("name", ...)``): none may show up as text."""
+    nb = json.loads((live.ROOT / "labs" / lab).read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            names |= set(re.findall(r"""\bglue\(\s*["']([A-Za-z0-9_]+)["']""", "".join(cell["source"])))
+    return names
+
+
+def _run_lab(browser: Any, server: live.LiveServer, lab: str, shots: Path, *, ui: str = "lab") -> live.LabRun:
+    path = server.fresh_copy(lab, "labs")  # what the repository holds now, not an autosaved run
+    run = live.LabRun(path, ui=ui)
+    context, page = live.new_page(browser, run)
+    try:
+        live.open_notebook(page, server, path, ui=ui)
+        run.run_s = live.run_all(page, server)
+        live.wait_charts_settled(page)
+        live.read_page(page, run)
+        for panel in run.panels:
+            for kind, count in (("checkbox", panel["checkboxes"]), ("slider", panel["sliders"])):
+                if count:
+                    run.moves.append(live.move_control(page, panel["cell"], kind, 0, mouse=ui == "notebook"))
+        live.screenshot_whole_notebook(page, shots / f"{'' if ui == 'lab' else ui + '-'}{Path(lab).stem}.png")
+        # Every code cell has an execution count: read from the notebook as saved (the prompts
+        # of cells whose input is hidden show nothing).
+        live.save(page)
+        saved = json.loads((server.root / path).read_text(encoding="utf-8"))
+        run.prompts = [c.get("execution_count") for c in saved["cells"] if c["cell_type"] == "code"]
+        run.saved_errors = [
+            (i, o.get("ename") or "stderr", (o.get("evalue") or "".join(o.get("text", "")))[:300])
+            for i, c in enumerate(saved["cells"]) if c["cell_type"] == "code" for o in c.get("outputs", [])
+            if o.get("output_type") == "error" or (o.get("name") == "stderr" and "Traceback" in "".join(o.get("text", "")))]
+    finally:
+        context.close()
+        server.shutdown_kernels()
+    return run
+
+
+@pytest.fixture(scope="session")
+def live_runs(browser, live_server, live_screenshots, pytestconfig):  # noqa: F811 - browser is the fixture
+    """Run a lab once in the browser (cached for every test about it)."""
+    cache: dict[tuple[str, str], live.LabRun] = {}
+    summary = pytestconfig.stash.setdefault(live.LIVE_SUMMARY, {})
+
+    def get(lab: str, ui: str = "lab") -> live.LabRun:
+        if (lab, ui) not in cache:
+            run = cache[(lab, ui)] = _run_lab(browser, live_server, lab, live_screenshots, ui=ui)
+            summary[f"{ui} {lab}"] = (
+                f"ran in {run.run_s:.1f} s; charts drawn {sum(c['drawn'] for c in run.charts)}/{len(run.charts)}; "
+                f"panels {len(run.panels)}; redraws "
+                + (", ".join(f"{m['kind']} {'%.2f s' % m['seconds'] if m['changed'] else 'NONE'}"
+                           + (f" [{m['via']}]" if m["via"].startswith("drag") else "") for m in run.moves)
+                   or "-")
+                + (f"; {len(set(run.external))} off-site requests" if run.external else "")
+                + (f"; console: {len(run.console)} warnings/errors, e.g. {sorted(set(run.console))[:3]}"
+                   if run.console else ""))
+        return cache[(lab, ui)]
+
+    return get
+
+
+def _where(run: live.LabRun, cell: int) -> str:
+    return f"{run.path} cell {cell}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Each lab in JupyterLab
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_lab_runs_without_errors(live_runs, lab):
+    run = live_runs(lab)
+    problems = [f"{_where(run, e['cell'])}: error output: {e['text']}" for e in run.errors]
+    problems += [f"{run.path} code cell {i}: {name}: {text}" for i, name, text in run.saved_errors]
+    not_run = [i for i, count in enumerate(run.prompts) if count is None]
+    if not_run:
+        problems.append(f"{run.path}: code cells {not_run} never ran (Run All stops at the first error)")
+    problems += [f"{run.path}: uncaught page error: {e}" for e in run.page_errors]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_lab_charts_draw(live_runs, lab):
+    run = live_runs(lab)
+    assert run.charts, f"{run.path}: no chart output at all after Run All Cells"
+    broken = [f"chart {c['index']} in cell {c['cell']}: no svg or canvas"
+              + (f" (it says {c['text'][:160]!r})" if c["text"] else "") for c in run.charts if not c["drawn"]]
+    assert not broken, f"{run.path}: {len(broken)} of {len(run.charts)} charts not drawn:\n" + "\n".join(broken)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_lab_shows_no_raw_roles_or_placeholders(live_runs, lab):
+    run = live_runs(lab)
+    glue_names = _glue_names(lab)
+    names = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(glue_names))) + r")\b") if glue_names else None
+    problems = []
+    for part in run.texts:
+        text = part["text"]
+        found = [m for m in RAW_MARKERS if m in text] + GLUE_NAME.findall(text)
+        found += names.findall(text) if names else []
+        for marker in dict.fromkeys(found):
+            at = text.find(marker)
+            problems.append(f"{_where(run, part['cell'])} ({part['kind']}): {marker!r} in "
+                            f"{text[max(0, at - 60):at + 60]!r}")
+    assert not problems, f"{run.path}: raw MyST or placeholders visible:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_lab_requests_nothing_offsite(live_runs, lab):
+    run = live_runs(lab)
+    assert not run.external, f"{run.path} asked for other sites: {sorted(set(run.external))}"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_lab_widget_panels_redraw_their_chart(live_runs, lab):
+    run = live_runs(lab)
+    if not run.panels:
+        pytest.skip(f"{run.path} has no widget panel")
+    problems = []
+    for panel in run.panels:
+        if not panel["chart"]:
+            problems.append(f"{_where(run, panel['cell'])}: no drawn chart after the panel's controls")
+        if not (panel["checkboxes"] or panel["sliders"]):
+            problems.append(f"{_where(run, panel['cell'])}: a panel with neither a checkbox nor a slider "
+                            f"({panel['labels']})")
+    for move in run.moves:
+        if not move["changed"]:
+            problems.append(f"{_where(run, move['cell'])}: {move['kind']} {move['label']!r} did not redraw the "
+                            f"chart after the controls within {live.REDRAW_S} s")
+    assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# Opening and saving must not change a lab
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_opening_and_saving_changes_nothing(browser, live_server, lab):  # noqa: F811 - browser is the fixture
+    path = live_server.fresh_copy(lab, "pristine")
+    original = (live_server.root / path).read_bytes()
+    run = live.LabRun(path)
+    context, page = live.new_page(browser, run)
+    try:
+        live.open_notebook(page, live_server, path)
+        live.save(page)
+    finally:
+        context.close()
+        live_server.shutdown_kernels()
+    saved = (live_server.root / path).read_bytes()
+    if saved != original:
+        diff = difflib.unified_diff(original.decode("utf-8", "replace").splitlines(),
+                                    saved.decode("utf-8", "replace").splitlines(),
+                                    f"labs/{lab} (repository)", f"labs/{lab} (opened and saved)", lineterm="", n=2)
+        pytest.fail(f"opening labs/{lab} in JupyterLab and saving it changes the file:\n"
+                    + "\n".join(list(diff)[:80]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Notebook 7
+
+
+def test_lab01_charts_draw_in_notebook7(live_server, live_runs):
+    if not live_server.has_notebook7():
+        pytest.skip("Jupyter Notebook 7 is not installed here (the `notebook` package; "
+                    "pip install -r requirements.txt): /notebooks/... is not served")
+    run = live_runs("01-enactor-race.ipynb", ui="notebook")
+    problems = [f"{_where(run, e['cell'])}: error output: {e['text']}" for e in run.errors]
+    problems += [f"{run.path} code cell {i}: {name}: {text}" for i, name, text in run.saved_errors]
+    if not run.charts:
+        problems.append("no chart output at all after Run All Cells")
+    problems += [f"chart {c['index']} in cell {c['cell']}: no svg or canvas"
+                 + (f" (it says {c['text'][:160]!r})" if c["text"] else "") for c in run.charts if not c["drawn"]]
+    problems += [f"{m['kind']} {m['label']!r} did not redraw its chart" for m in run.moves if not m["changed"]]
+    if run.external:
+        problems.append(f"asked for other sites: {sorted(set(run.external))}")
+    assert not problems, f"{run.path} in Notebook 7:\n" + "\n".join(problems)
