@@ -386,6 +386,8 @@ async def one_class(n: int, lab: str, chp: Path, keep: Path | None) -> dict:
         "kernel_cpu_s_per_student": (statistics.median(sampler.kernel_cpu.values()) if sampler and sampler.kernel_cpu else None),
         "servers_seen": len(servers), "kernels_seen": len(kernels),
         "failures": len(failures), "failure_details": failures[:20],
+        # The machine may be shared: the 1-minute load average when the class ended, beside its cores.
+        "load_average_1min_at_end": os.getloadavg()[0],
     }
 
 

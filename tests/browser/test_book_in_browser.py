@@ -613,7 +613,7 @@ def test_lab_pages_offer_the_notebook_and_launch_buttons(book_html, book_pages, 
         text = (book_html / page_path).read_text(encoding="utf-8")
         # The buttons serve the lab's student copy (labsupport.student), which reads right without MyST.
         name = "student/" + Path(page_path).with_suffix(".ipynb").name
-        download = re.search(r'href="([^"]*' + re.escape(name) + r')"', text)
+        download = re.search(r'href="((?:\.\./)+' + re.escape(name) + r')"', text)  # relative: served by the book
         if not download:
             problems.append(f"{page_path}: no download link to {name}")
         else:
