@@ -16,7 +16,8 @@ Modules:
 * :mod:`labsupport.presets`: quantities and labels that several pages show, defined once.
 * :mod:`labsupport.charts`: Altair charts of model output, and the offline renderer.
 * :mod:`labsupport.widgets`: ipywidgets panels for readers who run the labs live.
-* :mod:`labsupport.colab`: the first cell of every lab, which installs the course where it is missing.
+* :mod:`labsupport.colab`: the one setting (the published repository) and the install cells derived from it.
+* :mod:`labsupport.student`: student notebooks, the labs in plain CommonMark for any front end (also a Sphinx extension).
 * :mod:`labsupport.errors`: the errors this package raises.
 * :mod:`labsupport.book`: the Sphinx extension that bundles the Vega JavaScript into the book.
 

@@ -1,44 +1,173 @@
-"""The first code cell of every lab: install the course where it is missing (Colab, a fresh JupyterHub).
+"""Where the course is published, and the install cells that follow from it.
 
 Scenario: a reader presses a lab's Colab or JupyterHub launch button. The notebook opens in a kernel
-that has never seen this repository, so ``import labsupport`` would fail. The cell below, the same
-in every lab, installs the course package from the repository named in ``_config.yml`` (plus
-MyST-NB, whose ``glue`` the labs call), and does nothing at all where ``labsupport`` is already
-importable: the course's own environment, Binder (it installs ``requirements.txt``), the book build
-and CI. It is tagged ``remove-cell``, so the built book does not show it.
+that has never seen this repository, so ``import labsupport`` would fail. The launch buttons open
+the lab's *student copy* (``student/*.ipynb``, written by :mod:`labsupport.student`), whose first
+code cell installs the course package from the published repository with the exact dependency
+versions the course is tested with (``student/constraints.txt``), and nothing else. Where
+``labsupport`` is already importable (the course's environment, Binder, a hub image built from the
+course, the book build, CI) the cell does nothing.
 
-Covers: launch buttons of issue 8 ("a lab opened in Colab or on a fresh JupyterHub installs what it
-needs in its first cell").
+One setting holds the published address: ``repository.url`` (and ``repository.branch``) in
+``_config.yml``. Everything else is derived from it by :class:`Published`: the book's address (a
+GitHub Pages site), the ``pip`` requirement, the constraints file's raw address, the launch buttons
+(Jupyter Book reads the same two keys) and the nbgitpuller links of the instructor guide.
+
+Covers: issue 8 (launch buttons) and issue 14 (one setting; a pinned, tested install).
 
 ::
 
-    launch button ──> kernel ──> import labsupport ──ok──> (nothing)
-                                        │
-                                        └─ ModuleNotFoundError ──> %pip install "labsupport @ git+URL@BRANCH"
+    _config.yml repository.url ──> Published ──> book_url          (student notebooks' links)
+                                            ├──> pip_requirement   (student install cell)
+                                            ├──> constraints_url   (student install cell)
+                                            └──> nbgitpuller_link  (instructor guide)
 
-``tests/test_colab.py`` checks that every ``labs/*.ipynb`` starts with exactly :data:`INSTALL_CELL`
-and that :data:`REPOSITORY_URL` and :data:`BRANCH` match ``_config.yml``.
+The labs themselves (``labs/*.ipynb``) are the sources of the book and run only where the course is
+installed; their first code cell, :data:`LAB_INSTALL_CELL`, holds no address: it tells a reader who
+opened a source notebook elsewhere to open the student copy. ``tests/test_colab.py`` checks both
+cells.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
-__all__ = ["BRANCH", "INSTALL_CELL", "INSTALL_CELL_TAGS", "REPOSITORY_URL", "install_cell"]
+from .errors import ConfigError
 
-#: The course repository, as ``repository.url`` in ``_config.yml`` (a test keeps the two equal).
-REPOSITORY_URL = "https://github.com/us-east-1-course/oct-2025-outage"
-#: The branch that the launch buttons open, as ``repository.branch`` in ``_config.yml``.
-BRANCH = "main"
+__all__ = [
+    "CONFIG_FILE",
+    "CONSTRAINTS_PATH",
+    "INSTALL_CELL_TAGS",
+    "LAB_INSTALL_CELL",
+    "Published",
+    "install_cell",
+    "published",
+    "student_install_cell",
+]
 
-#: The source of the first code cell of every lab. Edit it here only, then update the labs.
-INSTALL_CELL = f"""\
-# Colab or a fresh JupyterHub: install the course package. This cell does nothing where
-# `labsupport` is already importable (the course's environment, Binder, the book build).
+#: The book's configuration file, relative to the repository root: it holds the one setting.
+CONFIG_FILE = "_config.yml"
+#: The pinned dependency set that the student install cell installs with (relative to the root).
+CONSTRAINTS_PATH = "student/constraints.txt"
+
+_GITHUB = re.compile(r"^https://github\.com/(?P<owner>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?P<name>[A-Za-z0-9._-]{1,100})/?$")
+_BRANCH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Published:
+    """The published repository, and every address derived from it.
+
+    Args:
+        repository_url: ``https://github.com/<owner>/<name>``, as ``repository.url`` in ``_config.yml``.
+        branch: the branch the launch buttons open, as ``repository.branch``.
+
+    Raises:
+        ConfigError: if the address is not a GitHub repository address or the branch name is empty
+            or unusual (Colab opens notebooks from GitHub, and the book is published on GitHub Pages).
+    """
+
+    repository_url: str
+    branch: str = "main"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.repository_url, str) or not _GITHUB.match(self.repository_url):
+            raise ConfigError(
+                f"repository.url must be a GitHub repository address https://github.com/<owner>/<name>, "
+                f"got {self.repository_url!r}"
+            )
+        if not isinstance(self.branch, str) or not _BRANCH.match(self.branch):
+            raise ConfigError(f"repository.branch must be a git branch name (letters, digits, . _ / -), got {self.branch!r}")
+        object.__setattr__(self, "repository_url", self.repository_url.rstrip("/"))
+
+    @property
+    def owner(self) -> str:
+        """The GitHub account or organisation."""
+        return _GITHUB.match(self.repository_url)["owner"]  # type: ignore[index]
+
+    @property
+    def name(self) -> str:
+        """The repository's name."""
+        return _GITHUB.match(self.repository_url)["name"]  # type: ignore[index]
+
+    @property
+    def book_url(self) -> str:
+        """The published book (GitHub Pages of the repository), ending in ``/``."""
+        return f"https://{self.owner.lower()}.github.io/{self.name}/"
+
+    @property
+    def pip_requirement(self) -> str:
+        """The requirement that installs the course package from the repository's branch."""
+        return f"labsupport @ git+{self.repository_url}@{self.branch}"
+
+    @property
+    def constraints_url(self) -> str:
+        """The raw address of :data:`CONSTRAINTS_PATH` on the published branch."""
+        return f"https://raw.githubusercontent.com/{self.owner}/{self.name}/{self.branch}/{CONSTRAINTS_PATH}"
+
+    def page_url(self, path: str) -> str:
+        """The book's page for a source file (``chapters/x.md`` or ``labs/x.ipynb``), fragment kept."""
+        path, _, fragment = path.partition("#")
+        stem = re.sub(r"\.(md|ipynb)$", "", path)
+        return f"{self.book_url}{stem}.html" + (f"#{fragment}" if fragment else "")
+
+    def nbgitpuller_link(self, hub_url: str, path: str, *, interface: str = "lab") -> str:
+        """A link that clones this repository on the hub ``hub_url`` and opens ``path`` in it."""
+        query = urlencode({"repo": self.repository_url, "branch": self.branch,
+                           "urlpath": f"{interface}/tree/{self.name}/{path}"})
+        return f"{hub_url.rstrip('/')}/hub/user-redirect/git-pull?{query}"
+
+
+def published(root: str | Path | None = None) -> Published:
+    """Read the one setting, ``repository.url`` and ``repository.branch``, from ``_config.yml``.
+
+    Args:
+        root: the repository root; by default the checkout this package is installed from.
+
+    Raises:
+        ConfigError: if ``_config.yml`` is missing (an installed, non-editable copy has none) or its
+            ``repository`` section is not a valid GitHub address and branch.
+    """
+    import yaml
+
+    path = Path(root if root is not None else Path(__file__).resolve().parents[1]) / CONFIG_FILE
+    if not path.is_file():
+        raise ConfigError(f"{CONFIG_FILE} must exist at the repository root, got no file at {path}")
+    repository = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("repository") or {}
+    return Published(repository_url=repository.get("url"), branch=repository.get("branch", "main"))
+
+
+#: The first code cell of every lab in ``labs/``. It holds no address on purpose (see the module doc).
+LAB_INSTALL_CELL = """\
+# This is the course's source of this lab: it runs where the course is installed (the README's
+# set-up, Binder, the book build). In Colab, VS Code or on a JupyterHub, open the student copy
+# instead (student/ in the repository, or the launch buttons on the lab's page): it installs the course.
+try:
+    import labsupport  # noqa: F401
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(
+        "labsupport is not installed here: open this lab's student copy (the student/ folder of the "
+        "course repository, or a launch button on the lab's page), whose first cell installs it"
+    ) from missing"""
+
+#: The tags of the labs' install cell: hidden in the static book (it has nothing to show there).
+INSTALL_CELL_TAGS: tuple[str, ...] = ("remove-cell",)
+
+
+def student_install_cell(where: Published) -> str:
+    """The first code cell of every student notebook, for the repository ``where``."""
+    return f"""\
+# Colab, VS Code or a fresh JupyterHub: install the course package, with the exact dependency
+# versions the course is tested with ({CONSTRAINTS_PATH}) and nothing else. Where `labsupport`
+# is already importable (the course's environment, Binder, a hub image of the course), it does nothing.
 try:
     import labsupport  # noqa: F401
 except ModuleNotFoundError:
-    %pip install --quiet "labsupport @ git+{REPOSITORY_URL}@{BRANCH}" "myst-nb>=1,<2"
+    %pip install --quiet --constraint {where.constraints_url} "{where.pip_requirement}"
     import importlib, site, sys
     site.addsitedir(site.getusersitepackages())  # where pip puts it when site-packages is read-only
     importlib.invalidate_caches()
@@ -46,21 +175,15 @@ except ModuleNotFoundError:
         from google.colab import output
         output.enable_custom_widget_manager()"""
 
-#: The cell's tags: hidden in the static book (it has nothing to show there).
-INSTALL_CELL_TAGS: tuple[str, ...] = ("remove-cell",)
-
 
 def install_cell() -> Any:
-    """Return :data:`INSTALL_CELL` as a clean nbformat v4 code cell (no outputs, no execution count).
+    """Return :data:`LAB_INSTALL_CELL` as a clean nbformat v4 code cell (no outputs, no execution count).
 
     For notebook generator scripts: insert it right after a lab's title cell.
-
-    Returns:
-        An ``nbformat.NotebookNode`` code cell tagged with :data:`INSTALL_CELL_TAGS`.
 
     Raises:
         ModuleNotFoundError: if ``nbformat`` (part of Jupyter) is not installed.
     """
     import nbformat
 
-    return nbformat.v4.new_code_cell(INSTALL_CELL, metadata={"tags": list(INSTALL_CELL_TAGS)})
+    return nbformat.v4.new_code_cell(LAB_INSTALL_CELL, metadata={"tags": list(INSTALL_CELL_TAGS)})

@@ -5,7 +5,8 @@ leave files behind or change the repository. This scans every lab's code cells (
 cell of :mod:`labsupport.colab` aside: it runs only where the package is missing) and every module
 of :mod:`labsupport` that a lab imports for calls that write to disk. ``labsupport.book`` is left
 out on purpose: it is the Sphinx extension that writes the book's static files into the build
-output, and only while the book builds. A lab that really needs a scratch file must use
+output, and only while the book builds; so is ``labsupport.student``, which writes ``student/`` from
+the labs (at build time or by hand) and which no lab imports. A lab that really needs a scratch file must use
 :mod:`tempfile` and mark the line with ``# writes: temporary folder``.
 
 The timing half of notebook resilience (each lab runs top to bottom after a kernel restart in under
@@ -21,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from labsupport.colab import INSTALL_CELL
+from labsupport.colab import LAB_INSTALL_CELL as INSTALL_CELL
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS = sorted((ROOT / "labs").glob("*.ipynb"))
-MODULES = sorted(p for p in (ROOT / "labsupport").glob("*.py") if p.name != "book.py")
+MODULES = sorted(p for p in (ROOT / "labsupport").glob("*.py") if p.name not in ("book.py", "student.py"))
 ALLOWED = "# writes: temporary folder"
 
 #: Calls that write or delete files, or make a library write them (Altair's "json" data

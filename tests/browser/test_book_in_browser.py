@@ -611,15 +611,18 @@ def test_lab_pages_offer_the_notebook_and_launch_buttons(book_html, book_pages, 
     problems = []
     for page_path in labs:
         text = (book_html / page_path).read_text(encoding="utf-8")
-        name = Path(page_path).with_suffix(".ipynb").as_posix()
-        download = re.search(r'href="([^"]*_sources/' + re.escape(name) + r')"', text)
+        # The buttons serve the lab's student copy (labsupport.student), which reads right without MyST.
+        name = "student/" + Path(page_path).with_suffix(".ipynb").name
+        download = re.search(r'href="((?:\.\./)+' + re.escape(name) + r')"', text)  # relative: served by the book
         if not download:
-            problems.append(f"{page_path}: no .ipynb download link")
+            problems.append(f"{page_path}: no download link to {name}")
         else:
             with urllib.request.urlopen(urljoin(base_url + page_path, download.group(1)), timeout=10) as response:
                 notebook = json.loads(response.read().decode("utf-8"))
             if notebook.get("nbformat") != 4 or not notebook.get("cells"):
                 problems.append(f"{page_path}: the download is not a notebook")
+            elif any("```{" in "".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown"):
+                problems.append(f"{page_path}: the download holds MyST directives (not the student copy)")
         for provider, pattern in (("Binder", r"mybinder\.org/v2/gh/[^\"]+urlpath=lab/tree/" + re.escape(name)),
                                   ("Colab", r"colab\.research\.google\.com/github/[^\"]+/" + re.escape(name)),
                                   ("JupyterHub", r"/hub/user-redirect/git-pull\?[^\"]*" + re.escape(name))):

@@ -1,0 +1,370 @@
+"""Student notebooks: each lab as a notebook that reads right in any front end, without MyST.
+
+Scenario: a student opens a lab in Colab, VS Code, Jupyter Notebook 7 without jupyterlab-myst, or
+downloads it from the book. The labs' Markdown holds MyST directives (``{exercise}``,
+``{solution}``, ``{admonition}``, ``{note}``) and relative links to the book's Markdown sources,
+which those front ends show as raw text and dead links. :func:`convert` writes the same lab in
+plain CommonMark and HTML:
+
+* an exercise becomes a numbered heading, ``### Exercise 1 (Simple, predict then run)``;
+* a solution becomes an HTML ``<details><summary>Solution</summary>`` block (closed); its code
+  cells stay code cells right after the exercise, under a comment naming the exercise;
+* an admonition or note becomes a block quote with a bold title;
+* a relative link (glossary term, chapter, citation, another lab) points at the published book's
+  page, derived from ``repository.url`` in ``_config.yml`` (:class:`labsupport.colab.Published`);
+* the cells that print the numbers (``Markdown(f"...")``) stay, with their code visible;
+* the first code cell installs the course from the published repository, pinned
+  (:func:`labsupport.colab.student_install_cell`); book-only tags and metadata are dropped.
+
+Anything else (an unknown directive, a link to a file that is not a page of the book) raises
+:class:`~labsupport.errors.ConfigError`, so a new construct in a lab cannot slip through as raw MyST.
+:func:`problems` checks a converted notebook by rendering it with markdown-it-py's CommonMark
+preset. QuantEcon's ``sphinx-tojupyter`` was tried first and left aside (see the instructor guide).
+
+::
+
+    labs/NN-x.ipynb ──convert──> student/NN-x.ipynb   (committed: Colab opens it from GitHub)
+                                       │
+        jupyter-book build ────────────┴──> _build/html/student/NN-x.ipynb (download button)
+
+Command line: ``python -m labsupport.student`` rewrites ``student/`` (``--check`` only reports).
+The book build does the same (this module is a Sphinx extension too) and points the download and
+launch buttons of each lab page at the student copy. ``tests/test_student.py`` fails when
+``student/`` is out of date with the labs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import posixpath
+import re
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from markdown_it import MarkdownIt
+
+from .colab import CONFIG_FILE, CONSTRAINTS_PATH, Published, published, student_install_cell
+from .errors import ConfigError
+
+__all__ = ["KERNEL_PROVIDED", "STUDENT_DIR", "constraints_text", "convert", "convert_markdown", "main", "problems",
+           "setup", "write_all"]
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Where the student notebooks live, relative to the repository root.
+STUDENT_DIR = "student"
+_SOLUTION_COMMENT = "# Solution to the exercise above"
+_DIRECTIVE = re.compile(r"^\{(?P<name>[A-Za-z][\w-]*)\}\s*(?P<args>.*)$")
+_OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
+_GRADE = re.compile(r"^\*\*\((?P<grade>[^)]+)\)\*\*\s*")
+# MyST syntax that a CommonMark renderer would print as text: roles, directives, colon fences,
+# targets, and glue or substitution placeholders.
+_MYST_LEFTOVERS = re.compile(
+    r"\{[A-Za-z][\w:.-]*\}`|^\s*(?:```+|~~~+)\s*\{|^\s*:::|^\s*\([\w-]+\)=\s*$|\{\{|\bglue\b",
+    re.MULTILINE,
+)
+_BOOK_TAGS = {"remove-cell", "remove-input", "remove-output", "hide-cell", "hide-input", "hide-output"}
+_md = MarkdownIt("commonmark")
+
+
+def _directive_parts(content: str) -> tuple[dict[str, str], str]:
+    """Split a directive's content into its ``:key: value`` options and its body."""
+    lines = content.splitlines()
+    options: dict[str, str] = {}
+    while lines and (m := _OPTION.match(lines[0])):
+        options[m["key"]] = m["value"].strip()
+        lines.pop(0)
+    return options, "\n".join(lines).strip("\n")
+
+
+def _quote(title: str, body: str) -> str:
+    lines = [f"**{title}**", "", *body.splitlines()]
+    return "\n".join(f"> {line}".rstrip() for line in lines)
+
+
+class _Converter:
+    """Converts one lab's Markdown cells, numbering its exercises in order."""
+
+    def __init__(self, where: Published, lab: str) -> None:
+        self.where, self.lab = where, lab
+        self.exercises: dict[str, int] = {}
+
+    def directive(self, name: str, args: str, content: str) -> str:
+        options, body = _directive_parts(content)
+        body = self.markdown(body)
+        if name == "exercise":
+            number = len(self.exercises) + 1
+            label = options.get("label") or f"exercise-{number}"
+            self.exercises[label] = number
+            grade = _GRADE.match(body)
+            if not grade:
+                raise ConfigError(f"{self.lab}: exercise {label} must open with its grade, **(Simple|Moderate|Advanced...)**, got {body[:40]!r}")
+            return f"### Exercise {number} ({grade['grade']})\n\n{body[grade.end():]}"
+        if name == "solution":
+            if args.strip() not in self.exercises:
+                raise ConfigError(f"{self.lab}: solution label must name an exercise above it, got {args.strip()!r}")
+            return f"<details>\n<summary>Solution</summary>\n\n{body}\n\n</details>"
+        if name in ("admonition", "note", "tip", "important", "warning", "caution", "hint", "seealso"):
+            title = args.strip() if name == "admonition" else name.capitalize()
+            if not title:
+                raise ConfigError(f"{self.lab}: an admonition needs a title, got none")
+            return _quote(title, body)
+        raise ConfigError(f"{self.lab}: directive must be one of exercise, solution, admonition, note; got {name!r}")
+
+    def link(self, href: str) -> str:
+        if re.match(r"^[a-z][a-z0-9+.-]*:", href, re.IGNORECASE) or href.startswith("#"):
+            return href
+        path, _, fragment = href.partition("#")
+        target = posixpath.normpath(posixpath.join("labs", path))
+        if not re.match(r"^(chapters|labs)/[\w/-]+\.(md|ipynb)$", target) or not (ROOT / target).is_file():
+            raise ConfigError(f"{self.lab}: a relative link must point at a chapter or lab of the book, got {href!r}")
+        return self.where.page_url(target + (f"#{fragment}" if fragment else ""))
+
+    def markdown(self, text: str) -> str:
+        """Replace every directive fence, then every relative link, of one piece of Markdown."""
+        lines = text.splitlines()
+        fences = [t for t in _md.parse(text) if t.type == "fence" and _DIRECTIVE.match(t.info.strip())]
+        # Converted top down (exercises are numbered in order), replaced bottom up (line numbers hold).
+        done = [(t.map, self.directive(m["name"], m["args"], t.content))
+                for t in fences if (m := _DIRECTIVE.match(t.info.strip()))]
+        for (start, end), replacement in reversed(done):
+            before = [""] if start > 0 and lines[start - 1].strip() else []
+            after = [""] if end < len(lines) and lines[end].strip() else []
+            lines[start:end] = before + replacement.splitlines() + after
+        out = "\n".join(lines)
+        hrefs = {t.attrs["href"] for tok in _md.parse(out) if tok.type == "inline"
+                 for t in tok.children or [] if t.type == "link_open"}
+        for href in sorted(hrefs, key=len, reverse=True):
+            new = self.link(str(href))
+            if new != href:
+                out = out.replace(f"]({href})", f"]({new})")
+        return out
+
+
+def convert_markdown(text: str, where: Published, *, lab: str = "lab") -> str:
+    """Convert one Markdown cell's source (directives and relative links) to plain CommonMark."""
+    return _Converter(where, lab).markdown(text)
+
+
+def _intro(where: Published, lab: str, title: str) -> str:
+    page = where.page_url(f"labs/{lab}")
+    return (
+        f"*This is the student copy of **{title}**, written from `labs/{lab}` of the course "
+        f"[us-east-1, 19–20 October 2025: an executable course]({where.book_url}); the lab's "
+        f"page in the book is [{title}]({page}). Run the cells from the top (Run all): the first installs "
+        "the course where it is missing, and the cells that start with `Markdown(` print the paragraphs "
+        "that quote the model's numbers. Exercises are numbered; each solution's code follows its "
+        "exercise, and its explanation is folded under **Solution**: open it once you have tried.*"
+    )
+
+
+def convert(lab_nb: Any, where: Published, *, lab: str) -> Any:
+    """Return the student copy of one lab notebook (the input is not changed).
+
+    Args:
+        lab_nb: the lab, an ``nbformat`` v4 notebook.
+        where: the published repository (:func:`labsupport.colab.published`).
+        lab: the lab's file name, for the intro cell and error messages (``01-enactor-race.ipynb``).
+
+    Raises:
+        ConfigError: for a lab without a title cell or install cell, an unknown directive, an
+            exercise without a grade, a solution of no exercise, or a link to no page of the book.
+    """
+    nb = copy.deepcopy(lab_nb)
+    cells = nb.cells
+    if not cells or cells[0].cell_type != "markdown" or not cells[0].source.startswith("# "):
+        raise ConfigError(f"{lab}: the first cell must be the lab's title, '# ...'")
+    if len(cells) < 2 or cells[1].cell_type != "code" or "import labsupport" not in cells[1].source:
+        raise ConfigError(f"{lab}: the second cell must be the install cell")
+    conv = _Converter(where, lab)
+    title = cells[0].source[2:].splitlines()[0].strip()
+    out = [cells[0], nbformat.v4.new_markdown_cell(_intro(where, lab, title), id="student-copy")]
+    install = cells[1]
+    install.source = student_install_cell(where)
+    out.append(install)
+    for cell in cells[2:]:
+        if cell.cell_type == "markdown":
+            cell.source = conv.markdown(cell.source)
+        elif cell.cell_type == "code" and cell.source.startswith(_SOLUTION_COMMENT):
+            number = len(conv.exercises)
+            cell.source = cell.source.replace(
+                _SOLUTION_COMMENT, f"# Solution to Exercise {number}: try the exercise before you run this cell", 1)
+        out.append(cell)
+    for cell in out:
+        cell.metadata.pop("mystnb", None)
+        cell.metadata.pop("jupyter", None)  # the Markdown(...) cells show their code: it computes the numbers
+        tags = [t for t in cell.metadata.get("tags", []) if t not in _BOOK_TAGS]
+        if tags:
+            cell.metadata["tags"] = tags
+        else:
+            cell.metadata.pop("tags", None)
+    nb.cells = out
+    nb.metadata.pop("mystnb", None)
+    return nb
+
+
+def problems(nb: Any) -> list[str]:
+    """What would not read right without MyST: leftovers in the Markdown, relative or dead links.
+
+    Each Markdown cell is rendered with markdown-it-py's CommonMark preset; the rendered HTML and
+    the source are searched for MyST roles, directive fences, colon fences, targets, glue or
+    substitution placeholders, and links that are neither absolute ``https`` nor in-page.
+    """
+    found = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        html = _md.render(cell.source)
+        for where, text in (("source", cell.source), ("rendered", html)):
+            for m in _MYST_LEFTOVERS.finditer(text):
+                found.append(f"cell {i} ({where}): MyST syntax {m.group(0).strip()!r}")
+        for token in _md.parse(cell.source):
+            for child in token.children or []:
+                href = child.attrs.get("href") if child.type == "link_open" else None
+                if href is not None and not (str(href).startswith("https://") or str(href).startswith("#")):
+                    found.append(f"cell {i}: link {href!r} is not an absolute https address")
+    return found
+
+
+def _expected(root: Path, where: Published) -> dict[str, str]:
+    """File name -> text of every file of ``student/`` that the labs and the setting imply."""
+    files = {}
+    for path in sorted((root / "labs").glob("*.ipynb")):
+        nb = convert(nbformat.read(path, as_version=4), where, lab=path.name)
+        files[path.name] = nbformat.writes(nb) + "\n"
+    return files
+
+
+def write_all(root: str | Path = ROOT, *, check: bool = False) -> list[str]:
+    """Rewrite ``student/*.ipynb`` from ``labs/`` (or, with ``check``, only list what differs).
+
+    Returns:
+        The names of the files that were (or would be) written or removed.
+    """
+    root = Path(root)
+    folder = root / STUDENT_DIR
+    expected = _expected(root, published(root))
+    stale = [name for name, text in expected.items()
+             if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text]
+    extra = sorted(p.name for p in folder.glob("*.ipynb") if p.name not in expected)
+    if not check:
+        folder.mkdir(exist_ok=True)
+        for name in stale:
+            (folder / name).write_text(expected[name], encoding="utf-8")
+        for name in extra:
+            (folder / name).unlink()
+    return stale + extra
+
+
+#: Packages every Jupyter kernel already has (ipykernel needs them): the install cell never
+#: replaces them, so they are not pinned (pinning IPython would swap Colab's own kernel's IPython).
+KERNEL_PROVIDED = frozenset({"ipython", "traitlets", "comm"})
+
+
+def constraints_text() -> str:
+    """``student/constraints.txt`` for this environment: labsupport's dependency closure, pinned.
+
+    Walks the installed metadata from ``labsupport`` down (markers evaluated for this Python,
+    extras left out), skipping :data:`KERNEL_PROVIDED` and what only they need, and pins each
+    package to the version installed here, the one the tests ran with.
+    """
+    from importlib.metadata import distribution
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    pins: dict[str, str] = {}
+    todo = ["labsupport"]
+    while todo:
+        for line in distribution(todo.pop()).requires or []:
+            req = Requirement(line)
+            name = canonicalize_name(req.name)
+            if (req.marker and not req.marker.evaluate({"extra": ""})) or name in KERNEL_PROVIDED or name in pins:
+                continue
+            pins[name] = distribution(name).version
+            todo.append(name)
+    head = ("# labsupport's dependencies, pinned to the versions the course's tests run with. Written by\n"
+            "# `python -m labsupport.student --freeze`; requirements.txt installs with it, and the\n"
+            "# student notebooks' install cell passes it to pip as --constraint. Not pinned: ipython,\n"
+            "# traitlets and comm, which the kernel itself provides.\n")
+    return head + "".join(f"{name}=={pins[name]}\n" for name in sorted(pins))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m labsupport.student [--check]``."""
+    parser = argparse.ArgumentParser(prog="python -m labsupport.student", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only report out-of-date student notebooks; exit 1 if any")
+    parser.add_argument("--freeze", action="store_true", help=f"also rewrite {CONSTRAINTS_PATH} from this environment")
+    args = parser.parse_args(argv)
+    if args.freeze and not args.check:
+        (ROOT / CONSTRAINTS_PATH).write_text(constraints_text(), encoding="utf-8")
+        print(f"{CONSTRAINTS_PATH}: written")
+    changed = write_all(check=args.check)
+    verb = "out of date" if args.check else "written"
+    for name in changed:
+        print(f"{STUDENT_DIR}/{name}: {verb}")
+    if not changed:
+        print(f"{STUDENT_DIR}/: up to date with labs/ and {CONFIG_FILE}")
+    return 1 if (args.check and changed) else 0
+
+
+# --- Sphinx extension: the build writes student/ and the lab pages' buttons serve it -------------
+
+def _write_student(app: Any) -> None:
+    for name in write_all(app.srcdir):
+        print(f"labsupport.student: wrote {STUDENT_DIR}/{name}")
+
+
+def _swap(value: Any, lab: str) -> Any:
+    """Point every launch address at student/LAB instead of labs/LAB (plain or URL-encoded)."""
+    if isinstance(value, dict):
+        return {k: _swap(v, lab) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_swap(v, lab) for v in value]
+    if isinstance(value, str):
+        return value.replace(f"labs/{lab}", f"{STUDENT_DIR}/{lab}").replace(f"labs%2F{lab}", f"{STUDENT_DIR}%2F{lab}")
+    return value
+
+
+def _page_buttons(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: object) -> None:
+    if not pagename.startswith("labs/") or context.get("page_source_suffix") != ".ipynb":
+        return
+    lab = pagename.split("/", 1)[1] + ".ipynb"
+    if not (Path(app.srcdir) / STUDENT_DIR / lab).is_file():
+        return
+    buttons = context.get("header_buttons")
+    if not isinstance(buttons, list):
+        return
+    download = context["pathto"](f"{STUDENT_DIR}/{lab}", 1)
+    for i, button in enumerate(buttons):
+        if isinstance(button, dict) and button.get("label") == "launch-buttons":
+            buttons[i] = _swap(button, lab)
+        if isinstance(button, dict) and button.get("label") == "download-buttons":
+            for item in button.get("buttons", []):
+                if isinstance(item, dict) and item.get("label") in ("download-source-button", "download-notebook-button"):
+                    item["url"] = download
+
+
+def _copy_student(app: Any, exception: Exception | None) -> None:
+    if exception is None and app.builder.format == "html":
+        target = Path(app.outdir) / STUDENT_DIR
+        target.mkdir(exist_ok=True)
+        for path in (Path(app.srcdir) / STUDENT_DIR).glob("*"):
+            if path.suffix in (".ipynb", ".txt"):
+                shutil.copy2(path, target / path.name)
+
+
+def setup(app: Any) -> dict[str, object]:
+    """Register the extension with Sphinx (called by Sphinx; not for direct use)."""
+    app.connect("builder-inited", _write_student)
+    # After the book theme's buttons (priority 501) and labsupport.book's page filter (900).
+    app.connect("html-page-context", _page_buttons, priority=950)
+    app.connect("build-finished", _copy_student)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
