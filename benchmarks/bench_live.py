@@ -6,7 +6,7 @@ or ``/usr/bin/chromium``; Playwright never downloads one) with the network cut o
 has a widget panel: open it, Run All Cells, then 10 changes of the panel's first checkbox (clicks,
 on and off in turn) or, if it has none, of its first slider (ArrowRight and ArrowLeft in turn).
 Each change is timed from the click or key press until the nearest chart after the controls shows
-a different drawing (kernel round trip, model run, Vega-Lite compile and draw). Median and p90;
+a new drawing (kernel round trip, model run, Vega-Lite compile and draw). Median and p90;
 targets: lab 01 0.3 s, lab 05 (the capstone) 1 s, the others 0.5 s (the widget-update targets of
 ``bench_labs``, which time the kernel side only). A change that never redraws counts as the
 15 s timeout and says so in the note.
