@@ -154,38 +154,49 @@ def _text_alternative(spec: dict[str, Any]) -> str:
     if isinstance(title, dict):
         title = title.get("text", "")
     if isinstance(title, list):
-        title = " ".join(title)
-    desc = spec.get("description", "")
+        title = " ".join(str(part) for part in title)
+    if title is None:
+        title = ""
+    desc = spec.get("description", "") or ""
     return ". ".join(p for p in (str(title).strip(), str(desc).strip()) if p) or "Chart"
 
 
-def render_bundle(spec: dict[str, Any]) -> dict[str, Any]:
+def render_bundle(spec: dict[str, Any], **options: Any) -> dict[str, Any]:
     """Return the MIME bundle for a Vega-Lite ``spec`` (the ``"labsupport"`` renderer).
 
     Args:
         spec: a Vega-Lite v5 specification, as from ``chart.to_dict()``.
+        options: what Altair passes to a renderer; ``embed_options`` (a dict, as set by
+            ``alt.renderers.set_embed_options``) is handed to ``vegaEmbed`` in the book and to the
+            front end in the MIME bundle's metadata live; other options are ignored.
 
     Returns:
         In a live kernel, a dict with keys ``application/vnd.vegalite.v5+json`` (the spec) and
-        ``text/plain``. While the book builds (:data:`BOOK_BUILD_ENV` set), a dict with keys
+        ``text/plain`` (with ``embed_options``, a ``(bundle, metadata)`` pair, as Altair allows). While the book builds (:data:`BOOK_BUILD_ENV` set), a dict with keys
         ``text/html`` and ``text/plain``; the HTML's element id is derived from the spec, so the
         same chart gives the same output. Never both ``text/html`` and the Vega-Lite type: a front
         end that ranks HTML first would show the HTML, which draws only inside the book.
     """
     alt_text = _text_alternative(spec)
+    embed = {"actions": False, "renderer": "svg", **(options.get("embed_options") or {})}
     if not os.environ.get(BOOK_BUILD_ENV):
-        return {"application/vnd.vegalite.v5+json": spec, "text/plain": alt_text}
+        bundle = {"application/vnd.vegalite.v5+json": spec, "text/plain": alt_text}
+        if options.get("embed_options"):
+            return bundle, {"application/vnd.vegalite.v5+json": {"embed_options": options["embed_options"]}}
+        return bundle
     payload = json.dumps(spec, sort_keys=True, separators=(",", ":"))
     div_id = "ls-vega-" + hashlib.sha1(payload.encode()).hexdigest()[:12]
-    # "</" must not appear inside an inline <script>.
-    script_payload = payload.replace("</", "<\\/")
+    # No "<" at all inside the inline <script>: "</script>" would end it and "<!--<script" would
+    # switch the HTML parser into a state where it never ends. JSON reads "\u003c" as "<".
+    script_payload = payload.replace("<", "\\u003c")
+    embed_payload = json.dumps(embed, sort_keys=True).replace("<", "\\u003c")
     body = f"""<div class="labsupport-vega" id="{div_id}" role="figure" aria-label="{html.escape(alt_text)}">
 <noscript>{html.escape(alt_text)}</noscript></div>
 <script>
 (function () {{
   var el = document.getElementById("{div_id}");
   if (window.vegaEmbed) {{
-    window.vegaEmbed(el, {script_payload}, {{actions: false, renderer: "svg"}})
+    window.vegaEmbed(el, {script_payload}, {embed_payload})
       .catch(function (err) {{ el.textContent = "Chart failed to render: " + err; console.error(err); }});
   }} else {{
     el.textContent = "This chart needs the Vega libraries that the built course book bundles. "

@@ -134,7 +134,8 @@ def make_panel(controls: dict[str, widgets.Widget], render: Callable[..., list[A
 
     Returns:
         A Panel whose outputs already hold ``render``'s result for the initial values, so its
-        charts draw as soon as it is displayed. Each change of a control redraws them.
+        charts draw as soon as it is displayed. Each change of a control redraws them; a change
+        whose ``render`` raises replaces them with a message naming the error.
 
     Raises:
         RuntimeError: when ``render`` returns more items than ``slots``.
@@ -147,10 +148,18 @@ def make_panel(controls: dict[str, widgets.Widget], render: Callable[..., list[A
         panel._show(items)
         return items
 
+    def on_change(_change: Any) -> None:
+        # A widget callback's exception only reaches Jupyter's log, and the old charts would stay on
+        # screen as if they were the new setting's: show what went wrong instead.
+        try:
+            update(**panel.values())
+        except Exception as err:  # noqa: BLE001 - every failure must be visible to the learner
+            panel._show([Markdown(f"**This setting could not be drawn.** {type(err).__name__}: {err}")])
+
     panel.update = update
     panel._show(first)
     for w in controls.values():
-        w.observe(lambda _change: update(**panel.values()), names="value")
+        w.observe(on_change, names="value")
     return panel
 
 
@@ -189,10 +198,15 @@ def race_view(config: Any, *, window_s: float | None = None) -> list[Any]:
     Args:
         config: a :class:`labsupport.race.RaceConfig`.
         window_s: end of the generation chart's window in seconds; None = 5 minutes after the first
-            stale write (at least 15 minutes), capped at the horizon.
+            stale write (at least 15 minutes), capped at the horizon, and shortened (the summary says
+            so) when that window holds more plan steps than the chart draws.
 
     Returns:
         ``[Markdown summary, records chart of the regional endpoint, generation chart]``.
+
+    Raises:
+        ConfigError: for a config that is not a RaceConfig, a bad ``window_s``, or an explicit
+            ``window_s`` whose window holds more plan steps than the chart draws.
     """
     from IPython.display import Markdown
 
@@ -205,11 +219,6 @@ def race_view(config: Any, *, window_s: float | None = None) -> list[Any]:
     res = race.run(config)
     s, ev = res.summary, res.events
     states, windows = res.endpoint_states(), res.empty_windows()
-    if window_s is None:
-        stale = ev.loc[ev["action"] == "stale_write", "time_s"]
-        window_s = max(900.0, (float(stale.min()) + 300.0) if len(stale) else 0.0)
-    window_s = min(float(window_s), config.horizon_s)
-
     def when(t: float | None) -> str:
         return "never" if t is None else f"at {t:.0f} s"
 
@@ -222,11 +231,25 @@ def race_view(config: Any, *, window_s: float | None = None) -> list[Any]:
         f"largest lag: {s.max_generation_lag} generations · endpoints that went empty: "
         f"{', '.join(s.endpoints_emptied) or 'none'}"
     )
-    return [
-        Markdown(text),
-        charts.race_records_chart(states, windows, endpoint=config.regional_endpoint),
-        charts.race_generation_chart(states, ev, start_s=0.0, end_s=window_s),
-    ]
+    automatic, shortened = window_s is None, False
+    if automatic:
+        stale = ev.loc[ev["action"] == "stale_write", "time_s"]
+        window_s = max(900.0, (float(stale.min()) + 300.0) if len(stale) else 0.0)
+    window_s = min(float(window_s), config.horizon_s)
+    generations = None
+    while generations is None:
+        try:
+            generations = charts.race_generation_chart(states, ev, start_s=0.0, end_s=window_s)
+        except ConfigError:
+            # A fast Planner or many endpoints: draw a shorter window, never a thinned one, and say so.
+            if not automatic or window_s <= 60.0:
+                raise
+            window_s = max(60.0, window_s / 2)
+            shortened = True
+    if automatic and shortened:
+        text += f" · the generation chart shows the first {window_s / 60:.0f} min only"
+    return [Markdown(text), charts.race_records_chart(states, windows, endpoint=config.regional_endpoint),
+            generations]
 
 
 def race_panel(base: Any = None) -> Panel:
@@ -478,7 +501,9 @@ def nlb_view(config: Any) -> list[Any]:
 def nlb_panel(base: Any = None) -> Panel:
     """Controls for the NLB flapping lab.
 
-    Controls (every reachable setting is a valid config for any valid ``base``): ``backlog_count``
+    Controls (every reachable setting is a valid config for any valid ``base``; a base whose own
+    ``max_events`` is lowered can make a fine health-check interval reach that bound, and the panel
+    then shows the model's message instead of charts): ``backlog_count``
     (0 to 1,200 items, or to the base network's ``max_events`` if lower),
     ``health_check_interval_s`` (10 to 120 s), ``limit_capacity_removal`` (checkbox),
     ``max_removal_fraction`` (0.05 to 1) and ``failover`` (see :data:`NLB_FAILOVER_CHOICES`; an
@@ -595,8 +620,9 @@ def dns_view(config: Any) -> list[Any]:
 def dns_panel(base: Any = None) -> Panel:
     """Controls for the DNS-cache lab.
 
-    Controls (every reachable setting is a valid config for any valid ``base``):
-    ``positive_ttl_s`` (5 to 600 s), ``negative_ttl_s`` (60 to 7,200 s), ``empty_min`` (5 to 240
+    Controls (every reachable setting is a valid config for any valid ``base``; a base with lowered
+    ``max_refresh_cycles`` or ``max_cache_refreshes`` can reach those bounds, and the panel then
+    shows the model's message instead of charts): ``positive_ttl_s`` (5 to 600 s), ``negative_ttl_s`` (60 to 7,200 s), ``empty_min`` (5 to 240
     min, fewer if ``base.empty_start_s`` is so late that the restore must come sooner to fall
     within the model's 7 days) and ``clients_count`` (100 to 50,000). Each change re-runs
     :func:`labsupport.dns_cache.run` and redraws.

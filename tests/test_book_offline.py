@@ -96,3 +96,22 @@ def test_renderer_gives_live_front_ends_only_the_vega_lite_type(monkeypatch):
     built = charts.render_bundle(spec)
     assert set(built) == {"text/html", "text/plain"}
     assert "vegaEmbed" in built["text/html"] and "cdn" not in built["text/html"].lower()
+
+
+def test_book_html_survives_script_breaking_text_and_takes_embed_options(monkeypatch):
+    import json
+    import re
+
+    from labsupport import charts
+
+    monkeypatch.setenv(charts.BOOK_BUILD_ENV, "1")
+    spec = {"title": ["<!--<script>", 2025, "</script>"], "mark": "point", "description": None}
+    body = charts.render_bundle(spec, embed_options={"actions": True})["text/html"]
+    script = body[body.index("<script>") + len("<script>"):body.rindex("</script>")]
+    assert "<" not in script  # nothing inside the inline script can end it or confuse the parser
+    payload, embed = re.search(r"vegaEmbed\(el, (\{.*?\}), (\{.*?\})\)", script).groups()
+    assert json.loads(payload) == spec and json.loads(embed) == {"actions": True, "renderer": "svg"}
+    assert charts.render_bundle(spec)["text/plain"] == "<!--<script> 2025 </script>"
+    monkeypatch.delenv(charts.BOOK_BUILD_ENV)
+    bundle, metadata = charts.render_bundle(spec, embed_options={"actions": True})
+    assert metadata == {"application/vnd.vegalite.v5+json": {"embed_options": {"actions": True}}}

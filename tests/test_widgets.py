@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 
 from labsupport import widgets
+from labsupport.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -263,3 +264,26 @@ def test_panel_redraws_its_display_handles_in_place():
     assert [h.shown[-1] for h in panel._handles] == ["n=3", "n=3"]
     with pytest.raises(RuntimeError, match="2 outputs"):
         panel._show(["a", "b", "c"])
+
+
+def test_a_change_that_cannot_be_drawn_says_so_instead_of_keeping_the_old_charts():
+    from dataclasses import replace
+
+    from labsupport import nlb
+
+    panel = widgets.nlb_panel(replace(nlb.INCIDENT, max_events=100_000))
+    panel.controls["health_check_interval_s"].value = 10  # this base's own event bound is reached
+    assert len(panel._items) == 1 and "could not be drawn" in panel._items[0].data
+    assert "LimitExceeded" in panel._items[0].data and "max_events" in panel._items[0].data
+
+
+def test_race_view_shortens_its_automatic_window_and_says_so():
+    from dataclasses import replace
+
+    from labsupport import race
+
+    items = widgets.race_view(replace(race.INCIDENT, plan_interval_s=1.0))
+    assert "the generation chart shows the first" in items[0].data
+    items[2].to_dict()  # draws within the row limit
+    with pytest.raises(ConfigError, match="narrow the window"):
+        widgets.race_view(replace(race.INCIDENT, plan_interval_s=1.0), window_s=900)

@@ -20,7 +20,7 @@ from labsupport.charts import legend_colours as colour_map
 
 pytestmark = pytest.mark.browser
 
-_PAYLOAD = re.compile(r"window\.vegaEmbed\(el, (\{.*?\}), \{actions: false")
+_PAYLOAD = re.compile(r'window\.vegaEmbed\(el, (\{.*?\}), \{"actions": ')
 
 
 def specs(page: Path) -> list[dict]:
