@@ -21,7 +21,6 @@ import ast
 import sys
 from pathlib import Path
 
-import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "labsupport"
 
@@ -178,12 +177,6 @@ def render(edges: dict[str, set[str]]) -> str:
 
 
 
-_BEFORE_LAYOUT = pytest.mark.xfail(
-    (PACKAGE / "_chain_sweep.py").exists(), strict=True,
-    reason="issue 16: the flat layout has the chain <-> _chain_sweep cycle and imports in functions")
-
-
-@_BEFORE_LAYOUT
 def test_no_import_cycles():
     assert cycles(graph()) == [], "import cycles in labsupport:\n" + render(graph())
 
@@ -192,7 +185,6 @@ def test_nothing_imports_upward():
     assert upward(graph()) == [], "upward imports (see the layers in this file's docstring)"
 
 
-@_BEFORE_LAYOUT
 def test_no_package_imports_inside_functions():
     assert function_imports() == [], "move these imports to the top of their module"
 
