@@ -1,25 +1,33 @@
 """labsupport: the simulations, data and charts behind the course on the AWS us-east-1 outage.
 
-Modules:
+Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.py`` checks it)::
 
-* :mod:`labsupport.timeline`: the incident timeline as data, from the AWS post-event summary.
-* :mod:`labsupport.race`: the DNS Planner/Enactor race (simpy), its guards and sweeps.
-* :mod:`labsupport.route53`: the Route 53 hosted-zone rules the race's Enactors write through.
-* :mod:`labsupport.dwfm`: EC2's DropletWorkflow Manager: lease expiry and congestive collapse.
-* :mod:`labsupport.dwfm_sweep`: sweeps of the DWFM model that map its metastable region.
-* :mod:`labsupport.network`: Network Manager's propagation queue and its backlog.
-* :mod:`labsupport.nlb`: NLB health checks, flapping, AZ DNS failover and the velocity control.
-* :mod:`labsupport.dns_cache`: resolver caches, positive and negative TTLs, and what clients see.
-* :mod:`labsupport.chain`: the whole chain end to end, and the six stop points.
-* :mod:`labsupport.dependencies`: hidden single-Region dependencies as a graph (stop point 6).
-* :mod:`labsupport.explore`: an explicit-state model checker of the same Enactor protocol.
+    base      errors, clock, presets, timeline, route53, dependencies  (+ private _validate, _sweep)
+    models    race, dwfm/ (model, engine, sweep), network, dns_cache   config -> run -> result, sweep
+    composed  nlb (on network), explore (on race), chain/ (on all)     (model, stages, sweep)
+    charts    charts/ (one module per model)                          data -> DataFrame -> encoding
+    wiring    widgets, book, colab, student                           controls -> run -> charts
+
+* :mod:`labsupport.errors`: the errors this package raises.
+* :mod:`labsupport.clock`: the incident's time origins, wall-clock conversions and sampling grids.
 * :mod:`labsupport.presets`: quantities and labels that several pages show, defined once.
+* :mod:`labsupport.timeline`: the incident timeline as data, from the AWS post-event summary.
+* :mod:`labsupport.route53`: the Route 53 hosted-zone rules the race's Enactors write through.
+* :mod:`labsupport.dependencies`: hidden single-Region dependencies as a graph (stop point 6).
+* :mod:`labsupport.race`: the DNS Planner/Enactor race (simpy), its guards and sweeps.
+* :mod:`labsupport.dwfm`: EC2's DropletWorkflow Manager: lease expiry, congestive collapse, sweeps.
+* :mod:`labsupport.network`: Network Manager's propagation queue and its backlog.
+* :mod:`labsupport.dns_cache`: resolver caches, positive and negative TTLs, and what clients see.
+* :mod:`labsupport.nlb`: NLB health checks, flapping, AZ DNS failover and the velocity control.
+* :mod:`labsupport.explore`: an explicit-state model checker of the same Enactor protocol.
+* :mod:`labsupport.chain`: the whole chain end to end, and the six stop points.
 * :mod:`labsupport.charts`: Altair charts of model output, and the offline renderer.
 * :mod:`labsupport.widgets`: ipywidgets panels for readers who run the labs live.
 * :mod:`labsupport.colab`: the one setting (the published repository) and the install cells derived from it.
 * :mod:`labsupport.student`: student notebooks, the labs in plain CommonMark for any front end (also a Sphinx extension).
-* :mod:`labsupport.errors`: the errors this package raises.
 * :mod:`labsupport.book`: the Sphinx extension that bundles the Vega JavaScript into the book.
+
+Every model's ``sweep(configs, *, executor=None)`` runs configs and returns one summary row each.
 
 Conventions shared by every model:
 

@@ -45,8 +45,8 @@ import pandas as pd
 
 from ._sweep import map_configs, summary_frame
 from ._validate import check_int, check_number, check_seed, store_plain_numbers
+from .clock import INCIDENT_START_PDT, sample_times
 from .errors import ConfigError, LimitExceeded
-from .network import _sample_times
 
 __all__ = [
     "DnsCacheConfig",
@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 #: Wall-clock time (PDT, naive) of t = 0: 11:48 PM on 19 October 2025, when the endpoint went empty.
-START_PDT = pd.Timestamp("2025-10-19 23:48:00")
+START_PDT = INCIDENT_START_PDT
 
 #: Values of the ``kind`` column of :attr:`DnsCacheResult.events`.
 EVENT_KINDS: tuple[str, ...] = (
@@ -315,7 +315,7 @@ def _later_unless_trigger(rng: np.random.Generator, cfg: DnsCacheConfig, first: 
 
 
 def _series(cfg: DnsCacheConfig, failing_s: np.ndarray, recovered_s: np.ndarray) -> pd.DataFrame:
-    times = _sample_times(0.0, cfg.horizon_s, cfg.sample_interval_s)
+    times = sample_times(0.0, cfg.horizon_s, cfg.sample_interval_s)
     starts = np.sort(failing_s[~np.isnan(failing_s)])
     ends = np.sort(recovered_s[~np.isnan(recovered_s)])
     count = np.searchsorted(starts, times, "right") - np.searchsorted(ends, times, "right")

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from . import _explore_protocol as proto
+from . import race
 from ._explore_protocol import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
 from ._sweep import flag_combinations, map_items
 from ._validate import check_bool, check_int, store_plain_numbers
@@ -451,8 +452,6 @@ def race_replay_config(result: Result) -> RaceConfig:
     Raises:
         ValueError: if the counterexample is empty or not of that shape, or ``cleanup_keep_generations`` is 0.
     """
-    from . import race
-
     if not isinstance(result, Result):
         raise ConfigError(f"result must be a labsupport.explore.Result, got {type(result).__name__}")
     ev, cfg = result.events, result.config
@@ -499,8 +498,6 @@ def race_replay(result: Result) -> pd.DataFrame:
         and ``race_endpoint_empty_s`` (float64, when the simulated endpoint went empty, NaN if never;
         the same on every row).
     """
-    from . import race
-
     sim = race.run(race_replay_config(result)).events
     steps = result.events.loc[~result.events["race_action"].isin(_NOT_LOGGED),
                               ["step", "actor", "race_action", "plan_generation", "endpoint"]].copy()

@@ -34,7 +34,6 @@ NLB targets get their network state.
 from __future__ import annotations
 
 import random
-import re
 from collections import deque
 from dataclasses import dataclass, replace
 
@@ -42,7 +41,8 @@ import numpy as np
 import pandas as pd
 import simpy
 
-from ._validate import check_int, check_number, check_seed, show, store_plain_numbers
+from ._validate import check_int, check_number, check_seed, store_plain_numbers
+from .clock import NETWORK_START_PDT, pdt_seconds, sample_times
 from .errors import ConfigError, LimitExceeded
 
 __all__ = [
@@ -57,9 +57,8 @@ __all__ = [
     "run",
 ]
 
-#: Wall-clock time (PDT, naive) of t = 0: 5:28 AM on 20 October 2025, when "DWFM had established
-#: leases with all droplets" (PES) and Network Manager began on its backlog.
-START_PDT = pd.Timestamp("2025-10-20 05:28:00")
+#: Wall-clock time (PDT, naive) of t = 0: :data:`labsupport.clock.NETWORK_START_PDT` (5:28 AM, 20 Oct).
+START_PDT = NETWORK_START_PDT
 
 #: Values of the ``kind`` column of :attr:`NetworkResult.events`.
 EVENT_KINDS: tuple[str, ...] = ("backlog_queued", "launch_queued", "launch_refused", "propagated")
@@ -71,57 +70,7 @@ _WEEK_S = 7 * 86_400.0
 _MAX_EVENTS = 2_000_000
 
 #: Largest allowed ``backlog_count`` and ``retry_launches_count``.
-_MAX_ITEMS = 1_000_000
-
-
-def _sample_times(start_s: float, horizon_s: float, step_s: float) -> np.ndarray:
-    """``start_s, start_s + step_s, ...`` up to ``horizon_s``, ending exactly at ``horizon_s``.
-
-    If ``step_s`` does not divide the span, the last sample is the horizon itself (a shorter last
-    interval): a time series never reports a time that was not simulated.
-    """
-    times = np.arange(start_s, horizon_s + step_s / 2, step_s)
-    times = times[times <= horizon_s + step_s * 1e-9]
-    if len(times) and times[-1] >= horizon_s - step_s * 1e-9:
-        times[-1] = horizon_s
-    else:
-        times = np.append(times, horizon_s)
-    return times
-
-
-def pdt_seconds(when: str, *, origin: pd.Timestamp = START_PDT) -> float:
-    """Seconds from ``origin`` to the PDT wall-clock time ``when``.
-
-    Args:
-        when: ``"HH:MM"`` (on the origin's day, 24-hour clock, seconds optional) or a full
-            ``"YYYY-MM-DD HH:MM"``; no time zone (the time is PDT).
-        origin: a naive PDT timestamp; default :data:`START_PDT` (5:28 AM, 20 Oct 2025).
-
-    Returns:
-        Seconds as a float; negative if ``when`` is before ``origin``.
-
-    Raises:
-        ValueError: ``when`` is not a string of one of those forms naming a real time (``""``,
-            ``"24:00"``, ``"now"`` or a time with a zone are refused), or ``origin`` is not a
-            naive ``pandas.Timestamp``.
-    """
-    if not isinstance(origin, pd.Timestamp) or origin.tz is not None:
-        raise ConfigError(f"origin must be a naive pandas Timestamp (PDT), got {show(origin)}")
-    if not isinstance(when, str):
-        raise ConfigError(f"when must be a string like 'HH:MM' or 'YYYY-MM-DD HH:MM', got {show(when)} "
-                         f"of type {type(when).__name__}")
-    text = when.strip()
-    if re.fullmatch(r"\d{1,2}:\d{2}(:\d{2})?", text):
-        text = f"{origin:%Y-%m-%d} {text}"
-    try:
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?", text):
-            raise ConfigError("not a date and time")
-        stamp = pd.Timestamp(text)
-        seconds = float((stamp - origin).total_seconds())
-    except (ValueError, TypeError, OverflowError) as exc:
-        raise ConfigError(f"when must look like 'HH:MM' or 'YYYY-MM-DD HH:MM' (PDT, no time zone), "
-                         f"got {show(when)}") from exc
-    return seconds
+MAX_ITEMS = 1_000_000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -182,13 +131,13 @@ class NetworkConfig:
 
     def __post_init__(self) -> None:
         store_plain_numbers(self)  # numpy and other numbers become plain int/float first
-        check_int("backlog_count", self.backlog_count, lo=0, hi=_MAX_ITEMS)
+        check_int("backlog_count", self.backlog_count, lo=0, hi=MAX_ITEMS)
         horizon = check_number("horizon_s", self.horizon_s, lo=1, hi=_WEEK_S)
         check_number("drain_start_s", self.drain_start_s, lo=0, hi=horizon, hi_open=True)
         check_number("propagation_rate_per_min", self.propagation_rate_per_min, lo=0, hi=1e6,
                      lo_open=True)
         check_number("launch_rate_per_min", self.launch_rate_per_min, lo=0, hi=1e6)
-        check_int("retry_launches_count", self.retry_launches_count, lo=0, hi=_MAX_ITEMS)
+        check_int("retry_launches_count", self.retry_launches_count, lo=0, hi=MAX_ITEMS)
         check_number("retry_decay_s", self.retry_decay_s, lo=0, hi=_WEEK_S, lo_open=True)
         check_int("az_count", self.az_count, lo=1, hi=6)
         if self.shed_load_at_s is not None:
@@ -429,7 +378,7 @@ def _events_frame(log: list[tuple]) -> pd.DataFrame:
 
 def _series(cfg: NetworkConfig, items: pd.DataFrame) -> pd.DataFrame:
     step = cfg.sample_interval_s
-    times = _sample_times(step, cfg.horizon_s, step)
+    times = sample_times(step, cfg.horizon_s, step)
     admitted = items[~items["refused"]]
     launch = admitted[admitted["is_launch"]]
     prop_all = np.sort(admitted["propagated_s"].fillna(np.inf).to_numpy())

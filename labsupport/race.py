@@ -46,6 +46,7 @@ from . import _race_sim as _sim
 from ._race_sim import ACTIONS, STATE_ACTIONS
 from ._sweep import flag_combinations, map_items
 from ._validate import check_bool, check_int, check_names, check_number, check_seed, show, store_plain_numbers
+from .clock import INCIDENT_START_PDT
 from .errors import ConfigError
 
 __all__ = [
@@ -74,7 +75,7 @@ __all__ = [
 ]
 
 #: PES: the race emptied the regional endpoint at 11:48 PM PDT on 19 October 2025 [AWS-verbatim].
-PES_EMPTY_AT_PDT = datetime(2025, 10, 19, 23, 48)
+PES_EMPTY_AT_PDT = INCIDENT_START_PDT.to_pydatetime()
 #: PES: "All DNS information was restored" at 2:25 AM PDT on 20 October 2025 [AWS-paraphrase].
 PES_DNS_RESTORED_PDT = datetime(2025, 10, 20, 2, 25)
 #: 9420 s = 2 h 37 min from empty to restored, computed from the two PES times above.

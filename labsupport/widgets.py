@@ -12,14 +12,18 @@ reader to the in-page charts or to running the lab live.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import ipywidgets as widgets
+import pandas as pd
 from IPython.display import Markdown, display
 
-from ._validate import check_int, check_number
-from .errors import ConfigError
+from . import chain, charts, dns_cache, dwfm, explore, nlb, race, timeline
+from ._validate import check_choice, check_int, check_number
+from .errors import ConfigError, LimitExceeded
+from .network import START_PDT, pdt_seconds
+from .timeline import format_duration
 
 def _expect(name: str, value: Any, kind: type) -> Any:
     """Return ``value`` if it is a ``kind``; otherwise raise ConfigError naming the argument."""
@@ -172,7 +176,6 @@ def timeline_panel() -> Panel:
     Controls: ``services`` (multiple selection; empty means all) and ``include_unverified``.
     Every reachable setting is valid: the choices come from :func:`labsupport.timeline.services`.
     """
-    from . import charts, timeline
 
     controls = {
         "services": widgets.SelectMultiple(
@@ -208,10 +211,7 @@ def race_view(config: Any, *, window_s: float | None = None) -> list[Any]:
         ConfigError: for a config that is not a RaceConfig, a bad ``window_s``, or an explicit
             ``window_s`` whose window holds more plan steps than the chart draws.
     """
-    from IPython.display import Markdown
 
-    from . import charts, race
-    from .timeline import format_duration
 
     _expect("config", config, race.RaceConfig)
     if window_s is not None:
@@ -264,9 +264,7 @@ def race_panel(base: Any = None) -> Panel:
     ``lock_losses_count`` (0-15 lock losses in a row on each endpoint, the delay's size),
     ``plan_interval_s`` (10-120 s) and ``seed`` (0-99).
     """
-    from dataclasses import replace
 
-    from . import race
 
     base = race.INCIDENT if base is None else _expect("base", base, race.RaceConfig)
     fault = base.delays[0] if base.delays else race.EnactorDelay(enactor=race.enactor_names(base.enactor_count)[0])
@@ -306,11 +304,8 @@ def dwfm_panel() -> Panel:
     :data:`labsupport.dwfm.INCIDENT`. Each change re-runs the model and redraws the chart and the
     summary table.
     """
-    from dataclasses import replace
 
-    import pandas as pd
 
-    from . import charts, dwfm
 
     base = dwfm.INCIDENT
     times = sorted({base.operator_restart_at_s, *(1_800.0 * k + 2_520.0 for k in range(20))})
@@ -372,13 +367,8 @@ def explore_panel(base: Any = None, *, max_states: int = 400_000) -> Panel:
     ``cleanup_keep_generations`` (0-4). Each change re-runs the exhaustive check and shows the
     verdict, the states explored and, if safety fails, the shortest counterexample.
     """
-    from dataclasses import replace
 
-    import pandas as pd
-    from IPython.display import Markdown
 
-    from . import charts, explore
-    from .errors import LimitExceeded
 
     base = explore.INCIDENT if base is None else _expect("base", base, explore.ExploreConfig)
     base = replace(base, max_states=check_int("max_states", max_states, lo=1, hi=3_000_000))
@@ -441,11 +431,7 @@ def nlb_config(base: Any = None, *, backlog_count: int, health_check_interval_s:
     Raises:
         ValueError: an unknown ``failover`` choice or an out-of-range value.
     """
-    from dataclasses import replace
 
-    from . import nlb
-    from ._validate import check_choice, check_number
-    from .network import pdt_seconds
 
     base = nlb.INCIDENT if base is None else base
     if not isinstance(base, nlb.NlbConfig):
@@ -472,10 +458,7 @@ def nlb_view(config: Any) -> list[Any]:
     Args:
         config: a :class:`labsupport.nlb.NlbConfig`.
     """
-    import pandas as pd
 
-    from . import charts, nlb
-    from .network import START_PDT
 
     result = nlb.run(config)
     s, ns = result.summary, result.network.summary
@@ -513,7 +496,6 @@ def nlb_panel(base: Any = None) -> Panel:
     Args:
         base: the :class:`labsupport.nlb.NlbConfig` to vary (default ``nlb.INCIDENT``).
     """
-    from . import nlb
 
     base = nlb.INCIDENT if base is None else base
     if not isinstance(base, nlb.NlbConfig):
@@ -566,10 +548,7 @@ def dns_config(base: Any = None, *, positive_ttl_s: float, negative_ttl_s: float
     Raises:
         ValueError: an out-of-range value.
     """
-    from dataclasses import replace
 
-    from . import dns_cache
-    from ._validate import check_int, check_number
 
     base = dns_cache.INCIDENT if base is None else base
     if not isinstance(base, dns_cache.DnsCacheConfig):
@@ -593,9 +572,7 @@ def dns_view(config: Any) -> list[Any]:
     Args:
         config: a :class:`labsupport.dns_cache.DnsCacheConfig`.
     """
-    import pandas as pd
 
-    from . import charts, dns_cache
 
     result = dns_cache.run(config)
     s = result.summary
@@ -634,7 +611,6 @@ def dns_panel(base: Any = None) -> Panel:
         ValueError: ``base`` is not a DnsCacheConfig, or its ``empty_start_s`` leaves less than
             two minutes before the 7-day limit (no empty window of a whole minute fits).
     """
-    from . import dns_cache
 
     base = dns_cache.INCIDENT if base is None else base
     if not isinstance(base, dns_cache.DnsCacheConfig):
@@ -681,11 +657,7 @@ def chain_view(config: Any, *, reference: Any = None) -> list[Any]:
     Returns:
         ``[Markdown summary, stage timeline chart, stage table]``.
     """
-    import pandas as pd
-    from IPython.display import Markdown
 
-    from . import chain, charts
-    from .timeline import format_duration
 
     _expect("config", config, chain.ChainConfig)
     if reference is not None:
@@ -724,9 +696,7 @@ def chain_panel(base: Any = None) -> Panel:
     Raises:
         ValueError: ``base`` is not a ChainConfig.
     """
-    from dataclasses import replace
 
-    from . import chain
 
     base = chain.INCIDENT if base is None else base
     if not isinstance(base, chain.ChainConfig):

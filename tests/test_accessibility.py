@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from labsupport import charts
-from labsupport.charts import PALETTE, PERIOD_COLOURS
+from labsupport.charts import PALETTE, PERIOD_COLOURS, _render
 
 WHITE = "#ffffff"
 
@@ -58,7 +58,7 @@ def test_palette_colours_are_distinct_and_period_colours_come_from_it():
 
 
 def test_base_config_keeps_a_white_background_and_readable_axis_text():
-    chart = charts._base_config(alt.Chart(pd.DataFrame({"x": [1, 2]})).mark_point().encode(x="x:Q"))
+    chart = _render._base_config(alt.Chart(pd.DataFrame({"x": [1, 2]})).mark_point().encode(x="x:Q"))
     config = chart.to_dict()["config"]
     assert config["background"] == "white"
     for key in ("labelColor", "titleColor"):

@@ -25,7 +25,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labsupport import chain, charts, dependencies, dns_cache, dwfm, dwfm_sweep, explore, network, nlb, race, timeline
+from labsupport.charts import _render
+from labsupport import chain, charts, dependencies, dns_cache, dwfm, explore, network, nlb, race, timeline
 from labsupport._validate import check_bool, check_int, check_number
 
 #: Width of the book's content column at the browser test's 1280 px viewport.
@@ -46,12 +47,12 @@ def dwfm_run() -> Any:
 
 @cache
 def dwfm_sweep_frame() -> pd.DataFrame:
-    return dwfm_sweep.sweep(dwfm.SMALL_FLEET, fleet_sizes=(200, 300), outage_lengths_s=(600.0, 1_200.0))
+    return dwfm.phase_sweep(dwfm.SMALL_FLEET, fleet_sizes=(200, 300), outage_lengths_s=(600.0, 1_200.0))
 
 
 @cache
 def dwfm_grid() -> pd.DataFrame:
-    return dwfm_sweep.explorer_grid(dwfm.SMALL_FLEET, fleet_sizes=(200,), step_s=600.0)
+    return dwfm.explorer_grid(dwfm.SMALL_FLEET, fleet_sizes=(200,), step_s=600.0)
 
 
 @cache
@@ -471,7 +472,7 @@ CHART_EXAMPLES = 40
 
 
 def assert_draws_within_the_limit(chart) -> None:
-    rows = [len(d) for d in charts._datasets(chart)]
+    rows = [len(d) for d in _render._datasets(chart)]
     assert rows and max(rows) <= charts.ALTAIR_MAX_ROWS
     chart.to_dict()   # no MaxRowsError, no schema error
 
@@ -481,7 +482,7 @@ def test_issue17_dwfm_timeseries_at_10_s_reports_is_aggregated_and_says_so():
     assert len(ts) == 5_401   # the issue's input: more rows than Altair draws
     chart = charts.dwfm_timeseries_chart(ts)
     assert_draws_within_the_limit(chart)
-    data = charts._datasets(chart)[0]
+    data = _render._datasets(chart)[0]
     bin_s = float(re.search(r"resolution, (\d+) s bins", chart.description).group(1))
     assert len(data) <= 3_000 and bin_s == 20.0   # 54,000 s in at most 3,000 bins
     # Finished work is a rate over the bin: the total is kept.

@@ -1,4 +1,4 @@
-"""Tests of the DWFM lease-collapse model (labsupport.dwfm, labsupport.dwfm_sweep)."""
+"""Tests of the DWFM lease-collapse model (labsupport.dwfm)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labsupport import ConfigError, LimitExceeded, dwfm, dwfm_sweep
+from labsupport import ConfigError, LimitExceeded, dwfm
 from labsupport.dwfm import EVENT_KINDS, INCIDENT, SMALL_FLEET, DwfmConfig, run
 
 # One droplet, one DWFM host working on one item at a time. Its lease (100 s) lapses at t = 40 s
@@ -250,11 +250,11 @@ def test_run_and_helpers_reject_bad_input():
     with pytest.raises(ValueError, match="end_s"):
         dwfm.goodput_fraction(run(ONE).timeseries, 10.0, 5.0)
     with pytest.raises(ValueError, match="fleet_sizes"):
-        dwfm_sweep.sweep(fleet_sizes=[])
+        dwfm.phase_sweep(fleet_sizes=[])
     with pytest.raises(ValueError, match="outage_end_s"):
-        dwfm_sweep.sweep(fleet_sizes=[10], outage_lengths_s=[1e6])
+        dwfm.phase_sweep(fleet_sizes=[10], outage_lengths_s=[1e6])
     with pytest.raises(ValueError, match="executor"):
-        dwfm_sweep.sweep(fleet_sizes=[10], outage_lengths_s=[60.0], executor=object())
+        dwfm.phase_sweep(fleet_sizes=[10], outage_lengths_s=[60.0], executor=object())
 
 
 LINKED = {
@@ -335,7 +335,7 @@ SMALL_SWEEP = {"fleet_sizes": (200, 1_800), "outage_lengths_s": (1_800.0, 9_420.
 
 
 def test_sweep_maps_the_metastable_region():
-    df = dwfm_sweep.sweep(**SMALL_SWEEP)
+    df = dwfm.phase_sweep(**SMALL_SWEEP)
     assert list(df.columns) == ["throttle_by_queue_length", "fleet_droplets_count", "outage_s", "recovered",
                                 "recovered_at_s", "recovery_after_outage_s", "peak_queue_count",
                                 "goodput_count", "wasted_count", "wasted_fraction"]
@@ -349,17 +349,17 @@ def test_sweep_maps_the_metastable_region():
 
 def test_sweep_same_result_through_a_process_pool():
     with ProcessPoolExecutor(max_workers=2) as pool:
-        pooled = dwfm_sweep.sweep(**SMALL_SWEEP, executor=pool)
-        grid_pooled = dwfm_sweep.explorer_grid(fleet_sizes=(200, 1_800), executor=pool)
-    pd.testing.assert_frame_equal(pooled, dwfm_sweep.sweep(**SMALL_SWEEP))
-    pd.testing.assert_frame_equal(grid_pooled, dwfm_sweep.explorer_grid(fleet_sizes=(200, 1_800)))
+        pooled = dwfm.phase_sweep(**SMALL_SWEEP, executor=pool)
+        grid_pooled = dwfm.explorer_grid(fleet_sizes=(200, 1_800), executor=pool)
+    pd.testing.assert_frame_equal(pooled, dwfm.phase_sweep(**SMALL_SWEEP))
+    pd.testing.assert_frame_equal(grid_pooled, dwfm.explorer_grid(fleet_sizes=(200, 1_800)))
 
 
 def test_explorer_grid_is_small_and_complete():
-    grid = dwfm_sweep.explorer_grid()
+    grid = dwfm.explorer_grid()
     assert len(grid) < 5_000
     assert set(grid["throttle_by_queue_length"]) == {False, True}
-    assert set(grid["fleet_droplets_count"]) == set(dwfm_sweep.EXPLORER_FLEETS)
+    assert set(grid["fleet_droplets_count"]) == set(dwfm.EXPLORER_FLEETS)
     assert grid["leased_fraction"].between(0, 1).all()
 
 
@@ -372,9 +372,9 @@ def test_charts_show_the_model_output():
     r = run(INCIDENT)
     spec = charts.dwfm_timeseries_chart(r.timeseries, outage_s=(0.0, 9_420.0), operator_at_s=15_960.0).to_dict()
     assert spec["title"] and spec["description"]
-    spec = charts.dwfm_phase_chart(dwfm_sweep.sweep(**SMALL_SWEEP)).to_dict()
+    spec = charts.dwfm_phase_chart(dwfm.phase_sweep(**SMALL_SWEEP)).to_dict()
     assert spec["description"]
-    spec = charts.dwfm_explorer_chart(dwfm_sweep.explorer_grid(fleet_sizes=(200, 1_800))).to_dict()
+    spec = charts.dwfm_explorer_chart(dwfm.explorer_grid(fleet_sizes=(200, 1_800))).to_dict()
     params = {p["name"]: p["bind"]["input"] for p in spec["params"]}
     assert params == {"throttle": "checkbox", "fleet": "radio"}
     with pytest.raises(ValueError, match="missing"):
@@ -402,7 +402,7 @@ def test_widget_corners_always_give_a_chart():
         assert items[0].to_dict()["title"]
 
 
-@pytest.mark.parametrize("module", [dwfm, dwfm_sweep], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [dwfm], ids=lambda m: m.__name__)
 def test_exports_are_sorted_documented_and_present(module):
     assert module.__all__ == sorted(module.__all__)
     for name in module.__all__:
@@ -460,12 +460,12 @@ def test_numpy_integers_are_stored_as_plain_ints():
     (lambda: dwfm.goodput_fraction([1, 2], 0, 1), "timeseries"),
     (lambda: dwfm.clock_pdt(1e18), "time_s"),
     (lambda: dwfm.clock_pdt(10**400), "time_s"),
-    (lambda: dwfm_sweep.sweep(fleet_sizes=None), "fleet_sizes"),
-    (lambda: dwfm_sweep.sweep(fleet_sizes=5), "fleet_sizes"),
-    (lambda: dwfm_sweep.sweep(fleet_sizes="600"), "fleet_sizes"),
-    (lambda: dwfm_sweep.sweep(outage_lengths_s=None), "outage_lengths_s"),
-    (lambda: dwfm_sweep.sweep(throttle=True), "throttle"),
-    (lambda: dwfm_sweep.explorer_grid(fleet_sizes=None), "fleet_sizes"),
+    (lambda: dwfm.phase_sweep(fleet_sizes=None), "fleet_sizes"),
+    (lambda: dwfm.phase_sweep(fleet_sizes=5), "fleet_sizes"),
+    (lambda: dwfm.phase_sweep(fleet_sizes="600"), "fleet_sizes"),
+    (lambda: dwfm.phase_sweep(outage_lengths_s=None), "outage_lengths_s"),
+    (lambda: dwfm.phase_sweep(throttle=True), "throttle"),
+    (lambda: dwfm.explorer_grid(fleet_sizes=None), "fleet_sizes"),
 ])
 def test_bad_arguments_raise_a_value_error_naming_them(call, name):
     with pytest.raises(ValueError, match=name):

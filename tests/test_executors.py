@@ -45,7 +45,7 @@ def small(model: str) -> Any:
 
 
 def _sweeps() -> dict[str, Sweep]:
-    from labsupport import chain, dns_cache, dwfm_sweep, explore, nlb, race
+    from labsupport import chain, dns_cache, dwfm, explore, nlb, race
 
     return {
         "labsupport.race.sweep": Sweep(lambda ex: race.sweep(
@@ -56,9 +56,11 @@ def _sweeps() -> dict[str, Sweep]:
             small("race"), bin_s=60.0, executor=ex)),
         "labsupport.explore.verdict_table": Sweep(lambda ex: explore.verdict_table(small("explore"), executor=ex),
                                                   volatile=("elapsed_s",)),
-        "labsupport.dwfm_sweep.sweep": Sweep(lambda ex: dwfm_sweep.sweep(
+        "labsupport.dwfm.sweep": Sweep(lambda ex: dwfm.sweep(
+            [replace(small("dwfm"), seed=s) for s in (2, 1)], executor=ex)),
+        "labsupport.dwfm.phase_sweep": Sweep(lambda ex: dwfm.phase_sweep(
             small("dwfm"), fleet_sizes=(150, 300), outage_lengths_s=(600.0, 1_200.0), executor=ex)),
-        "labsupport.dwfm_sweep.explorer_grid": Sweep(lambda ex: dwfm_sweep.explorer_grid(
+        "labsupport.dwfm.explorer_grid": Sweep(lambda ex: dwfm.explorer_grid(
             small("dwfm"), fleet_sizes=(150, 300), step_s=600.0, executor=ex)),
         "labsupport.nlb.sweep": Sweep(lambda ex: nlb.sweep(
             [replace(small("nlb"), seed=s) for s in (2, 1)], executor=ex)),

@@ -469,11 +469,11 @@ def config_lists(model: str) -> st.SearchStrategy:
 
 @cache
 def dwfm_frames() -> dict[str, pd.DataFrame]:
-    from labsupport import dwfm_sweep
+    from labsupport import dwfm
 
     base = small("dwfm")
-    return {"sweep": dwfm_sweep.sweep(base, fleet_sizes=(200, 300), outage_lengths_s=(600.0, 1_200.0)),
-            "grid": dwfm_sweep.explorer_grid(base, fleet_sizes=(200, 300), step_s=600.0)}
+    return {"sweep": dwfm.phase_sweep(base, fleet_sizes=(200, 300), outage_lengths_s=(600.0, 1_200.0)),
+            "grid": dwfm.explorer_grid(base, fleet_sizes=(200, 300), step_s=600.0)}
 
 
 def numbers_or_junk(lo: float, hi: float) -> st.SearchStrategy:
@@ -483,7 +483,7 @@ def numbers_or_junk(lo: float, hi: float) -> st.SearchStrategy:
 def _fns() -> dict[str, Fn]:
     from concurrent.futures import ThreadPoolExecutor
 
-    from labsupport import (chain, charts, dependencies, dns_cache, dwfm, dwfm_sweep, explore, network, nlb, race,
+    from labsupport import (chain, charts, dependencies, dns_cache, dwfm, explore, network, nlb, race,
                             timeline, widgets)
 
     executors = st.one_of(st.none(), st.just(ThreadPoolExecutor), st.sampled_from(["process", 2]), hostile())
@@ -554,14 +554,14 @@ def _fns() -> dict[str, Fn]:
             "timeseries": result("dwfm").timeseries, "start_s": 0.0, "end_s": 3_600.0}, lambda: {
             "timeseries": frames_or_junk(lambda: result("dwfm").timeseries), "start_s": numbers_or_junk(-10, 1e4),
             "end_s": numbers_or_junk(-10, 1e4)}, "dwfm"),
-        "dwfm_sweep.sweep": Fn(dwfm_sweep.sweep, lambda: {
+        "dwfm.phase_sweep": Fn(dwfm.phase_sweep, lambda: {
             "base": small("dwfm"), "fleet_sizes": (300,), "outage_lengths_s": (600.0,), "throttle": (True,)}, lambda: {
             "base": configs_or_junk("dwfm"),
             "fleet_sizes": st.one_of(hostile(), st.lists(st.one_of(st.integers(-5, 400), hostile()), max_size=2)),
             "outage_lengths_s": st.one_of(hostile(), st.lists(numbers_or_junk(-10, 8_000), max_size=2)),
             "throttle": st.one_of(hostile(), st.lists(st.one_of(st.booleans(), hostile()), max_size=2)),
             "operators": st.one_of(st.booleans(), hostile()), "executor": executors}, "dwfm"),
-        "dwfm_sweep.explorer_grid": Fn(dwfm_sweep.explorer_grid, lambda: {
+        "dwfm.explorer_grid": Fn(dwfm.explorer_grid, lambda: {
             "base": small("dwfm"), "fleet_sizes": (300,)}, lambda: {
             "base": configs_or_junk("dwfm"),
             "fleet_sizes": st.one_of(hostile(), st.lists(st.one_of(st.integers(-5, 400), hostile()), max_size=9)),

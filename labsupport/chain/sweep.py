@@ -1,4 +1,4 @@
-"""Sweeps over :mod:`labsupport.chain` (private: import them from ``labsupport.chain``).
+"""Sweeps over the chain model (import them from :mod:`labsupport.chain`).
 
 The 64 combinations of stop points, "which single stop point buys the most time?", and the
 calibration table. Every point is one :func:`labsupport.chain.run`, in-process or through any
@@ -13,16 +13,13 @@ from dataclasses import asdict, replace
 
 import pandas as pd
 
-from . import _chain_stages as _st
-from ._sweep import flag_combinations, map_items
-from . import chain as _chain
-from . import timeline
-from ._validate import check_number, show
-from .errors import ConfigError
-
-ChainConfig, ChainResult, StopPoints = _chain.ChainConfig, _chain.ChainResult, _chain.StopPoints
-STAGES, STOP_POINT_NAMES, STOP_POINT_TITLES = _st.STAGES, _chain.STOP_POINT_NAMES, _chain.STOP_POINT_TITLES
-INCIDENT, run, _check, _assemble = _chain.INCIDENT, _chain.run, _chain._check, _chain._assemble
+from .. import timeline
+from .._sweep import flag_combinations, map_items
+from .._validate import check_number, show
+from ..errors import ConfigError
+from . import stages as _st
+from .model import (INCIDENT, STAGES, STOP_POINT_NAMES, STOP_POINT_TITLES, ChainConfig, ChainResult, StopPoints,
+                    _assemble, _check, run)
 
 def all_stop_point_configs(config: ChainConfig = INCIDENT) -> list[ChainConfig]:
     """The 64 variants of ``config``, one per combination of stop points: none, 1, ..., 6, 1+2, ..., 1+...+6."""

@@ -1,47 +1,4 @@
-"""Lease collapse in EC2's DropletWorkflow Manager (DWFM): a congestive collapse that outlives its trigger.
-
-Scenario:
-    19 Oct 2025, 11:48 PM PDT (t = 0) to 20 Oct, 2:48 PM (t = 15 h). DynamoDB is unreachable from
-    t = 0 to 2:25 AM. DWFM's state checks depend on it, so droplet leases lapse one by one. When it
-    returns, every lapsed droplet needs a new lease at once; the work times out, is queued again, and
-    DWFM makes no progress until engineers throttle incoming work and restart hosts (4:14 AM).
-Covers:
-    The post-event summary's EC2 section: leases, state checks "every few minutes", "insufficient
-    capacity" errors, congestive collapse, the 4:14 AM throttling and selective restarts, and the
-    5:28 AM milestone, plus the announced fix, admission control by the length of the waiting queue::
-
-        droplets ──state check every state_check_interval_s──> DWFM host h (one of dwfm_hosts_count)
-           │  (needs DynamoDB)                                   │
-           │ lease lapsed: ask for a new one ──admission──> [ queue ... ] ──> up to
-           │                        (throttle_by_queue_length)   host_concurrency_count at a time,
-           │                                                     lease_establish_s each
-           │ <───────── lease, if finished before enqueued_at + work_deadline_s ┘
-           └─ otherwise the work is wasted and the item queued again (retry_policy)
-
-Mechanism, never scripted: a deadline counts from the moment an item joins the queue, and a host
-cannot tell that a waiting item has expired until it has done the work. Once a host's queue takes
-longer than the deadline to drain, every item it works on has expired, goes back to the end of the
-queue, and the queue never shrinks: the hosts are busy and goodput is zero. A small backlog drains;
-a large one sustains itself (a metastable failure).
-
-What is aggregated (so that 100,000 droplets over 15 h run in seconds):
-
-* **State checks by cohort.** Droplet ``i`` belongs to cohort ``i % 30``; one simpy process checks
-  one cohort per tick (``state_check_interval_s / 30``) with numpy operations on the cohort's
-  slice. Lease renewals of live leases are not queued work: they succeed whenever DynamoDB is up.
-* **Host concurrency in rounds.** A host starts up to ``host_concurrency_count`` waiting items
-  together and finishes them together ``lease_establish_s`` later (one simpy timeout per round,
-  not per item). An item that arrives mid-round waits for the next round.
-* **Backoff retries** wait in a per-host heap and rejoin the queue at the next cohort tick.
-* **Launch attempts** are not simulated one by one: per report interval,
-  ``launch_attempts_per_s × interval`` attempts fail with "insufficient capacity" in proportion to
-  the droplets without a lease (mean of the interval's two samples), as if each attempt were placed
-  on a uniformly random droplet.
-* **Events** are counts per tick or per host round, not one row per work item.
-
-Not modelled: the EC2 API's own request throttling ("request limit exceeded"), Network Manager
-and the NLB (see the recovery models), and any slowdown of DynamoDB itself.
-"""
+"""DWFM's config, run and summary (import them from :mod:`labsupport.dwfm`)."""
 
 from __future__ import annotations
 
@@ -51,9 +8,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from . import _dwfm_sim as sim
-from ._validate import check_bool, check_choice, check_int, check_number, check_seed, store_plain_numbers
-from .errors import ConfigError
+from . import engine as sim
+from .._validate import check_bool, check_choice, check_int, check_number, check_seed, store_plain_numbers
+from ..clock import INCIDENT_START_PDT, clock_pdt
+from ..errors import ConfigError
 
 __all__ = [
     "DwfmConfig",
@@ -70,7 +28,7 @@ __all__ = [
 ]
 
 #: Wall-clock time of t = 0: 11:48 PM PDT on 19 October 2025, when DynamoDB's endpoint went empty.
-START_PDT = pd.Timestamp("2025-10-19 23:48:00")
+START_PDT = INCIDENT_START_PDT
 
 #: Categories of ``DwfmResult.events["kind"]``, in order (see :class:`DwfmResult`).
 EVENT_KINDS: tuple[str, ...] = sim.EVENT_KINDS
@@ -84,7 +42,7 @@ _DAY_S = 7 * 86_400.0
 _MAX_EVENTS = 10_000_000
 
 #: Latest time :func:`clock_pdt` accepts (one year; far beyond any horizon, far below overflow).
-_YEAR_S = 365 * 86_400.0
+
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -302,16 +260,6 @@ def run(config: DwfmConfig = INCIDENT) -> DwfmResult:
     series = series.astype({"time_s": "float64", **dict.fromkeys(sim.SERIES_COLUMNS, "int64")})
     summary = _summarise(config, model, events, series, at)
     return DwfmResult(config=config, events=events, timeseries=series, summary=summary)
-
-
-def clock_pdt(time_s: float) -> str:
-    """Wall-clock PDT time of ``time_s`` seconds after 11:48 PM on 19 Oct, e.g. ``"5:28 AM"``.
-
-    Raises:
-        ValueError: ``time_s`` is not a finite number from 0 to one year (31,536,000 s).
-    """
-    t = START_PDT + pd.Timedelta(minutes=round(check_number("time_s", time_s, lo=0, hi=_YEAR_S) / 60))
-    return f"{t.hour % 12 or 12}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
 
 
 def goodput_fraction(timeseries: pd.DataFrame, start_s: float, end_s: float) -> float:

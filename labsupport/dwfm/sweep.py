@@ -26,13 +26,13 @@ from dataclasses import replace
 
 import pandas as pd
 
-from ._sweep import map_items
-from ._validate import check_bool, check_int, check_number, show
-from .errors import ConfigError
-from .dwfm import INCIDENT, DwfmConfig, run
-from .presets import DWFM_FLEET_SIZES
+from .._sweep import map_configs, map_items, summary_frame
+from .._validate import check_bool, check_int, check_number, show
+from ..errors import ConfigError
+from .model import INCIDENT, DwfmConfig, DwfmSummary, run
+from ..presets import DWFM_FLEET_SIZES
 
-__all__ = ["EXPLORER_FLEETS", "explorer_grid", "sweep"]
+__all__ = ["EXPLORER_FLEETS", "explorer_grid", "phase_sweep", "sweep"]
 
 #: Fleet sizes of the in-page explorer (the incident's 8 DWFM hosts throughout): the same sizes as
 #: every other DWFM sweep of the book, :data:`labsupport.presets.DWFM_FLEET_SIZES`.
@@ -75,7 +75,7 @@ def _values(name: str, values: Iterable[object], check) -> list:
     return got
 
 
-def sweep(
+def phase_sweep(
     base: DwfmConfig = INCIDENT,
     *,
     fleet_sizes: Sequence[int] = DWFM_FLEET_SIZES,
@@ -180,3 +180,17 @@ def explorer_grid(
     frames = map_items(_explorer_point, configs, executor)
     return pd.concat(frames, ignore_index=True).astype(
         {"fleet_droplets_count": "int64", "throttle_by_queue_length": "bool", "time_s": "float64"})
+
+
+def sweep(configs: Iterable[DwfmConfig], *, executor: Executor | None = None) -> pd.DataFrame:
+    """Run many configs; one row per config, in input order: ``run`` (int64) and the
+    :class:`~labsupport.dwfm.DwfmSummary` fields. The same signature as every model's ``sweep``.
+
+    Raises:
+        ConfigError: ``configs`` is not an iterable of DwfmConfig, or a bad ``executor``.
+    """
+    return summary_frame(map_configs(_summary_of, configs, DwfmConfig, executor))
+
+
+def _summary_of(config: DwfmConfig) -> DwfmSummary:
+    return run(config).summary

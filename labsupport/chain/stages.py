@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from . import dns_cache, dwfm, network, nlb, race
-from .errors import ConfigError, LimitExceeded
+from .. import dns_cache, dwfm, network, nlb, race
+from ..errors import ConfigError, LimitExceeded
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .chain import ChainConfig
+    from .model import ChainConfig
 
 #: The three stages, in the order of the summary's impact periods it matches (see ``PERIODS``).
 STAGES: tuple[str, ...] = ("DynamoDB unreachable", "Launches failing", "NLB connection errors")
@@ -163,7 +163,7 @@ def _network_count(cfg: ChainConfig, factor: str, damage: float, what: str, targ
     """
     per = getattr(cfg, factor)
     count = int(round(damage * per))
-    limits = ((network._MAX_ITEMS, f"the network model's limit of {network._MAX_ITEMS:,}", ConfigError),
+    limits = ((network.MAX_ITEMS, f"the network model's limit of {network.MAX_ITEMS:,}", ConfigError),
               (max_events, f"nlb.network.max_events={max_events:,}", LimitExceeded))
     for limit, bound, error in limits:
         if count > limit:

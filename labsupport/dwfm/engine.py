@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import simpy
 
-from ._validate import to_ms
-from .errors import LimitExceeded
+from .._validate import to_ms
+from ..errors import LimitExceeded
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .dwfm import DwfmConfig
+    from .model import DwfmConfig
 
 #: State checks are aggregated into this many cohorts per state-check interval.
 COHORTS = 30

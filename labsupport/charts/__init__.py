@@ -1,0 +1,124 @@
+"""Altair charts of model output, and the renderer that lets them work offline.
+
+Every function here takes a DataFrame (usually a model's ``.events`` or time series) and returns an
+``alt.Chart``; none runs a model. Each chart carries a title and a ``description`` (its text
+alternative, which Vega writes into the SVG's ``aria-label``).
+
+Rendering offline
+-----------------
+Importing this module registers and enables the Altair renderer ``"labsupport"``. What it emits
+depends on where the chart is shown, because a front end draws the richest MIME type it knows and
+JupyterLab ranks ``text/html`` above Vega-Lite:
+
+* in a live notebook (JupyterLab 4, Notebook 7, VS Code): ``application/vnd.vegalite.v5+json`` and
+  ``text/plain`` only. The front end draws the spec with the Vega libraries it bundles, so nothing
+  is fetched, and no HTML competes with the spec;
+* while the book builds (see :data:`BOOK_BUILD_ENV`): ``text/html``, a container plus a small
+  script that calls the global ``vegaEmbed``, which the book defines from
+  ``vl_convert.javascript_bundle()``, loaded once per page by the Sphinx extension
+  :mod:`labsupport.book`; and ``text/plain``. Nothing comes from a CDN;
+* ``text/plain`` is always the chart's title and description, its text alternative.
+
+Inputs
+------
+Every chart checks its arguments with the same few helpers (:func:`_frame` for DataFrames,
+:func:`_runs` for label -> frame mappings, :func:`_number` / :func:`_seconds` for numbers, through
+:func:`labsupport._validate.check_number`, and :func:`_origin` for clock origins). A bad argument
+raises ``ValueError`` naming it (``"events must be a pandas DataFrame, got NoneType"``,
+``"timeseries is missing columns ['time_s']"``, ``"normal_delay_s must be a finite number ..."``),
+never ``TypeError``, ``AttributeError`` or ``IndexError``.
+
+Empty data: one rule
+--------------------
+* Where a reader can reach "nothing to draw" by a choice (a widget's filter, a time window, a set of
+  stop points that removes every stage), the chart still draws and says so: a text mark such as
+  "No events between 20000 s and 30000 s" and a description that says the same. This covers the
+  ``events`` of :func:`timeline_chart`, the window of :func:`race_sequence_chart` and
+  :func:`dns_failing_chart`, and the stages/impact of :func:`chain_timeline_chart` and
+  :func:`chain_impact_chart` (a run in which no stage happens).
+* Every other empty frame can only come from a programming error (a model's time series always has
+  its first sample, a sweep at least one cell, a race run at least one plan, and
+  :func:`explore_sequence_chart` is drawn only for an unsafe result), so it raises
+  ``ValueError("<arg> is empty: ...")``.
+
+Missing values and large data
+-----------------------------
+A chart never plots NaN silently. :func:`network_backlog_chart` draws gaps where an interval
+delivered nothing (no delay was measured), and says so. Chart data stays under 5,000 rows (Altair's
+limit, :data:`ALTAIR_MAX_ROWS`) for every config a model accepts: where a model's sampling would
+give more than 3,000 rows, :func:`dns_failing_chart` aggregates into time bins (mean line, min-max
+band), and :func:`dwfm_timeseries_chart`, :func:`network_backlog_chart` and
+:func:`nlb_timeseries_chart` aggregate to the same resolution (bin means; DWFM's finished work as a
+rate over the bin), each stating the bin width in its description. :func:`race_generation_chart`
+draws one mark per write and refuses a window holding more than 3,000 (ConfigError naming
+``start_s``/``end_s`` and a window that fits). Any other chart whose data would pass 5,000 rows
+raises ConfigError rather than Altair's ``MaxRowsError``; nothing is thinned silently. The charts that draw one
+colour per run or series (:func:`nlb_capacity_comparison_chart`, :func:`dns_failing_chart`,
+:func:`dns_ttl_chart`) accept at most ``len(PALETTE)`` of them and say so in a ValueError.
+"""
+
+from __future__ import annotations
+
+from ._render import (
+    ALTAIR_MAX_ROWS,
+    BOOK_BUILD_ENV,
+    CONCEPT_COLOURS,
+    PALETTE,
+    PERIOD_COLOURS,
+    legend_colours,
+    render_bundle,
+)
+from .timeline import timeline_chart
+from .race import (
+    RACE_ACTION_GROUPS,
+    race_generation_chart,
+    race_guard_explorer_chart,
+    race_records_chart,
+    race_sequence_chart,
+)
+from .dwfm import dwfm_explorer_chart, dwfm_phase_chart, dwfm_timeseries_chart
+from .explore import explore_sequence_chart, explore_verdict_chart
+from .network import network_backlog_chart
+from .nlb import nlb_capacity_comparison_chart, nlb_timeseries_chart
+from .dns import dns_failing_chart, dns_ttl_chart
+from .chain import (
+    CHAIN_STAGE_COLOURS,
+    chain_explorer_chart,
+    chain_impact_chart,
+    chain_savings_chart,
+    chain_timeline_chart,
+)
+from .dependencies import DEPENDENCY_STATUS_COLOURS, dependency_blast_chart
+
+__all__ = [
+    "ALTAIR_MAX_ROWS",
+    "BOOK_BUILD_ENV",
+    "CHAIN_STAGE_COLOURS",
+    "CONCEPT_COLOURS",
+    "DEPENDENCY_STATUS_COLOURS",
+    "PALETTE",
+    "PERIOD_COLOURS",
+    "RACE_ACTION_GROUPS",
+    "chain_explorer_chart",
+    "chain_impact_chart",
+    "chain_savings_chart",
+    "chain_timeline_chart",
+    "dependency_blast_chart",
+    "dns_failing_chart",
+    "dns_ttl_chart",
+    "dwfm_explorer_chart",
+    "dwfm_phase_chart",
+    "dwfm_timeseries_chart",
+    "explore_sequence_chart",
+    "explore_verdict_chart",
+    "legend_colours",
+    "network_backlog_chart",
+    "nlb_capacity_comparison_chart",
+    "nlb_timeseries_chart",
+    "race_generation_chart",
+    "race_guard_explorer_chart",
+    "race_records_chart",
+    "race_sequence_chart",
+    "render_bundle",
+    "timeline_chart",
+]

@@ -1,0 +1,107 @@
+"""Input checks every chart shares: each bad argument raises ConfigError naming it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from .._validate import check_int, check_number
+from ..errors import ConfigError
+from ._render import PALETTE, _base_config
+
+__all__: list[str] = []
+
+
+#: Times a chart accepts, in seconds since a scenario's start: up to a year either side.
+_MAX_S = 366 * 86_400.0
+
+
+#: Most rows a chart's aggregated series may hold (Altair refuses more than 5,000 per dataset).
+_MAX_ROWS = 3_000
+
+
+def _frame(name: str, value: object, columns: tuple[str, ...] = (), *, numeric: tuple[str, ...] = (),
+           empty: str | None = None) -> pd.DataFrame:
+    """Return ``value`` if it is a DataFrame with ``columns``; else raise ValueError naming ``name``.
+
+    Args:
+        name: the argument's name, used in every message.
+        value: what the caller passed.
+        columns: the columns the chart reads.
+        numeric: those of ``columns`` that must have a numeric (or bool) dtype.
+        empty: ``None`` if the frame may be empty; otherwise why an empty frame is an error (the
+            message then reads ``"<name> is empty: <empty>"``).
+    """
+    if not isinstance(value, pd.DataFrame):
+        raise ConfigError(f"{name} must be a pandas DataFrame, got {type(value).__name__}")
+    missing = [c for c in columns if c not in value.columns]
+    if missing:
+        raise ConfigError(f"{name} is missing columns {missing}")
+    if empty is not None and value.empty:
+        raise ConfigError(f"{name} is empty: {empty}")
+    wrong = [c for c in numeric if not pd.api.types.is_numeric_dtype(value[c])]
+    if wrong:
+        raise ConfigError(f"{name} has non-numeric columns {wrong} "
+                         f"(dtypes {[str(value[c].dtype) for c in wrong]})")
+    return value
+
+
+def _runs(name: str, runs: object, columns: tuple[str, ...], *, numeric: tuple[str, ...] = (),
+          empty: str | None = None) -> dict[str, pd.DataFrame]:
+    """Check a label -> frame mapping of 1 to ``len(PALETTE)`` runs, each through :func:`_frame`."""
+    if not isinstance(runs, Mapping):
+        raise ConfigError(f"{name} must be a dict of label -> DataFrame, got {type(runs).__name__}")
+    if not 1 <= len(runs) <= len(PALETTE):
+        raise ConfigError(f"{name} must hold 1 to {len(PALETTE)} frames (one colour each), got {len(runs)}")
+    bad = [k for k in runs if not isinstance(k, str) or not k.strip()]
+    if bad:
+        raise ConfigError(f"{name} must be labelled by non-empty strings, got labels {bad!r}")
+    return {label: _frame(f"{name}[{label!r}]", ts, columns, numeric=numeric, empty=empty)
+            for label, ts in runs.items()}
+
+
+def _number(name: str, value: object, *, lo: float | None = None, hi: float | None = None,
+            lo_open: bool = False, optional: bool = False) -> float | None:
+    """``check_number`` for a chart argument; ``None`` passes through when ``optional``."""
+    if optional and value is None:
+        return None
+    return check_number(name, value, lo=lo, hi=hi, lo_open=lo_open)
+
+
+def _seconds(name: str, value: object, *, window: bool = False, optional: bool = False) -> float | None:
+    """A time in seconds since the scenario's start: a moment (0 to a year) or a window edge (± a year)."""
+    return _number(name, value, lo=-_MAX_S if window else 0.0, hi=_MAX_S, optional=optional)
+
+
+def _origin(value: object, default: pd.Timestamp) -> pd.Timestamp:
+    """The wall-clock time of ``time_s = 0``: ``default`` for ``None``, else a valid timestamp."""
+    if value is None:
+        return default
+    if not isinstance(value, (pd.Timestamp, datetime, np.datetime64)) or pd.isna(value):
+        raise ConfigError(f"origin must be a pandas Timestamp (naive PDT wall-clock time) or None, "
+                         f"got {value!r} of type {type(value).__name__}")
+    ts = pd.Timestamp(value)
+    try:
+        ts - pd.Timedelta(seconds=_MAX_S), ts + pd.Timedelta(seconds=_MAX_S)
+    except (OverflowError, ValueError):
+        raise ConfigError(f"origin must leave a year either side within pandas' dates, got {ts}") from None
+    return ts
+
+
+def _width(value: object, name: str = "width") -> int:
+    """A chart width in pixels: an integer from 100 to 4000."""
+    return check_int(name, value, lo=100, hi=4000)
+
+
+def _note_chart(text: str, *, title: str | list[str], description: str, width: int,
+                height: int = 120) -> alt.LayerChart:
+    """A chart with nothing to plot: the title, one line of text saying why, a matching description."""
+    note = alt.Chart(pd.DataFrame({"text": [text]})).mark_text(
+        align="center", baseline="middle", fontSize=14, color="#222").encode(
+        x=alt.value(width / 2), y=alt.value(height / 2), text="text:N")
+    return _base_config(alt.layer(note).properties(width=width, height=height, title=title,
+                                                   description=description))

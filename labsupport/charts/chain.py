@@ -1,0 +1,275 @@
+"""Charts of the end-to-end chain and its six stop points (labsupport.chain)."""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from ..chain import STOP_POINT_NAMES, STOP_POINT_TITLES
+from ..clock import INCIDENT_START_PDT, wall_clock
+from ..errors import ConfigError
+from ..timeline import format_duration
+from ._render import PALETTE, _base_config
+from ._inputs import _frame, _note_chart, _width
+
+__all__ = ["CHAIN_STAGE_COLOURS", "chain_explorer_chart", "chain_impact_chart", "chain_savings_chart", "chain_timeline_chart"]
+
+
+#: One colour per stage of :mod:`labsupport.chain`, the colour of the PES impact period it reproduces.
+CHAIN_STAGE_COLOURS: dict[str, str] = {"DynamoDB unreachable": PALETTE[0], "Launches failing": PALETTE[1],
+                                       "NLB connection errors": PALETTE[2]}
+
+
+_CHAIN_X = alt.X("start:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"),
+                 scale=alt.Scale(domain=["2025-10-19T23:30:00", "2025-10-20T15:00:00"]))
+
+
+_CHAIN_STAGE_COLUMNS = ("stage", "start_s", "end_s", "duration_s")
+
+
+def _chain_bars(stages: pd.DataFrame, run: str) -> pd.DataFrame:
+    return pd.DataFrame({"run": run, "stage": stages["stage"].astype(str).to_numpy(),
+                         "start": wall_clock(stages["start_s"], INCIDENT_START_PDT).to_numpy(),
+                         "end": wall_clock(stages["end_s"], INCIDENT_START_PDT).to_numpy(),
+                         "length": [format_duration(v) for v in stages["duration_s"]]})
+
+
+def _chain_lanes(bars: pd.DataFrame, runs: list[str], width: int) -> alt.Chart:
+    stages = list(CHAIN_STAGE_COLOURS)
+    return alt.Chart(bars).mark_bar(height={"band": 0.4}).encode(
+        x=_CHAIN_X, x2="end:T",
+        y=alt.Y("stage:N", sort=stages, scale=alt.Scale(domain=stages), title=None,
+                axis=alt.Axis(labelLimit=160)),
+        yOffset=alt.YOffset("run:N", sort=runs, scale=alt.Scale(domain=runs)),
+        color=alt.Color("stage:N", scale=alt.Scale(domain=stages, range=list(CHAIN_STAGE_COLOURS.values())),
+                        legend=None),
+        opacity=alt.Opacity("run:N", sort=runs, scale=alt.Scale(domain=runs, range=[1.0, 0.35]),
+                            legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+        tooltip=["run:N", "stage:N", alt.Tooltip("start:T", format="%H:%M", title="from"),
+                 alt.Tooltip("end:T", format="%H:%M", title="to"), "length:N"],
+    ).properties(width=width, height=180)
+
+
+def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None = None,
+                         label: str = "Your choice", reference_label: str = "Incident (no stop points)",
+                         width: int = 440) -> alt.LayerChart:
+    """The chain's stages for one run, each lane beside the same stage of a reference run.
+
+    Args:
+        stages: :attr:`labsupport.chain.ChainResult.stages` (``stage``, ``start_s``, ``end_s``,
+            ``duration_s``); may be empty.
+        reference: the same for the run to compare with (usually the incident), or ``None``.
+        label, reference_label: legend names of the two runs (different, non-empty).
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        One lane per stage on a PDT clock; in each, a solid bar for ``stages`` and a faded bar for
+        ``reference``, and a line of text with both totals.
+
+    Raises:
+        ValueError: ``stages`` or ``reference`` not a DataFrame (``reference`` may be ``None``) or
+            missing a column, equal labels or a bad width.
+    """
+    _width(width)
+    _frame("stages", stages, _CHAIN_STAGE_COLUMNS, numeric=_CHAIN_STAGE_COLUMNS[1:])
+    if reference is not None:
+        _frame("reference", reference, _CHAIN_STAGE_COLUMNS, numeric=_CHAIN_STAGE_COLUMNS[1:])
+    if not isinstance(label, str) or not isinstance(reference_label, str) or not label or not reference_label \
+            or label == reference_label:
+        raise ConfigError(f"label and reference_label must be two different non-empty strings, got {label!r} "
+                         f"and {reference_label!r}")
+    parts, runs = [_chain_bars(stages, label)], [label]
+    if reference is not None:
+        parts.append(_chain_bars(reference, reference_label))
+        runs.append(reference_label)
+    bars = pd.concat(parts, ignore_index=True)
+
+    def total(frame: pd.DataFrame) -> str:
+        return format_duration(float(frame["end_s"].max() - frame["start_s"].min())) if len(frame) else "no stage at all"
+
+    text = f"{label}: {total(stages)}" + (f" · {reference_label}: {total(reference)}" if reference is not None else "")
+    note = alt.Chart(pd.DataFrame({"text": [text]})).mark_text(
+        align="left", baseline="top", dx=4, dy=-18, fontSize=13, color="#222").encode(
+        x=alt.value(0), y=alt.value(0), text="text:N")
+    chart = alt.layer(_chain_lanes(bars, runs, width), note).properties(
+        title="The chain, stage by stage",
+        description=(f"Three lanes on a PDT time axis, one per stage: DynamoDB unreachable, launches failing and NLB "
+                     f"connection errors. Solid bars: {label}; faded bars: {reference_label}. Totals: {text}."),
+    )
+    return _base_config(chart)
+
+
+def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerChart:
+    """In-page explorer for the static book: six checkboxes pick one of 64 precomputed chain runs.
+
+    The checkboxes are Vega-Lite parameters bound to inputs; toggling them filters the precomputed
+    rows in the browser, so no kernel is needed.
+
+    Args:
+        table: :func:`labsupport.chain.stop_point_table` (the six flags, ``stop_points``,
+            ``total_s``, ``<stage>_start_s`` / ``<stage>_end_s`` for ``dynamodb``, ``launches``,
+            ``nlb``), all 64 combinations.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        The stage lanes of the chosen combination (solid) beside the incident's (faded), and a line
+        of text with the chosen combination's total.
+
+    Raises:
+        ValueError: missing columns, not 64 combinations, or a bad width.
+    """
+    _width(width)
+    slugs = dict(zip(CHAIN_STAGE_COLOURS, ("dynamodb", "launches", "nlb")))
+    times = tuple(f"{s}_{e}_s" for s in slugs.values() for e in ("start", "end"))
+    _frame("table", table, (*STOP_POINT_NAMES, "stop_points", "total_s", *times), numeric=("total_s", *times),
+           empty="stop_point_table() holds all 64 combinations of stop points")
+    if table.groupby(list(STOP_POINT_NAMES)).ngroups != 64:
+        raise ConfigError("table must hold all 64 combinations of stop points")
+    short = {name: f"s{i + 1}" for i, name in enumerate(STOP_POINT_NAMES)}
+    rows = []
+    for r in table.to_dict("records"):
+        flags = {short[n]: bool(r[n]) for n in STOP_POINT_NAMES}
+        runs_of = ["Your choice"] + (["Incident (no stop points)"] if r["stop_points"] == "none" else [])
+        for stage, slug in slugs.items():
+            if r[f"{slug}_start_s"] == r[f"{slug}_start_s"]:  # not NaN: the stage happened
+                rows += [{**flags, "run": run, "stage": stage, "start_s": r[f"{slug}_start_s"],
+                          "end_s": r[f"{slug}_end_s"]} for run in runs_of]
+    data = pd.DataFrame(rows)
+    data["duration_s"] = data["end_s"] - data["start_s"]
+    bars = _chain_bars(data, "")
+    bars["run"] = data["run"].to_numpy()
+    for v in short.values():
+        bars[v] = data[v].to_numpy()
+    totals = table[[*STOP_POINT_NAMES, "stop_points", "total_s"]].rename(columns=short)
+    outside = table["outside_region_failures_count"] if "outside_region_failures_count" in table else None
+
+    def text(lab: str, t: float, n: object) -> str:
+        head = "No stop points" if lab == "none" else f"Stop point{'s' if '+' in lab else ''} {lab}"
+        body = (format_duration(t) if t > 0 else "no stage at all") + (" (the incident)" if lab == "none" else "")
+        return f"{head}: {body}" + ("" if n is None else f" · {int(n)} failing outside us-east-1")
+
+    totals["text"] = [text(lab, t, None if outside is None else n) for lab, t, n in
+                      zip(totals["stop_points"], totals["total_s"],
+                          outside if outside is not None else [None] * len(totals))]
+    params = [alt.param(name=f"p{i + 1}", value=False,
+                        bind=alt.binding_checkbox(name=f"{i + 1}: {STOP_POINT_TITLES[i]} "))
+              for i in range(6)]
+    chosen = " && ".join(f"datum.s{i} == p{i}" for i in range(1, 7))
+    runs = ["Your choice", "Incident (no stop points)"]
+    lanes = _chain_lanes(bars, runs, width).transform_filter(f"datum.run != 'Your choice' || ({chosen})")
+    note = alt.Chart(totals[[*short.values(), "text"]]).transform_filter(chosen).mark_text(
+        align="left", baseline="top", dx=4, dy=-18, fontSize=13, color=PALETTE[1]).encode(
+        x=alt.value(0), y=alt.value(0), text="text:N")
+    chart = alt.layer(lanes, note).add_params(*params).properties(
+        title="Switch the stop points on: the stages that remain",
+        description=("Interactive chart with six checkboxes, one per stop point. For the chosen combination it draws "
+                     "the stages that still happen (solid bars) beside the incident's (faded), on a PDT time axis, "
+                     "and states the total. All 64 combinations were computed by the chain model when the page was built."),
+    )
+    return _base_config(chart)
+
+
+def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerChart:
+    """Client-visible impact over time: the share of clients, launches or connections failing, per stage.
+
+    Args:
+        impact: :attr:`labsupport.chain.ChainResult.impact` (``time_s``, ``stage``, ``impact_fraction``).
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        One step line per stage. A run in which no stage happens (every failure stopped) has an
+        empty ``impact``: the chart then says "Nothing fails: no stage happens in this run".
+
+    Raises:
+        ValueError: ``impact`` not a DataFrame or missing a column, or a bad width.
+    """
+    _width(width)
+    _frame("impact", impact, ("time_s", "stage", "impact_fraction"), numeric=("time_s", "impact_fraction"))
+    title = "What clients see, stage by stage"
+    if impact.empty:
+        nothing = "Nothing fails: no stage happens in this run"
+        return _note_chart(nothing, title=title, width=width, height=200, description=(
+            f"Share failing over PDT clock time, one line per stage. {nothing}, so there is no line to draw."))
+    data = pd.DataFrame({"start": wall_clock(impact["time_s"], INCIDENT_START_PDT).to_numpy(), "stage": impact["stage"].astype(str).to_numpy(),
+                         "share": impact["impact_fraction"].round(4).to_numpy()})
+    stages = list(CHAIN_STAGE_COLOURS)
+    chart = alt.Chart(data).mark_line(interpolate="step-before", strokeWidth=2).encode(
+        x=_CHAIN_X, y=alt.Y("share:Q", title="Share failing", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("stage:N", scale=alt.Scale(domain=stages, range=list(CHAIN_STAGE_COLOURS.values())),
+                        legend=alt.Legend(title=None, orient="bottom", columns=3, labelLimit=300)),
+        tooltip=[alt.Tooltip("start:T", format="%H:%M", title="time"), "stage:N", alt.Tooltip("share:Q", format=".1%")],
+    ).properties(
+        width=width, height=200, title=title,
+        description=("Share failing over PDT clock time, one line per stage: clients whose resolver answers the "
+                     "DynamoDB endpoint with no records; launches refused or left without network connectivity; "
+                     "connections through the modelled NLB that fail."),
+    )
+    return _base_config(chart)
+
+
+def chain_savings_chart(savings: pd.DataFrame, *, width: int = 260) -> alt.LayerChart:
+    """Which single stop point buys the most time: hours saved by each stop point on its own.
+
+    Args:
+        savings: :func:`labsupport.chain.single_point_savings` (``point``, ``title``, ``saved_s``
+            (finite seconds; negative when a stop point makes the event longer), ``best`` (bool)).
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        One horizontal bar per stop point from 0, labelled with the time it saves. A stop point that
+        costs time has a bar to the left of 0, in its own colour, labelled "adds ..." right of 0;
+        the x domain then reaches below 0 and a rule marks 0.
+
+    Raises:
+        ValueError: ``savings`` not a DataFrame, missing a column or empty; ``saved_s`` not finite;
+            ``best`` not bool; a bad width.
+    """
+    _width(width)
+    _frame("savings", savings, ("point", "title", "saved_s", "best"), numeric=("saved_s",),
+           empty="single_point_savings() holds one row per stop point")
+    if not np.isfinite(savings["saved_s"].to_numpy(dtype=float)).all():
+        raise ConfigError(f"savings['saved_s'] must be finite seconds, got {savings['saved_s'].tolist()!r}")
+    if not pd.api.types.is_bool_dtype(savings["best"]):
+        raise ConfigError(f"savings['best'] must be bool, got dtype {savings['best'].dtype}")
+    saved = savings["saved_s"].astype(float)
+    kinds = ["saves the most", "saves less", "costs time"]
+    data = pd.DataFrame({"name": [f"{p}: {t}" for p, t in zip(savings["point"], savings["title"])],
+                         "hours": (saved / 3600).round(2).to_numpy(),
+                         "saved": [format_duration(v) if v >= 0 else f"adds {format_duration(-v)}" for v in saved],
+                         "best": [kinds[2] if v < 0 else kinds[0] if b else kinds[1]
+                                  for v, b in zip(saved, savings["best"])]})
+    if "outside_region_failures_count" in savings.columns:
+        data["outside"] = savings["outside_region_failures_count"].to_numpy()
+    order = data["name"].tolist()
+    y = alt.Y("name:N", sort=order, title=None, axis=alt.Axis(labelLimit=300, labelFontSize=11))
+    pos, neg = max(0.0, float(data["hours"].max())), min(0.0, float(data["hours"].min()))
+    if neg < 0:  # the "adds ..." labels sit right of 0, so the right side keeps room for them
+        m = max(1.0, pos, -neg)
+        domain = [neg - 0.1 * m, pos + 0.45 * m]
+    else:
+        domain = [0, max(1.0, pos) * 1.3]
+    shown = [k for k in kinds if k in set(data["best"])] or kinds[:2]
+    colours = dict(zip(kinds, (PALETTE[2], PALETTE[6], PALETTE[5])))
+    bars = alt.Chart(data).mark_bar().encode(
+        x=alt.X("hours:Q", scale=alt.Scale(domain=domain, nice=False),
+                title="Hours of the event removed" + (" (left of 0: added)" if neg < 0 else "")), y=y,
+        color=alt.Color("best:N", scale=alt.Scale(domain=shown, range=[colours[k] for k in shown]),
+                        legend=alt.Legend(title=None, orient="bottom")),
+        tooltip=["name:N", alt.Tooltip("saved:N", title="time saved")]
+        + ([alt.Tooltip("outside:Q", title="failing outside us-east-1")] if "outside" in data else []))
+    right = alt.Chart(data).transform_filter("datum.hours >= 0").mark_text(
+        align="left", dx=4, fontSize=11, color="#222").encode(x="hours:Q", y=y, text="saved:N")
+    left = alt.Chart(data).transform_filter("datum.hours < 0").mark_text(
+        align="left", dx=4, fontSize=11, color="#222").encode(x=alt.datum(0), y=y, text="saved:N")
+    layers = [bars, right, left]
+    if neg < 0:
+        layers.append(alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#222").encode(x="x:Q"))
+    costly = [f"{n} adds {t[5:]}" for n, t in zip(data["name"], data["saved"]) if t.startswith("adds ")]
+    chart = alt.layer(*layers).properties(
+        width=width, height=28 * len(data), title="One stop point at a time",
+        description=("Horizontal bars, one per stop point switched on alone: how many hours of the incident's total "
+                     "it removes, computed by the chain model; the longest bars are highlighted."
+                     + (f" Bars left of 0 make the event longer: {'; '.join(costly)}." if costly else "")),
+    )
+    return _base_config(chart)

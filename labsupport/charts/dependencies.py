@@ -1,0 +1,94 @@
+"""The blast-radius chart of hidden single-Region dependencies (labsupport.dependencies)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from .._validate import check_int
+from ..dependencies import REGIONS, STATUSES
+from ..errors import ConfigError
+from ._render import PALETTE, _base_config
+from ._inputs import _frame
+
+__all__ = ["DEPENDENCY_STATUS_COLOURS", "dependency_blast_chart"]
+
+
+#: Colours of the statuses of :func:`labsupport.dependencies.blast_radius`.
+DEPENDENCY_STATUS_COLOURS: dict[str, str] = {"origin": PALETTE[5], "fails": PALETTE[1], "fails over": PALETTE[4],
+                                             "degraded": PALETTE[3], "keeps working": PALETTE[2]}
+
+
+def _blast_frame(radius: pd.DataFrame, scenario: str, name: str = "radius") -> pd.DataFrame:
+    _frame(name, radius, ("service", "region", "status", "hops", "path", "weakest_tag"),
+           empty="blast_radius() always holds the failing service itself")
+    weak = radius["weakest_tag"].astype("string").isin(["inferred", "UNVERIFIED"]).fillna(False)
+    return pd.DataFrame({"scenario": scenario, "service": radius["service"].astype(str).to_numpy(),
+                         "region": radius["region"].astype(str).to_numpy(),
+                         "status": radius["status"].astype(str).to_numpy(),
+                         "path": radius["path"].fillna("").astype(str).to_numpy(),
+                         "tag": radius["weakest_tag"].astype("string").fillna("").to_numpy(dtype=object),
+                         "firm": (~weak).map({True: "stated", False: "inferred"}).to_numpy()})
+
+
+def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
+                           compare: pd.DataFrame | None = None, labels: tuple[str, str] = ("As it was", "Isolated"),
+                           cell_px: int = 75) -> alt.FacetChart:
+    """Every service or feature of the dependency graph by Region, coloured by what happens to it.
+
+    Args:
+        radius: :func:`labsupport.dependencies.blast_radius` (``service``, ``region``, ``status``,
+            ``hops``, ``path``, ``weakest_tag``).
+        title: chart title (non-empty).
+        compare: a second ``blast_radius`` frame (e.g. with ``isolate=True``) drawn beside the
+            first, or ``None``.
+        labels: the headings of the two panels (two different non-empty strings).
+        cell_px: width of one Region column in pixels (20 to 400).
+
+    Returns:
+        One panel per frame: one row per service, one column per Region, a square where the node
+        exists, coloured by status; squares that rest on an ``inferred`` or ``UNVERIFIED`` link
+        are hollow.
+
+    Raises:
+        ValueError: ``radius`` (or ``compare``, unless ``None``) not a DataFrame, missing a column or
+            empty; an empty title, bad labels or a bad cell size.
+    """
+    check_int("cell_px", cell_px, lo=20, hi=400)
+    if not isinstance(title, str) or not title.strip():
+        raise ConfigError(f"title must be a non-empty string, got {title!r}")
+    if (not isinstance(labels, tuple) or len(labels) != 2 or not all(isinstance(x, str) and x for x in labels)
+            or labels[0] == labels[1]):
+        raise ConfigError(f"labels must be two different non-empty strings, got {labels!r}")
+    parts = [_blast_frame(radius, labels[0])]
+    if compare is not None:
+        parts.append(_blast_frame(compare, labels[1], "compare"))
+    data = pd.concat(parts, ignore_index=True)
+    rank = {k: i for i, k in enumerate(STATUSES)}
+    first = parts[0].assign(r=parts[0]["status"].map(rank)).sort_values(["r", "service"], kind="stable")
+    order = first["service"].drop_duplicates().tolist()
+    order += sorted(set(data["service"]) - set(order))
+    statuses = [s for s in STATUSES if s in set(data["status"])]
+    colours = alt.Scale(domain=statuses, range=[DEPENDENCY_STATUS_COLOURS[s] for s in statuses])
+    cells = alt.Chart().mark_square(size=150, filled=True, strokeWidth=2).encode(
+        x=alt.X("region:N", sort=list(REGIONS), scale=alt.Scale(domain=list(REGIONS)), title=None,
+                axis=alt.Axis(orient="top", labelAngle=0)),
+        y=alt.Y("service:N", sort=order, title=None, axis=alt.Axis(labelLimit=230, labelFontSize=11)),
+        color=alt.Color("status:N", scale=colours, legend=alt.Legend(title=None, orient="bottom", columns=3)),
+        stroke=alt.Stroke("status:N", scale=colours, legend=None),
+        fillOpacity=alt.FillOpacity("firm:N", scale=alt.Scale(domain=["stated", "inferred"], range=[1.0, 0.0]),
+                                    legend=alt.Legend(title="link", orient="bottom")),
+        tooltip=["service:N", "region:N", "status:N", alt.Tooltip("path:N", title="why"),
+                 alt.Tooltip("tag:N", title="weakest tag")],
+    ).properties(width=cell_px * len(REGIONS), height=18 * len(order))
+    counts = "; ".join(f"{lab}: " + ", ".join(f"{s} {int(((data['scenario'] == lab) & (data['status'] == s)).sum())}"
+                                               for s in statuses) for lab in data["scenario"].unique())
+    chart = alt.layer(cells, data=data).facet(
+        column=alt.Column("scenario:N", sort=list(labels), title=None,
+                          header=alt.Header(labelFontSize=13, labelFontWeight="bold"))).properties(
+        title=alt.Title(title, subtitle="Hollow: the failure rests on a link the course inferred"),
+        description=(f"A grid of services (rows) by Region (columns: {', '.join(REGIONS)}), one panel per scenario. "
+                     f"Each square is one service in one Region, coloured by its status. {counts}. Hollow squares "
+                     "rest on a link the course inferred rather than one the sources state."),
+    )
+    return _base_config(chart)

@@ -1,0 +1,243 @@
+"""Charts of the DWFM lease-collapse model (labsupport.dwfm)."""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from .._validate import check_int
+from ..clock import INCIDENT_START_PDT, wall_clock
+from ..errors import ConfigError
+from ..timeline import format_duration
+from ._render import PALETTE, _base_config
+from ._inputs import _frame, _seconds, _width
+from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
+
+__all__ = ["dwfm_explorer_chart", "dwfm_phase_chart", "dwfm_timeseries_chart"]
+
+
+_DWFM_X = alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
+
+
+_DWFM_X_UPPER = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M"))
+
+
+_DWFM_WORK = {"goodput": ("Finished in time (goodput)", PALETTE[2]),
+              "wasted": ("Wasted: finished after its deadline", PALETTE[1])}
+
+
+def dwfm_timeseries_chart(
+    timeseries: pd.DataFrame,
+    *,
+    outage_s: tuple[float, float] | None = None,
+    operator_at_s: float | None = None,
+    width: int = 480,
+) -> alt.VConcatChart:
+    """Leases, finished work (goodput vs wasted) and queue depth over one DWFM run.
+
+    Args:
+        timeseries: :attr:`labsupport.dwfm.DwfmResult.timeseries` (columns ``time_s``,
+            ``leased_count``, ``queue_count``, ``goodput_count``, ``wasted_count``).
+        outage_s: ``(start, end)`` of DynamoDB's outage in seconds, shaded; ``None`` for none.
+        operator_at_s: time of the operators' first action, drawn as a rule; ``None`` for none.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        Three stacked panels sharing a PDT clock axis.
+
+    Raises:
+        ValueError: ``timeseries`` not a DataFrame, missing a column or empty; ``outage_s`` not
+            ``None`` or a pair of finite times (seconds, 0 to a year) with start <= end;
+            ``operator_at_s`` not ``None`` or such a time; a bad width.
+    """
+    _width(width)
+    cols = ("time_s", "leased_count", "queue_count", "goodput_count", "wasted_count")
+    _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    if outage_s is not None:
+        if not isinstance(outage_s, (tuple, list)) or len(outage_s) != 2:
+            raise ConfigError(f"outage_s must be None or a (start, end) pair of seconds, got {outage_s!r}")
+        outage_s = (_seconds("outage_s[0]", outage_s[0]), _seconds("outage_s[1]", outage_s[1]))
+        if outage_s[1] < outage_s[0]:
+            raise ConfigError(f"outage_s must have start <= end, got {outage_s!r}")
+    operator_at_s = _seconds("operator_at_s", operator_at_s, optional=True)
+    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"),
+                               sums=("goodput_count", "wasted_count"))
+    step_min = ts["time_s"].diff().fillna(ts["time_s"]).clip(lower=1) / 60
+    if bin_s is not None:   # each bin's counts over the whole bin (the first bin holds only t = 0)
+        step_min = pd.Series(np.where(ts["time_s"] > 0, bin_s / 60, 1 / 60), index=ts.index)
+    data = pd.DataFrame({
+        "clock": wall_clock(ts["time_s"], INCIDENT_START_PDT),
+        "leased": ts["leased_count"].to_numpy(),
+        "queue": ts["queue_count"].to_numpy(),
+        "goodput": (ts["goodput_count"] / step_min).round(2).to_numpy(),
+        "wasted": (ts["wasted_count"] / step_min).round(2).to_numpy(),
+    })
+    marks = []
+    if outage_s is not None:
+        band = pd.DataFrame({"start": wall_clock([float(outage_s[0])], INCIDENT_START_PDT),
+                             "end": wall_clock([float(outage_s[1])], INCIDENT_START_PDT),
+                             "what": ["DynamoDB unreachable"]})
+        marks.append(alt.Chart(band).mark_rect(color="#999", opacity=0.18).encode(
+            x="start:T", x2="end:T", tooltip=["what:N"]))
+    if operator_at_s is not None:
+        rule = pd.DataFrame({"at": wall_clock([float(operator_at_s)], INCIDENT_START_PDT),
+                             "what": ["Operators throttle and restart"]})
+        marks.append(alt.Chart(rule).mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2).encode(
+            x="at:T", tooltip=["what:N"]))
+
+    def panel(body: alt.Chart, height: int) -> alt.LayerChart:
+        return alt.layer(*marks, body).properties(width=width, height=height)
+
+    base = alt.Chart(data)
+    leased = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(
+        x=_DWFM_X_UPPER, y=alt.Y("leased:Q", title="Droplets with a lease"),
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "leased:Q"])
+    names = [v[0] for v in _DWFM_WORK.values()]
+    work = base.transform_fold(list(_DWFM_WORK), as_=["key", "per_min"]).transform_calculate(
+        kind=f"datum.key == 'goodput' ? '{names[0]}' : '{names[1]}'"
+    ).mark_area(opacity=0.85).encode(
+        x=_DWFM_X_UPPER, y=alt.Y("per_min:Q", stack=True, title="Items finished per minute"),
+        color=alt.Color("kind:N", scale=alt.Scale(domain=names, range=[v[1] for v in _DWFM_WORK.values()]),
+                        legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+        order=alt.Order("key:N", sort="ascending"),
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "kind:N",
+                 alt.Tooltip("per_min:Q", format=".1f", title="per minute")])
+    queue = base.mark_line(color=PALETTE[6], strokeWidth=2).encode(
+        x=_DWFM_X, y=alt.Y("queue:Q", title="Items waiting in queues"),
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "queue:Q"])
+    chart = alt.vconcat(panel(leased, 130), panel(work, 150), panel(queue, 110)).properties(
+        title="DWFM through the DynamoDB outage: leases, goodput and queues",
+        description=(
+            "Three panels over PDT clock time. Top: droplets holding a lease. Middle: work items "
+            "finished per minute, stacked, split into those finished in time (goodput) and those "
+            "wasted because they finished after their deadline. Bottom: items waiting in the DWFM "
+            "queues. A grey band marks DynamoDB's outage; a dashed rule marks the operators' action."
+            + _binned_note(bin_s, "leases and queue are each bin's mean, finished items its rate per minute")
+        ),
+    )
+    return _base_config(chart)
+
+
+def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChart:
+    """The metastable region: which fleet sizes and outage lengths recover by themselves.
+
+    Args:
+        sweep: the frame from :func:`labsupport.dwfm.phase_sweep` (columns
+            ``throttle_by_queue_length``, ``fleet_droplets_count``, ``outage_s``, ``recovered``,
+            ``recovery_after_outage_s``).
+        cell_px: width of one cell in pixels (20 to 200); cells are half as high.
+
+    Returns:
+        A heat map per throttle setting, one above the other: one cell per (fleet size, outage length), labelled with the
+        time from DynamoDB's return to the last lease, or "stuck" when there is none in the horizon.
+
+    Raises:
+        ValueError: ``sweep`` not a DataFrame, missing a column or empty; a bad cell size.
+    """
+    check_int("cell_px", cell_px, lo=20, hi=200)
+    _frame("sweep", sweep, ("throttle_by_queue_length", "fleet_droplets_count", "outage_s", "recovered",
+                            "recovery_after_outage_s"),
+           numeric=("fleet_droplets_count", "outage_s", "recovery_after_outage_s"),
+           empty="a sweep holds at least one (fleet size, outage length) cell")
+    rec = sweep["recovery_after_outage_s"]
+    data = pd.DataFrame({
+        "guard": sweep["throttle_by_queue_length"].map(
+            {False: "no admission control", True: "throttle_by_queue_length"}),
+        "fleet": sweep["fleet_droplets_count"].astype("int64"),
+        "outage": sweep["outage_s"].map(format_duration),
+        "outage_s": sweep["outage_s"],
+        "recovered": sweep["recovered"].astype(bool),
+        "hours": (rec / 3600).round(2).fillna(0.0),
+        "label": [format_duration(v) if ok else "stuck" for v, ok in zip(rec, sweep["recovered"])],
+    })
+    outages = data.sort_values("outage_s")["outage"].unique().tolist()[::-1]
+    x = alt.X("fleet:O", title="Fleet size (droplets)", axis=alt.Axis(labelAngle=0))
+    y = alt.Y("outage:O", title="DynamoDB outage", sort=outages)
+    tip = ["guard:N", "fleet:O", "outage:O", alt.Tooltip("label:N", title="recovery after outage")]
+    cells = alt.Chart().mark_rect(stroke="white").encode(
+        x=x, y=y, tooltip=tip,
+        color=alt.condition("datum.recovered",
+                            alt.Color("hours:Q", title="Hours to recover",
+                                      scale=alt.Scale(range=["#eaf2fb", "#7fb0de"]),
+                                      legend=alt.Legend(orient="bottom", direction="horizontal")),
+                            alt.value(PALETTE[1])))
+    text = alt.Chart().mark_text(fontSize=10).encode(
+        x=x, y=y, text="label:N",
+        color=alt.condition("datum.recovered", alt.value("#111"), alt.value("white")))
+    chart = alt.layer(cells, text, data=data).properties(
+        width=cell_px * data["fleet"].nunique(), height=cell_px // 2 * len(outages)
+    ).facet(row=alt.Row("guard:N", title=None, sort=["no admission control", "throttle_by_queue_length"],
+                        header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12,
+                                          labelOrient="top", labelFontWeight="bold"))).properties(
+        title="Where DWFM recovers by itself, without operators",
+        description=(
+            "Two heat maps, one above the other: without and with admission control by queue "
+            "length. Columns are fleet "
+            "sizes, rows DynamoDB outage lengths. Each cell shows the time from DynamoDB's return to "
+            "the last lease re-established, or 'stuck' (dark orange) when the collapse sustained "
+            "itself to the end of the simulated horizon."
+        ),
+    )
+    return _base_config(chart)
+
+
+def dwfm_explorer_chart(grid: pd.DataFrame, *, width: int = 480) -> alt.VConcatChart:
+    """In-page explorer for the static book: a checkbox and a radio filter precomputed runs.
+
+    Args:
+        grid: the frame from :func:`labsupport.dwfm.explorer_grid` (columns
+            ``fleet_droplets_count``, ``throttle_by_queue_length``, ``time_s``, ``leased_fraction``,
+            ``goodput_per_min``, ``wasted_per_min``).
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        Two panels (droplets with a lease; goodput vs wasted work) with Vega-Lite parameters bound
+        to a checkbox (``throttle_by_queue_length``) and radio buttons (fleet size). Changing them
+        in the browser shows another precomputed run; no kernel is needed.
+
+    Raises:
+        ValueError: a missing column, an empty grid or a bad width.
+    """
+    _width(width)
+    cols = ("fleet_droplets_count", "throttle_by_queue_length", "time_s", "leased_fraction",
+            "goodput_per_min", "wasted_per_min")
+    _frame("grid", grid, cols, numeric=cols, empty="explorer_grid() holds at least one run")
+    data = grid.loc[:, list(cols)].assign(clock=wall_clock(grid["time_s"], INCIDENT_START_PDT),
+                                          leased_pct=(grid["leased_fraction"] * 100).round(1),
+                                          goodput=grid["goodput_per_min"].round(2),
+                                          wasted=grid["wasted_per_min"].round(2))
+    data = data.drop(columns=["time_s", "leased_fraction", "goodput_per_min", "wasted_per_min"])
+    fleets = sorted(int(v) for v in data["fleet_droplets_count"].unique())
+    throttle = alt.param(name="throttle", value=False,
+                         bind=alt.binding_checkbox(name="throttle_by_queue_length (admission control) "))
+    fleet = alt.param(name="fleet", value=fleets[len(fleets) // 2],
+                      bind=alt.binding_radio(options=fleets, name="Fleet size (droplets): "))
+    base = alt.Chart(data).transform_filter(
+        "datum.throttle_by_queue_length == throttle && datum.fleet_droplets_count == fleet")
+    tip = alt.Tooltip("clock:T", format="%H:%M", title="time")
+    leased = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(
+        x=_DWFM_X_UPPER, y=alt.Y("leased_pct:Q", title="Droplets with a lease (%)",
+                           scale=alt.Scale(domain=[0, 100])),
+        tooltip=[tip, alt.Tooltip("leased_pct:Q", title="% leased")],
+    ).properties(width=width, height=140).add_params(throttle, fleet)
+    names = [v[0] for v in _DWFM_WORK.values()]
+    work = base.transform_fold(list(_DWFM_WORK), as_=["key", "per_min"]).transform_calculate(
+        kind=f"datum.key == 'goodput' ? '{names[0]}' : '{names[1]}'"
+    ).mark_area(opacity=0.85).encode(
+        x=_DWFM_X, y=alt.Y("per_min:Q", stack=True, title="Items finished per minute"),
+        color=alt.Color("kind:N", scale=alt.Scale(domain=names, range=[v[1] for v in _DWFM_WORK.values()]),
+                        legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+        order=alt.Order("key:N", sort="ascending"),
+        tooltip=[tip, "kind:N", alt.Tooltip("per_min:Q", format=".1f", title="per minute")],
+    ).properties(width=width, height=150)
+    chart = alt.vconcat(leased, work).properties(
+        title="Try it: admission control and fleet size (precomputed runs, no operators)",
+        description=(
+            "Two panels over PDT clock time for the run chosen with the checkbox and radio buttons "
+            "below the chart: the percentage of droplets holding a lease, and the work items "
+            "finished per minute split into goodput and wasted work. Without admission control, "
+            "large fleets stay collapsed: the hosts keep finishing work, all of it wasted."
+        ),
+    )
+    return _base_config(chart)

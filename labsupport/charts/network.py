@@ -1,0 +1,91 @@
+"""The Network Manager backlog chart (labsupport.network)."""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from ..clock import NETWORK_START_PDT, wall_clock
+from ._render import PALETTE, _base_config
+from ._inputs import _frame, _number, _origin, _width
+from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
+
+__all__ = ["network_backlog_chart"]
+
+
+def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 120.0,
+                          origin: pd.Timestamp | None = None, width: int = 560) -> alt.VConcatChart:
+    """Network Manager's queue and the delay new instances waited for their network state.
+
+    Args:
+        timeseries: :attr:`labsupport.network.NetworkResult.timeseries` (columns ``time_s``,
+            ``queue_count``, ``unconfigured_count``, ``mean_delay_s``; the last is NaN in an
+            interval in which no instance received its configuration).
+        normal_delay_s: the "normal" delay, drawn as a horizontal rule (seconds, > 0, at most a day).
+        origin: naive PDT time of ``time_s = 0``; default 5:28 AM on 20 Oct 2025.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        Two stacked panels on a PDT clock axis: items waiting and instances without connectivity;
+        mean launch-to-connectivity delay (minutes) of the instances configured in each interval.
+        Intervals with no delivery have no delay: the line has a gap there (a lone measured
+        interval between two gaps is drawn as a dot), and the description gives their number.
+
+    Raises:
+        ValueError: ``timeseries`` not a DataFrame, missing a column or empty; ``normal_delay_s``
+            not a finite number in (0, 86400]; a bad ``origin`` or width.
+    """
+    _width(width)
+    cols = ("time_s", "queue_count", "unconfigured_count", "mean_delay_s")
+    _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    normal_delay_s = _number("normal_delay_s", normal_delay_s, lo=0.0, lo_open=True, hi=86_400.0)
+    origin = _origin(origin, NETWORK_START_PDT)
+    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
+    data = pd.DataFrame({
+        "clock": wall_clock(ts["time_s"], origin),
+        "Items waiting at Network Manager": ts["queue_count"].to_numpy(),
+        "New instances without connectivity": ts["unconfigured_count"].to_numpy(),
+    })
+    # Intervals with no delivery have no delay (NaN). They are left out of the delay data, and each
+    # stretch of measured intervals is its own line (``detail``), so every such interval is a gap
+    # whatever the Vega-Lite version's default for null values. A stretch of one interval would be
+    # a path of one point, invisible: it gets a dot.
+    measured = ts["mean_delay_s"].notna().to_numpy()
+    gaps = int((~measured).sum())
+    stretch = np.cumsum(measured & ~np.concatenate([[False], measured[:-1]]))
+    delays = pd.DataFrame({"clock": data["clock"].to_numpy(), "stretch": stretch,
+                           "delay_min": (ts["mean_delay_s"] / 60).round(2).to_numpy()})[measured]
+    lone = delays.loc[delays.groupby("stretch")["clock"].transform("size") == 1]
+    # One time domain for both panels, so that a gap at either end of the delay line shows as one.
+    span = alt.Scale(domain=[data["clock"].iloc[0], data["clock"].iloc[-1]])
+    x_top = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M"), scale=span)
+    x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"), scale=span)
+    names = ["Items waiting at Network Manager", "New instances without connectivity"]
+    counts = alt.Chart(data).transform_fold(names, as_=["what", "count"]).mark_line(strokeWidth=2).encode(
+        x=x_top, y=alt.Y("count:Q", title="Count (model sample)"),
+        color=alt.Color("what:N", scale=alt.Scale(domain=names, range=[PALETTE[6], PALETTE[1]]),
+                        legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "what:N", "count:Q"])
+    tip = [alt.Tooltip("clock:T", format="%H:%M", title="time"),
+           alt.Tooltip("delay_min:Q", format=".1f", title="minutes")]
+    y_delay = alt.Y("delay_min:Q", title="Launch to connectivity (min)")
+    delay_line = alt.Chart(delays).mark_line(color=PALETTE[0], strokeWidth=2).encode(
+        x=x, y=y_delay, detail="stretch:N", tooltip=tip)
+    dots = alt.Chart(lone).mark_point(color=PALETTE[0], filled=True, size=30).encode(x=x, y=y_delay, tooltip=tip)
+    normal = alt.Chart(pd.DataFrame({"y": [normal_delay_s / 60]})).mark_rule(
+        color="#555", strokeDash=[2, 2]).encode(y="y:Q")
+    gap_text = (f" Gaps in that line are the {gaps} of {len(data)} intervals in which no instance received its "
+                "configuration, so no delay was measured; they are left out, not drawn as zero." if gaps else "")
+    chart = alt.vconcat(counts.properties(width=width, height=140),
+                        alt.layer(delay_line, dots, normal).properties(width=width, height=120)).properties(
+        title="Network Manager works through its backlog",
+        description=(
+            f"Two panels over PDT clock time from {origin:%-I:%M %p}. Top: items waiting at Network Manager and "
+            "new instances still without network connectivity. Bottom: the mean time, in minutes, "
+            "from a new instance's launch to its network configuration arriving, for instances "
+            "configured in each interval; a dotted line marks the delay counted as normal." + gap_text
+            + _binned_note(bin_s, "each point is the bin's mean, of the measured intervals for the delay")
+        ),
+    )
+    return _base_config(chart)

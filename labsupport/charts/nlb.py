@@ -1,0 +1,150 @@
+"""Charts of the NLB health-check model (labsupport.nlb)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ..clock import NETWORK_START_PDT, wall_clock
+from ._render import PALETTE, _base_config, _series_range
+from ._inputs import _MAX_S, _frame, _number, _origin, _runs, _width
+from ._common import _SAMPLED_FROM_0, _binned_note, _recovery_rules, _to_resolution
+
+__all__ = ["nlb_capacity_comparison_chart", "nlb_timeseries_chart"]
+
+
+def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float | None] | None = None,
+                         threshold_s: float | None = None, origin: pd.Timestamp | None = None,
+                         width: int = 560) -> alt.VConcatChart:
+    """One NLB run: capacity vs demand, connection errors, fleet flaps, health-check latency.
+
+    Args:
+        timeseries: :attr:`labsupport.nlb.NlbResult.timeseries`.
+        actions: name -> time (seconds) of moments to mark with dashed rules (e.g. failover
+            disabled), ``None`` times skipped.
+        threshold_s: the failover delay threshold, drawn on the latency panel; ``None`` for none.
+        origin: naive PDT time of ``time_s = 0``; default 5:28 AM on 20 Oct 2025.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        Four stacked panels sharing a PDT clock axis.
+
+    Raises:
+        ValueError: ``timeseries`` not a DataFrame, missing a column or empty; ``actions`` not
+            ``None`` or a dict of names to ``None``/seconds; ``threshold_s`` not ``None`` or a
+            finite number >= 0; a bad ``origin`` or width.
+    """
+    _width(width)
+    cols = ("time_s", "capacity_fraction", "working_capacity_fraction", "demand_fraction", "error_fraction",
+            "check_latency_s", "fleet_flaps_per_min")
+    _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    threshold_s = _number("threshold_s", threshold_s, lo=0.0, hi=_MAX_S, optional=True)
+    origin = _origin(origin, NETWORK_START_PDT)
+    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
+    names = ["Capacity in service", "Working capacity in service", "Demand"]
+    data = pd.DataFrame({
+        "clock": wall_clock(ts["time_s"], origin),
+        names[0]: ts["capacity_fraction"].round(4).to_numpy(),
+        names[1]: ts["working_capacity_fraction"].round(4).to_numpy(),
+        names[2]: ts["demand_fraction"].to_numpy(),
+        "errors": ts["error_fraction"].round(4).to_numpy(),
+        "flaps": ts["fleet_flaps_per_min"].round(1).to_numpy(),
+        "latency": ts["check_latency_s"].round(1).to_numpy(),
+    })
+    rules = _recovery_rules({} if actions is None else actions, origin)
+    x_top = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M", labels=False))
+    x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
+    when = alt.Tooltip("clock:T", format="%H:%M", title="time")
+    base = alt.Chart(data)
+    capacity = base.transform_fold(names, as_=["what", "fraction"]).mark_line(strokeWidth=2).encode(
+        x=x_top, y=alt.Y("fraction:Q", title="Fraction of capacity", axis=alt.Axis(format="%")),
+        color=alt.Color("what:N", scale=alt.Scale(domain=names, range=[PALETTE[0], PALETTE[2], PALETTE[1]]),
+                        legend=alt.Legend(title=None, orient="top", labelLimit=400)),
+        strokeDash=alt.StrokeDash("what:N", scale=alt.Scale(domain=names, range=[[1, 0], [4, 2], [2, 2]]),
+                                  legend=None),
+        tooltip=[when, "what:N", alt.Tooltip("fraction:Q", format=".0%")])
+    errors = base.mark_area(color=PALETTE[5], opacity=0.8).encode(
+        x=x_top, y=alt.Y("errors:Q", title="Connections failing", axis=alt.Axis(format="%")),
+        tooltip=[when, alt.Tooltip("errors:Q", format=".1%", title="failing")])
+    flaps = base.mark_line(color=PALETTE[4], strokeWidth=2).encode(
+        x=x_top, y=alt.Y("flaps:Q", title="Fleet flaps / min"),
+        tooltip=[when, alt.Tooltip("flaps:Q", format=",.0f", title="flaps per minute")])
+    latency = [base.mark_line(color=PALETTE[6], strokeWidth=2).encode(
+        x=x, y=alt.Y("latency:Q", title="Check latency (s)"),
+        tooltip=[when, alt.Tooltip("latency:Q", format=",.0f", title="seconds")])]
+    if threshold_s is not None:
+        latency.append(alt.Chart(pd.DataFrame({"y": [float(threshold_s)]})).mark_rule(
+            color="#555", strokeDash=[2, 2]).encode(y="y:Q", tooltip=[alt.Tooltip("y:Q", title="failover threshold (s)")]))
+    panels = [alt.layer(*rules, capacity).properties(width=width, height=150),
+              alt.layer(*rules, errors).properties(width=width, height=90),
+              alt.layer(*rules, flaps).properties(width=width, height=90),
+              alt.layer(*rules, *latency).properties(width=width, height=100)]
+    chart = alt.vconcat(*panels).properties(
+        title="One NLB through the propagation backlog",
+        description=(
+            "Four panels over PDT clock time. 1: capacity in service, working capacity in service "
+            "(targets that have their network state) and demand, as fractions of registered "
+            "capacity. 2: fraction of client connections failing. 3: fleet-wide target flaps per "
+            "minute. 4: health-check latency in the worst AZ, with the failover threshold dotted. "
+            "Dashed rules mark operator actions."
+            + _binned_note(bin_s, "each point is the bin's mean")
+        ),
+    )
+    return _base_config(chart)
+
+
+def nlb_capacity_comparison_chart(runs: dict[str, pd.DataFrame], *, floor: float | None = None,
+                                  origin: pd.Timestamp | None = None, width: int = 560) -> alt.LayerChart:
+    """Capacity in service of several NLB runs on one axis, with an optional floor line.
+
+    Args:
+        runs: label -> :attr:`labsupport.nlb.NlbResult.timeseries` (columns ``time_s``,
+            ``capacity_fraction``, ``demand_fraction``); at most 7 runs.
+        floor: a capacity fraction to draw as a horizontal rule (e.g. the velocity control's floor).
+        origin: naive PDT time of ``time_s = 0``; default 5:28 AM on 20 Oct 2025.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        One line per run, demand dotted, the floor dashed.
+
+    Raises:
+        ValueError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled
+            by non-empty strings; ``floor`` not ``None`` or a fraction in [0, 1]; a bad ``origin``
+            or width.
+    """
+    _width(width)
+    cols = ("time_s", "capacity_fraction", "demand_fraction")
+    runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    floor = _number("floor", floor, lo=0.0, hi=1.0, optional=True)
+    origin = _origin(origin, NETWORK_START_PDT)
+    frames = []
+    for label, ts in runs.items():
+        frames.append(pd.DataFrame({"clock": wall_clock(ts["time_s"], origin), "run": label,
+                                    "fraction": ts["capacity_fraction"].round(4).to_numpy()}))
+    data = pd.concat(frames, ignore_index=True)
+    labels = list(runs)
+    lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
+        x=alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M")),
+        y=alt.Y("fraction:Q", title="Capacity in service", axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1.05])),
+        color=alt.Color("run:N", scale=alt.Scale(domain=labels, range=_series_range(labels)),
+                        legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=400)),
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "run:N",
+                 alt.Tooltip("fraction:Q", format=".0%")])
+    demand = float(next(iter(runs.values()))["demand_fraction"].iloc[0])
+    levels = pd.DataFrame({"y": [demand] + ([floor] if floor is not None else []),
+                           "what": ["demand"] + (["floor"] if floor is not None else [])})
+    rules = alt.Chart(levels).mark_rule(color="#555").encode(
+        y="y:Q", strokeDash=alt.StrokeDash("what:N", scale=alt.Scale(domain=["demand", "floor"],
+                                                                      range=[[2, 2], [6, 3]]),
+                                           legend=alt.Legend(title=None, orient="bottom", columns=2)),
+        tooltip=["what:N", alt.Tooltip("y:Q", format=".0%")])
+    chart = alt.layer(rules, lines).properties(
+        width=width, height=220, title="Capacity in service, run by run",
+        description=(
+            f"One line per run ({', '.join(labels)}) of the NLB's capacity in service as a fraction "
+            "of its registered capacity over PDT clock time; a dotted line marks demand"
+            + (" and a dashed line the stated floor." if floor is not None else ".")
+        ),
+    )
+    return _base_config(chart)

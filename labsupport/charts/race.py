@@ -1,0 +1,331 @@
+"""Charts of the DNS Planner/Enactor race (labsupport.race)."""
+
+from __future__ import annotations
+
+import math
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError
+from ..timeline import format_duration
+from ._render import PALETTE, _base_config
+from ._inputs import _MAX_ROWS, _frame, _note_chart, _seconds, _width
+
+__all__ = ["RACE_ACTION_GROUPS", "race_generation_chart", "race_guard_explorer_chart", "race_records_chart", "race_sequence_chart"]
+
+
+#: How the race model's actions are grouped, coloured and shaped in its charts.
+RACE_ACTION_GROUPS: dict[str, str] = {
+    "initial_state": "initial state", "plan_created": "plan created", "check": "one-time check",
+    "lock_lost": "lock lost, back off",
+    "write": "write", "write_noop": "write", "stale_write": "stale write",
+    "write_refused": "refused by a guard", "refused_empty": "refused by a guard",
+    "delete_skipped": "refused by a guard", "alert": "refused by a guard",
+    "delete": "clean-up delete", "delete_active": "active plan deleted / stuck",
+    "inconsistent": "active plan deleted / stuck", "endpoint_empty": "active plan deleted / stuck",
+    "self_repair": "repair", "manual_repair": "repair", "endpoint_restored": "repair",
+}
+
+
+_RACE_GROUP_STYLE: dict[str, tuple[str, str]] = {
+    "plan created": (PALETTE[6], "circle"), "one-time check": (PALETTE[0], "diamond"),
+    "lock lost, back off": (PALETTE[4], "triangle-down"), "write": (PALETTE[2], "circle"),
+    "stale write": (PALETTE[1], "square"), "refused by a guard": (PALETTE[0], "triangle-up"),
+    "clean-up delete": (PALETTE[3], "cross"), "active plan deleted / stuck": (PALETTE[5], "square"),
+    "repair": (PALETTE[2], "triangle-up"), "initial state": (PALETTE[6], "diamond"),
+    "other action": (PALETTE[6], "cross"),
+}
+
+
+_RACE_KEY_ACTIONS = {"stale_write": "stale write", "delete_active": "active plan deleted",
+                     "manual_repair": "manual repair", "self_repair": "self-repair", "alert": "alert"}
+
+
+#: Why an empty race frame is a programming error.
+_RACE_NOT_EMPTY = "a race run always records at least the DNS Planner's first plan"
+
+
+def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float, width: int = 520) -> alt.LayerChart:
+    """Sequence chart of a race run: one lane per actor, time on x, one mark per action.
+
+    Args:
+        events: ``RaceResult.events`` (columns ``time_s``, ``actor``, ``action``, ``endpoint``,
+            ``generation``, ``detail``).
+        start_s, end_s: the time window to draw, in seconds since the scenario start (start < end).
+        width: chart width in pixels (100-4000).
+
+    Returns:
+        A layered chart: marks coloured and shaped by :data:`RACE_ACTION_GROUPS`, labelled vertical
+        rules at the key moments (stale write, active plan deleted, alerts, repairs).
+
+        A window with no event gives a chart that says "No events between ... s and ... s".
+
+    Raises:
+        ValueError: ``events`` not a DataFrame, missing a column or empty; ``start_s``/``end_s`` not
+            finite numbers within a year of the start, or ``end_s <= start_s``; a bad width.
+    """
+    _width(width)
+    _frame("events", events, ("time_s", "actor", "action", "endpoint", "generation", "detail"),
+           numeric=("time_s",), empty=_RACE_NOT_EMPTY)
+    start_s, end_s = _seconds("start_s", start_s, window=True), _seconds("end_s", end_s, window=True)
+    if not end_s > start_s:
+        raise ConfigError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
+    ev = events.loc[(events["time_s"] >= start_s) & (events["time_s"] <= end_s)]
+    if ev.empty:
+        title = f"The race, second by second ({start_s:.0f}-{end_s:.0f} s)"
+        nothing = f"No events between {start_s:.0f} s and {end_s:.0f} s"
+        return _note_chart(nothing, title=title, width=width, description=(
+            f"Sequence chart from one model run: {nothing[0].lower() + nothing[1:]} (the run's events span "
+            f"{float(events['time_s'].min()):.0f} s to {float(events['time_s'].max()):.0f} s), "
+            "so there is no action to draw."))
+    lanes = [a for a in events["actor"].cat.categories if a in set(ev["actor"])] if hasattr(
+        events["actor"], "cat") else sorted(set(ev["actor"]))
+    d = pd.DataFrame({
+        "time_s": ev["time_s"].round(2), "actor": ev["actor"].astype(str),
+        "action": ev["action"].astype(str), "group": ev["action"].astype(str).map(RACE_ACTION_GROUPS).fillna("other action"),
+        "endpoint": ev["endpoint"].fillna("").astype(str),
+        "plan": ev["generation"].astype("string").fillna(""),
+        "detail": ev["detail"].astype(str),
+    })
+    groups = [g for g in _RACE_GROUP_STYLE if g in set(d["group"])]
+    x = alt.X("time_s:Q", title="seconds since the scenario start",
+              scale=alt.Scale(domain=[start_s, end_s], zero=False, nice=False))
+    points = alt.Chart(d).mark_point(size=70, filled=True, opacity=0.9).encode(
+        x=x, y=alt.Y("actor:N", sort=lanes, title=None),
+        color=alt.Color("group:N", title="Action", scale=alt.Scale(
+            domain=groups, range=[_RACE_GROUP_STYLE[g][0] for g in groups]), legend=alt.Legend(orient="bottom", columns=2)),
+        shape=alt.Shape("group:N", scale=alt.Scale(domain=groups, range=[_RACE_GROUP_STYLE[g][1] for g in groups])),
+        tooltip=["time_s:Q", "actor:N", "action:N", "endpoint:N", "plan:N", "detail:N"],
+    )
+    key = d.loc[d["action"].isin(_RACE_KEY_ACTIONS)].assign(label=lambda k: k["action"].map(_RACE_KEY_ACTIONS))
+    key = key.drop_duplicates("label")
+    rules = alt.Chart(key).mark_rule(strokeDash=[4, 3], color="#222", opacity=0.6).encode(x=x)
+    labels = alt.Chart(key).mark_text(align="right", dx=-8, dy=-9, fontSize=11, fontWeight="bold", color="#222").encode(
+        x=x, y=alt.Y("actor:N", sort=lanes), text="label:N")
+    chart = alt.layer(rules, points, labels).properties(
+        width=width, height=34 * max(len(lanes), 3),
+        title=f"The race, second by second ({start_s:.0f}-{end_s:.0f} s)",
+        description=(f"Sequence chart from one model run: lanes for {', '.join(lanes)}; each mark is one action "
+                     f"({', '.join(groups)}); dashed rules mark " + (", ".join(key['label']) or "no key moment") + "."),
+    )
+    return _base_config(chart)
+
+
+def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s: float = 0.0,
+                          end_s: float | None = None, width: int = 440) -> alt.FacetChart:
+    """Plan generation per endpoint over time: what each Enactor wrote, and what the endpoint served.
+
+    Args:
+        states: ``RaceResult.endpoint_states()`` (``time_s``, ``endpoint``, ``generation``,
+            ``newest_generation``).
+        events: ``RaceResult.events``; the Enactors' write attempts are drawn from it.
+        start_s, end_s: time window in seconds (``end_s`` None = the last event).
+        width: width of each panel in pixels (100-4000).
+
+    Returns:
+        One panel per endpoint: a black step line for the served generation, a grey dashed one for
+        the newest plan, and a mark per Enactor write (circle = applied, square = stale, triangle =
+        refused by a guard, cross = failed because the active plan was missing).
+
+    Raises:
+        ValueError: a frame that is not a DataFrame, lacks a column or is empty; ``start_s`` /
+            ``end_s`` not finite numbers within a year of the start, or ``end_s <= start_s``; no
+            endpoint state at or before ``end_s``; a bad width.
+    """
+    _width(width)
+    _frame("states", states, ("time_s", "endpoint", "generation", "newest_generation"), numeric=("time_s",),
+           empty="endpoint_states() holds every endpoint's initial state")
+    _frame("events", events, ("time_s", "actor", "action", "endpoint", "generation"), numeric=("time_s",),
+           empty=_RACE_NOT_EMPTY)
+    start_s = _seconds("start_s", start_s, window=True)
+    end_s = float(events["time_s"].max()) if end_s is None else _seconds("end_s", end_s, window=True)
+    if not end_s > start_s:
+        raise ConfigError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
+    if not (states["time_s"] <= end_s).any():
+        raise ConfigError(f"states has no row at or before end_s={end_s!r} (its first is at "
+                         f"{float(states['time_s'].min()):.1f} s)")
+    kinds = {"write": "applied", "write_noop": "applied", "stale_write": "stale write",
+             "write_refused": "refused", "refused_empty": "refused", "self_repair": "applied",
+             "inconsistent": "failed: active plan missing"}
+    w = events.loc[events["action"].isin(kinds) & events["time_s"].between(start_s, end_s)]
+    writes = pd.DataFrame({"time_min": w["time_s"] / 60, "endpoint": w["endpoint"].astype(str),
+                           "generation": w["generation"].astype(int), "series": w["actor"].astype(str),
+                           "kind": w["action"].astype(str).map(kinds)})
+    s = states.loc[states["time_s"] <= end_s]
+    # Carry the state at start_s into the window, and extend each line to end_s.
+    s = pd.concat([s.loc[s["time_s"] < start_s].groupby("endpoint").tail(1).assign(time_s=start_s),
+                   s.loc[s["time_s"] >= start_s]])
+    s = pd.concat([s, s.groupby("endpoint").tail(1).assign(time_s=end_s)])
+    # The newest plan steps at every plan the DNS Planner makes, the same for every endpoint.
+    p = s.groupby("endpoint").head(1)[["time_s", "endpoint", "newest_generation"]]
+    made = events.loc[(events["action"] == "plan_created") & events["time_s"].between(start_s, end_s)]
+    # At end_s: the newest plan made by then, or the endpoints' own newest if none was made yet.
+    last = s.groupby("endpoint").tail(1)[["time_s", "endpoint", "newest_generation"]]
+    made_by_end = events.loc[(events["action"] == "plan_created") & (events["time_s"] <= end_s), "generation"].dropna()
+    if len(made_by_end):
+        last = last.assign(newest_generation=np.maximum(last["newest_generation"].astype(int), int(made_by_end.max())))
+    p = pd.concat([p, *[pd.DataFrame({"time_s": made["time_s"], "endpoint": e,
+                                      "newest_generation": made["generation"]}) for e in p["endpoint"]], last])
+    lines = pd.concat([
+        pd.DataFrame({"time_min": s["time_s"] / 60, "endpoint": s["endpoint"].astype(str),
+                      "generation": s["generation"].astype(int), "series": "served by the endpoint"}),
+        pd.DataFrame({"time_min": p["time_s"] / 60, "endpoint": p["endpoint"].astype(str),
+                      "generation": p["newest_generation"].astype(int), "series": "newest plan"}),
+    ]).assign(kind="line")
+    data = pd.concat([lines, writes], ignore_index=True)
+    enactors = sorted(set(writes["series"]))
+    domain = ["served by the endpoint", "newest plan", *enactors]
+    colour = alt.Color("series:N", title=None, scale=alt.Scale(
+        domain=domain, range=["#111", "#8a8a8a", *[PALETTE[i % 6] for i in range(len(enactors))]]),
+        legend=alt.Legend(orient="bottom", columns=3))
+    x = alt.X("time_min:Q", title="minutes since the scenario start", scale=alt.Scale(domain=[start_s / 60, end_s / 60]))
+    y = alt.Y("generation:Q", title=None, scale=alt.Scale(zero=False))
+    base = alt.Chart().encode(x=x, y=y, color=colour)
+    line = base.transform_filter("datum.kind == 'line'").mark_line(interpolate="step-after", strokeWidth=1.6).encode(
+        strokeDash=alt.condition("datum.series == 'newest plan'", alt.value([4, 3]), alt.value([1, 0])))
+    kinds_order = ["applied", "stale write", "refused", "failed: active plan missing"]
+    marks = base.transform_filter("datum.kind != 'line'").mark_point(size=45, filled=True).encode(
+        shape=alt.Shape("kind:N", title="Write", scale=alt.Scale(domain=kinds_order,
+                        range=["circle", "square", "triangle-up", "cross"]), legend=alt.Legend(orient="bottom", columns=2)),
+        tooltip=["series:N", "kind:N", "generation:Q", alt.Tooltip("time_min:Q", format=".2f")])
+    chart = alt.layer(line, marks, data=data).properties(width=width, height=80).facet(
+        row=alt.Row("endpoint:N", sort=list(dict.fromkeys(states["endpoint"].astype(str))),
+                    title="plan generation at each endpoint", header=alt.Header(labelAngle=0, labelAlign="left")),
+    ).properties(
+        title=["Plan generation per endpoint", "served (black), newest (dashed), each Enactor's writes (marks)"],
+        description=("One panel per endpoint over time in minutes. A black step line shows the plan the endpoint "
+                     "serves, a dashed grey line the newest plan; marks are Enactor writes, coloured by Enactor, "
+                     "squares for stale writes, triangles for writes refused by a guard."),
+    )
+    if len(data) > _MAX_ROWS:
+        span_min = (end_s - start_s) / 60
+        fit_min = max(1.0, math.floor(span_min * _MAX_ROWS / len(data)))
+        raise ConfigError(f"start_s={start_s:g} to end_s={end_s:g} holds {len(data):,} plan steps and writes, more "
+                          f"than the {_MAX_ROWS:,} this chart draws (one mark per write, one step per plan); "
+                          f"narrow the window to about {fit_min:.0f} minutes or fewer")
+    return _base_config(chart)
+
+
+def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint: str = "regional",
+                       width: int = 520) -> alt.LayerChart:
+    """Record count of one endpoint over time, with its empty windows shaded.
+
+    Args:
+        states: ``RaceResult.endpoint_states()`` (``time_s``, ``endpoint``, ``records``).
+        windows: ``RaceResult.empty_windows()`` (``endpoint``, ``start_s``, ``end_s``, ``duration_s``).
+        endpoint: which endpoint to draw.
+        width: chart width in pixels (100-4000).
+
+    Returns:
+        A step line of the records the endpoint answers with (0 = NOERROR, empty answer) and a shaded
+        band, labelled with its length, for each empty window. ``windows`` may be empty (the
+        endpoint never went empty): the description then says so.
+
+    Raises:
+        ValueError: a frame that is not a DataFrame or lacks a column, empty ``states``, an
+            ``endpoint`` that is not a string or has no state, or a bad width.
+    """
+    _width(width)
+    _frame("states", states, ("time_s", "endpoint", "records"), numeric=("time_s", "records"),
+           empty="endpoint_states() holds every endpoint's initial state")
+    _frame("windows", windows, ("endpoint", "start_s", "end_s", "duration_s"),
+           numeric=("start_s", "end_s", "duration_s"))
+    if not isinstance(endpoint, str):
+        raise ConfigError(f"endpoint must be a string, got {endpoint!r} of type {type(endpoint).__name__}")
+    s = states.loc[states["endpoint"] == endpoint]
+    if s.empty:
+        raise ConfigError(f"endpoint {endpoint!r} has no states; endpoints are {sorted(set(states['endpoint']))}")
+    d = pd.DataFrame({"time_min": s["time_s"] / 60, "records": s["records"].astype(int)})
+    wdw = windows.loc[windows["endpoint"] == endpoint]
+    end_min = float(max(d["time_min"].max(), (wdw["end_s"].max() / 60) if len(wdw) else 0))
+    d = pd.concat([d, d.tail(1).assign(time_min=end_min)])
+    bands = pd.DataFrame({"start": wdw["start_s"] / 60, "end": wdw["end_s"] / 60,
+                          "label": ["empty " + format_duration(v) if v >= 60 else f"empty {v:.0f} s"
+                                    for v in wdw["duration_s"]]})
+    x = alt.X("time_min:Q", title="minutes since the scenario start")
+    shade = alt.Chart(bands).mark_rect(color=PALETTE[5], opacity=0.18).encode(x="start:Q", x2="end:Q")
+    text = alt.Chart(bands).mark_text(align="left", dx=4, dy=10, baseline="top", color=PALETTE[5], fontSize=12).encode(
+        x="start:Q", y=alt.value(0), text="label:N")
+    line = alt.Chart(d).mark_line(interpolate="step-after", color=PALETTE[0], strokeWidth=1.8).encode(
+        x=x, y=alt.Y("records:Q", title=f"records in the {endpoint} answer"),
+        tooltip=[alt.Tooltip("time_min:Q", format=".2f"), "records:Q"])
+    total = float(wdw["duration_s"].sum())
+    chart = alt.layer(shade, line, text).properties(
+        width=width, height=200, title=f"Records answered for the {endpoint} endpoint",
+        description=(f"Step line of the number of records the {endpoint} endpoint answers with over time in minutes; "
+                     + (f"{len(wdw)} shaded empty window(s), {total:.0f} s in total, where it answered NOERROR with "
+                        "zero records." if len(wdw) else "no shaded window: it never answered with zero records.")),
+    )
+    return _base_config(chart)
+
+
+def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.LayerChart:
+    """One chart, four checkboxes: toggle guards 1-4 and see the regional record count change.
+
+    The checkboxes are Vega-Lite parameters bound to inputs, so the chart works in the static book
+    with no kernel: it filters precomputed data for all 16 guard combinations.
+
+    Args:
+        data: :func:`labsupport.race.guard_explorer_data` (the four guard columns, ``time_min``,
+            ``records``, ``regional_empty_s``), 16 combinations.
+        width: chart width in pixels (100-4000).
+
+    Returns:
+        A layered chart with four bound checkbox parameters; red bars mark bins with an empty answer
+        and a line of text gives the combination's total empty time.
+
+    Raises:
+        ValueError: ``data`` not a DataFrame, missing a column, empty or without all 16 guard
+            combinations; a bad width.
+    """
+    _width(width)
+    guards = ("check_version_on_write", "delete_only_unreferenced", "reject_empty_records", "self_repair")
+    _frame("data", data, (*guards, "time_min", "records", "regional_empty_s"),
+           numeric=("time_min", "records", "regional_empty_s"),
+           empty="guard_explorer_data() holds all 16 guard combinations")
+    if data.groupby(list(guards)).ngroups != 16:
+        raise ConfigError("data must hold all 16 guard combinations")
+    # Short column names keep the page small: the spec carries every row of all 16 combinations.
+    short = {g: f"g{i + 1}" for i, g in enumerate(guards)}
+    times = sorted(set(data["time_min"]))
+    step = min(b - a for a, b in zip(times, times[1:])) if len(times) > 1 else 1.0
+    d = data[[*guards, "time_min", "records"]].rename(columns={**short, "time_min": "t", "records": "r"})
+    d["t"] = d["t"].round(3)
+    extra = [c for c in ("alerts", "manual_repair") if c in data.columns]
+    totals = data.groupby(list(guards), as_index=False)[["regional_empty_s", *extra]].first().rename(columns=short)
+    totals["label"] = [_explorer_label(row) for row in totals.to_dict("records")]
+    params = [alt.param(name=f"g{i + 1}", value=False, bind=alt.binding_checkbox(name=f"Guard {i + 1}: {g} "))
+              for i, g in enumerate(guards)]
+    chosen = " && ".join(f"datum.g{i} == g{i}" for i in range(1, 5))
+    x = alt.X("t:Q", title="minutes since the scenario start")
+    line = alt.Chart(d).transform_filter(chosen).mark_line(interpolate="step-after", color=PALETTE[0]).encode(
+        x=x, y=alt.Y("r:Q", title="fewest records answered per bin",
+                     scale=alt.Scale(domain=[0, float(d["r"].max()) * 1.3 or 1.0])),
+        tooltip=[alt.Tooltip("t:Q", title="minute"), alt.Tooltip("r:Q", title="records")])
+    empty = alt.Chart(d).transform_filter(chosen).transform_filter("datum.r == 0").transform_calculate(
+        t2=f"datum.t + {step!r}").mark_rect(color=PALETTE[5], opacity=0.35, stroke=None).encode(x="t:Q", x2="t2:Q")
+    label = alt.Chart(totals[["g1", "g2", "g3", "g4", "label"]]).transform_filter(chosen).mark_text(
+        align="left", baseline="top", dx=6, dy=6, fontSize=13, color=PALETTE[5]).encode(
+        x=alt.value(0), y=alt.value(0), text="label:N")
+    chart = alt.layer(empty, line, label).add_params(*params).properties(
+        width=width, height=220, title="Toggle the guards: regional endpoint records over time",
+        description=("Interactive chart with four checkboxes, one per guard. For the chosen combination it shows "
+                     "the fewest records the regional endpoint answered with in each time bin, with red bars where "
+                     "the answer was empty, and the total empty time. All 16 combinations were computed by the model."),
+    )
+    return _base_config(chart)
+
+
+def _explorer_label(row: dict) -> str:
+    v = row["regional_empty_s"]
+    text = ("regional endpoint empty for " + (format_duration(v) if v >= 60 else f"{v:.0f} s")) if v > 0 \
+        else "regional endpoint never empty"
+    if row.get("manual_repair"):
+        text += ", until the manual repair"
+    elif v > 0:
+        text += ", no manual repair"
+    if row.get("alerts"):
+        text += f"; {int(row['alerts'])} alert(s) raised"
+    return text
