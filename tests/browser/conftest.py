@@ -146,3 +146,23 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     terminalreporter.section("labs live in JupyterLab / Notebook 7")
     for name, row in sorted(summary.items()):
         terminalreporter.write_line(f"{name}: {row}")
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_executable: str):
+    """Headless Debian Chromium driven by Playwright's Python package."""
+    # One Chromium for the whole session, shared by every browser test module: a second
+    # sync_playwright() inside the first one's event loop is refused by Playwright.
+    from test_book_in_browser import LAUNCH_ARGS
+
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("Playwright's Python package is not installed (pip install -e '.[browser]')")
+    with sync_playwright() as pw:
+        # An installed Chromium that does not start is an error, not a reason to skip.
+        chromium = pw.chromium.launch(executable_path=chromium_executable, headless=True, args=LAUNCH_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()

@@ -140,22 +140,6 @@ def base_url(book_html: Path):
 
 
 @pytest.fixture(scope="session")
-def browser(chromium_executable: str):
-    """Headless Debian Chromium driven by Playwright's Python package."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("Playwright's Python package is not installed (pip install -e '.[browser]')")
-    with sync_playwright() as pw:
-        # An installed Chromium that does not start is an error, not a reason to skip.
-        chromium = pw.chromium.launch(executable_path=chromium_executable, headless=True, args=LAUNCH_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-@pytest.fixture(scope="session")
 def screenshots(book_html: Path) -> Path:
     folder = book_html.parent / "screenshots"
     (folder / "dark").mkdir(parents=True, exist_ok=True)

@@ -31,7 +31,6 @@ from typing import Any
 import pytest
 
 import live
-from test_book_in_browser import browser  # noqa: F401 - the session's Chromium fixture, reused
 
 pytestmark = pytest.mark.browser
 
