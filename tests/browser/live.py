@@ -502,7 +502,14 @@ def move_control(page: Any, cell: int, kind: str, index: int = 0, *, timeout_s: 
             box = control.bounding_box()
             track = widget.locator(".noUi-target").first.bounding_box()
             x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-            step = max(8.0, (track["width"] if track else 200) / 8)
+            # One value's width on the track (a slider of three values needs half of it), or an
+            # eighth of the track for long ones: enough to change the value by at least one step.
+            width = track["width"] if track else 200.0
+            try:
+                span = float(top) - float(bottom)
+            except (TypeError, ValueError):
+                span = 8.0
+            step = max(8.0, width / min(8.0, span) if span > 0 else width / 8)
             page.mouse.move(x, y)
             page.mouse.down()
             page.mouse.move(x + step if key == "ArrowRight" else x - step, y, steps=8)

@@ -1,4 +1,4 @@
-"""Run every lab in a real JupyterLab (and lab 01 in Notebook 7) in headless Chromium, as a learner would.
+"""Run every lab in a real JupyterLab and in Notebook 7, in headless Chromium, as a learner would.
 
 The server (fixture ``live_server``, conftest.py and live.py) is ``jupyter lab`` from this
 environment, rooted at a temporary copy of ``labs/`` and ``chapters/``, so that nothing the run
@@ -205,11 +205,12 @@ def test_opening_and_saving_changes_nothing(browser, live_server, lab):  # noqa:
 # Notebook 7
 
 
-def test_lab01_charts_draw_in_notebook7(live_server, live_runs):
+@pytest.mark.parametrize("lab", LABS)
+def test_lab_charts_draw_in_notebook7(live_server, live_runs, lab):
     if not live_server.has_notebook7():
         pytest.skip("Jupyter Notebook 7 is not installed here (the `notebook` package; "
                     "pip install -r requirements.txt): /notebooks/... is not served")
-    run = live_runs("01-enactor-race.ipynb", ui="notebook")
+    run = live_runs(lab, ui="notebook")
     problems = [f"{_where(run, e['cell'])}: error output: {e['text']}" for e in run.errors]
     problems += [f"{run.path} code cell {i}: {name}: {text}" for i, name, text in run.saved_errors]
     if not run.charts:
@@ -217,6 +218,9 @@ def test_lab01_charts_draw_in_notebook7(live_server, live_runs):
     problems += [f"chart {c['index']} in cell {c['cell']}: no svg or canvas"
                  + (f" (it says {c['text'][:160]!r})" if c["text"] else "") for c in run.charts if not c["drawn"]]
     problems += [f"{m['kind']} {m['label']!r} did not redraw its chart" for m in run.moves if not m["changed"]]
+    problems += [f"{_where(run, part['cell'])}: raw MyST or a placeholder: {marker!r}" for part in run.texts
+                 for marker in dict.fromkeys([m for m in RAW_MARKERS if m in part["text"]]
+                                             + GLUE_NAME.findall(part["text"]))]
     if run.external:
         problems.append(f"asked for other sites: {sorted(set(run.external))}")
     assert not problems, f"{run.path} in Notebook 7:\n" + "\n".join(problems)
