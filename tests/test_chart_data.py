@@ -6,10 +6,16 @@ read the DataFrames a chart carries and the fields its encodings name.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 import pandas as pd
 
-from labsupport import charts, dwfm, network
+from labsupport import charts, dns_cache, dwfm, network, nlb
+from labsupport.charts import dns as dns_charts
+from labsupport.charts import dwfm as dwfm_charts
+from labsupport.charts import network as network_charts
+from labsupport.charts import nlb as nlb_charts
 from labsupport.charts._render import _datasets
 
 
@@ -25,6 +31,84 @@ def _encodings(spec: dict) -> list[dict]:
         for value in spec:
             found += _encodings(value)
     return found
+
+
+def _channels(chart) -> set[tuple[str, str, str]]:
+    """``(channel, field, type)`` of every field-bound channel in a chart's spec."""
+    out = set()
+    for enc in _encodings(chart.to_dict()):
+        for channel, spec in enc.items():
+            for one in spec if isinstance(spec, list) else [spec]:
+                one = one.get("condition", one) if isinstance(one, dict) and "field" not in one else one
+                if isinstance(one, dict) and "field" in one:
+                    out.add((channel, one["field"], one.get("type", "")))
+    return out
+
+
+def _folds(chart) -> list[list[str]]:
+    """The column lists of every ``fold`` transform (a wide frame drawn as one long series)."""
+    found: list[list[str]] = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "fold" in node:
+                found.append(node["fold"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(chart.to_dict())
+    return found
+
+
+def _carries(chart, frame: pd.DataFrame) -> None:
+    """The chart carries exactly the frame its data function prepared."""
+    assert any(d.shape == frame.shape and d.equals(frame) for d in _datasets(chart)), \
+        "the chart does not draw its data function's frame"
+
+
+@cache
+def _dwfm_ts() -> pd.DataFrame:
+    return dwfm.run(dwfm.SMALL_FLEET).timeseries
+
+
+# --- dwfm ------------------------------------------------------------------------------------------
+
+def test_dwfm_timeseries_data_and_channels():
+    ts = _dwfm_ts()
+    data = dwfm_charts._timeseries_data(ts)
+    chart = charts.dwfm_timeseries_chart(ts)
+    _carries(chart, data)
+    np.testing.assert_array_equal(data["leased"], ts["leased_count"])
+    assert {("y", "leased", "quantitative"), ("y", "per_min", "quantitative"), ("y", "queue", "quantitative"),
+            ("x", "clock", "temporal"), ("color", "kind", "nominal")} <= _channels(chart)
+    assert ["goodput", "wasted"] in _folds(chart)
+
+
+def test_dwfm_phase_data_and_channels():
+    sweep = dwfm.phase_sweep(dwfm.SMALL_FLEET, fleet_sizes=(200, 300), outage_lengths_s=(600.0, 1_200.0))
+    data = dwfm_charts._phase_data(sweep)
+    chart = charts.dwfm_phase_chart(sweep)
+    _carries(chart, data)
+    rec = sweep["recovery_after_outage_s"]
+    np.testing.assert_allclose(data["hours"], (rec / 3600).round(2).fillna(0.0))   # hours, not seconds
+    np.testing.assert_array_equal(data["fleet"], sweep["fleet_droplets_count"])
+    assert {("x", "fleet", "ordinal"), ("y", "outage", "ordinal"), ("color", "hours", "quantitative"),
+            ("text", "label", "nominal")} <= _channels(chart)
+
+
+def test_dwfm_explorer_data_and_channels():
+    grid = dwfm.explorer_grid(dwfm.SMALL_FLEET, fleet_sizes=(200,), step_s=600.0)
+    data = dwfm_charts._explorer_data(grid)
+    chart = charts.dwfm_explorer_chart(grid)
+    _carries(chart, data)
+    np.testing.assert_allclose(data["leased_pct"], (grid["leased_fraction"] * 100).round(1))   # per cent
+    np.testing.assert_allclose(data["goodput"], grid["goodput_per_min"].round(2))
+    np.testing.assert_allclose(data["wasted"], grid["wasted_per_min"].round(2))
+    assert {("y", "leased_pct", "quantitative"), ("y", "per_min", "quantitative"),
+            ("x", "clock", "temporal")} <= _channels(chart)
+    assert ["goodput", "wasted"] in _folds(chart)
 
 
 def test_dwfm_timeseries_draws_goodput_as_goodput_and_wasted_as_wasted_per_minute():
@@ -62,3 +146,86 @@ def test_network_backlog_counts_come_from_the_model_columns():
     np.testing.assert_array_equal(data["New instances without connectivity"], ts["unconfigured_count"])
     first = network.START_PDT + pd.Timedelta(seconds=float(ts["time_s"].iloc[0]))   # 5:28 AM + t
     assert data["clock"].iloc[0] == f"{first:%Y-%m-%dT%H:%M:%S}"
+
+
+# --- network and nlb -------------------------------------------------------------------------------
+
+def test_network_backlog_data_and_channels():
+    ts = network.run(network.INCIDENT).timeseries
+    counts, delays = network_charts._backlog_data(ts)
+    chart = charts.network_backlog_chart(ts)
+    _carries(chart, counts)
+    _carries(chart, delays)
+    measured = ts["mean_delay_s"].notna().to_numpy()
+    np.testing.assert_allclose(delays["delay_min"], (ts["mean_delay_s"][measured] / 60).round(2))   # minutes
+    np.testing.assert_array_equal(counts["Items waiting at Network Manager"], ts["queue_count"])
+    assert {("y", "count", "quantitative"), ("color", "what", "nominal"), ("y", "delay_min", "quantitative"),
+            ("detail", "stretch", "nominal"), ("x", "clock", "temporal")} <= _channels(chart)
+    assert ["Items waiting at Network Manager", "New instances without connectivity"] in _folds(chart)
+
+
+@cache
+def _nlb_ts() -> pd.DataFrame:
+    return nlb.run().timeseries
+
+
+def test_nlb_timeseries_data_and_channels():
+    ts = _nlb_ts()
+    data = nlb_charts._timeseries_data(ts)
+    chart = charts.nlb_timeseries_chart(ts, threshold_s=5.0)
+    _carries(chart, data)
+    np.testing.assert_allclose(data["Capacity in service"], ts["capacity_fraction"].round(4))
+    np.testing.assert_allclose(data["Working capacity in service"], ts["working_capacity_fraction"].round(4))
+    np.testing.assert_allclose(data["errors"], ts["error_fraction"].round(4))
+    np.testing.assert_allclose(data["flaps"], ts["fleet_flaps_per_min"].round(1))
+    np.testing.assert_allclose(data["latency"], ts["check_latency_s"].round(1))    # seconds
+    assert {("y", "fraction", "quantitative"), ("y", "errors", "quantitative"), ("y", "flaps", "quantitative"),
+            ("y", "latency", "quantitative"), ("color", "what", "nominal"), ("y", "y", "quantitative")} <= _channels(chart)
+    rule = next(d for d in _datasets(chart) if list(d.columns) == ["y"])
+    assert rule["y"].tolist() == [5.0]      # the threshold on the seconds axis
+    assert ["Capacity in service", "Working capacity in service", "Demand"] in _folds(chart)
+
+
+def test_nlb_comparison_data_and_channels():
+    ts = _nlb_ts()
+    runs = {"a": ts, "b": ts.assign(capacity_fraction=ts["capacity_fraction"] / 2)}
+    data = nlb_charts._comparison_data(runs)
+    chart = charts.nlb_capacity_comparison_chart(runs, floor=0.5)
+    _carries(chart, data)
+    np.testing.assert_allclose(data.loc[data["run"] == "b", "fraction"], (ts["capacity_fraction"] / 2).round(4))
+    assert {("y", "fraction", "quantitative"), ("color", "run", "nominal"), ("x", "clock", "temporal"),
+            ("y", "y", "quantitative"), ("strokeDash", "what", "nominal")} <= _channels(chart)
+
+
+# --- dns_cache -------------------------------------------------------------------------------------
+
+@cache
+def _dns_ts() -> pd.DataFrame:
+    return dns_cache.run(dns_cache.INCIDENT).timeseries
+
+
+def test_dns_failing_data_and_channels():
+    ts = _dns_ts()
+    data = dns_charts._failing_data({"a": ts})
+    chart = charts.dns_failing_chart({"a": ts}, restored_s=9_420.0)
+    _carries(chart, data)
+    if data.attrs["bin_s"] is None:
+        np.testing.assert_allclose(data["failing"], ts["failing_fraction"].round(4))
+    else:
+        assert data["failing"].between(data["lo"], data["hi"]).all()
+    assert data["failing"].between(0, 1).all()       # a fraction, drawn on a % axis
+    assert {("y", "failing", "quantitative"), ("color", "run", "nominal"), ("x", "clock", "temporal")} <= _channels(chart)
+    late = dns_charts._failing_data({"a": ts}, start_s=float(ts["time_s"].max()) + 1)
+    note = charts.dns_failing_chart({"a": ts}, restored_s=9_420.0, start_s=float(ts["time_s"].max()) + 1)
+    assert late.empty and _datasets(note)[0]["text"].iloc[0].startswith("No sample")
+
+
+def test_dns_ttl_data_and_channels():
+    frame = pd.DataFrame({"negative_ttl_s": [60.0, 900.0], "delay_s": [70.0, np.nan], "series": ["s", "s"]})
+    data = dns_charts._ttl_data(frame)
+    chart = charts.dns_ttl_chart(frame)
+    _carries(chart, data)
+    assert data["ttl_min"].tolist() == [1.0, 15.0]            # minutes, not seconds
+    assert data["delay_min"].iloc[0] == round(70 / 60, 2) and np.isnan(data["delay_min"].iloc[1])
+    assert {("x", "ttl_min", "quantitative"), ("y", "delay_min", "quantitative"),
+            ("color", "series", "nominal")} <= _channels(chart)
