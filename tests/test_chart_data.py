@@ -6,12 +6,14 @@ read the DataFrames a chart carries and the fields its encodings name.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 
 import numpy as np
 import pandas as pd
 
-from labsupport import charts, dns_cache, dwfm, network, nlb
+from labsupport import charts, dns_cache, dwfm, network, nlb, race
+from labsupport.charts import race as race_charts
 from labsupport.charts import dns as dns_charts
 from labsupport.charts import dwfm as dwfm_charts
 from labsupport.charts import network as network_charts
@@ -23,8 +25,9 @@ def _encodings(spec: dict) -> list[dict]:
     """Every ``encoding`` dict in a Vega-Lite spec, nested layers and concatenations included."""
     found = []
     if isinstance(spec, dict):
-        if isinstance(spec.get("encoding"), dict):
-            found.append(spec["encoding"])
+        for key in ("encoding", "facet"):     # a facet's row/column is a channel too
+            if isinstance(spec.get(key), dict):
+                found.append(spec[key])
         for value in spec.values():
             found += _encodings(value)
     elif isinstance(spec, list):
@@ -229,3 +232,66 @@ def test_dns_ttl_data_and_channels():
     assert data["delay_min"].iloc[0] == round(70 / 60, 2) and np.isnan(data["delay_min"].iloc[1])
     assert {("x", "ttl_min", "quantitative"), ("y", "delay_min", "quantitative"),
             ("color", "series", "nominal")} <= _channels(chart)
+
+
+# --- race ------------------------------------------------------------------------------------------
+
+@cache
+def _race() -> race.RaceResult:
+    return race.run(race.INCIDENT)
+
+
+def test_race_sequence_data_and_channels():
+    ev = _race().events
+    data = race_charts._sequence_data(ev, start_s=0.0, end_s=600.0)
+    chart = charts.race_sequence_chart(ev, start_s=0.0, end_s=600.0)
+    _carries(chart, data)
+    inside = ev.loc[ev["time_s"].between(0.0, 600.0)]
+    np.testing.assert_allclose(data["time_s"], inside["time_s"].round(2))        # seconds, as the axis says
+    assert data["group"].tolist() == inside["action"].astype(str).map(charts.RACE_ACTION_GROUPS).tolist()
+    assert {("x", "time_s", "quantitative"), ("y", "actor", "nominal"), ("color", "group", "nominal"),
+            ("shape", "group", "nominal")} <= _channels(chart)
+    assert race_charts._sequence_data(ev, start_s=-20.0, end_s=-10.0).empty
+
+
+def test_race_generation_data_and_channels():
+    res = _race()
+    states = res.endpoint_states()
+    data = race_charts._generation_data(states, res.events, end_s=900.0)
+    chart = charts.race_generation_chart(states, res.events, end_s=900.0)
+    _carries(chart, data)
+    writes = data.loc[data["kind"] != "line"]
+    stale = res.events.loc[(res.events["action"] == "stale_write") & (res.events["time_s"] <= 900.0)]
+    np.testing.assert_allclose(sorted(writes.loc[writes["kind"] == "stale write", "time_min"]),
+                               sorted(stale["time_s"] / 60))                      # minutes
+    assert set(data.loc[data["kind"] == "line", "series"]) == {"served by the endpoint", "newest plan"}
+    assert {("x", "time_min", "quantitative"), ("y", "generation", "quantitative"), ("color", "series", "nominal"),
+            ("shape", "kind", "nominal"), ("row", "endpoint", "nominal")} <= _channels(chart)
+
+
+def test_race_records_data_and_channels():
+    res = _race()
+    line, bands = race_charts._records_data(res.endpoint_states(), res.empty_windows())
+    chart = charts.race_records_chart(res.endpoint_states(), res.empty_windows())
+    _carries(chart, line)
+    _carries(chart, bands)
+    regional = res.empty_windows().query("endpoint == 'regional'")
+    np.testing.assert_allclose(bands["start"], regional["start_s"] / 60)           # minutes
+    np.testing.assert_allclose(bands["end"], regional["end_s"] / 60)
+    last_state = res.endpoint_states().query("endpoint == 'regional'")["time_s"].max()
+    assert line["records"].min() == 0
+    assert line["time_min"].max() == max(last_state, regional["end_s"].max()) / 60
+    assert {("x", "time_min", "quantitative"), ("y", "records", "quantitative"), ("x", "start", "quantitative"),
+            ("x2", "end", ""), ("text", "label", "nominal")} <= _channels(chart)
+
+
+def test_race_guard_explorer_data_and_channels():
+    table = race.guard_explorer_data(replace(race.INCIDENT, horizon_s=1_200.0), bin_s=60.0)
+    series, labels = race_charts._guard_explorer_data(table)
+    chart = charts.race_guard_explorer_chart(table)
+    _carries(chart, series)
+    _carries(chart, labels)
+    np.testing.assert_allclose(series["t"], table["time_min"].round(3))
+    np.testing.assert_array_equal(series["r"], table["records"])
+    assert len(labels) == 16 and set(series.columns) == {"g1", "g2", "g3", "g4", "t", "r"}
+    assert {("x", "t", "quantitative"), ("y", "r", "quantitative"), ("text", "label", "nominal")} <= _channels(chart)
