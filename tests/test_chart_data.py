@@ -12,7 +12,9 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from labsupport import charts, dns_cache, dwfm, network, nlb, race
+from labsupport import charts, dns_cache, dwfm, explore, network, nlb, race, timeline
+from labsupport.charts import explore as explore_charts
+from labsupport.charts import timeline as timeline_charts
 from labsupport.charts import race as race_charts
 from labsupport.charts import dns as dns_charts
 from labsupport.charts import dwfm as dwfm_charts
@@ -295,3 +297,45 @@ def test_race_guard_explorer_data_and_channels():
     np.testing.assert_array_equal(series["r"], table["records"])
     assert len(labels) == 16 and set(series.columns) == {"g1", "g2", "g3", "g4", "t", "r"}
     assert {("x", "t", "quantitative"), ("y", "r", "quantitative"), ("text", "label", "nominal")} <= _channels(chart)
+
+
+# --- explore and timeline --------------------------------------------------------------------------
+
+def test_explore_sequence_data_and_channels():
+    steps = explore.run().events
+    data = explore_charts._sequence_data(steps)
+    chart = charts.explore_sequence_chart(steps)
+    _carries(chart, data)
+    own = data.iloc[:len(steps)]
+    np.testing.assert_array_equal(own["step"], steps["step"])                    # the order, not seconds
+    assert own["plan"].tolist() == [f"p{g}" if g else "" for g in steps["plan_generation"]]
+    went_empty = int((steps["empty_after"] & ~steps["empty_after"].shift(fill_value=False)).sum())
+    assert (data["actor"] == "route53").sum() == went_empty > 0
+    assert {("x", "step", "quantitative"), ("y", "actor", "nominal"), ("color", "group", "nominal"),
+            ("text", "plan", "nominal")} <= _channels(chart)
+
+
+def test_explore_verdict_data_and_channels():
+    table = explore.verdict_table(explore.ExploreConfig(enactor_count=2, generation_count=3))
+    data = explore_charts._verdict_data(table)
+    chart = charts.explore_verdict_chart(table)
+    _carries(chart, data)
+    assert len(data) == 4 * len(table)
+    safe = data.loc[data["key"] == "safe"].set_index("guards")
+    for _, row in table.iterrows():
+        assert safe.at[row["guards"], "answer"] == ("yes" if row["safe"] else "no")
+        assert safe.at[row["guards"], "meaning"] == ("good" if row["safe"] else "bad")
+    assert {("x", "property", "nominal"), ("y", "guards", "nominal"), ("color", "meaning", "nominal"),
+            ("text", "answer", "nominal")} <= _channels(chart)
+
+
+def test_timeline_data_and_channels():
+    periods, events = timeline.impact_periods(), timeline.load()
+    bars, marks = timeline_charts._timeline_data(periods, events)
+    chart = charts.timeline_chart(periods, events)
+    _carries(chart, bars)
+    _carries(chart, marks)
+    assert bars["start"].tolist() == periods["start_pdt"].dt.strftime("%Y-%m-%dT%H:%M:%S").tolist()   # PDT
+    assert marks["time"].tolist() == events["time_pdt"].dt.strftime("%Y-%m-%dT%H:%M:%S").tolist()
+    assert {("x", "start", "temporal"), ("x2", "end", ""), ("color", "period", "nominal"),
+            ("x", "time", "temporal"), ("y", "lane", "nominal")} <= _channels(chart)
