@@ -12,7 +12,10 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from labsupport import charts, dns_cache, dwfm, explore, network, nlb, race, timeline
+from labsupport import chain, charts, dependencies, dns_cache, dwfm, explore, network, nlb, race, timeline
+from labsupport.charts import chain as chain_charts
+from labsupport.charts import dependencies as dependencies_charts
+from labsupport.clock import INCIDENT_START_PDT, wall_clock
 from labsupport.charts import explore as explore_charts
 from labsupport.charts import timeline as timeline_charts
 from labsupport.charts import race as race_charts
@@ -339,3 +342,71 @@ def test_timeline_data_and_channels():
     assert marks["time"].tolist() == events["time_pdt"].dt.strftime("%Y-%m-%dT%H:%M:%S").tolist()
     assert {("x", "start", "temporal"), ("x2", "end", ""), ("color", "period", "nominal"),
             ("x", "time", "temporal"), ("y", "lane", "nominal")} <= _channels(chart)
+
+
+# --- chain and dependencies ------------------------------------------------------------------------
+
+@cache
+def _stop_point_table() -> pd.DataFrame:
+    return chain.stop_point_table()
+
+
+def test_chain_timeline_data_and_channels():
+    mine = chain.run(replace(chain.INCIDENT, stop_points=chain.StopPoints.of(5))).stages
+    ref = chain.run(chain.INCIDENT).stages
+    data = chain_charts._timeline_data(mine, reference=ref)
+    chart = charts.chain_timeline_chart(mine, reference=ref)
+    _carries(chart, data)
+    incident = data.loc[data["run"] == "Incident (no stop points)"]
+    assert incident["start"].tolist() == wall_clock(ref["start_s"], INCIDENT_START_PDT).tolist()      # PDT clock
+    assert incident["end"].tolist() == wall_clock(ref["end_s"], INCIDENT_START_PDT).tolist()
+    assert {("x", "start", "temporal"), ("x2", "end", ""), ("y", "stage", "nominal"), ("yOffset", "run", "nominal"),
+            ("color", "stage", "nominal"), ("opacity", "run", "nominal")} <= _channels(chart)
+
+
+def test_chain_explorer_data_and_channels():
+    table = _stop_point_table()
+    bars, totals = chain_charts._explorer_data(table)
+    chart = charts.chain_explorer_chart(table)
+    _carries(chart, bars)
+    _carries(chart, totals)
+    none = table.loc[table["stop_points"] == "none"].iloc[0]
+    nlb_bar = bars.loc[(bars["run"] == "Incident (no stop points)") & (bars["stage"] == "NLB connection errors")]
+    assert nlb_bar["start"].tolist() == wall_clock([none["nlb_start_s"]], INCIDENT_START_PDT).tolist()
+    assert nlb_bar["end"].tolist() == wall_clock([none["nlb_end_s"]], INCIDENT_START_PDT).tolist()
+    assert len(totals) == 64 and {"s1", "s6", "text"} <= set(totals.columns)
+    assert {("x", "start", "temporal"), ("y", "stage", "nominal"), ("text", "text", "nominal")} <= _channels(chart)
+
+
+def test_chain_impact_data_and_channels():
+    impact = chain.run(chain.INCIDENT).impact
+    data = chain_charts._impact_data(impact)
+    chart = charts.chain_impact_chart(impact)
+    _carries(chart, data)
+    np.testing.assert_allclose(data["share"], impact["impact_fraction"].round(4))
+    assert data["start"].tolist() == wall_clock(impact["time_s"], INCIDENT_START_PDT).tolist()
+    assert {("x", "start", "temporal"), ("y", "share", "quantitative"), ("color", "stage", "nominal")} <= _channels(chart)
+
+
+def test_chain_savings_data_and_channels():
+    savings = chain.single_point_savings(_stop_point_table())
+    data = chain_charts._savings_data(savings)
+    chart = charts.chain_savings_chart(savings)
+    _carries(chart, data)
+    np.testing.assert_allclose(data["hours"], (savings["saved_s"] / 3600).round(2))      # hours, not seconds
+    assert (data["best"] == "saves the most").sum() == int(savings["best"].sum())
+    assert {("x", "hours", "quantitative"), ("y", "name", "nominal"), ("color", "best", "nominal"),
+            ("text", "saved", "nominal")} <= _channels(chart)
+
+
+def test_dependency_blast_data_and_channels():
+    radius = dependencies.blast_radius("DynamoDB", "us-east-1")
+    isolated = dependencies.blast_radius("DynamoDB", "us-east-1", isolate=True)
+    data = dependencies_charts._blast_data(radius, compare=isolated)
+    chart = charts.dependency_blast_chart(radius, compare=isolated)
+    _carries(chart, data)
+    first = data.loc[data["scenario"] == "As it was"]
+    assert first["status"].tolist() == radius["status"].astype(str).tolist()
+    assert first["region"].tolist() == radius["region"].astype(str).tolist()
+    assert {("x", "region", "nominal"), ("y", "service", "nominal"), ("color", "status", "nominal"),
+            ("fillOpacity", "firm", "nominal"), ("column", "scenario", "nominal")} <= _channels(chart)
