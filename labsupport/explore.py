@@ -53,6 +53,8 @@ __all__ = [
     "ENACTOR_NAMES",
     "ENDPOINT_NAMES",
     "ExploreConfig",
+    "ExploreResult",
+    "ExploreSummary",
     "GUARDS",
     "INCIDENT",
     "PLANNER",
@@ -66,13 +68,9 @@ __all__ = [
     "verdict_table",
 ]
 
-#: The four guards, in the order of the course's stop points (the same flags as labsupport.race).
-GUARDS: tuple[str, ...] = (
-    "check_version_on_write",
-    "delete_only_unreferenced",
-    "reject_empty_records",
-    "self_repair",
-)
+#: The four guards, in the order of the course's stop points: the same tuple as
+#: :data:`labsupport.race.GUARD_NAMES` (one vocabulary for both models).
+GUARDS: tuple[str, ...] = race.GUARD_NAMES
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,7 +121,7 @@ INCIDENT = ExploreConfig()
 
 
 @dataclass(frozen=True)
-class Summary:
+class ExploreSummary:
     """Headline figures of one check. Counts are exact; ``elapsed_s`` is wall-clock seconds.
 
     Attributes:
@@ -161,7 +159,7 @@ class Summary:
 
 
 @dataclass(frozen=True)
-class Result:
+class ExploreResult:
     """What :func:`run` found.
 
     Attributes:
@@ -179,15 +177,19 @@ class Result:
     """
 
     config: ExploreConfig
-    summary: Summary
+    summary: ExploreSummary
     events: pd.DataFrame
     stuck_path: pd.DataFrame
 
 
-def _params(cfg: ExploreConfig) -> tuple:
-    return (cfg.endpoint_count, cfg.generation_count, cfg.cleanup_keep_generations,
-            cfg.check_version_on_write, cfg.delete_only_unreferenced, cfg.reject_empty_records,
-            cfg.self_repair)
+
+#: Earlier names of :class:`ExploreResult` and :class:`ExploreSummary` (named like
+#: ``race.RaceResult`` / ``race.RaceSummary`` now); kept so that existing notebooks still run.
+Result = ExploreResult
+Summary = ExploreSummary
+
+def _params(cfg: ExploreConfig) -> proto.Params:
+    return proto.Params(**{f: getattr(cfg, f) for f in proto.Params._fields})
 
 
 @dataclass
@@ -211,43 +213,43 @@ def _search(cfg: ExploreConfig) -> _Graph:
     if not isinstance(cfg, ExploreConfig):
         raise ConfigError(f"cfg must be an ExploreConfig, got {type(cfg).__name__}")
     t0 = time.perf_counter()
-    p, E, G = _params(cfg), cfg.endpoint_count, cfg.generation_count
-    base = 1 + 3 * E
+    p, endpoints, generations = _params(cfg), cfg.endpoint_count, cfg.generation_count
+    base = 1 + 3 * endpoints
     canon = (lambda s: proto.canon(s, base)) if cfg.reduce_symmetry else (lambda s: s)
-    states = [canon(proto.initial(cfg.enactor_count, E))]
+    states = [canon(proto.initial(cfg.enactor_count, endpoints))]
     index, parent, depth = {states[0]: 0}, [-1], [0]
     src, dst = array("l"), array("l")
     first_bad, actions, head = -1, set(), 0
     while head < len(states):
         for step in proto.successors(states[head], p):
-            c = canon(step[6])
+            c = canon(step.state)
             j = index.get(c)
             if j is None:
                 j = len(states)
                 if j >= cfg.max_states:
                     raise LimitExceeded(
                         f"max_states={cfg.max_states} reached after {time.perf_counter() - t0:.1f} s: the "
-                        f"state space of enactor_count={cfg.enactor_count}, generation_count={G}, "
-                        f"endpoint_count={E} is larger. Lower a bound, or raise max_states (at most 3000000).")
+                        f"state space of enactor_count={cfg.enactor_count}, generation_count={generations}, "
+                        f"endpoint_count={endpoints} is larger. Lower a bound, or raise max_states (at most 3000000).")
                 index[c] = j
                 states.append(c)
                 parent.append(head)
                 depth.append(depth[head] + 1)
-                if first_bad < 0 and proto.violates(c, E):
+                if first_bad < 0 and proto.violates(c, endpoints):
                     first_bad = j
             src.append(head)
             dst.append(j)
-            actions.add(step[2])
+            actions.add(step.race_action)
         head += 1
     n = len(states)
     src_a, dst_a = np.frombuffer(src, dtype=np.int_), np.frombuffer(dst, dtype=np.int_)
-    goal = np.fromiter((proto.goal(s, E, G) for s in states), dtype=bool, count=n)
+    goal = np.fromiter((proto.goal(s, endpoints, generations) for s in states), dtype=bool, count=n)
     stuck = np.flatnonzero(~_can_reach(goal, src_a, dst_a))
-    bad = np.fromiter((proto.violates(s, E) for s in states), dtype=bool, count=n)
+    bad = np.fromiter((proto.violates(s, endpoints) for s in states), dtype=bool, count=n)
     return _Graph(states, parent, depth, src_a, dst_a, actions, first_bad, canon, stuck, bad)
 
 
-def run(cfg: ExploreConfig = INCIDENT) -> Result:
+def run(cfg: ExploreConfig = INCIDENT) -> ExploreResult:
     """Search every interleaving of ``cfg``'s protocol; check safety and recovery.
 
     Safety: no endpoint's alias refers to a deleted plan tree (exactly when the endpoint answers
@@ -259,7 +261,7 @@ def run(cfg: ExploreConfig = INCIDENT) -> Result:
         cfg: bounds and guards.
 
     Returns:
-        A :class:`Result`; ``events`` is the shortest counterexample (breadth-first order).
+        A :class:`ExploreResult`; ``events`` is the shortest counterexample (breadth-first order).
 
     Raises:
         LimitExceeded: if more than ``cfg.max_states`` states are reachable.
@@ -271,7 +273,7 @@ def run(cfg: ExploreConfig = INCIDENT) -> Result:
     events = _path_table(cfg, g.states, g.parent, g.first_bad, g.canon)
     stuck_path = _path_table(cfg, g.states, g.parent, int(stuck[0]) if stuck.size else -1, g.canon)
     elapsed = time.perf_counter() - t0
-    summary = Summary(
+    summary = ExploreSummary(
         states_count=n, transitions_count=len(g.src), depth_count=max(g.depth), elapsed_s=elapsed,
         states_per_s=n / elapsed if elapsed > 0 else float("inf"), safe=g.first_bad < 0,
         recovers=stuck.size == 0, violating_states_count=int(g.bad.sum()),
@@ -279,7 +281,7 @@ def run(cfg: ExploreConfig = INCIDENT) -> Result:
         stuck_path_steps_count=len(stuck_path), empty_reachable=bool(g.bad.any()),
         stale_overwrite_reachable="stale_write" in actions, alert_reachable="refused_empty" in actions,
         reachable_actions=tuple(sorted(actions)))
-    return Result(config=cfg, summary=summary, events=events, stuck_path=stuck_path)
+    return ExploreResult(config=cfg, summary=summary, events=events, stuck_path=stuck_path)
 
 
 _PHASES = ("idle", "picked", "writing", "cleaning up")
@@ -302,20 +304,20 @@ def states_table(cfg: ExploreConfig = INCIDENT) -> pd.DataFrame:
         LimitExceeded: if more than ``cfg.max_states`` states are reachable.
     """
     g = _search(cfg)
-    E = cfg.endpoint_count
+    endpoints = cfg.endpoint_count
     stuck = np.zeros(len(g.states), dtype=bool)
     stuck[g.stuck] = True
     cols: dict[str, object] = {"state_id": np.arange(len(g.states)), "depth": g.depth,
                                "newest_plan": [s[0] for s in g.states]}
-    for k, name in enumerate(ENDPOINT_NAMES[:E]):
+    for k, name in enumerate(ENDPOINT_NAMES[:endpoints]):
         cols[f"{name}_alias"] = [s[1 + k] for s in g.states]
-        cols[f"{name}_rollback"] = [s[1 + E + k] for s in g.states]
-        cols[f"{name}_trees"] = [",".join(str(p) for p in range(1, 7) if s[1 + 2 * E + k] >> p & 1) for s in g.states]
-        cols[f"{name}_empty"] = [not s[1 + 2 * E + k] >> s[1 + k] & 1 for s in g.states]
-    cols["enactors"] = ["; ".join(_describe(c) for c in s[1 + 3 * E:]) for s in g.states]
+        cols[f"{name}_rollback"] = [s[1 + endpoints + k] for s in g.states]
+        cols[f"{name}_trees"] = [",".join(str(p) for p in range(1, 7) if s[1 + 2 * endpoints + k] >> p & 1) for s in g.states]
+        cols[f"{name}_empty"] = [not s[1 + 2 * endpoints + k] >> s[1 + k] & 1 for s in g.states]
+    cols["enactors"] = ["; ".join(_describe(c) for c in s[1 + 3 * endpoints:]) for s in g.states]
     cols["safe"] = ~g.bad
     cols["can_recover"] = ~stuck
-    ints = ["state_id", "depth", "newest_plan"] + [f"{n}_{r}" for n in ENDPOINT_NAMES[:E] for r in ("alias", "rollback")]
+    ints = ["state_id", "depth", "newest_plan"] + [f"{n}_{r}" for n in ENDPOINT_NAMES[:endpoints] for r in ("alias", "rollback")]
     return pd.DataFrame(cols).astype({c: "int64" for c in ints})
 
 
@@ -346,15 +348,17 @@ def _path_table(cfg: ExploreConfig, states: list, parent: list[int], target: int
     while target > 0:
         chain.append(states[target])
         target = parent[target]
-    p, E = _params(cfg), cfg.endpoint_count
-    cur, rows = proto.initial(cfg.enactor_count, E), []
+    p, endpoints = _params(cfg), cfg.endpoint_count
+    cur, rows = proto.initial(cfg.enactor_count, endpoints), []
     for want in reversed(chain):
-        actor, kind, action, gen, ep, what, cur = next(t for t in proto.successors(cur, p) if canon(t[6]) == want)
-        trees = [", ".join(str(g) for g in range(1, 7) if cur[1 + 2 * E + k] >> g & 1) for k in range(E)]
-        rows.append((len(rows) + 1, PLANNER if actor < 0 else ENACTOR_NAMES[actor], kind, action, gen,
-                     ENDPOINT_NAMES[ep] if ep >= 0 else "", what,
-                     "; ".join(f"{ENDPOINT_NAMES[k]} -> {cur[1 + k]}" for k in range(E)),
-                     "; ".join(f"{ENDPOINT_NAMES[k]}: {trees[k]}" for k in range(E)), proto.violates(cur, E)))
+        step = next(t for t in proto.successors(cur, p) if canon(t.state) == want)
+        cur = step.state
+        trees = [", ".join(str(g) for g in range(1, 7) if cur[1 + 2 * endpoints + k] >> g & 1) for k in range(endpoints)]
+        rows.append((len(rows) + 1, PLANNER if step.actor < 0 else ENACTOR_NAMES[step.actor], step.kind,
+                     step.race_action, step.plan, ENDPOINT_NAMES[step.endpoint] if step.endpoint >= 0 else "",
+                     step.outcome,
+                     "; ".join(f"{ENDPOINT_NAMES[k]} -> {cur[1 + k]}" for k in range(endpoints)),
+                     "; ".join(f"{ENDPOINT_NAMES[k]}: {trees[k]}" for k in range(endpoints)), proto.violates(cur, endpoints)))
     table = pd.DataFrame(rows, columns=[c for c in _DTYPES if c != "role"])
     table.insert(7, "role", _roles(table))
     return table.astype(_DTYPES)
@@ -399,7 +403,7 @@ def verdict_table(base: ExploreConfig = INCIDENT, *, executor: Executor | None =
     return verdict_rows(results)
 
 
-def verdict_rows(results: Iterable[Result]) -> pd.DataFrame:
+def verdict_rows(results: Iterable[ExploreResult]) -> pd.DataFrame:
     """One row of :func:`verdict_table`'s shape per result, in the order given.
 
     Args:
@@ -410,8 +414,8 @@ def verdict_rows(results: Iterable[Result]) -> pd.DataFrame:
     """
     rows = []
     for res in results:
-        if not isinstance(res, Result):
-            raise ConfigError(f"results must hold labsupport.explore.Result values, got {type(res).__name__}")
+        if not isinstance(res, ExploreResult):
+            raise ConfigError(f"results must hold labsupport.explore.ExploreResult values, got {type(res).__name__}")
         flags, s = {g: getattr(res.config, g) for g in GUARDS}, res.summary
         rows.append({**flags, "guards": "+".join(str(k + 1) for k, g in enumerate(GUARDS) if flags[g]) or "none",
                      "safe": s.safe, "recovers": s.recovers, "empty_reachable": s.empty_reachable,
@@ -431,7 +435,7 @@ _REPLAY_INTERVAL_S = 30.0
 _NOT_LOGGED = ("pick", "check_dropped", "cleanup_done")
 
 
-def race_replay_config(result: Result) -> RaceConfig:
+def race_replay_config(result: ExploreResult) -> RaceConfig:
     """Script ``result``'s counterexample as a :class:`labsupport.race.RaceConfig`.
 
     Timing is made deterministic (no jitter, lock TTL 0, 1 s transactions, plans every 30 s). The
@@ -452,8 +456,8 @@ def race_replay_config(result: Result) -> RaceConfig:
     Raises:
         ValueError: if the counterexample is empty or not of that shape, or ``cleanup_keep_generations`` is 0.
     """
-    if not isinstance(result, Result):
-        raise ConfigError(f"result must be a labsupport.explore.Result, got {type(result).__name__}")
+    if not isinstance(result, ExploreResult):
+        raise ConfigError(f"result must be a labsupport.explore.ExploreResult, got {type(result).__name__}")
     ev, cfg = result.events, result.config
     stale = ev.loc[ev["role"] == "stale overwrite"]
     killed = ev.loc[ev["role"] == "active plan deleted"]
@@ -480,7 +484,7 @@ def race_replay_config(result: Result) -> RaceConfig:
         guards=race.Guards(**{g: getattr(cfg, g) for g in GUARDS}))
 
 
-def race_replay(result: Result) -> pd.DataFrame:
+def race_replay(result: ExploreResult) -> pd.DataFrame:
     """Run :func:`race_replay_config` in ``labsupport.race`` and find each counterexample step in it.
 
     Steps are matched per actor, in order. Picking a plan, a dropped check and the end of clean-up
@@ -493,7 +497,7 @@ def race_replay(result: Result) -> pd.DataFrame:
 
     Returns:
         The counterexample's logged steps, columns ``step``, ``actor``, ``race_action``,
-        ``plan_generation``, ``endpoint`` (as in ``Result.events``), ``race_time_s`` (float64,
+        ``plan_generation``, ``endpoint`` (as in ``ExploreResult.events``), ``race_time_s`` (float64,
         seconds since the start at which the simulation did the same thing, NaN if it never did)
         and ``race_endpoint_empty_s`` (float64, when the simulated endpoint went empty, NaN if never;
         the same on every row).

@@ -426,6 +426,7 @@ def _check_events(events: object, columns: tuple[str, ...]) -> None:
         raise ConfigError(f"events is missing columns {missing}; pass RaceResult.events")
 
 
+#: The guards' field names, guard 1 to 4 (``explore.GUARDS`` is this same tuple).
 GUARD_NAMES = tuple(f.name for f in fields(Guards))
 
 

@@ -63,7 +63,7 @@ def explore_sequence_chart(steps: pd.DataFrame, *, width: int = 540,
     numbered steps in place of seconds, because the explorer has no clock: only the order matters.
 
     Args:
-        steps: ``labsupport.explore.Result.events`` or ``.stuck_path`` (columns ``step``, ``actor``,
+        steps: ``labsupport.explore.ExploreResult.events`` or ``.stuck_path`` (columns ``step``, ``actor``,
             ``race_action``, ``plan_generation``, ``endpoint``, ``outcome``, ``role``,
             ``empty_after``); at least one row.
         width: chart width in pixels (100-4000).

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
+from ..race import GUARD_NAMES
 from ..timeline import format_duration
 from ._render import PALETTE, _base_config
 from ._inputs import _MAX_ROWS, _frame, _note_chart, _seconds, _width
@@ -302,7 +303,7 @@ def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint:
     return _base_config(chart)
 
 
-_GUARDS = ("check_version_on_write", "delete_only_unreferenced", "reject_empty_records", "self_repair")
+_GUARDS = GUARD_NAMES
 
 
 def _guard_explorer_data(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
