@@ -33,8 +33,8 @@ START_PDT = INCIDENT_START_PDT
 #: Categories of ``DwfmResult.events["kind"]``, in order (see :class:`DwfmResult`).
 EVENT_KINDS: tuple[str, ...] = sim.EVENT_KINDS
 
-#: Values of :attr:`DwfmConfig.retry_policy`.
-RETRY_POLICIES: tuple[str, ...] = ("immediate", "backoff_full_jitter")
+#: Values of :attr:`DwfmConfig.retry_policy`, one per retry strategy of the engine.
+RETRY_POLICIES: tuple[str, ...] = tuple(sim.RETRY_STRATEGIES)
 
 _DAY_S = 7 * 86_400.0
 
