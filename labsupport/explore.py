@@ -454,7 +454,7 @@ def race_replay_config(result: ExploreResult) -> RaceConfig:
         A ``labsupport.race.RaceConfig`` with the same guards and ``cleanup_keep_generations``.
 
     Raises:
-        ValueError: if the counterexample is empty or not of that shape, or ``cleanup_keep_generations`` is 0.
+        ConfigError: if the counterexample is empty or not of that shape, or ``cleanup_keep_generations`` is 0.
     """
     if not isinstance(result, ExploreResult):
         raise ConfigError(f"result must be a labsupport.explore.ExploreResult, got {type(result).__name__}")

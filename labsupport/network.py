@@ -323,7 +323,7 @@ def run(config: NetworkConfig = INCIDENT) -> NetworkResult:
         A :class:`NetworkResult` with ``.events``, ``.items``, ``.timeseries`` and ``.summary``.
 
     Raises:
-        ValueError: ``config`` is not a NetworkConfig.
+        ConfigError: ``config`` is not a NetworkConfig.
         LimitExceeded: the run needed more than ``config.max_events`` simulation steps.
     """
     if not isinstance(config, NetworkConfig):

@@ -340,7 +340,7 @@ def run(config: RaceConfig = INCIDENT) -> RaceResult:
 
     Raises:
         LimitExceeded: if the run produces more than ``config.max_events`` events.
-        ValueError: if ``config`` is not a RaceConfig.
+        ConfigError: if ``config`` is not a RaceConfig.
 
     Follows the PES's account of the DynamoDB DNS race and DAT453's lock and rollback details.
     """

@@ -88,7 +88,7 @@ def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None
         ``reference``, and a line of text with both totals.
 
     Raises:
-        ValueError: ``stages`` or ``reference`` not a DataFrame (``reference`` may be ``None``) or
+        ConfigError: ``stages`` or ``reference`` not a DataFrame (``reference`` may be ``None``) or
             missing a column, equal labels or a bad width.
     """
     _width(width)
@@ -170,7 +170,7 @@ def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerC
         of text with the chosen combination's total.
 
     Raises:
-        ValueError: missing columns, not 64 combinations, or a bad width.
+        ConfigError: missing columns, not 64 combinations, or a bad width.
     """
     _width(width)
     bars, totals = _explorer_data(table)
@@ -213,7 +213,7 @@ def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerCh
         empty ``impact``: the chart then says "Nothing fails: no stage happens in this run".
 
     Raises:
-        ValueError: ``impact`` not a DataFrame or missing a column, or a bad width.
+        ConfigError: ``impact`` not a DataFrame or missing a column, or a bad width.
     """
     _width(width)
     data = _impact_data(impact)
@@ -280,7 +280,7 @@ def chain_savings_chart(savings: pd.DataFrame, *, width: int = 260) -> alt.Layer
         the x domain then reaches below 0 and a rule marks 0.
 
     Raises:
-        ValueError: ``savings`` not a DataFrame, missing a column or empty; ``saved_s`` not finite;
+        ConfigError: ``savings`` not a DataFrame, missing a column or empty; ``saved_s`` not finite;
             ``best`` not bool; a bad width.
     """
     _width(width)

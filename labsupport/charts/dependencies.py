@@ -65,7 +65,7 @@ def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
         are hollow.
 
     Raises:
-        ValueError: ``radius`` (or ``compare``, unless ``None``) not a DataFrame, missing a column or
+        ConfigError: ``radius`` (or ``compare``, unless ``None``) not a DataFrame, missing a column or
             empty; an empty title, bad labels or a bad cell size.
     """
     check_int("cell_px", cell_px, lo=20, hi=400)

@@ -82,7 +82,7 @@ def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
         sample of any run gives a chart that says so.
 
     Raises:
-        ValueError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled by
+        ConfigError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled by
             non-empty strings; ``restored_s`` or ``start_s`` not a finite time (seconds, within a
             year); a bad ``origin`` or width.
     """
@@ -147,7 +147,7 @@ def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.Chart:
         One line per series, both axes in minutes.
 
     Raises:
-        ValueError: ``frame`` not a DataFrame, missing a column or empty; more than 7 series; a bad
+        ConfigError: ``frame`` not a DataFrame, missing a column or empty; more than 7 series; a bad
             width.
     """
     _width(width)

@@ -72,7 +72,7 @@ def dwfm_timeseries_chart(
         Three stacked panels sharing a PDT clock axis.
 
     Raises:
-        ValueError: ``timeseries`` not a DataFrame, missing a column or empty; ``outage_s`` not
+        ConfigError: ``timeseries`` not a DataFrame, missing a column or empty; ``outage_s`` not
             ``None`` or a pair of finite times (seconds, 0 to a year) with start <= end;
             ``operator_at_s`` not ``None`` or such a time; a bad width.
     """
@@ -172,7 +172,7 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
         time from DynamoDB's return to the last lease, or "stuck" when there is none in the horizon.
 
     Raises:
-        ValueError: ``sweep`` not a DataFrame, missing a column or empty; a bad cell size.
+        ConfigError: ``sweep`` not a DataFrame, missing a column or empty; a bad cell size.
     """
     check_int("cell_px", cell_px, lo=20, hi=200)
     data = _phase_data(sweep)
@@ -240,7 +240,7 @@ def dwfm_explorer_chart(grid: pd.DataFrame, *, width: int = 480) -> alt.VConcatC
         in the browser shows another precomputed run; no kernel is needed.
 
     Raises:
-        ValueError: a missing column, an empty grid or a bad width.
+        ConfigError: a missing column, an empty grid or a bad width.
     """
     _width(width)
     data = _explorer_data(grid)

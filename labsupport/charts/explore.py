@@ -75,7 +75,7 @@ def explore_sequence_chart(steps: pd.DataFrame, *, width: int = 540,
         dashed rules at the stale check, the stale overwrite and the deletion of the active plan.
 
     Raises:
-        ValueError: ``steps`` not a DataFrame, missing a column or empty; a title that is not a
+        ConfigError: ``steps`` not a DataFrame, missing a column or empty; a title that is not a
             non-empty string; a bad width.
     """
     _width(width)
@@ -150,7 +150,7 @@ def explore_verdict_chart(table: pd.DataFrame, *, cell_px: int = 26) -> alt.Laye
         A grid of coloured cells with "yes"/"no" written in each, rows in the table's order.
 
     Raises:
-        ValueError: ``table`` not a DataFrame, missing a column or empty; a bad cell size.
+        ConfigError: ``table`` not a DataFrame, missing a column or empty; a bad cell size.
     """
     check_int("cell_px", cell_px, lo=12, hi=80)
     long = _verdict_data(table)

@@ -63,7 +63,7 @@ def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 1
         interval between two gaps is drawn as a dot), and the description gives their number.
 
     Raises:
-        ValueError: ``timeseries`` not a DataFrame, missing a column or empty; ``normal_delay_s``
+        ConfigError: ``timeseries`` not a DataFrame, missing a column or empty; ``normal_delay_s``
             not a finite number in (0, 86400]; a bad ``origin`` or width.
     """
     _width(width)

@@ -70,7 +70,7 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
         Four stacked panels sharing a PDT clock axis.
 
     Raises:
-        ValueError: ``timeseries`` not a DataFrame, missing a column or empty; ``actions`` not
+        ConfigError: ``timeseries`` not a DataFrame, missing a column or empty; ``actions`` not
             ``None`` or a dict of names to ``None``/seconds; ``threshold_s`` not ``None`` or a
             finite number >= 0; a bad ``origin`` or width.
     """
@@ -136,7 +136,7 @@ def nlb_capacity_comparison_chart(runs: dict[str, pd.DataFrame], *, floor: float
         One line per run, demand dotted, the floor dashed.
 
     Raises:
-        ValueError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled
+        ConfigError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled
             by non-empty strings; ``floor`` not ``None`` or a fraction in [0, 1]; a bad ``origin``
             or width.
     """

@@ -87,7 +87,7 @@ def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float, w
         A window with no event gives a chart that says "No events between ... s and ... s".
 
     Raises:
-        ValueError: ``events`` not a DataFrame, missing a column or empty; ``start_s``/``end_s`` not
+        ConfigError: ``events`` not a DataFrame, missing a column or empty; ``start_s``/``end_s`` not
             finite numbers within a year of the start, or ``end_s <= start_s``; a bad width.
     """
     _width(width)
@@ -195,7 +195,7 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
         refused by a guard, cross = failed because the active plan was missing).
 
     Raises:
-        ValueError: a frame that is not a DataFrame, lacks a column or is empty; ``start_s`` /
+        ConfigError: a frame that is not a DataFrame, lacks a column or is empty; ``start_s`` /
             ``end_s`` not finite numbers within a year of the start, or ``end_s <= start_s``; no
             endpoint state at or before ``end_s``; a bad width.
     """
@@ -280,7 +280,7 @@ def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint:
         endpoint never went empty): the description then says so.
 
     Raises:
-        ValueError: a frame that is not a DataFrame or lacks a column, empty ``states``, an
+        ConfigError: a frame that is not a DataFrame or lacks a column, empty ``states``, an
             ``endpoint`` that is not a string or has no state, or a bad width.
     """
     _width(width)
@@ -345,7 +345,7 @@ def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.La
         and a line of text gives the combination's total empty time.
 
     Raises:
-        ValueError: ``data`` not a DataFrame, missing a column, empty or without all 16 guard
+        ConfigError: ``data`` not a DataFrame, missing a column, empty or without all 16 guard
             combinations; a bad width.
     """
     _width(width)

@@ -70,7 +70,7 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
         An ``alt.LayerChart`` whose x axis is wall-clock time in PDT.
 
     Raises:
-        ValueError: a frame that is not a DataFrame or lacks a column, empty ``periods``, or a
+        ConfigError: a frame that is not a DataFrame or lacks a column, empty ``periods``, or a
             ``width`` that is not an integer from 100 to 4000.
     """
     _width(width)
