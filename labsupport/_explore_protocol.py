@@ -6,7 +6,7 @@ Scenario:
     are those of :mod:`labsupport.race` and :mod:`labsupport.route53`, re-stated without a clock.
 Covers:
     The PES's one-time check, per-endpoint Route 53 transactions and clean-up; DAT453's rollback
-    record (AWS's later explanation). ``../shared/design/models.md`` §1 and §5.
+    record (AWS's later explanation).
 
 ::
 

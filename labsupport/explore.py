@@ -11,7 +11,7 @@ Covers:
     Route 53 transaction per endpoint, clean-up of plans "significantly older" than the one just
     applied, the deleted active plan that left the regional endpoint empty, and automation that
     could not recover. The rollback record that blocks later transactions comes from AWS's
-    re:Invent talk DAT453. ``../shared/design/models.md`` §1 (protocol, guards), §5 (explorer).
+    re:Invent talk DAT453.
 
 ::
 
@@ -84,7 +84,7 @@ class ExploreConfig:
         cleanup_keep_generations: cleanup deletes plans more than this many generations older than
             the plan just applied (0-4).
         check_version_on_write, delete_only_unreferenced, reject_empty_records, self_repair: the
-            four guards of ``models.md`` §1 (all off, as in October 2025).
+            four guards of :class:`labsupport.race.Guards` (all off, as in October 2025).
         reduce_symmetry: count states that differ only in which Enactor is which as one state.
         max_states: stop with :class:`~labsupport.errors.LimitExceeded` beyond this many states
             (1-3,000,000; about 350 MB of memory per million states).
