@@ -6,11 +6,12 @@ imports, bottom layer first.
 Layers (a module may import only from its own layer or a lower one)::
 
     0  base      errors, clock, _validate, _sweep, presets, route53, timeline, dependencies
-    1  engines   the private simulation engines of each model (race.engine, dwfm.engine, ...)
-    2  models    one home per model: race, dwfm, network, dns_cache (config, run, summary, sweep)
+    1  engines   the private simulation engines of each model (race.engine, dwfm.engine, _nlb_sim, ...)
+    2  models    one home per model: race/ (config, model, sweep), dwfm/ (model, sweep), network,
+                 dns_cache (config, run, summary, sweep)
     3  composed  models built on other models: nlb (on network), explore (on race), chain (on all)
     4  charts    labsupport.charts and its per-model modules
-    5  wiring    widgets, book, colab, student
+    5  wiring    widgets/ (panel, one module per lab panel), book, colab, student
 
 The package's ``__init__`` imports only the errors, so it counts as the base.
 """
