@@ -1,72 +1,22 @@
-"""Every interleaving: an explicit-state model checker for the DNS Planner/Enactor protocol.
-
-Scenario:
-    The protocol of :mod:`labsupport.race`, shrunk to a transition system small enough to search
-    exhaustively. A breadth-first search over canonical (hashed) states visits every state that
-    any interleaving of the DNS Planner and the DNS Enactors can reach, checks safety in each,
-    works out by reverse reachability which states can still get the newest plan applied, and
-    returns the shortest path to a violation.
-Covers:
-    The DynamoDB section of the AWS post-event summary (PES): the one-time staleness check, one
-    Route 53 transaction per endpoint, clean-up of plans "significantly older" than the one just
-    applied, the deleted active plan that left the regional endpoint empty, and automation that
-    could not recover. The rollback record that blocks later transactions comes from AWS's
-    re:Invent talk DAT453.
-
-::
-
-    planner --plan N+1--> plan store {1 .. generation_count}
-      enactor-x:  idle --pick newest--> picked --one-time check--> write endpoint 0 .. E-1
-                   ^                                                        |
-                   +------ cleanup: delete trees g < plan - keep, one by one <+
-      endpoint e:  alias --> plan tree,  rollback --> previous alias    (empty: alias tree deleted)
-
-Atomic steps: plan produced, Enactor picks plan, version check, endpoint write (one Route 53
-transaction), one cleanup delete. The TXT-record lock serialises the transactions on an endpoint;
-here every transaction is atomic already, and an Enactor that loses the lock and backs off is one
-that is not scheduled for a while: every such delay is among the interleavings searched.
-"""
+"""The checker itself: :class:`ExploreConfig`, the breadth-first search, :func:`run` and its tables."""
 
 from __future__ import annotations
 
 import time
 from array import array
-from collections.abc import Iterable
-from concurrent.futures import Executor
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from . import _explore_protocol as proto
-from . import race
-from ._explore_protocol import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
-from ._sweep import flag_combinations, map_items
-from ._validate import check_bool, check_int, store_plain_numbers
-from .errors import ConfigError, LimitExceeded
+from .. import _explore_protocol as proto
+from .. import race
+from .._explore_protocol import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
+from .._validate import check_bool, check_int, store_plain_numbers
+from ..errors import ConfigError, LimitExceeded
 
-if TYPE_CHECKING:
-    from .race import RaceConfig
-
-__all__ = [
-    "ENACTOR_NAMES",
-    "ENDPOINT_NAMES",
-    "ExploreConfig",
-    "ExploreResult",
-    "ExploreSummary",
-    "GUARDS",
-    "INCIDENT",
-    "PLANNER",
-    "Result",
-    "Summary",
-    "race_replay",
-    "race_replay_config",
-    "run",
-    "states_table",
-    "verdict_rows",
-    "verdict_table",
-]
+__all__ = ["ExploreConfig", "ExploreResult", "ExploreSummary", "GUARDS", "INCIDENT", "Result", "Summary", "run",
+           "states_table"]
 
 #: The four guards, in the order of the course's stop points: the same tuple as
 #: :data:`labsupport.race.GUARD_NAMES` (one vocabulary for both models).
@@ -376,144 +326,3 @@ def _roles(t: pd.DataFrame) -> list[str]:
         elif action == "delete_active":
             roles[i] = "active plan deleted"
     return roles
-
-
-def verdict_table(base: ExploreConfig = INCIDENT, *, executor: Executor | None = None) -> pd.DataFrame:
-    """Check all 16 combinations of the four guards at ``base``'s bounds.
-
-    Args:
-        base: bounds (its guard flags are replaced).
-        executor: an optional ``concurrent.futures.Executor``; ``None`` checks in this process.
-
-    Returns:
-        16 rows: no guard, each guard alone, then pairs, triples and all four (the order of
-        ``labsupport.race.guard_table``). Columns: the four guard names (bool), ``guards`` str
-        ("none", "1", "1+2", ...), ``safe``, ``recovers``, ``empty_reachable``,
-        ``stale_overwrite_reachable``, ``alert_reachable`` (bool), ``states_count``,
-        ``transitions_count``, ``counterexample_steps_count``, ``stuck_states_count`` (int64),
-        ``elapsed_s`` (float64, wall clock).
-
-    Raises:
-        LimitExceeded: if one combination exceeds ``base.max_states``.
-    """
-    if not isinstance(base, ExploreConfig):
-        raise ConfigError(f"base must be an ExploreConfig, got {type(base).__name__}")
-    configs = [replace(base, **dict(zip(GUARDS, flags))) for flags in flag_combinations(len(GUARDS))]
-    results = map_items(run, configs, executor)
-    return verdict_rows(results)
-
-
-def verdict_rows(results: Iterable[ExploreResult]) -> pd.DataFrame:
-    """One row of :func:`verdict_table`'s shape per result, in the order given.
-
-    Args:
-        results: explorer results, e.g. from :func:`run`.
-
-    Returns:
-        The columns of :func:`verdict_table`.
-    """
-    rows = []
-    for res in results:
-        if not isinstance(res, ExploreResult):
-            raise ConfigError(f"results must hold labsupport.explore.ExploreResult values, got {type(res).__name__}")
-        flags, s = {g: getattr(res.config, g) for g in GUARDS}, res.summary
-        rows.append({**flags, "guards": "+".join(str(k + 1) for k, g in enumerate(GUARDS) if flags[g]) or "none",
-                     "safe": s.safe, "recovers": s.recovers, "empty_reachable": s.empty_reachable,
-                     "stale_overwrite_reachable": s.stale_overwrite_reachable,
-                     "alert_reachable": s.alert_reachable, "states_count": s.states_count,
-                     "transitions_count": s.transitions_count,
-                     "counterexample_steps_count": s.counterexample_steps_count,
-                     "stuck_states_count": s.stuck_states_count, "elapsed_s": s.elapsed_s})
-    ints = ("states_count", "transitions_count", "counterexample_steps_count", "stuck_states_count")
-    return pd.DataFrame(rows).astype({**{c: "int64" for c in ints}, "elapsed_s": "float64"})
-
-
-# --- replaying a counterexample in labsupport.race (glue only: the search above never uses race) ---
-
-_REPLAY_INTERVAL_S = 30.0
-#: Explorer steps that the simulation takes without logging an event of their own.
-_NOT_LOGGED = ("pick", "check_dropped", "cleanup_done")
-
-
-def race_replay_config(result: ExploreResult) -> RaceConfig:
-    """Script ``result``'s counterexample as a :class:`labsupport.race.RaceConfig`.
-
-    Timing is made deterministic (no jitter, lock TTL 0, 1 s transactions, plans every 30 s). The
-    Enactor that overwrites (the stale one) polls just after its plan appears; the one that
-    deletes the active plan polls just after its own, newer plan appears; the others never start.
-    One injected lock loss, with a backoff computed from the schedule, holds the stale Enactor back
-    until the other has written the endpoint and before its clean-up reaches it.
-
-    Args:
-        result: a :func:`run` result whose counterexample has the October shape (one stale
-            overwrite on the first endpoint, then the deletion of that plan by another Enactor)
-            and ``endpoint_count=2``: with one endpoint the simulation's lock leaves no gap
-            between an Enactor's write and its clean-up for a one-second transaction to fit in.
-
-    Returns:
-        A ``labsupport.race.RaceConfig`` with the same guards and ``cleanup_keep_generations``.
-
-    Raises:
-        ConfigError: if the counterexample is empty or not of that shape, or ``cleanup_keep_generations`` is 0.
-    """
-    if not isinstance(result, ExploreResult):
-        raise ConfigError(f"result must be a labsupport.explore.ExploreResult, got {type(result).__name__}")
-    ev, cfg = result.events, result.config
-    stale = ev.loc[ev["role"] == "stale overwrite"]
-    killed = ev.loc[ev["role"] == "active plan deleted"]
-    if stale.empty or killed.empty or cfg.endpoint_count != 2 or cfg.cleanup_keep_generations < 1:
-        raise ConfigError("race_replay_config needs a counterexample with a stale overwrite and a deleted "
-                          "active plan, endpoint_count=2 and cleanup_keep_generations >= 1")
-    slow, fast = stale["actor"].iat[0], killed["actor"].iat[0]
-    writes = ev.loc[(ev["actor"] == slow) & (ev["action"] == "endpoint write")]
-    if slow == fast or writes["endpoint"].iat[0] != ENDPOINT_NAMES[0] or writes.index[0] != stale.index[0]:
-        raise ConfigError("race_replay_config needs the stale overwrite to be the slow Enactor's first write")
-    k = int(stale["plan_generation"].iat[0])
-    p = int(ev.loc[(ev["actor"] == fast) & (ev["action"] == "version check"), "plan_generation"].iat[-1])
-    t_slow, t_fast = _REPLAY_INTERVAL_S * (k - 1) + 1, _REPLAY_INTERVAL_S * (p - 1) + 1
-    backoff = t_fast + 1.5 - t_slow  # the slow Enactor's lock attempt lands 0.5 s after the fast one's write
-    names = race.enactor_names(cfg.enactor_count)
-    offsets = tuple(t_slow if n == slow else t_fast if n == fast else 3600.0 for n in names)
-    return race.RaceConfig(
-        plan_interval_s=_REPLAY_INTERVAL_S, enactor_count=cfg.enactor_count, enactor_offsets_s=offsets,
-        endpoints=ENDPOINT_NAMES[:2], regional_endpoint=ENDPOINT_NAMES[0], txn_latency_s=1.0,
-        txn_jitter_fraction=0.0, lock_ttl_s=0.0, backoff_base_s=backoff, backoff_cap_s=backoff,
-        backoff_jitter_fraction=0.0, cleanup_keep_generations=cfg.cleanup_keep_generations,
-        delays=(race.EnactorDelay(enactor=slow, start_s=0.0, lock_losses_count=1, endpoints=(ENDPOINT_NAMES[0],)),),
-        horizon_s=t_fast + 30.0, seed=0,
-        guards=race.Guards(**{g: getattr(cfg, g) for g in GUARDS}))
-
-
-def race_replay(result: ExploreResult) -> pd.DataFrame:
-    """Run :func:`race_replay_config` in ``labsupport.race`` and find each counterexample step in it.
-
-    Steps are matched per actor, in order. Picking a plan, a dropped check and the end of clean-up
-    have no event of their own in the simulation (there, picking and the one-time check are one
-    event), so they are left out. Independent steps of different actors
-    may appear in another order in the simulation; each actor's own order must be the same.
-
-    Args:
-        result: as for :func:`race_replay_config`.
-
-    Returns:
-        The counterexample's logged steps, columns ``step``, ``actor``, ``race_action``,
-        ``plan_generation``, ``endpoint`` (as in ``ExploreResult.events``), ``race_time_s`` (float64,
-        seconds since the start at which the simulation did the same thing, NaN if it never did)
-        and ``race_endpoint_empty_s`` (float64, when the simulated endpoint went empty, NaN if never;
-        the same on every row).
-    """
-    sim = race.run(race_replay_config(result)).events
-    steps = result.events.loc[~result.events["race_action"].isin(_NOT_LOGGED),
-                              ["step", "actor", "race_action", "plan_generation", "endpoint"]].copy()
-    done: dict[str, float] = {}
-    times = []
-    for actor, action, gen, endpoint in zip(steps["actor"], steps["race_action"], steps["plan_generation"],
-                                            steps["endpoint"]):
-        hit = sim.loc[(sim["actor"].astype(str) == actor) & (sim["action"].astype(str) == action)
-                      & (sim["generation"] == gen) & (sim["endpoint"].fillna("").astype(str) == endpoint)
-                      & (sim["time_s"] >= done.get(actor, 0.0))]
-        times.append(float(hit["time_s"].iat[0]) if len(hit) else float("nan"))
-        done[actor] = times[-1] if len(hit) else float("inf")
-    empty = sim.loc[sim["action"].astype(str) == "endpoint_empty", "time_s"]
-    return steps.assign(race_time_s=times, race_endpoint_empty_s=float(empty.iat[0]) if len(empty) else float("nan")
-                        ).astype({"race_time_s": "float64", "race_endpoint_empty_s": "float64"}).reset_index(drop=True)
