@@ -6,7 +6,7 @@ Scenario:
     are those of :mod:`labsupport.race` and :mod:`labsupport.route53`, re-stated without a clock.
 Covers:
     The PES's one-time check, per-endpoint Route 53 transactions and clean-up; DAT453's rollback
-    record (AWS's later explanation). ``../shared/design/models.md`` §1 and §5.
+    record (AWS's later explanation).
 
 ::
 
@@ -27,7 +27,10 @@ Covers:
 
 from __future__ import annotations
 
-__all__ = ["ENACTOR_NAMES", "ENDPOINT_NAMES", "PLANNER", "canon", "goal", "initial", "successors", "violates"]
+from typing import NamedTuple
+
+__all__ = ["ENACTOR_NAMES", "ENDPOINT_NAMES", "PLANNER", "Params", "Step", "canon", "goal", "initial", "successors",
+           "violates"]
 
 #: Names as in labsupport.race (its Enactors and its first two endpoints).
 ENACTOR_NAMES: tuple[str, ...] = ("enactor-a", "enactor-b", "enactor-c")
@@ -38,6 +41,30 @@ PLANNER = "planner"
 # phase | plan << 2 | endpoint << 5 | cleanup cursor << 6 | last applied << 9 | last failed << 12.
 IDLE, PICKED, WRITING, CLEANUP = 0, 1, 2, 3
 _M = 7  # three bits per generation field
+
+
+class Params(NamedTuple):
+    """The bounds and guards the steps depend on (the fields of ``explore.ExploreConfig``)."""
+
+    endpoint_count: int
+    generation_count: int
+    cleanup_keep_generations: int
+    check_version_on_write: bool
+    delete_only_unreferenced: bool
+    reject_empty_records: bool
+    self_repair: bool
+
+
+class Step(NamedTuple):
+    """One atomic step enabled in a state, and the state it leads to."""
+
+    actor: int            # Enactor index, or -1 for the DNS Planner
+    kind: str             # plan produced, pick plan, version check, endpoint write, cleanup delete
+    race_action: str      # the outcome in labsupport.race's ``action`` vocabulary
+    plan: int             # plan generation concerned
+    endpoint: int         # endpoint index, or -1 if none
+    outcome: str          # one sentence
+    state: tuple[int, ...]
 
 
 def initial(enactor_count: int, endpoint_count: int) -> tuple[int, ...]:
@@ -52,10 +79,10 @@ def _enactor(phase: int, plan: int, ep: int, cur: int, last: int, failed: int) -
     return phase | plan << 2 | ep << 5 | cur << 6 | last << 9 | failed << 12
 
 
-def _cursor(s: tuple[int, ...], E: int, ep: int, g: int, cutoff: int) -> tuple[int, int] | None:
+def _cursor(s: tuple[int, ...], endpoints: int, ep: int, g: int, cutoff: int) -> tuple[int, int] | None:
     """First (endpoint, plan) at or after (ep, g) whose tree exists and is older than ``cutoff``."""
-    while ep < E:
-        trees = s[1 + 2 * E + ep]
+    while ep < endpoints:
+        trees = s[1 + 2 * endpoints + ep]
         while g < cutoff:
             if trees >> g & 1:
                 return ep, g
@@ -64,29 +91,25 @@ def _cursor(s: tuple[int, ...], E: int, ep: int, g: int, cutoff: int) -> tuple[i
     return None
 
 
-def _after_write(s: tuple, E: int, k: int, plan: int, last: int, failed: int, keep: int) -> int:
+def _after_write(s: tuple, endpoints: int, k: int, plan: int, last: int, failed: int, keep: int) -> int:
     """Enactor code after its write on endpoint ``k``: next endpoint, else cleanup, else idle."""
-    if k + 1 < E:
+    if k + 1 < endpoints:
         return _enactor(WRITING, plan, k + 1, 0, last, failed)
-    nxt = _cursor(s, E, 0, 1, plan - keep)  # the walk is done: this plan is now "applied before"
+    nxt = _cursor(s, endpoints, 0, 1, plan - keep)  # the walk is done: this plan is now "applied before"
     return _enactor(CLEANUP, plan, nxt[0], nxt[1], plan, failed) if nxt else _enactor(IDLE, 0, 0, 0, plan, failed)
 
 
-def successors(s: tuple[int, ...], p: tuple) -> list[tuple]:
-    """Every atomic step enabled in concrete state ``s``, for parameters ``p``.
+def successors(s: tuple[int, ...], p: Params) -> list[Step]:
+    """Every atomic step enabled in concrete state ``s``, in a fixed order.
 
-    ``p`` is (endpoint count, generation count, cleanup keep generations, guard 1, 2, 3, 4).
-
-    Returns (actor index or -1 for the planner, step kind, race action, plan, endpoint index or -1,
-    outcome sentence, next state) tuples, in a fixed order. The race action uses
-    ``labsupport.race``'s vocabulary, plus ``pick``, ``check_dropped`` and ``cleanup_done``, three
-    steps the simulation does without logging an event.
+    A step's ``race_action`` uses ``labsupport.race``'s vocabulary, plus ``pick``,
+    ``check_dropped`` and ``cleanup_done``, three steps the simulation does without logging an event.
     """
-    E, G = p[0], p[1]
-    produced, base = s[0], 1 + 3 * E
-    out: list[tuple] = []
-    if produced < G:
-        out.append((-1, "plan produced", "plan_created", produced + 1, -1, "new newest plan",
+    endpoints, generations = p.endpoint_count, p.generation_count
+    produced, base = s[0], 1 + 3 * endpoints
+    out: list[Step] = []
+    if produced < generations:
+        out.append(Step(-1, "plan produced", "plan_created", produced + 1, -1, "new newest plan",
                     (produced + 1,) + s[1:]))
     for i in range(len(s) - base):
         at = base + i
@@ -95,7 +118,7 @@ def successors(s: tuple[int, ...], p: tuple) -> list[tuple]:
         if phase == IDLE:
             if produced > last:
                 new = _enactor(PICKED, produced, 0, 0, last, failed)
-                out.append((i, "pick plan", "pick", produced, -1, "took the newest plan",
+                out.append(Step(i, "pick plan", "pick", produced, -1, "took the newest plan",
                             s[:at] + (new,) + s[at + 1:]))
         elif phase == PICKED:  # the one-time check, against the plan this Enactor applied before
             if plan > last and plan != failed:
@@ -104,62 +127,62 @@ def successors(s: tuple[int, ...], p: tuple) -> list[tuple]:
             else:
                 new, action = _enactor(IDLE, 0, 0, 0, last, failed), "check_dropped"
                 what = f"plan {plan} failed before: dropped"
-            out.append((i, "version check", action, plan, -1, what, s[:at] + (new,) + s[at + 1:]))
+            out.append(Step(i, "version check", action, plan, -1, what, s[:at] + (new,) + s[at + 1:]))
         elif phase == WRITING:
-            out.append((i, "endpoint write", *_write(s, p, at, code)))
+            out.append(Step(i, "endpoint write", *_write(s, p, at, code)))
         else:
-            out.append((i, "cleanup delete", *_cleanup(s, p, at, code)))
+            out.append(Step(i, "cleanup delete", *_cleanup(s, p, at, code)))
     return out
 
 
-def _write(s: tuple[int, ...], p: tuple, at: int, code: int) -> tuple:
+def _write(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
     """One Route 53 transaction of the Enactor at ``at`` on its current endpoint."""
-    E, keep, g1, g4 = p[0], p[2], p[3], p[6]
+    endpoints, keep = p.endpoint_count, p.cleanup_keep_generations
     plan, ep, last, failed = code >> 2 & _M, code >> 5 & 1, code >> 9 & _M, code >> 12 & _M
-    A, R, T = 1 + ep, 1 + E + ep, 1 + 2 * E + ep  # this endpoint's alias, rollback, trees
-    t, a, trees, newest = list(s), s[A], s[T], s[0]
-    if g1 and a >= plan:
+    alias_at, rollback_at, trees_at = 1 + ep, 1 + endpoints + ep, 1 + 2 * endpoints + ep  # this endpoint's alias, rollback, trees
+    t, a, trees, newest = list(s), s[alias_at], s[trees_at], s[0]
+    if p.check_version_on_write and a >= plan:
         action, what = "write_refused", f"conditional write refused: endpoint on plan {a}"
-        t[at] = _after_write(s, E, ep, plan, last, failed, keep)
+        t[at] = _after_write(s, endpoints, ep, plan, last, failed, keep)
     elif not trees >> a & 1:  # the rollback record cannot point at the missing active plan
-        if g4:
-            t[A], t[R], t[T] = newest, newest, trees | 1 << newest
+        if p.self_repair:
+            t[alias_at], t[rollback_at], t[trees_at] = newest, newest, trees | 1 << newest
             action, what = "self_repair", f"active plan {a} missing: rebuilt newest plan {newest}"
-            t[at] = _after_write(s, E, ep, plan, last, failed, keep)
+            t[at] = _after_write(s, endpoints, ep, plan, last, failed, keep)
         else:
             action, what = "inconsistent", f"rejected: rollback cannot point at deleted plan {a}"
             t[at] = _enactor(IDLE, 0, 0, 0, last, plan)
     elif a == plan:
         action, what = "write_noop", f"plan {plan} already active"
-        t[at] = _after_write(s, E, ep, plan, last, failed, keep)
+        t[at] = _after_write(s, endpoints, ep, plan, last, failed, keep)
     else:
-        t[A], t[R], t[T] = plan, a, trees | 1 << plan
+        t[alias_at], t[rollback_at], t[trees_at] = plan, a, trees | 1 << plan
         action = "stale_write" if plan < a else "write"
         what = f"overwrote newer plan {a}" if plan < a else f"replaced plan {a}"
-        t[at] = _after_write(tuple(t), E, ep, plan, last, failed, keep)
+        t[at] = _after_write(tuple(t), endpoints, ep, plan, last, failed, keep)
     return action, plan, ep, what, tuple(t)
 
 
-def _cleanup(s: tuple[int, ...], p: tuple, at: int, code: int) -> tuple:
+def _cleanup(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
     """One clean-up deletion (or the end of clean-up) of the Enactor at ``at``."""
-    E, keep, g2, g3 = p[0], p[2], p[4], p[5]
+    endpoints, keep = p.endpoint_count, p.cleanup_keep_generations
     plan, ep, cur, last, failed = code >> 2 & _M, code >> 5 & 1, code >> 6 & _M, code >> 9 & _M, code >> 12 & _M
-    nxt = _cursor(s, E, ep, cur, plan - keep)
+    nxt = _cursor(s, endpoints, ep, cur, plan - keep)
     if nxt is None:  # another Enactor deleted what was left
         return ("cleanup_done", 0, -1, "nothing left to delete",
                 s[:at] + (_enactor(IDLE, 0, 0, 0, last, failed),) + s[at + 1:])
     k, g = nxt
     t = list(s)
     active = s[1 + k] == g
-    if g2 and (active or s[1 + E + k] == g):
+    if p.delete_only_unreferenced and (active or s[1 + endpoints + k] == g):
         action, what = "delete_skipped", f"kept plan {g}: still referenced"
-    elif g3 and active:
+    elif p.reject_empty_records and active:
         action, what = "refused_empty", f"refused: deleting plan {g} would empty the endpoint (alert)"
     else:
-        t[1 + 2 * E + k] &= ~(1 << g)
+        t[1 + 2 * endpoints + k] &= ~(1 << g)
         action = "delete_active" if active else "delete"
         what = f"deleted plan {g}, the ACTIVE plan: endpoint empty" if active else f"deleted plan {g}"
-    after = _cursor(tuple(t), E, k, g + 1, plan - keep)
+    after = _cursor(tuple(t), endpoints, k, g + 1, plan - keep)
     t[at] = (_enactor(CLEANUP, plan, after[0], after[1], last, failed) if after
              else _enactor(IDLE, 0, 0, 0, last, failed))
     return action, g, k, what, tuple(t)
@@ -170,11 +193,11 @@ def canon(s: tuple[int, ...], base: int) -> tuple[int, ...]:
     return s[:base] + tuple(sorted(s[base:]))
 
 
-def violates(s: tuple[int, ...], E: int) -> bool:
+def violates(s: tuple[int, ...], endpoints: int) -> bool:
     """Safety is broken: some endpoint's alias points at a tree that no longer exists (empty)."""
-    return any(not s[1 + 2 * E + k] >> s[1 + k] & 1 for k in range(E))
+    return any(not s[1 + 2 * endpoints + k] >> s[1 + k] & 1 for k in range(endpoints))
 
 
-def goal(s: tuple[int, ...], E: int, G: int) -> bool:
+def goal(s: tuple[int, ...], endpoints: int, generations: int) -> bool:
     """The newest possible plan is made and applied on every endpoint."""
-    return s[0] == G and all(s[1 + k] == G and s[1 + 2 * E + k] >> G & 1 for k in range(E))
+    return s[0] == generations and all(s[1 + k] == generations and s[1 + 2 * endpoints + k] >> generations & 1 for k in range(endpoints))

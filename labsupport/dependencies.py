@@ -100,7 +100,7 @@ def load(*, include_unverified: bool = True) -> pd.DataFrame:
         ``cross_region`` (bool).
 
     Raises:
-        ValueError: ``include_unverified`` is not a bool.
+        ConfigError: ``include_unverified`` is not a bool.
     """
     check_bool("include_unverified", include_unverified)
     frame = _edges().copy()
@@ -125,7 +125,7 @@ def isolate_regions(edges: pd.DataFrame) -> pd.DataFrame:
         cross Regions by design, are kept. ``cross_region`` is recomputed.
 
     Raises:
-        ValueError: ``edges`` is not such a frame.
+        ConfigError: ``edges`` is not such a frame.
     """
     cols = {"kind", "dependent_region", "dependency_region"}
     if not isinstance(edges, pd.DataFrame) or cols - set(edges.columns):
@@ -198,7 +198,7 @@ def blast_radius(service: str, region: str, *, isolate: bool = False, include_un
         ``region``).
 
     Raises:
-        ValueError: an unknown service or Region (the message lists the valid ones) or a flag
+        ConfigError: an unknown service or Region (the message lists the valid ones) or a flag
             that is not a bool.
     """
     _check_query(service, region)
@@ -259,7 +259,7 @@ def what_fails_with(service: str, region: str, *, isolate: bool = False, include
         columns, fewest hops first.
 
     Raises:
-        ValueError: as :func:`blast_radius`.
+        ConfigError: as :func:`blast_radius`.
     """
     radius = blast_radius(service, region, isolate=isolate, include_unverified=include_unverified,
                           include_inferred=include_inferred)

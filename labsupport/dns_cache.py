@@ -268,7 +268,7 @@ def run(config: DnsCacheConfig = INCIDENT) -> DnsCacheResult:
         A :class:`DnsCacheResult` with ``.events``, ``.clients``, ``.timeseries`` and ``.summary``.
 
     Raises:
-        ValueError: ``config`` is not a DnsCacheConfig.
+        ConfigError: ``config`` is not a DnsCacheConfig.
         LimitExceeded: the empty window needs more than ``max_refresh_cycles`` refresh cycles,
             or more than ``max_cache_refreshes`` cache refreshes in all.
     """
@@ -386,7 +386,7 @@ def sweep(configs: Sequence[DnsCacheConfig], *, executor: Executor | None = None
         :class:`DnsCacheSummary` field.
 
     Raises:
-        ValueError: ``configs`` is not an iterable of DnsCacheConfig objects, or ``executor`` is
+        ConfigError: ``configs`` is not an iterable of DnsCacheConfig objects, or ``executor`` is
             neither ``None`` nor a ``concurrent.futures.Executor``.
     """
     return summary_frame(map_configs(_summary_of, configs, DnsCacheConfig, executor))

@@ -34,13 +34,13 @@ NLB targets get their network state.
 from __future__ import annotations
 
 import random
-from collections import deque
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 import simpy
 
+from . import _network_sim as _sim
 from ._validate import check_int, check_number, check_seed, store_plain_numbers
 from .clock import NETWORK_START_PDT, pdt_seconds, sample_times
 from .errors import ConfigError, LimitExceeded
@@ -229,87 +229,6 @@ class NetworkResult:
     summary: NetworkSummary
 
 
-class _NetworkManager:
-    """One FIFO queue and one server: the propagation pipeline as a whole."""
-
-    def __init__(self, env: simpy.Environment, cfg: NetworkConfig, log: list[tuple]) -> None:
-        self.env, self.cfg, self.log = env, cfg, log
-        self.queue: deque[int] = deque()
-        self.wake: simpy.Event | None = None
-        self.queued_s: list[float] = []
-        self.propagated_s: list[float] = []
-        self.az: list[int] = []
-        self.refused: list[bool] = []
-        self.peak = 0
-
-    def new_item(self, az: int, refused: bool) -> int:
-        item = len(self.queued_s)
-        self.queued_s.append(self.env.now)
-        self.propagated_s.append(np.nan)
-        self.az.append(az)
-        self.refused.append(refused)
-        kind = "launch_refused" if refused else ("backlog_queued" if az < 0 else "launch_queued")
-        self.log.append((self.env.now, kind, item, az))
-        if not refused:
-            self.queue.append(item)
-            self.peak = max(self.peak, len(self.queue))
-            if self.wake is not None and not self.wake.triggered:
-                self.wake.succeed()
-        return item
-
-    def admits(self, rng: random.Random) -> bool:
-        cfg = self.cfg
-        if cfg.max_queue_count is not None and len(self.queue) >= cfg.max_queue_count:
-            return False
-        shedding = cfg.shed_load_at_s is not None and self.env.now >= cfg.shed_load_at_s
-        return not (shedding and rng.random() < cfg.shed_load_fraction)
-
-
-def network_manager(env: simpy.Environment, nm: _NetworkManager):
-    """Work through the queue in order, one item every ``60 / propagation_rate_per_min`` seconds."""
-    service_s = 60.0 / nm.cfg.propagation_rate_per_min
-    yield env.timeout(nm.cfg.drain_start_s)
-    for _ in range(nm.cfg.backlog_count):
-        nm.new_item(-1, refused=False)
-    while True:
-        while not nm.queue:
-            nm.wake = env.event()
-            yield nm.wake
-        item = nm.queue.popleft()
-        yield env.timeout(service_s)
-        nm.propagated_s[item] = env.now
-        nm.log.append((env.now, "propagated", item, nm.az[item]))
-
-
-def launcher(env: simpy.Environment, nm: _NetworkManager, rng: random.Random):
-    """Launch new instances as a Poisson stream from ``drain_start_s``; each queues one item."""
-    cfg = nm.cfg
-    yield env.timeout(cfg.drain_start_s)
-    if cfg.launch_rate_per_min <= 0:
-        return
-    mean_gap_s = 60.0 / cfg.launch_rate_per_min
-    while True:
-        gap_s = rng.expovariate(1.0) * mean_gap_s
-        if env.now + gap_s > cfg.horizon_s:   # also ends a stream too slow to matter (gap = inf)
-            return
-        yield env.timeout(gap_s)
-        az = rng.randrange(cfg.az_count)
-        nm.new_item(az, refused=not nm.admits(rng))
-
-
-def retrier(env: simpy.Environment, nm: _NetworkManager, rng: random.Random):
-    """Replay the launches that failed during the lease outage, thinning out exponentially."""
-    cfg = nm.cfg
-    offsets = sorted(rng.expovariate(1.0 / cfg.retry_decay_s) for _ in range(cfg.retry_launches_count))
-    yield env.timeout(cfg.drain_start_s)
-    previous = 0.0
-    for offset in offsets:
-        yield env.timeout(offset - previous)
-        previous = offset
-        az = rng.randrange(cfg.az_count)
-        nm.new_item(az, refused=not nm.admits(rng))
-
-
 def run(config: NetworkConfig = INCIDENT) -> NetworkResult:
     """Simulate Network Manager draining its backlog while new instances keep launching.
 
@@ -323,7 +242,7 @@ def run(config: NetworkConfig = INCIDENT) -> NetworkResult:
         A :class:`NetworkResult` with ``.events``, ``.items``, ``.timeseries`` and ``.summary``.
 
     Raises:
-        ValueError: ``config`` is not a NetworkConfig.
+        ConfigError: ``config`` is not a NetworkConfig.
         LimitExceeded: the run needed more than ``config.max_events`` simulation steps.
     """
     if not isinstance(config, NetworkConfig):
@@ -334,10 +253,10 @@ def run(config: NetworkConfig = INCIDENT) -> NetworkResult:
     rng = random.Random(config.seed)
     env = simpy.Environment()
     log: list[tuple] = []
-    nm = _NetworkManager(env, config, log)
-    env.process(network_manager(env, nm))
-    env.process(launcher(env, nm, rng))
-    env.process(retrier(env, nm, random.Random(rng.random())))
+    nm = _sim.NetworkManager(env, config, log)
+    env.process(_sim.network_manager(env, nm))
+    env.process(_sim.launcher(env, nm, rng))
+    env.process(_sim.retrier(env, nm, random.Random(rng.random())))
     steps = 0
     while env.peek() <= config.horizon_s:
         env.step()
@@ -354,7 +273,7 @@ def run(config: NetworkConfig = INCIDENT) -> NetworkResult:
                          summary=_summarise(config, nm, items, series, steps))
 
 
-def _items_frame(nm: _NetworkManager) -> pd.DataFrame:
+def _items_frame(nm: _sim.NetworkManager) -> pd.DataFrame:
     az = np.asarray(nm.az, dtype="int64")
     queued = np.asarray(nm.queued_s, dtype="float64")
     prop = np.asarray(nm.propagated_s, dtype="float64")
@@ -401,7 +320,7 @@ def _series(cfg: NetworkConfig, items: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def _summarise(cfg: NetworkConfig, nm: _NetworkManager, items: pd.DataFrame,
+def _summarise(cfg: NetworkConfig, nm: _sim.NetworkManager, items: pd.DataFrame,
                series: pd.DataFrame, steps: int) -> NetworkSummary:
     launches = items[items["is_launch"]]
     admitted = launches[~launches["refused"]]

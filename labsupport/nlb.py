@@ -272,7 +272,7 @@ def run(config: NlbConfig = INCIDENT) -> NlbResult:
         An :class:`NlbResult` with ``.events``, ``.timeseries``, ``.summary`` and ``.network``.
 
     Raises:
-        ValueError: ``config`` is not an NlbConfig.
+        ConfigError: ``config`` is not an NlbConfig.
         LimitExceeded: the run (or its network run) needed more than its ``max_events`` steps.
     """
     if not isinstance(config, NlbConfig):
@@ -343,7 +343,7 @@ def sweep(configs: Sequence[NlbConfig], *, executor: Executor | None = None) -> 
         :class:`NlbSummary` field.
 
     Raises:
-        ValueError: ``configs`` is not an iterable of NlbConfig objects, or ``executor`` is
+        ConfigError: ``configs`` is not an iterable of NlbConfig objects, or ``executor`` is
             neither ``None`` nor a ``concurrent.futures.Executor``.
     """
     return summary_frame(map_configs(_summary_of, configs, NlbConfig, executor))

@@ -130,7 +130,7 @@ def load(
         (bool) and ``note`` (string).
 
     Raises:
-        ValueError: an unknown service or tag (the message lists the valid ones), a ``services`` or
+        ConfigError: an unknown service or tag (the message lists the valid ones), a ``services`` or
             ``tags`` that is neither a name nor an iterable of names (bytes and mappings
             included), or an ``include_unverified`` that is not a bool.
 
@@ -210,7 +210,7 @@ def format_duration(value: float | timedelta | pd.Timedelta | np.timedelta64) ->
             ``pandas.Timedelta`` or ``numpy.timedelta64``. Rounded to the nearest minute.
 
     Raises:
-        ValueError: a negative, NaN/NaT or infinite duration, one beyond pandas' range, or a value of
+        ConfigError: a negative, NaN/NaT or infinite duration, one beyond pandas' range, or a value of
             another type (strings and bools included). The message names ``duration``.
     """
     if isinstance(value, np.timedelta64):

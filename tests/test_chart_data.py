@@ -6,10 +6,23 @@ read the DataFrames a chart carries and the fields its encodings name.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import cache
+
 import numpy as np
 import pandas as pd
 
-from labsupport import charts, dwfm, network
+from labsupport import chain, charts, dependencies, dns_cache, dwfm, explore, network, nlb, race, timeline
+from labsupport.charts import chain as chain_charts
+from labsupport.charts import dependencies as dependencies_charts
+from labsupport.clock import INCIDENT_START_PDT, wall_clock
+from labsupport.charts import explore as explore_charts
+from labsupport.charts import timeline as timeline_charts
+from labsupport.charts import race as race_charts
+from labsupport.charts import dns as dns_charts
+from labsupport.charts import dwfm as dwfm_charts
+from labsupport.charts import network as network_charts
+from labsupport.charts import nlb as nlb_charts
 from labsupport.charts._render import _datasets
 
 
@@ -17,14 +30,93 @@ def _encodings(spec: dict) -> list[dict]:
     """Every ``encoding`` dict in a Vega-Lite spec, nested layers and concatenations included."""
     found = []
     if isinstance(spec, dict):
-        if isinstance(spec.get("encoding"), dict):
-            found.append(spec["encoding"])
+        for key in ("encoding", "facet"):     # a facet's row/column is a channel too
+            if isinstance(spec.get(key), dict):
+                found.append(spec[key])
         for value in spec.values():
             found += _encodings(value)
     elif isinstance(spec, list):
         for value in spec:
             found += _encodings(value)
     return found
+
+
+def _channels(chart) -> set[tuple[str, str, str]]:
+    """``(channel, field, type)`` of every field-bound channel in a chart's spec."""
+    out = set()
+    for enc in _encodings(chart.to_dict()):
+        for channel, spec in enc.items():
+            for one in spec if isinstance(spec, list) else [spec]:
+                one = one.get("condition", one) if isinstance(one, dict) and "field" not in one else one
+                if isinstance(one, dict) and "field" in one:
+                    out.add((channel, one["field"], one.get("type", "")))
+    return out
+
+
+def _folds(chart) -> list[list[str]]:
+    """The column lists of every ``fold`` transform (a wide frame drawn as one long series)."""
+    found: list[list[str]] = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "fold" in node:
+                found.append(node["fold"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(chart.to_dict())
+    return found
+
+
+def _carries(chart, frame: pd.DataFrame) -> None:
+    """The chart carries exactly the frame its data function prepared."""
+    assert any(d.shape == frame.shape and d.equals(frame) for d in _datasets(chart)), \
+        "the chart does not draw its data function's frame"
+
+
+@cache
+def _dwfm_ts() -> pd.DataFrame:
+    return dwfm.run(dwfm.SMALL_FLEET).timeseries
+
+
+# --- dwfm ------------------------------------------------------------------------------------------
+
+def test_dwfm_timeseries_data_and_channels():
+    ts = _dwfm_ts()
+    data = dwfm_charts._timeseries_data(ts)
+    chart = charts.dwfm_timeseries_chart(ts)
+    _carries(chart, data)
+    np.testing.assert_array_equal(data["leased"], ts["leased_count"])
+    assert {("y", "leased", "quantitative"), ("y", "per_min", "quantitative"), ("y", "queue", "quantitative"),
+            ("x", "clock", "temporal"), ("color", "kind", "nominal")} <= _channels(chart)
+    assert ["goodput", "wasted"] in _folds(chart)
+
+
+def test_dwfm_phase_data_and_channels():
+    sweep = dwfm.phase_sweep(dwfm.SMALL_FLEET, fleet_sizes=(200, 300), outage_lengths_s=(600.0, 1_200.0))
+    data = dwfm_charts._phase_data(sweep)
+    chart = charts.dwfm_phase_chart(sweep)
+    _carries(chart, data)
+    rec = sweep["recovery_after_outage_s"]
+    np.testing.assert_allclose(data["hours"], (rec / 3600).round(2).fillna(0.0))   # hours, not seconds
+    np.testing.assert_array_equal(data["fleet"], sweep["fleet_droplets_count"])
+    assert {("x", "fleet", "ordinal"), ("y", "outage", "ordinal"), ("color", "hours", "quantitative"),
+            ("text", "label", "nominal")} <= _channels(chart)
+
+
+def test_dwfm_explorer_data_and_channels():
+    grid = dwfm.explorer_grid(dwfm.SMALL_FLEET, fleet_sizes=(200,), step_s=600.0)
+    data = dwfm_charts._explorer_data(grid)
+    chart = charts.dwfm_explorer_chart(grid)
+    _carries(chart, data)
+    np.testing.assert_allclose(data["leased_pct"], (grid["leased_fraction"] * 100).round(1))   # per cent
+    np.testing.assert_allclose(data["goodput"], grid["goodput_per_min"].round(2))
+    np.testing.assert_allclose(data["wasted"], grid["wasted_per_min"].round(2))
+    assert {("y", "leased_pct", "quantitative"), ("y", "per_min", "quantitative"),
+            ("x", "clock", "temporal")} <= _channels(chart)
+    assert ["goodput", "wasted"] in _folds(chart)
 
 
 def test_dwfm_timeseries_draws_goodput_as_goodput_and_wasted_as_wasted_per_minute():
@@ -62,3 +154,259 @@ def test_network_backlog_counts_come_from_the_model_columns():
     np.testing.assert_array_equal(data["New instances without connectivity"], ts["unconfigured_count"])
     first = network.START_PDT + pd.Timedelta(seconds=float(ts["time_s"].iloc[0]))   # 5:28 AM + t
     assert data["clock"].iloc[0] == f"{first:%Y-%m-%dT%H:%M:%S}"
+
+
+# --- network and nlb -------------------------------------------------------------------------------
+
+def test_network_backlog_data_and_channels():
+    ts = network.run(network.INCIDENT).timeseries
+    counts, delays = network_charts._backlog_data(ts)
+    chart = charts.network_backlog_chart(ts)
+    _carries(chart, counts)
+    _carries(chart, delays)
+    measured = ts["mean_delay_s"].notna().to_numpy()
+    np.testing.assert_allclose(delays["delay_min"], (ts["mean_delay_s"][measured] / 60).round(2))   # minutes
+    np.testing.assert_array_equal(counts["Items waiting at Network Manager"], ts["queue_count"])
+    assert {("y", "count", "quantitative"), ("color", "what", "nominal"), ("y", "delay_min", "quantitative"),
+            ("detail", "stretch", "nominal"), ("x", "clock", "temporal")} <= _channels(chart)
+    assert ["Items waiting at Network Manager", "New instances without connectivity"] in _folds(chart)
+
+
+@cache
+def _nlb_ts() -> pd.DataFrame:
+    return nlb.run().timeseries
+
+
+def test_nlb_timeseries_data_and_channels():
+    ts = _nlb_ts()
+    data = nlb_charts._timeseries_data(ts)
+    chart = charts.nlb_timeseries_chart(ts, threshold_s=5.0)
+    _carries(chart, data)
+    np.testing.assert_allclose(data["Capacity in service"], ts["capacity_fraction"].round(4))
+    np.testing.assert_allclose(data["Working capacity in service"], ts["working_capacity_fraction"].round(4))
+    np.testing.assert_allclose(data["errors"], ts["error_fraction"].round(4))
+    np.testing.assert_allclose(data["flaps"], ts["fleet_flaps_per_min"].round(1))
+    np.testing.assert_allclose(data["latency"], ts["check_latency_s"].round(1))    # seconds
+    assert {("y", "fraction", "quantitative"), ("y", "errors", "quantitative"), ("y", "flaps", "quantitative"),
+            ("y", "latency", "quantitative"), ("color", "what", "nominal"), ("y", "y", "quantitative")} <= _channels(chart)
+    rule = next(d for d in _datasets(chart) if list(d.columns) == ["y"])
+    assert rule["y"].tolist() == [5.0]      # the threshold on the seconds axis
+    assert ["Capacity in service", "Working capacity in service", "Demand"] in _folds(chart)
+
+
+def test_nlb_comparison_data_and_channels():
+    ts = _nlb_ts()
+    runs = {"a": ts, "b": ts.assign(capacity_fraction=ts["capacity_fraction"] / 2)}
+    data = nlb_charts._comparison_data(runs)
+    chart = charts.nlb_capacity_comparison_chart(runs, floor=0.5)
+    _carries(chart, data)
+    np.testing.assert_allclose(data.loc[data["run"] == "b", "fraction"], (ts["capacity_fraction"] / 2).round(4))
+    assert {("y", "fraction", "quantitative"), ("color", "run", "nominal"), ("x", "clock", "temporal"),
+            ("y", "y", "quantitative"), ("strokeDash", "what", "nominal")} <= _channels(chart)
+
+
+# --- dns_cache -------------------------------------------------------------------------------------
+
+@cache
+def _dns_ts() -> pd.DataFrame:
+    return dns_cache.run(dns_cache.INCIDENT).timeseries
+
+
+def test_dns_failing_data_and_channels():
+    ts = _dns_ts()
+    data = dns_charts._failing_data({"a": ts})
+    chart = charts.dns_failing_chart({"a": ts}, restored_s=9_420.0)
+    _carries(chart, data)
+    if data.attrs["bin_s"] is None:
+        np.testing.assert_allclose(data["failing"], ts["failing_fraction"].round(4))
+    else:
+        assert data["failing"].between(data["lo"], data["hi"]).all()
+    assert data["failing"].between(0, 1).all()       # a fraction, drawn on a % axis
+    assert {("y", "failing", "quantitative"), ("color", "run", "nominal"), ("x", "clock", "temporal")} <= _channels(chart)
+    late = dns_charts._failing_data({"a": ts}, start_s=float(ts["time_s"].max()) + 1)
+    note = charts.dns_failing_chart({"a": ts}, restored_s=9_420.0, start_s=float(ts["time_s"].max()) + 1)
+    assert late.empty and _datasets(note)[0]["text"].iloc[0].startswith("No sample")
+
+
+def test_dns_ttl_data_and_channels():
+    frame = pd.DataFrame({"negative_ttl_s": [60.0, 900.0], "delay_s": [70.0, np.nan], "series": ["s", "s"]})
+    data = dns_charts._ttl_data(frame)
+    chart = charts.dns_ttl_chart(frame)
+    _carries(chart, data)
+    assert data["ttl_min"].tolist() == [1.0, 15.0]            # minutes, not seconds
+    assert data["delay_min"].iloc[0] == round(70 / 60, 2) and np.isnan(data["delay_min"].iloc[1])
+    assert {("x", "ttl_min", "quantitative"), ("y", "delay_min", "quantitative"),
+            ("color", "series", "nominal")} <= _channels(chart)
+
+
+# --- race ------------------------------------------------------------------------------------------
+
+@cache
+def _race() -> race.RaceResult:
+    return race.run(race.INCIDENT)
+
+
+def test_race_sequence_data_and_channels():
+    ev = _race().events
+    data = race_charts._sequence_data(ev, start_s=0.0, end_s=600.0)
+    chart = charts.race_sequence_chart(ev, start_s=0.0, end_s=600.0)
+    _carries(chart, data)
+    inside = ev.loc[ev["time_s"].between(0.0, 600.0)]
+    np.testing.assert_allclose(data["time_s"], inside["time_s"].round(2))        # seconds, as the axis says
+    assert data["group"].tolist() == inside["action"].astype(str).map(charts.RACE_ACTION_GROUPS).tolist()
+    assert {("x", "time_s", "quantitative"), ("y", "actor", "nominal"), ("color", "group", "nominal"),
+            ("shape", "group", "nominal")} <= _channels(chart)
+    assert race_charts._sequence_data(ev, start_s=-20.0, end_s=-10.0).empty
+
+
+def test_race_generation_data_and_channels():
+    res = _race()
+    states = res.endpoint_states()
+    data = race_charts._generation_data(states, res.events, end_s=900.0)
+    chart = charts.race_generation_chart(states, res.events, end_s=900.0)
+    _carries(chart, data)
+    writes = data.loc[data["kind"] != "line"]
+    stale = res.events.loc[(res.events["action"] == "stale_write") & (res.events["time_s"] <= 900.0)]
+    np.testing.assert_allclose(sorted(writes.loc[writes["kind"] == "stale write", "time_min"]),
+                               sorted(stale["time_s"] / 60))                      # minutes
+    assert set(data.loc[data["kind"] == "line", "series"]) == {"served by the endpoint", "newest plan"}
+    assert {("x", "time_min", "quantitative"), ("y", "generation", "quantitative"), ("color", "series", "nominal"),
+            ("shape", "kind", "nominal"), ("row", "endpoint", "nominal")} <= _channels(chart)
+
+
+def test_race_records_data_and_channels():
+    res = _race()
+    line, bands = race_charts._records_data(res.endpoint_states(), res.empty_windows())
+    chart = charts.race_records_chart(res.endpoint_states(), res.empty_windows())
+    _carries(chart, line)
+    _carries(chart, bands)
+    regional = res.empty_windows().query("endpoint == 'regional'")
+    np.testing.assert_allclose(bands["start"], regional["start_s"] / 60)           # minutes
+    np.testing.assert_allclose(bands["end"], regional["end_s"] / 60)
+    last_state = res.endpoint_states().query("endpoint == 'regional'")["time_s"].max()
+    assert line["records"].min() == 0
+    assert line["time_min"].max() == max(last_state, regional["end_s"].max()) / 60
+    assert {("x", "time_min", "quantitative"), ("y", "records", "quantitative"), ("x", "start", "quantitative"),
+            ("x2", "end", ""), ("text", "label", "nominal")} <= _channels(chart)
+
+
+def test_race_guard_explorer_data_and_channels():
+    table = race.guard_explorer_data(replace(race.INCIDENT, horizon_s=1_200.0), bin_s=60.0)
+    series, labels = race_charts._guard_explorer_data(table)
+    chart = charts.race_guard_explorer_chart(table)
+    _carries(chart, series)
+    _carries(chart, labels)
+    np.testing.assert_allclose(series["t"], table["time_min"].round(3))
+    np.testing.assert_array_equal(series["r"], table["records"])
+    assert len(labels) == 16 and set(series.columns) == {"g1", "g2", "g3", "g4", "t", "r"}
+    assert {("x", "t", "quantitative"), ("y", "r", "quantitative"), ("text", "label", "nominal")} <= _channels(chart)
+
+
+# --- explore and timeline --------------------------------------------------------------------------
+
+def test_explore_sequence_data_and_channels():
+    steps = explore.run().events
+    data = explore_charts._sequence_data(steps)
+    chart = charts.explore_sequence_chart(steps)
+    _carries(chart, data)
+    own = data.iloc[:len(steps)]
+    np.testing.assert_array_equal(own["step"], steps["step"])                    # the order, not seconds
+    assert own["plan"].tolist() == [f"p{g}" if g else "" for g in steps["plan_generation"]]
+    went_empty = int((steps["empty_after"] & ~steps["empty_after"].shift(fill_value=False)).sum())
+    assert (data["actor"] == "route53").sum() == went_empty > 0
+    assert {("x", "step", "quantitative"), ("y", "actor", "nominal"), ("color", "group", "nominal"),
+            ("text", "plan", "nominal")} <= _channels(chart)
+
+
+def test_explore_verdict_data_and_channels():
+    table = explore.verdict_table(explore.ExploreConfig(enactor_count=2, generation_count=3))
+    data = explore_charts._verdict_data(table)
+    chart = charts.explore_verdict_chart(table)
+    _carries(chart, data)
+    assert len(data) == 4 * len(table)
+    safe = data.loc[data["key"] == "safe"].set_index("guards")
+    for _, row in table.iterrows():
+        assert safe.at[row["guards"], "answer"] == ("yes" if row["safe"] else "no")
+        assert safe.at[row["guards"], "meaning"] == ("good" if row["safe"] else "bad")
+    assert {("x", "property", "nominal"), ("y", "guards", "nominal"), ("color", "meaning", "nominal"),
+            ("text", "answer", "nominal")} <= _channels(chart)
+
+
+def test_timeline_data_and_channels():
+    periods, events = timeline.impact_periods(), timeline.load()
+    bars, marks = timeline_charts._timeline_data(periods, events)
+    chart = charts.timeline_chart(periods, events)
+    _carries(chart, bars)
+    _carries(chart, marks)
+    assert bars["start"].tolist() == periods["start_pdt"].dt.strftime("%Y-%m-%dT%H:%M:%S").tolist()   # PDT
+    assert marks["time"].tolist() == events["time_pdt"].dt.strftime("%Y-%m-%dT%H:%M:%S").tolist()
+    assert {("x", "start", "temporal"), ("x2", "end", ""), ("color", "period", "nominal"),
+            ("x", "time", "temporal"), ("y", "lane", "nominal")} <= _channels(chart)
+
+
+# --- chain and dependencies ------------------------------------------------------------------------
+
+@cache
+def _stop_point_table() -> pd.DataFrame:
+    return chain.stop_point_table()
+
+
+def test_chain_timeline_data_and_channels():
+    mine = chain.run(replace(chain.INCIDENT, stop_points=chain.StopPoints.of(5))).stages
+    ref = chain.run(chain.INCIDENT).stages
+    data = chain_charts._timeline_data(mine, reference=ref)
+    chart = charts.chain_timeline_chart(mine, reference=ref)
+    _carries(chart, data)
+    incident = data.loc[data["run"] == "Incident (no stop points)"]
+    assert incident["start"].tolist() == wall_clock(ref["start_s"], INCIDENT_START_PDT).tolist()      # PDT clock
+    assert incident["end"].tolist() == wall_clock(ref["end_s"], INCIDENT_START_PDT).tolist()
+    assert {("x", "start", "temporal"), ("x2", "end", ""), ("y", "stage", "nominal"), ("yOffset", "run", "nominal"),
+            ("color", "stage", "nominal"), ("opacity", "run", "nominal")} <= _channels(chart)
+
+
+def test_chain_explorer_data_and_channels():
+    table = _stop_point_table()
+    bars, totals = chain_charts._explorer_data(table)
+    chart = charts.chain_explorer_chart(table)
+    _carries(chart, bars)
+    _carries(chart, totals)
+    none = table.loc[table["stop_points"] == "none"].iloc[0]
+    nlb_bar = bars.loc[(bars["run"] == "Incident (no stop points)") & (bars["stage"] == "NLB connection errors")]
+    assert nlb_bar["start"].tolist() == wall_clock([none["nlb_start_s"]], INCIDENT_START_PDT).tolist()
+    assert nlb_bar["end"].tolist() == wall_clock([none["nlb_end_s"]], INCIDENT_START_PDT).tolist()
+    assert len(totals) == 64 and {"s1", "s6", "text"} <= set(totals.columns)
+    assert {("x", "start", "temporal"), ("y", "stage", "nominal"), ("text", "text", "nominal")} <= _channels(chart)
+
+
+def test_chain_impact_data_and_channels():
+    impact = chain.run(chain.INCIDENT).impact
+    data = chain_charts._impact_data(impact)
+    chart = charts.chain_impact_chart(impact)
+    _carries(chart, data)
+    np.testing.assert_allclose(data["share"], impact["impact_fraction"].round(4))
+    assert data["start"].tolist() == wall_clock(impact["time_s"], INCIDENT_START_PDT).tolist()
+    assert {("x", "start", "temporal"), ("y", "share", "quantitative"), ("color", "stage", "nominal")} <= _channels(chart)
+
+
+def test_chain_savings_data_and_channels():
+    savings = chain.single_point_savings(_stop_point_table())
+    data = chain_charts._savings_data(savings)
+    chart = charts.chain_savings_chart(savings)
+    _carries(chart, data)
+    np.testing.assert_allclose(data["hours"], (savings["saved_s"] / 3600).round(2))      # hours, not seconds
+    assert (data["best"] == "saves the most").sum() == int(savings["best"].sum())
+    assert {("x", "hours", "quantitative"), ("y", "name", "nominal"), ("color", "best", "nominal"),
+            ("text", "saved", "nominal")} <= _channels(chart)
+
+
+def test_dependency_blast_data_and_channels():
+    radius = dependencies.blast_radius("DynamoDB", "us-east-1")
+    isolated = dependencies.blast_radius("DynamoDB", "us-east-1", isolate=True)
+    data = dependencies_charts._blast_data(radius, compare=isolated)
+    chart = charts.dependency_blast_chart(radius, compare=isolated)
+    _carries(chart, data)
+    first = data.loc[data["scenario"] == "As it was"]
+    assert first["status"].tolist() == radius["status"].astype(str).tolist()
+    assert first["region"].tolist() == radius["region"].astype(str).tolist()
+    assert {("x", "region", "nominal"), ("y", "service", "nominal"), ("color", "status", "nominal"),
+            ("fillOpacity", "firm", "nominal"), ("column", "scenario", "nominal")} <= _channels(chart)

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from labsupport import ConfigError, LimitExceeded, dwfm
-from labsupport.dwfm import EVENT_KINDS, INCIDENT, SMALL_FLEET, DwfmConfig, run
+from labsupport.dwfm import EVENT_KINDS, INCIDENT, SMALL_FLEET, DwfmConfig, engine, run
 
 # One droplet, one DWFM host working on one item at a time. Its lease (100 s) lapses at t = 40 s
 # during the outage; the state check at t = 60 s notices it; DynamoDB is back at t = 300 s.
@@ -483,3 +483,9 @@ def test_issue17_the_last_row_is_at_the_horizon_after_every_event_there():
     assert result.events["time_s"].max() == 1_000.0
     assert result.timeseries["time_s"].iloc[-1] == 1_000.0 and result.timeseries["time_s"].is_unique
     assert int(result.timeseries["started_count"].sum()) == result.summary.started_count == 71
+
+
+def test_each_retry_policy_is_a_strategy_of_the_engine():
+    assert dwfm.RETRY_POLICIES == tuple(engine.RETRY_STRATEGIES)
+    for policy, method in engine.RETRY_STRATEGIES.items():
+        assert callable(getattr(engine._Model, method)) and policy in getattr(engine._Model, method).__doc__

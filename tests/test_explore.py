@@ -81,8 +81,10 @@ def test_two_plans_cannot_race_even_unguarded():
 def test_initial_state_and_first_steps():
     s0 = proto.initial(2, 1)
     assert s0 == (1, 1, 1, 0b10, 1 << 9, 1 << 9)
-    steps = proto.successors(s0, (1, 2, 0, False, False, False, False))
-    assert [(a, kind, gen) for a, kind, _, gen, _, _, _ in steps] == [(-1, "plan produced", 2)]
+    steps = proto.successors(s0, proto.Params(endpoint_count=1, generation_count=2, cleanup_keep_generations=0,
+                                              check_version_on_write=False, delete_only_unreferenced=False,
+                                              reject_empty_records=False, self_repair=False))
+    assert [(t.actor, t.kind, t.plan) for t in steps] == [(-1, "plan produced", 2)]
 
 
 # --- the incident: shortest counterexample -------------------------------------------------------
@@ -123,14 +125,14 @@ def test_counterexample_is_shortest_with_or_without_symmetry(incident):
 
 def test_replaying_the_counterexample_step_by_step_reaches_the_empty_state(incident):
     # An independent replay through the transition function, matching by the table's columns.
-    p = (1, 4, 1, False, False, False, False)
+    p = proto.Params(1, 4, 1, False, False, False, False)
     state = proto.initial(3, 1)
     for row in incident.events.itertuples():
         actor = -1 if row.actor == "planner" else proto.ENACTOR_NAMES.index(row.actor)
-        options = [t for t in proto.successors(state, p) if (t[0], t[2], t[3]) == (actor, row.race_action,
-                                                                                       row.plan_generation)]
+        options = [t for t in proto.successors(state, p)
+                   if (t.actor, t.race_action, t.plan) == (actor, row.race_action, row.plan_generation)]
         assert len(options) == 1
-        state = options[0][6]
+        state = options[0].state
         assert proto.violates(state, 1) == row.empty_after
 
 

@@ -20,7 +20,7 @@ import pytest
 from labsupport import chain, dns_cache, dwfm, explore, network, nlb, race
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-#: Fields of explore.Summary that measure the machine, not the model.
+#: Fields of explore.ExploreSummary that measure the machine, not the model.
 _WALL_CLOCK_FIELDS = {"elapsed_s", "states_per_s"}
 
 

@@ -6,11 +6,13 @@ imports, bottom layer first.
 Layers (a module may import only from its own layer or a lower one)::
 
     0  base      errors, clock, _validate, _sweep, presets, route53, timeline, dependencies
-    1  engines   the private simulation engines of each model (race.engine, dwfm.engine, ...)
-    2  models    one home per model: race, dwfm, network, dns_cache (config, run, summary, sweep)
-    3  composed  models built on other models: nlb (on network), explore (on race), chain (on all)
+    1  engines   the private simulation engines of each model (race.engine, dwfm.engine, _network_sim, _nlb_sim,
+                 _explore_protocol)
+    2  models    one home per model: race/ (config, model, sweep), dwfm/ (model, sweep), network,
+                 dns_cache (config, run, summary, sweep)
+    3  composed  models built on other models: nlb (on network), explore/ (on race), chain/ (on all)
     4  charts    labsupport.charts and its per-model modules
-    5  wiring    widgets, book, colab, student
+    5  wiring    widgets/ (panel, one module per lab panel), book, colab, student
 
 The package's ``__init__`` imports only the errors, so it counts as the base.
 """
@@ -39,9 +41,9 @@ LAYERS: dict[str, int] = {
 }
 #: Modules inside a single model's home that are its engine (layer 1): the model imports them.
 ENGINE_SUFFIXES = (".engine",)
-#: Old flat engine modules (the BEFORE layout), so that the script can draw that graph too.
+#: Flat engine modules: the network's, NLB's and the explorer's protocol, and (for the BEFORE graph) old ones.
 ENGINE_MODULES = {"labsupport._dwfm_sim", "labsupport._nlb_sim", "labsupport._race_sim",
-                  "labsupport._explore_protocol"}
+                  "labsupport._network_sim", "labsupport._explore_protocol"}
 LAYER_NAMES = ("base", "engines", "models", "composed", "charts", "wiring")
 
 

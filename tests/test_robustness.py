@@ -396,7 +396,7 @@ def test_all_fields_at_once(name):
 
 
 def test_lock_held_for_a_day_does_not_overflow_the_backoff():
-    """Regression: ``base * 2**attempt`` overflowed a float after 1024 lost locks (fixed in _race_sim)."""
+    """Regression: ``base * 2**attempt`` overflowed a float after 1024 lost locks (fixed in labsupport/race/engine.py)."""
     from labsupport import race
 
     cfg = replace(race.INCIDENT, delays=(race.EnactorDelay(enactor="enactor-a", extra_latency_s=86_400.0),),

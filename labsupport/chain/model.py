@@ -292,7 +292,7 @@ def run(config: ChainConfig = INCIDENT) -> ChainResult:
         A :class:`ChainResult`.
 
     Raises:
-        ValueError: ``config`` is not a ChainConfig; ``race_lead_s`` puts the empty record before
+        ConfigError: ``config`` is not a ChainConfig; ``race_lead_s`` puts the empty record before
             t = 0; a calibrated factor turns DWFM's damage into more work than the network model
             allows (the message names the chain field).
         LimitExceeded: a sub-model hit its own ``max_events`` bound, or the regional endpoint was

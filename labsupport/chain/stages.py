@@ -1,8 +1,9 @@
 """Runs the models behind :mod:`labsupport.chain` and reads the stages off them (private).
 
 :func:`run_models` runs race, dns_cache, dwfm, network and nlb in that order, each configured from
-the results of the ones before and from the chain's operator rules; :func:`build` turns the
-results into the chain's stage, milestone, impact and event tables. Times are seconds since
+the results of the ones before and from the chain's operator rules; :func:`stage_windows`,
+:func:`impact_rows` and :func:`milestones` turn the results into the chain's stage, impact and
+milestone tables. Times are seconds since
 11:48 PM PDT on 19 Oct (the chain clock); the network and NLB models count from the moment DWFM
 has leases on every droplet, and the race model from ``race_lead_s`` before 11:48 PM.
 """

@@ -69,7 +69,7 @@ def sweep(configs: Iterable[ChainConfig], *, executor: Executor | None = None) -
         with ``<stage>`` one of ``dynamodb``, ``launches``, ``nlb``.
 
     Raises:
-        ValueError: an item is not a ChainConfig, or ``executor`` is not an Executor.
+        ConfigError: an item is not a ChainConfig, or ``executor`` is not an Executor.
     """
     if isinstance(configs, (str, bytes)) or not isinstance(configs, Iterable):
         raise ConfigError(f"configs must be an iterable of ChainConfig values, got {show(configs)}")
@@ -114,7 +114,7 @@ def single_point_savings(table: pd.DataFrame) -> pd.DataFrame:
         ``outside_region_failures_count`` (int64) and ``best`` (bool: saves the most; ties all true).
 
     Raises:
-        ValueError: a required row or column is missing.
+        ConfigError: a required row or column is missing.
     """
     if not isinstance(table, pd.DataFrame):
         raise ConfigError(f"table must be a pandas DataFrame, got {type(table).__name__}")
@@ -162,7 +162,7 @@ def calibration(result: ChainResult | None = None, *, tolerance_fraction: float 
         (float64, model / PES - 1), ``within_tolerance`` (bool) and ``set_by`` (string).
 
     Raises:
-        ValueError: ``result`` has stop points on, or a bad tolerance.
+        ConfigError: ``result`` has stop points on, or a bad tolerance.
     """
     check_number("tolerance_fraction", tolerance_fraction, lo=0, hi=1)
     result = run(INCIDENT) if result is None else result

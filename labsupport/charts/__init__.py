@@ -24,7 +24,7 @@ Inputs
 Every chart checks its arguments with the same few helpers (:func:`_frame` for DataFrames,
 :func:`_runs` for label -> frame mappings, :func:`_number` / :func:`_seconds` for numbers, through
 :func:`labsupport._validate.check_number`, and :func:`_origin` for clock origins). A bad argument
-raises ``ValueError`` naming it (``"events must be a pandas DataFrame, got NoneType"``,
+raises ``ConfigError`` (a ``ValueError``) naming it (``"events must be a pandas DataFrame, got NoneType"``,
 ``"timeseries is missing columns ['time_s']"``, ``"normal_delay_s must be a finite number ..."``),
 never ``TypeError``, ``AttributeError`` or ``IndexError``.
 
@@ -39,7 +39,7 @@ Empty data: one rule
 * Every other empty frame can only come from a programming error (a model's time series always has
   its first sample, a sweep at least one cell, a race run at least one plan, and
   :func:`explore_sequence_chart` is drawn only for an unsafe result), so it raises
-  ``ValueError("<arg> is empty: ...")``.
+  ``ConfigError("<arg> is empty: ...")``.
 
 Missing values and large data
 -----------------------------
@@ -54,7 +54,7 @@ draws one mark per write and refuses a window holding more than 3,000 (ConfigErr
 ``start_s``/``end_s`` and a window that fits). Any other chart whose data would pass 5,000 rows
 raises ConfigError rather than Altair's ``MaxRowsError``; nothing is thinned silently. The charts that draw one
 colour per run or series (:func:`nlb_capacity_comparison_chart`, :func:`dns_failing_chart`,
-:func:`dns_ttl_chart`) accept at most ``len(PALETTE)`` of them and say so in a ValueError.
+:func:`dns_ttl_chart`) accept at most ``len(PALETTE)`` of them and say so in a ConfigError.
 """
 
 from __future__ import annotations

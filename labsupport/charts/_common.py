@@ -56,7 +56,7 @@ def _recovery_rules(marks: dict[str, float | None], origin: pd.Timestamp) -> lis
     """Dashed vertical rules with a tooltip, one per named moment (``None`` moments are skipped).
 
     ``marks`` is checked here: a mapping of non-empty strings to ``None`` or a time in seconds
-    (0 to a year); anything else raises ValueError naming ``actions`` (the public argument).
+    (0 to a year); anything else raises ConfigError naming ``actions`` (the public argument).
     """
     if not isinstance(marks, Mapping):
         raise ConfigError(f"actions must be None or a dict of name -> seconds, got {type(marks).__name__}")

@@ -26,7 +26,7 @@ _MAX_ROWS = 3_000
 
 def _frame(name: str, value: object, columns: tuple[str, ...] = (), *, numeric: tuple[str, ...] = (),
            empty: str | None = None) -> pd.DataFrame:
-    """Return ``value`` if it is a DataFrame with ``columns``; else raise ValueError naming ``name``.
+    """Return ``value`` if it is a DataFrame with ``columns``; else raise ConfigError naming ``name``.
 
     Args:
         name: the argument's name, used in every message.

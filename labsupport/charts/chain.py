@@ -51,6 +51,26 @@ def _chain_lanes(bars: pd.DataFrame, runs: list[str], width: int) -> alt.Chart:
     ).properties(width=width, height=180)
 
 
+def _timeline_data(stages: pd.DataFrame, *, reference: pd.DataFrame | None = None, label: str = "Your choice",
+                   reference_label: str = "Incident (no stop points)") -> pd.DataFrame:
+    """What :func:`chain_timeline_chart` draws: one bar per (run, stage).
+
+    Columns: ``run`` (``label`` or ``reference_label``: y offset and opacity), ``stage`` (lane and
+    colour), ``start`` / ``end`` (PDT wall-clock ISO strings, x and x2) and ``length`` (in words).
+    """
+    _frame("stages", stages, _CHAIN_STAGE_COLUMNS, numeric=_CHAIN_STAGE_COLUMNS[1:])
+    if reference is not None:
+        _frame("reference", reference, _CHAIN_STAGE_COLUMNS, numeric=_CHAIN_STAGE_COLUMNS[1:])
+    if not isinstance(label, str) or not isinstance(reference_label, str) or not label or not reference_label \
+            or label == reference_label:
+        raise ConfigError(f"label and reference_label must be two different non-empty strings, got {label!r} "
+                         f"and {reference_label!r}")
+    parts = [_chain_bars(stages, label)]
+    if reference is not None:
+        parts.append(_chain_bars(reference, reference_label))
+    return pd.concat(parts, ignore_index=True)
+
+
 def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None = None,
                          label: str = "Your choice", reference_label: str = "Incident (no stop points)",
                          width: int = 440) -> alt.LayerChart:
@@ -68,22 +88,12 @@ def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None
         ``reference``, and a line of text with both totals.
 
     Raises:
-        ValueError: ``stages`` or ``reference`` not a DataFrame (``reference`` may be ``None``) or
+        ConfigError: ``stages`` or ``reference`` not a DataFrame (``reference`` may be ``None``) or
             missing a column, equal labels or a bad width.
     """
     _width(width)
-    _frame("stages", stages, _CHAIN_STAGE_COLUMNS, numeric=_CHAIN_STAGE_COLUMNS[1:])
-    if reference is not None:
-        _frame("reference", reference, _CHAIN_STAGE_COLUMNS, numeric=_CHAIN_STAGE_COLUMNS[1:])
-    if not isinstance(label, str) or not isinstance(reference_label, str) or not label or not reference_label \
-            or label == reference_label:
-        raise ConfigError(f"label and reference_label must be two different non-empty strings, got {label!r} "
-                         f"and {reference_label!r}")
-    parts, runs = [_chain_bars(stages, label)], [label]
-    if reference is not None:
-        parts.append(_chain_bars(reference, reference_label))
-        runs.append(reference_label)
-    bars = pd.concat(parts, ignore_index=True)
+    bars = _timeline_data(stages, reference=reference, label=label, reference_label=reference_label)
+    runs = [label] + ([reference_label] if reference is not None else [])
 
     def total(frame: pd.DataFrame) -> str:
         return format_duration(float(frame["end_s"].max() - frame["start_s"].min())) if len(frame) else "no stage at all"
@@ -100,26 +110,14 @@ def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None
     return _base_config(chart)
 
 
-def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerChart:
-    """In-page explorer for the static book: six checkboxes pick one of 64 precomputed chain runs.
+def _explorer_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What :func:`chain_explorer_chart` draws: every combination's bars, and one total per combination.
 
-    The checkboxes are Vega-Lite parameters bound to inputs; toggling them filters the precomputed
-    rows in the browser, so no kernel is needed.
-
-    Args:
-        table: :func:`labsupport.chain.stop_point_table` (the six flags, ``stop_points``,
-            ``total_s``, ``<stage>_start_s`` / ``<stage>_end_s`` for ``dynamodb``, ``launches``,
-            ``nlb``), all 64 combinations.
-        width: chart width in pixels (100 to 4000).
-
-    Returns:
-        The stage lanes of the chosen combination (solid) beside the incident's (faded), and a line
-        of text with the chosen combination's total.
-
-    Raises:
-        ValueError: missing columns, not 64 combinations, or a bad width.
+    The bars' frame has the columns of :func:`_timeline_data` plus ``s1``..``s6`` (the stop
+    points, the checkboxes' keys); the incident's bars are the ``none`` row's, run "Incident (no
+    stop points)". The totals' frame has ``s1``..``s6`` and ``text`` (the line printed for that
+    combination, its ``total_s`` in words).
     """
-    _width(width)
     slugs = dict(zip(CHAIN_STAGE_COLOURS, ("dynamodb", "launches", "nlb")))
     times = tuple(f"{s}_{e}_s" for s in slugs.values() for e in ("start", "end"))
     _frame("table", table, (*STOP_POINT_NAMES, "stop_points", "total_s", *times), numeric=("total_s", *times),
@@ -152,13 +150,37 @@ def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerC
     totals["text"] = [text(lab, t, None if outside is None else n) for lab, t, n in
                       zip(totals["stop_points"], totals["total_s"],
                           outside if outside is not None else [None] * len(totals))]
+    return bars, totals[[*short.values(), "text"]]
+
+
+def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerChart:
+    """In-page explorer for the static book: six checkboxes pick one of 64 precomputed chain runs.
+
+    The checkboxes are Vega-Lite parameters bound to inputs; toggling them filters the precomputed
+    rows in the browser, so no kernel is needed.
+
+    Args:
+        table: :func:`labsupport.chain.stop_point_table` (the six flags, ``stop_points``,
+            ``total_s``, ``<stage>_start_s`` / ``<stage>_end_s`` for ``dynamodb``, ``launches``,
+            ``nlb``), all 64 combinations.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        The stage lanes of the chosen combination (solid) beside the incident's (faded), and a line
+        of text with the chosen combination's total.
+
+    Raises:
+        ConfigError: missing columns, not 64 combinations, or a bad width.
+    """
+    _width(width)
+    bars, totals = _explorer_data(table)
     params = [alt.param(name=f"p{i + 1}", value=False,
                         bind=alt.binding_checkbox(name=f"{i + 1}: {STOP_POINT_TITLES[i]} "))
               for i in range(6)]
     chosen = " && ".join(f"datum.s{i} == p{i}" for i in range(1, 7))
     runs = ["Your choice", "Incident (no stop points)"]
     lanes = _chain_lanes(bars, runs, width).transform_filter(f"datum.run != 'Your choice' || ({chosen})")
-    note = alt.Chart(totals[[*short.values(), "text"]]).transform_filter(chosen).mark_text(
+    note = alt.Chart(totals).transform_filter(chosen).mark_text(
         align="left", baseline="top", dx=4, dy=-18, fontSize=13, color=PALETTE[1]).encode(
         x=alt.value(0), y=alt.value(0), text="text:N")
     chart = alt.layer(lanes, note).add_params(*params).properties(
@@ -168,6 +190,15 @@ def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerC
                      "and states the total. All 64 combinations were computed by the chain model when the page was built."),
     )
     return _base_config(chart)
+
+
+def _impact_data(impact: pd.DataFrame) -> pd.DataFrame:
+    """What :func:`chain_impact_chart` draws: ``start`` (PDT wall-clock ISO string), ``stage`` (the
+    line and colour) and ``share`` (``impact_fraction``, 0 to 1), one row per impact row."""
+    _frame("impact", impact, ("time_s", "stage", "impact_fraction"), numeric=("time_s", "impact_fraction"))
+    return pd.DataFrame({"start": wall_clock(impact["time_s"], INCIDENT_START_PDT).to_numpy(),
+                         "stage": impact["stage"].astype(str).to_numpy(),
+                         "share": impact["impact_fraction"].round(4).to_numpy()})
 
 
 def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerChart:
@@ -182,17 +213,15 @@ def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerCh
         empty ``impact``: the chart then says "Nothing fails: no stage happens in this run".
 
     Raises:
-        ValueError: ``impact`` not a DataFrame or missing a column, or a bad width.
+        ConfigError: ``impact`` not a DataFrame or missing a column, or a bad width.
     """
     _width(width)
-    _frame("impact", impact, ("time_s", "stage", "impact_fraction"), numeric=("time_s", "impact_fraction"))
+    data = _impact_data(impact)
     title = "What clients see, stage by stage"
-    if impact.empty:
+    if data.empty:
         nothing = "Nothing fails: no stage happens in this run"
         return _note_chart(nothing, title=title, width=width, height=200, description=(
             f"Share failing over PDT clock time, one line per stage. {nothing}, so there is no line to draw."))
-    data = pd.DataFrame({"start": wall_clock(impact["time_s"], INCIDENT_START_PDT).to_numpy(), "stage": impact["stage"].astype(str).to_numpy(),
-                         "share": impact["impact_fraction"].round(4).to_numpy()})
     stages = list(CHAIN_STAGE_COLOURS)
     chart = alt.Chart(data).mark_line(interpolate="step-before", strokeWidth=2).encode(
         x=_CHAIN_X, y=alt.Y("share:Q", title="Share failing", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
@@ -206,6 +235,35 @@ def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerCh
                      "connections through the modelled NLB that fail."),
     )
     return _base_config(chart)
+
+
+_SAVING_KINDS = ["saves the most", "saves less", "costs time"]
+
+
+def _savings_data(savings: pd.DataFrame) -> pd.DataFrame:
+    """What :func:`chain_savings_chart` draws: one bar per stop point.
+
+    Columns: ``name`` ("3: title", y), ``hours`` (``saved_s`` in hours, x; negative when the stop
+    point makes the event longer), ``saved`` (the label: the time in words, or "adds ..."),
+    ``best`` (the colour: saves the most / saves less / costs time) and, when ``savings`` has it,
+    ``outside`` (failures outside us-east-1).
+    """
+    _frame("savings", savings, ("point", "title", "saved_s", "best"), numeric=("saved_s",),
+           empty="single_point_savings() holds one row per stop point")
+    if not np.isfinite(savings["saved_s"].to_numpy(dtype=float)).all():
+        raise ConfigError(f"savings['saved_s'] must be finite seconds, got {savings['saved_s'].tolist()!r}")
+    if not pd.api.types.is_bool_dtype(savings["best"]):
+        raise ConfigError(f"savings['best'] must be bool, got dtype {savings['best'].dtype}")
+    saved = savings["saved_s"].astype(float)
+    kinds = _SAVING_KINDS
+    data = pd.DataFrame({"name": [f"{p}: {t}" for p, t in zip(savings["point"], savings["title"])],
+                         "hours": (saved / 3600).round(2).to_numpy(),
+                         "saved": [format_duration(v) if v >= 0 else f"adds {format_duration(-v)}" for v in saved],
+                         "best": [kinds[2] if v < 0 else kinds[0] if b else kinds[1]
+                                  for v, b in zip(saved, savings["best"])]})
+    if "outside_region_failures_count" in savings.columns:
+        data["outside"] = savings["outside_region_failures_count"].to_numpy()
+    return data
 
 
 def chain_savings_chart(savings: pd.DataFrame, *, width: int = 260) -> alt.LayerChart:
@@ -222,25 +280,12 @@ def chain_savings_chart(savings: pd.DataFrame, *, width: int = 260) -> alt.Layer
         the x domain then reaches below 0 and a rule marks 0.
 
     Raises:
-        ValueError: ``savings`` not a DataFrame, missing a column or empty; ``saved_s`` not finite;
+        ConfigError: ``savings`` not a DataFrame, missing a column or empty; ``saved_s`` not finite;
             ``best`` not bool; a bad width.
     """
     _width(width)
-    _frame("savings", savings, ("point", "title", "saved_s", "best"), numeric=("saved_s",),
-           empty="single_point_savings() holds one row per stop point")
-    if not np.isfinite(savings["saved_s"].to_numpy(dtype=float)).all():
-        raise ConfigError(f"savings['saved_s'] must be finite seconds, got {savings['saved_s'].tolist()!r}")
-    if not pd.api.types.is_bool_dtype(savings["best"]):
-        raise ConfigError(f"savings['best'] must be bool, got dtype {savings['best'].dtype}")
-    saved = savings["saved_s"].astype(float)
-    kinds = ["saves the most", "saves less", "costs time"]
-    data = pd.DataFrame({"name": [f"{p}: {t}" for p, t in zip(savings["point"], savings["title"])],
-                         "hours": (saved / 3600).round(2).to_numpy(),
-                         "saved": [format_duration(v) if v >= 0 else f"adds {format_duration(-v)}" for v in saved],
-                         "best": [kinds[2] if v < 0 else kinds[0] if b else kinds[1]
-                                  for v, b in zip(saved, savings["best"])]})
-    if "outside_region_failures_count" in savings.columns:
-        data["outside"] = savings["outside_region_failures_count"].to_numpy()
+    data = _savings_data(savings)
+    kinds = _SAVING_KINDS
     order = data["name"].tolist()
     y = alt.Y("name:N", sort=order, title=None, axis=alt.Axis(labelLimit=300, labelFontSize=11))
     pos, neg = max(0.0, float(data["hours"].max())), min(0.0, float(data["hours"].min()))

@@ -31,6 +31,20 @@ def _blast_frame(radius: pd.DataFrame, scenario: str, name: str = "radius") -> p
                          "firm": (~weak).map({True: "stated", False: "inferred"}).to_numpy()})
 
 
+def _blast_data(radius: pd.DataFrame, *, compare: pd.DataFrame | None = None,
+                labels: tuple[str, str] = ("As it was", "Isolated")) -> pd.DataFrame:
+    """What :func:`dependency_blast_chart` draws: one square per (scenario, service, Region).
+
+    Columns: ``scenario`` (the panel, from ``labels``), ``service`` (y), ``region`` (x), ``status``
+    (colour and stroke), ``path`` and ``tag`` (tooltip: why, and the weakest link's tag) and
+    ``firm`` ("stated" filled, "inferred" hollow: the weakest link is inferred or UNVERIFIED).
+    """
+    parts = [_blast_frame(radius, labels[0])]
+    if compare is not None:
+        parts.append(_blast_frame(compare, labels[1], "compare"))
+    return pd.concat(parts, ignore_index=True)
+
+
 def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
                            compare: pd.DataFrame | None = None, labels: tuple[str, str] = ("As it was", "Isolated"),
                            cell_px: int = 75) -> alt.FacetChart:
@@ -51,7 +65,7 @@ def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
         are hollow.
 
     Raises:
-        ValueError: ``radius`` (or ``compare``, unless ``None``) not a DataFrame, missing a column or
+        ConfigError: ``radius`` (or ``compare``, unless ``None``) not a DataFrame, missing a column or
             empty; an empty title, bad labels or a bad cell size.
     """
     check_int("cell_px", cell_px, lo=20, hi=400)
@@ -60,12 +74,10 @@ def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
     if (not isinstance(labels, tuple) or len(labels) != 2 or not all(isinstance(x, str) and x for x in labels)
             or labels[0] == labels[1]):
         raise ConfigError(f"labels must be two different non-empty strings, got {labels!r}")
-    parts = [_blast_frame(radius, labels[0])]
-    if compare is not None:
-        parts.append(_blast_frame(compare, labels[1], "compare"))
-    data = pd.concat(parts, ignore_index=True)
+    data = _blast_data(radius, compare=compare, labels=labels)
     rank = {k: i for i, k in enumerate(STATUSES)}
-    first = parts[0].assign(r=parts[0]["status"].map(rank)).sort_values(["r", "service"], kind="stable")
+    first = data.loc[data["scenario"] == labels[0]]
+    first = first.assign(r=first["status"].map(rank)).sort_values(["r", "service"], kind="stable")
     order = first["service"].drop_duplicates().tolist()
     order += sorted(set(data["service"]) - set(order))
     statuses = [s for s in STATUSES if s in set(data["status"])]

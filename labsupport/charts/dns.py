@@ -14,6 +14,52 @@ from ._common import _SAMPLED_FROM_0, _bin_label, _bin_width_s, _recovery_rules
 __all__ = ["dns_failing_chart", "dns_ttl_chart"]
 
 
+def _failing_data(runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | None = None,
+                  start_s: float = 0.0) -> pd.DataFrame:
+    """What :func:`dns_failing_chart` draws: one row per run and sample (or bin) from ``start_s`` on.
+
+    Columns: ``clock`` (PDT timestamp), ``run`` (label), ``failing`` (``failing_fraction``, 0 to
+    1; the bin's mean when binned) and, when binned, ``lo`` / ``hi`` (the bin's lowest and highest)
+    and ``band`` (the run's colour). ``attrs["bin_s"]`` is the bin width in seconds or ``None``.
+    No rows when no run has a sample in the window.
+    """
+    cols = ("time_s", "failing_fraction")
+    runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    start_s = _seconds("start_s", start_s, window=True)
+    origin = _origin(origin, INCIDENT_START_PDT)
+    windows = {label: ts.loc[ts["time_s"] >= start_s].sort_values("time_s", kind="stable")
+               for label, ts in runs.items()}
+    kept = {label: w for label, w in windows.items() if len(w)}
+    bin_s = None
+    if sum(len(w) for w in kept.values()) > _MAX_ROWS:
+        bin_s = _bin_width_s([float(w["time_s"].iloc[-1] - w["time_s"].iloc[0]) for w in kept.values()], _MAX_ROWS)
+    frames = []
+    for label, w in kept.items():
+        if bin_s is None:
+            frames.append(pd.DataFrame({"clock": wall_clock(w["time_s"], origin).to_numpy(), "run": label,
+                                        "failing": w["failing_fraction"].round(4).to_numpy()}))
+            continue
+        g = w.groupby((w["time_s"] // bin_s) * bin_s)["failing_fraction"]
+        mean = g.mean()
+        frames.append(pd.DataFrame({"clock": wall_clock(mean.index.to_series(), origin).to_numpy(), "run": label,
+                                    "failing": mean.round(4).to_numpy(), "lo": g.min().round(4).to_numpy(),
+                                    "hi": g.max().round(4).to_numpy()}))
+    data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["clock", "run", "failing"])
+    if bin_s is not None:
+        data["band"] = data["run"].map(dict(zip(runs, PALETTE)))
+    data.attrs["bin_s"] = bin_s
+    return data
+
+
+def _ttl_data(frame: pd.DataFrame) -> pd.DataFrame:
+    """What :func:`dns_ttl_chart` draws: ``ttl_min`` (``negative_ttl_s`` in minutes), ``delay_min``
+    (``delay_s`` in minutes, NaN where the clients did not recover) and ``series`` (str)."""
+    _frame("frame", frame, ("negative_ttl_s", "delay_s", "series"), numeric=("negative_ttl_s", "delay_s"),
+           empty="a TTL sweep has at least one point")
+    return pd.DataFrame({"ttl_min": (frame["negative_ttl_s"] / 60).round(2),
+                         "delay_min": (frame["delay_s"] / 60).round(2), "series": frame["series"].astype(str)})
+
+
 def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
                       origin: pd.Timestamp | None = None, start_s: float = 0.0,
                       width: int = 560) -> alt.LayerChart:
@@ -36,45 +82,24 @@ def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
         sample of any run gives a chart that says so.
 
     Raises:
-        ValueError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled by
+        ConfigError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled by
             non-empty strings; ``restored_s`` or ``start_s`` not a finite time (seconds, within a
             year); a bad ``origin`` or width.
     """
     _width(width)
-    cols = ("time_s", "failing_fraction")
-    runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    data = _failing_data(runs, origin=origin, start_s=start_s)
     restored_s = _seconds("restored_s", restored_s)
     start_s = _seconds("start_s", start_s, window=True)
     origin = _origin(origin, INCIDENT_START_PDT)
-    labels = list(runs)
+    labels, bin_s = list(runs), data.attrs["bin_s"]
     title = "Clients failing to resolve the endpoint"
-    windows = {label: ts.loc[ts["time_s"] >= start_s].sort_values("time_s", kind="stable")
-               for label, ts in runs.items()}
-    kept = {label: w for label, w in windows.items() if len(w)}
-    if not kept:
+    if data.empty:
         last = max(float(ts["time_s"].max()) for ts in runs.values())
         at = wall_clock([start_s, last], origin).str.slice(11, 16).tolist()
         nothing = f"No sample from {at[0]} PDT on: {'the runs end' if len(runs) > 1 else 'the run ends'} at {at[1]} PDT"
         return _note_chart(nothing, title=title, width=width, height=220, description=(
             f"Fraction of clients failing, one line per run ({', '.join(labels)}): no run has a sample at or "
             f"after {start_s:.0f} s (the last is at {last:.0f} s), so there is nothing to draw."))
-    bin_s = None
-    if sum(len(w) for w in kept.values()) > _MAX_ROWS:
-        bin_s = _bin_width_s([float(w["time_s"].iloc[-1] - w["time_s"].iloc[0]) for w in kept.values()], _MAX_ROWS)
-    frames = []
-    for label, w in kept.items():
-        if bin_s is None:
-            frames.append(pd.DataFrame({"clock": wall_clock(w["time_s"], origin).to_numpy(), "run": label,
-                                        "failing": w["failing_fraction"].round(4).to_numpy()}))
-            continue
-        g = w.groupby((w["time_s"] // bin_s) * bin_s)["failing_fraction"]
-        mean = g.mean()
-        frames.append(pd.DataFrame({"clock": wall_clock(mean.index.to_series(), origin).to_numpy(), "run": label,
-                                    "failing": mean.round(4).to_numpy(), "lo": g.min().round(4).to_numpy(),
-                                    "hi": g.max().round(4).to_numpy()}))
-    data = pd.concat(frames, ignore_index=True)
-    if bin_s is not None:
-        data["band"] = data["run"].map(dict(zip(labels, PALETTE)))
     binned = "" if bin_s is None else f" (mean per {_bin_label(bin_s)} bin)"
     x = alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
     colour = alt.Color("run:N", scale=alt.Scale(domain=labels, range=_series_range(labels)),
@@ -93,7 +118,7 @@ def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
             # The run's colour taken as is (no scale), so that the band adds nothing to the legend.
             x=x, y="lo:Q", y2="hi:Q", detail="run:N", fill=alt.Fill("band:N", scale=None)))
     layers.append(lines)
-    missing = [label for label in labels if label not in kept]
+    missing = [label for label in labels if label not in set(data["run"])]
     chart = alt.layer(*layers).properties(
         width=width, height=220, title=title,
         description=(
@@ -122,14 +147,11 @@ def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.Chart:
         One line per series, both axes in minutes.
 
     Raises:
-        ValueError: ``frame`` not a DataFrame, missing a column or empty; more than 7 series; a bad
+        ConfigError: ``frame`` not a DataFrame, missing a column or empty; more than 7 series; a bad
             width.
     """
     _width(width)
-    _frame("frame", frame, ("negative_ttl_s", "delay_s", "series"), numeric=("negative_ttl_s", "delay_s"),
-           empty="a TTL sweep has at least one point")
-    data = pd.DataFrame({"ttl_min": (frame["negative_ttl_s"] / 60).round(2),
-                         "delay_min": (frame["delay_s"] / 60).round(2), "series": frame["series"].astype(str)})
+    data = _ttl_data(frame)
     labels = list(dict.fromkeys(data["series"]))
     if len(labels) > len(PALETTE):
         raise ConfigError(f"frame holds {len(labels)} series; at most {len(PALETTE)} (one colour each) can be told "

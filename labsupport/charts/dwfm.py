@@ -27,6 +27,31 @@ _DWFM_WORK = {"goodput": ("Finished in time (goodput)", PALETTE[2]),
               "wasted": ("Wasted: finished after its deadline", PALETTE[1])}
 
 
+def _timeseries_data(timeseries: pd.DataFrame) -> pd.DataFrame:
+    """What :func:`dwfm_timeseries_chart` draws, one row per sample (or bin).
+
+    Columns: ``clock`` (PDT timestamp), ``leased`` and ``queue`` (counts, the bin's mean when
+    binned), ``goodput`` and ``wasted`` (items finished per minute since the previous row);
+    ``attrs["bin_s"]`` is the bin width in seconds, ``None`` when not binned.
+    """
+    cols = ("time_s", "leased_count", "queue_count", "goodput_count", "wasted_count")
+    _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"),
+                               sums=("goodput_count", "wasted_count"))
+    step_min = ts["time_s"].diff().fillna(ts["time_s"]).clip(lower=1) / 60
+    if bin_s is not None:   # each bin's counts over the whole bin (the first bin holds only t = 0)
+        step_min = pd.Series(np.where(ts["time_s"] > 0, bin_s / 60, 1 / 60), index=ts.index)
+    data = pd.DataFrame({
+        "clock": wall_clock(ts["time_s"], INCIDENT_START_PDT),
+        "leased": ts["leased_count"].to_numpy(),
+        "queue": ts["queue_count"].to_numpy(),
+        "goodput": (ts["goodput_count"] / step_min).round(2).to_numpy(),
+        "wasted": (ts["wasted_count"] / step_min).round(2).to_numpy(),
+    })
+    data.attrs["bin_s"] = bin_s
+    return data
+
+
 def dwfm_timeseries_chart(
     timeseries: pd.DataFrame,
     *,
@@ -47,13 +72,13 @@ def dwfm_timeseries_chart(
         Three stacked panels sharing a PDT clock axis.
 
     Raises:
-        ValueError: ``timeseries`` not a DataFrame, missing a column or empty; ``outage_s`` not
+        ConfigError: ``timeseries`` not a DataFrame, missing a column or empty; ``outage_s`` not
             ``None`` or a pair of finite times (seconds, 0 to a year) with start <= end;
             ``operator_at_s`` not ``None`` or such a time; a bad width.
     """
     _width(width)
-    cols = ("time_s", "leased_count", "queue_count", "goodput_count", "wasted_count")
-    _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    data = _timeseries_data(timeseries)
+    bin_s = data.attrs["bin_s"]
     if outage_s is not None:
         if not isinstance(outage_s, (tuple, list)) or len(outage_s) != 2:
             raise ConfigError(f"outage_s must be None or a (start, end) pair of seconds, got {outage_s!r}")
@@ -61,18 +86,6 @@ def dwfm_timeseries_chart(
         if outage_s[1] < outage_s[0]:
             raise ConfigError(f"outage_s must have start <= end, got {outage_s!r}")
     operator_at_s = _seconds("operator_at_s", operator_at_s, optional=True)
-    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"),
-                               sums=("goodput_count", "wasted_count"))
-    step_min = ts["time_s"].diff().fillna(ts["time_s"]).clip(lower=1) / 60
-    if bin_s is not None:   # each bin's counts over the whole bin (the first bin holds only t = 0)
-        step_min = pd.Series(np.where(ts["time_s"] > 0, bin_s / 60, 1 / 60), index=ts.index)
-    data = pd.DataFrame({
-        "clock": wall_clock(ts["time_s"], INCIDENT_START_PDT),
-        "leased": ts["leased_count"].to_numpy(),
-        "queue": ts["queue_count"].to_numpy(),
-        "goodput": (ts["goodput_count"] / step_min).round(2).to_numpy(),
-        "wasted": (ts["wasted_count"] / step_min).round(2).to_numpy(),
-    })
     marks = []
     if outage_s is not None:
         band = pd.DataFrame({"start": wall_clock([float(outage_s[0])], INCIDENT_START_PDT),
@@ -119,23 +132,14 @@ def dwfm_timeseries_chart(
     return _base_config(chart)
 
 
-def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChart:
-    """The metastable region: which fleet sizes and outage lengths recover by themselves.
+def _phase_data(sweep: pd.DataFrame) -> pd.DataFrame:
+    """What :func:`dwfm_phase_chart` draws, one row per sweep cell.
 
-    Args:
-        sweep: the frame from :func:`labsupport.dwfm.phase_sweep` (columns
-            ``throttle_by_queue_length``, ``fleet_droplets_count``, ``outage_s``, ``recovered``,
-            ``recovery_after_outage_s``).
-        cell_px: width of one cell in pixels (20 to 200); cells are half as high.
-
-    Returns:
-        A heat map per throttle setting, one above the other: one cell per (fleet size, outage length), labelled with the
-        time from DynamoDB's return to the last lease, or "stuck" when there is none in the horizon.
-
-    Raises:
-        ValueError: ``sweep`` not a DataFrame, missing a column or empty; a bad cell size.
+    Columns: ``guard`` (label of ``throttle_by_queue_length``), ``fleet`` (droplets), ``outage``
+    (its length in words) and ``outage_s`` (seconds), ``recovered`` (bool), ``hours`` (from
+    DynamoDB's return to the last lease, hours; 0 when stuck) and ``label`` (that time in words, or
+    "stuck").
     """
-    check_int("cell_px", cell_px, lo=20, hi=200)
     _frame("sweep", sweep, ("throttle_by_queue_length", "fleet_droplets_count", "outage_s", "recovered",
                             "recovery_after_outage_s"),
            numeric=("fleet_droplets_count", "outage_s", "recovery_after_outage_s"),
@@ -151,6 +155,27 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
         "hours": (rec / 3600).round(2).fillna(0.0),
         "label": [format_duration(v) if ok else "stuck" for v, ok in zip(rec, sweep["recovered"])],
     })
+    return data
+
+
+def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChart:
+    """The metastable region: which fleet sizes and outage lengths recover by themselves.
+
+    Args:
+        sweep: the frame from :func:`labsupport.dwfm.phase_sweep` (columns
+            ``throttle_by_queue_length``, ``fleet_droplets_count``, ``outage_s``, ``recovered``,
+            ``recovery_after_outage_s``).
+        cell_px: width of one cell in pixels (20 to 200); cells are half as high.
+
+    Returns:
+        A heat map per throttle setting, one above the other: one cell per (fleet size, outage length), labelled with the
+        time from DynamoDB's return to the last lease, or "stuck" when there is none in the horizon.
+
+    Raises:
+        ConfigError: ``sweep`` not a DataFrame, missing a column or empty; a bad cell size.
+    """
+    check_int("cell_px", cell_px, lo=20, hi=200)
+    data = _phase_data(sweep)
     outages = data.sort_values("outage_s")["outage"].unique().tolist()[::-1]
     x = alt.X("fleet:O", title="Fleet size (droplets)", axis=alt.Axis(labelAngle=0))
     y = alt.Y("outage:O", title="DynamoDB outage", sort=outages)
@@ -182,6 +207,24 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
     return _base_config(chart)
 
 
+def _explorer_data(grid: pd.DataFrame) -> pd.DataFrame:
+    """What :func:`dwfm_explorer_chart` draws: every precomputed run, one row per sample.
+
+    Columns: ``fleet_droplets_count``, ``throttle_by_queue_length`` (the filter's keys),
+    ``clock`` (PDT timestamp), ``leased_pct`` (droplets with a lease, %), ``goodput`` and
+    ``wasted`` (items finished per minute).
+    """
+    cols = ("fleet_droplets_count", "throttle_by_queue_length", "time_s", "leased_fraction",
+            "goodput_per_min", "wasted_per_min")
+    _frame("grid", grid, cols, numeric=cols, empty="explorer_grid() holds at least one run")
+    data = grid.loc[:, list(cols)].assign(clock=wall_clock(grid["time_s"], INCIDENT_START_PDT),
+                                          leased_pct=(grid["leased_fraction"] * 100).round(1),
+                                          goodput=grid["goodput_per_min"].round(2),
+                                          wasted=grid["wasted_per_min"].round(2))
+    data = data.drop(columns=["time_s", "leased_fraction", "goodput_per_min", "wasted_per_min"])
+    return data
+
+
 def dwfm_explorer_chart(grid: pd.DataFrame, *, width: int = 480) -> alt.VConcatChart:
     """In-page explorer for the static book: a checkbox and a radio filter precomputed runs.
 
@@ -197,17 +240,10 @@ def dwfm_explorer_chart(grid: pd.DataFrame, *, width: int = 480) -> alt.VConcatC
         in the browser shows another precomputed run; no kernel is needed.
 
     Raises:
-        ValueError: a missing column, an empty grid or a bad width.
+        ConfigError: a missing column, an empty grid or a bad width.
     """
     _width(width)
-    cols = ("fleet_droplets_count", "throttle_by_queue_length", "time_s", "leased_fraction",
-            "goodput_per_min", "wasted_per_min")
-    _frame("grid", grid, cols, numeric=cols, empty="explorer_grid() holds at least one run")
-    data = grid.loc[:, list(cols)].assign(clock=wall_clock(grid["time_s"], INCIDENT_START_PDT),
-                                          leased_pct=(grid["leased_fraction"] * 100).round(1),
-                                          goodput=grid["goodput_per_min"].round(2),
-                                          wasted=grid["wasted_per_min"].round(2))
-    data = data.drop(columns=["time_s", "leased_fraction", "goodput_per_min", "wasted_per_min"])
+    data = _explorer_data(grid)
     fleets = sorted(int(v) for v in data["fleet_droplets_count"].unique())
     throttle = alt.param(name="throttle", value=False,
                          bind=alt.binding_checkbox(name="throttle_by_queue_length (admission control) "))

@@ -26,36 +26,18 @@ _EXPLORE_ROLE_LABELS = {"stale check": "stale check", "stale overwrite": "stale 
                         "active plan deleted": "active plan deleted"}
 
 
-def explore_sequence_chart(steps: pd.DataFrame, *, width: int = 540,
-                           title: str = "The shortest counterexample, step by step") -> alt.LayerChart:
-    """Sequence chart of an explorer path: one lane per actor, steps on x, one mark per step.
+def _sequence_data(steps: pd.DataFrame) -> pd.DataFrame:
+    """What :func:`explore_sequence_chart` draws: one row per step, plus a ``route53`` row each time
+    an endpoint goes empty.
 
-    Drawn in the style of :func:`race_sequence_chart` (same lanes, colours and shapes), with
-    numbered steps in place of seconds, because the explorer has no clock: only the order matters.
-
-    Args:
-        steps: ``labsupport.explore.Result.events`` or ``.stuck_path`` (columns ``step``, ``actor``,
-            ``race_action``, ``plan_generation``, ``endpoint``, ``outcome``, ``role``,
-            ``empty_after``); at least one row.
-        width: chart width in pixels (100-4000).
-        title: the chart title.
-
-    Returns:
-        A layered chart: a mark per step, coloured and shaped by action group, its plan generation
-        written next to it, a ``route53`` lane marking when an endpoint goes empty, and labelled
-        dashed rules at the stale check, the stale overwrite and the deletion of the active plan.
-
-    Raises:
-        ValueError: ``steps`` not a DataFrame, missing a column or empty; a title that is not a
-            non-empty string; a bad width.
+    Columns: ``step`` (int, the x position), ``actor`` (the lane), ``group`` (action group:
+    colour and shape, as in :data:`~labsupport.charts.RACE_ACTION_GROUPS`), ``plan`` ("p3"),
+    ``endpoint``, ``outcome`` and ``role`` (the key moments that get a rule).
     """
-    _width(width)
     _frame("steps", steps, ("step", "actor", "race_action", "plan_generation", "endpoint", "outcome", "role",
                             "empty_after"), numeric=("step", "empty_after"),
            empty="the explorer found no path to draw (the property holds); draw this chart only for an "
                  "unsafe result")
-    if not isinstance(title, str) or not title.strip():
-        raise ConfigError(f"title must be a non-empty string, got {title!r}")
     d = pd.DataFrame({
         "step": steps["step"].astype(int), "actor": steps["actor"].astype(str),
         "group": steps["race_action"].astype(str).map(lambda a: _EXPLORE_GROUP_EXTRA.get(
@@ -70,6 +52,36 @@ def explore_sequence_chart(steps: pd.DataFrame, *, width: int = 540,
         "group": RACE_ACTION_GROUPS["endpoint_empty"], "plan": "",
         "endpoint": went_empty["endpoint"].astype(str),
         "outcome": "alias points at a deleted plan: NOERROR with 0 answers", "role": ""})], ignore_index=True)
+    return d
+
+
+def explore_sequence_chart(steps: pd.DataFrame, *, width: int = 540,
+                           title: str = "The shortest counterexample, step by step") -> alt.LayerChart:
+    """Sequence chart of an explorer path: one lane per actor, steps on x, one mark per step.
+
+    Drawn in the style of :func:`race_sequence_chart` (same lanes, colours and shapes), with
+    numbered steps in place of seconds, because the explorer has no clock: only the order matters.
+
+    Args:
+        steps: ``labsupport.explore.ExploreResult.events`` or ``.stuck_path`` (columns ``step``, ``actor``,
+            ``race_action``, ``plan_generation``, ``endpoint``, ``outcome``, ``role``,
+            ``empty_after``); at least one row.
+        width: chart width in pixels (100-4000).
+        title: the chart title.
+
+    Returns:
+        A layered chart: a mark per step, coloured and shaped by action group, its plan generation
+        written next to it, a ``route53`` lane marking when an endpoint goes empty, and labelled
+        dashed rules at the stale check, the stale overwrite and the deletion of the active plan.
+
+    Raises:
+        ConfigError: ``steps`` not a DataFrame, missing a column or empty; a title that is not a
+            non-empty string; a bad width.
+    """
+    _width(width)
+    d = _sequence_data(steps)
+    if not isinstance(title, str) or not title.strip():
+        raise ConfigError(f"title must be a non-empty string, got {title!r}")
     lanes = [a for a in _EXPLORE_LANES if a in set(d["actor"])]
     styles = {**_RACE_GROUP_STYLE, "pick newest plan": (PALETTE[0], "circle")}
     groups = [g for g in styles if g in set(d["group"])]
@@ -103,6 +115,29 @@ _EXPLORE_VERDICTS = {"safe": "safe (never empty)", "recovers": "recovers (never 
                      "alert_reachable": "guard-3 alert possible"}
 
 
+def _verdict_data(table: pd.DataFrame) -> pd.DataFrame:
+    """What :func:`explore_verdict_chart` draws: one row per (guard combination, property).
+
+    Columns: ``guards`` (the row), ``states_count``, ``key`` (the property's column) and
+    ``property`` (its label, the column), ``holds`` (bool), ``answer`` ("yes"/"no", the text) and
+    ``meaning`` ("good", "bad" or "alert: a person is paged", the colour).
+    """
+    _frame("table", table, ("guards", "states_count", *_EXPLORE_VERDICTS), numeric=("states_count",),
+           empty="verdict_table() holds one row per guard combination")
+    long = table.melt(id_vars=["guards", "states_count"], value_vars=list(_EXPLORE_VERDICTS),
+                      var_name="key", value_name="holds")
+
+    def meaning(key: str, holds: bool) -> str:
+        if key == "alert_reachable" and holds:
+            return "alert: a person is paged"
+        return "good" if holds == (key in ("safe", "recovers")) else "bad"
+
+    long = long.assign(property=long["key"].map(_EXPLORE_VERDICTS), holds=long["holds"].astype(bool),
+                       answer=long["holds"].map({True: "yes", False: "no"}),
+                       meaning=[meaning(k, bool(h)) for k, h in zip(long["key"], long["holds"])])
+    return long
+
+
 def explore_verdict_chart(table: pd.DataFrame, *, cell_px: int = 26) -> alt.LayerChart:
     """The verdict table as a grid: one row per guard combination, one column per property.
 
@@ -115,22 +150,11 @@ def explore_verdict_chart(table: pd.DataFrame, *, cell_px: int = 26) -> alt.Laye
         A grid of coloured cells with "yes"/"no" written in each, rows in the table's order.
 
     Raises:
-        ValueError: ``table`` not a DataFrame, missing a column or empty; a bad cell size.
+        ConfigError: ``table`` not a DataFrame, missing a column or empty; a bad cell size.
     """
     check_int("cell_px", cell_px, lo=12, hi=80)
-    _frame("table", table, ("guards", "states_count", *_EXPLORE_VERDICTS), numeric=("states_count",),
-           empty="verdict_table() holds one row per guard combination")
+    long = _verdict_data(table)
     rows = list(table["guards"].astype(str))
-    long = table.melt(id_vars=["guards", "states_count"], value_vars=list(_EXPLORE_VERDICTS),
-                      var_name="key", value_name="holds")
-    def meaning(key: str, holds: bool) -> str:
-        if key == "alert_reachable" and holds:
-            return "alert: a person is paged"
-        return "good" if holds == (key in ("safe", "recovers")) else "bad"
-
-    long = long.assign(property=long["key"].map(_EXPLORE_VERDICTS), holds=long["holds"].astype(bool),
-                       answer=long["holds"].map({True: "yes", False: "no"}),
-                       meaning=[meaning(k, bool(h)) for k, h in zip(long["key"], long["holds"])])
     kinds = ["good", "bad", "alert: a person is paged"]
     enc = {"x": alt.X("property:N", sort=list(_EXPLORE_VERDICTS.values()), title=None,
                       # Two lines per label (split at the last space), so the columns never collide.

@@ -14,6 +14,36 @@ from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
 __all__ = ["network_backlog_chart"]
 
 
+def _backlog_data(timeseries: pd.DataFrame, origin: pd.Timestamp | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What :func:`network_backlog_chart` draws: the counts panel's frame and the delay panel's.
+
+    The first has ``clock`` (PDT timestamp) and the two counts, named as the legend names them
+    ("Items waiting at Network Manager" from ``queue_count``, "New instances without
+    connectivity" from ``unconfigured_count``); ``attrs["bin_s"]`` is the bin width in seconds or
+    ``None``. The second has one row per interval with a measured delay: ``clock``, ``stretch``
+    (the run of measured intervals it belongs to) and ``delay_min`` (``mean_delay_s`` in minutes).
+    """
+    cols = ("time_s", "queue_count", "unconfigured_count", "mean_delay_s")
+    _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    origin = _origin(origin, NETWORK_START_PDT)
+    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
+    data = pd.DataFrame({
+        "clock": wall_clock(ts["time_s"], origin),
+        "Items waiting at Network Manager": ts["queue_count"].to_numpy(),
+        "New instances without connectivity": ts["unconfigured_count"].to_numpy(),
+    })
+    # Intervals with no delivery have no delay (NaN). They are left out of the delay data, and each
+    # stretch of measured intervals is its own line (``detail``), so every such interval is a gap
+    # whatever the Vega-Lite version's default for null values. A stretch of one interval would be
+    # a path of one point, invisible: it gets a dot.
+    measured = ts["mean_delay_s"].notna().to_numpy()
+    stretch = np.cumsum(measured & ~np.concatenate([[False], measured[:-1]]))
+    delays = pd.DataFrame({"clock": data["clock"].to_numpy(), "stretch": stretch,
+                           "delay_min": (ts["mean_delay_s"] / 60).round(2).to_numpy()})[measured]
+    data.attrs["bin_s"] = bin_s
+    return data, delays
+
+
 def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 120.0,
                           origin: pd.Timestamp | None = None, width: int = 560) -> alt.VConcatChart:
     """Network Manager's queue and the delay new instances waited for their network state.
@@ -33,29 +63,14 @@ def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 1
         interval between two gaps is drawn as a dot), and the description gives their number.
 
     Raises:
-        ValueError: ``timeseries`` not a DataFrame, missing a column or empty; ``normal_delay_s``
+        ConfigError: ``timeseries`` not a DataFrame, missing a column or empty; ``normal_delay_s``
             not a finite number in (0, 86400]; a bad ``origin`` or width.
     """
     _width(width)
-    cols = ("time_s", "queue_count", "unconfigured_count", "mean_delay_s")
-    _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    data, delays = _backlog_data(timeseries, origin)
     normal_delay_s = _number("normal_delay_s", normal_delay_s, lo=0.0, lo_open=True, hi=86_400.0)
+    bin_s, gaps = data.attrs["bin_s"], len(data) - len(delays)
     origin = _origin(origin, NETWORK_START_PDT)
-    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
-    data = pd.DataFrame({
-        "clock": wall_clock(ts["time_s"], origin),
-        "Items waiting at Network Manager": ts["queue_count"].to_numpy(),
-        "New instances without connectivity": ts["unconfigured_count"].to_numpy(),
-    })
-    # Intervals with no delivery have no delay (NaN). They are left out of the delay data, and each
-    # stretch of measured intervals is its own line (``detail``), so every such interval is a gap
-    # whatever the Vega-Lite version's default for null values. A stretch of one interval would be
-    # a path of one point, invisible: it gets a dot.
-    measured = ts["mean_delay_s"].notna().to_numpy()
-    gaps = int((~measured).sum())
-    stretch = np.cumsum(measured & ~np.concatenate([[False], measured[:-1]]))
-    delays = pd.DataFrame({"clock": data["clock"].to_numpy(), "stretch": stretch,
-                           "delay_min": (ts["mean_delay_s"] / 60).round(2).to_numpy()})[measured]
     lone = delays.loc[delays.groupby("stretch")["clock"].transform("size") == 1]
     # One time domain for both panels, so that a gap at either end of the delay line shows as one.
     span = alt.Scale(domain=[data["clock"].iloc[0], data["clock"].iloc[-1]])

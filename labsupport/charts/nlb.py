@@ -13,6 +13,46 @@ from ._common import _SAMPLED_FROM_0, _binned_note, _recovery_rules, _to_resolut
 __all__ = ["nlb_capacity_comparison_chart", "nlb_timeseries_chart"]
 
 
+def _timeseries_data(timeseries: pd.DataFrame, origin: pd.Timestamp | None = None) -> pd.DataFrame:
+    """What :func:`nlb_timeseries_chart` draws, one row per sample (or bin).
+
+    Columns: ``clock`` (PDT timestamp); "Capacity in service", "Working capacity in service" and
+    "Demand" (fractions of registered capacity, from ``capacity_fraction``,
+    ``working_capacity_fraction`` and ``demand_fraction``); ``errors`` (fraction of connections
+    failing), ``flaps`` (fleet flaps per minute) and ``latency`` (health-check latency, seconds).
+    ``attrs["bin_s"]`` is the bin width in seconds, ``None`` when not binned.
+    """
+    cols = ("time_s", "capacity_fraction", "working_capacity_fraction", "demand_fraction", "error_fraction",
+            "check_latency_s", "fleet_flaps_per_min")
+    _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    origin = _origin(origin, NETWORK_START_PDT)
+    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
+    names = ["Capacity in service", "Working capacity in service", "Demand"]
+    data = pd.DataFrame({
+        "clock": wall_clock(ts["time_s"], origin),
+        names[0]: ts["capacity_fraction"].round(4).to_numpy(),
+        names[1]: ts["working_capacity_fraction"].round(4).to_numpy(),
+        names[2]: ts["demand_fraction"].to_numpy(),
+        "errors": ts["error_fraction"].round(4).to_numpy(),
+        "flaps": ts["fleet_flaps_per_min"].round(1).to_numpy(),
+        "latency": ts["check_latency_s"].round(1).to_numpy(),
+    })
+    data.attrs["bin_s"] = bin_s
+    return data
+
+
+def _comparison_data(runs: dict[str, pd.DataFrame], origin: pd.Timestamp | None = None) -> pd.DataFrame:
+    """What :func:`nlb_capacity_comparison_chart` draws: ``clock``, ``run`` (label) and ``fraction``
+    (``capacity_fraction``, of registered capacity), one row per run and sample."""
+    cols = ("time_s", "capacity_fraction", "demand_fraction")
+    runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    origin = _origin(origin, NETWORK_START_PDT)
+    frames = [pd.DataFrame({"clock": wall_clock(ts["time_s"], origin), "run": label,
+                            "fraction": ts["capacity_fraction"].round(4).to_numpy()})
+              for label, ts in runs.items()]
+    return pd.concat(frames, ignore_index=True)
+
+
 def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float | None] | None = None,
                          threshold_s: float | None = None, origin: pd.Timestamp | None = None,
                          width: int = 560) -> alt.VConcatChart:
@@ -30,27 +70,15 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
         Four stacked panels sharing a PDT clock axis.
 
     Raises:
-        ValueError: ``timeseries`` not a DataFrame, missing a column or empty; ``actions`` not
+        ConfigError: ``timeseries`` not a DataFrame, missing a column or empty; ``actions`` not
             ``None`` or a dict of names to ``None``/seconds; ``threshold_s`` not ``None`` or a
             finite number >= 0; a bad ``origin`` or width.
     """
     _width(width)
-    cols = ("time_s", "capacity_fraction", "working_capacity_fraction", "demand_fraction", "error_fraction",
-            "check_latency_s", "fleet_flaps_per_min")
-    _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    data = _timeseries_data(timeseries, origin)
+    names, bin_s = list(data.columns[1:4]), data.attrs["bin_s"]
     threshold_s = _number("threshold_s", threshold_s, lo=0.0, hi=_MAX_S, optional=True)
     origin = _origin(origin, NETWORK_START_PDT)
-    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
-    names = ["Capacity in service", "Working capacity in service", "Demand"]
-    data = pd.DataFrame({
-        "clock": wall_clock(ts["time_s"], origin),
-        names[0]: ts["capacity_fraction"].round(4).to_numpy(),
-        names[1]: ts["working_capacity_fraction"].round(4).to_numpy(),
-        names[2]: ts["demand_fraction"].to_numpy(),
-        "errors": ts["error_fraction"].round(4).to_numpy(),
-        "flaps": ts["fleet_flaps_per_min"].round(1).to_numpy(),
-        "latency": ts["check_latency_s"].round(1).to_numpy(),
-    })
     rules = _recovery_rules({} if actions is None else actions, origin)
     x_top = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M", labels=False))
     x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
@@ -108,20 +136,14 @@ def nlb_capacity_comparison_chart(runs: dict[str, pd.DataFrame], *, floor: float
         One line per run, demand dotted, the floor dashed.
 
     Raises:
-        ValueError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled
+        ConfigError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled
             by non-empty strings; ``floor`` not ``None`` or a fraction in [0, 1]; a bad ``origin``
             or width.
     """
     _width(width)
-    cols = ("time_s", "capacity_fraction", "demand_fraction")
-    runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    data = _comparison_data(runs, origin)
+    runs = _runs("runs", runs, ("time_s", "capacity_fraction", "demand_fraction"))
     floor = _number("floor", floor, lo=0.0, hi=1.0, optional=True)
-    origin = _origin(origin, NETWORK_START_PDT)
-    frames = []
-    for label, ts in runs.items():
-        frames.append(pd.DataFrame({"clock": wall_clock(ts["time_s"], origin), "run": label,
-                                    "fraction": ts["capacity_fraction"].round(4).to_numpy()}))
-    data = pd.concat(frames, ignore_index=True)
     labels = list(runs)
     lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
         x=alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M")),

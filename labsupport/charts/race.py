@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
+from ..race import GUARD_NAMES
 from ..timeline import format_duration
 from ._render import PALETTE, _base_config
 from ._inputs import _MAX_ROWS, _frame, _note_chart, _seconds, _width
@@ -47,6 +48,29 @@ _RACE_KEY_ACTIONS = {"stale_write": "stale write", "delete_active": "active plan
 _RACE_NOT_EMPTY = "a race run always records at least the DNS Planner's first plan"
 
 
+def _sequence_data(events: pd.DataFrame, *, start_s: float, end_s: float) -> pd.DataFrame:
+    """What :func:`race_sequence_chart` draws: one row per event in ``[start_s, end_s]``.
+
+    Columns: ``time_s`` (seconds since the scenario start), ``actor`` (the lane), ``action``,
+    ``group`` (its :data:`RACE_ACTION_GROUPS` name: colour and shape), ``endpoint``, ``plan``
+    (generation, as text) and ``detail``. No rows when the window holds no event.
+    """
+    _frame("events", events, ("time_s", "actor", "action", "endpoint", "generation", "detail"),
+           numeric=("time_s",), empty=_RACE_NOT_EMPTY)
+    start_s, end_s = _seconds("start_s", start_s, window=True), _seconds("end_s", end_s, window=True)
+    if not end_s > start_s:
+        raise ConfigError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
+    ev = events.loc[(events["time_s"] >= start_s) & (events["time_s"] <= end_s)]
+    return pd.DataFrame({
+        "time_s": ev["time_s"].round(2), "actor": ev["actor"].astype(str),
+        "action": ev["action"].astype(str),
+        "group": ev["action"].astype(str).map(RACE_ACTION_GROUPS).fillna("other action"),
+        "endpoint": ev["endpoint"].fillna("").astype(str),
+        "plan": ev["generation"].astype("string").fillna(""),
+        "detail": ev["detail"].astype(str),
+    })
+
+
 def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float, width: int = 520) -> alt.LayerChart:
     """Sequence chart of a race run: one lane per actor, time on x, one mark per action.
 
@@ -63,32 +87,21 @@ def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float, w
         A window with no event gives a chart that says "No events between ... s and ... s".
 
     Raises:
-        ValueError: ``events`` not a DataFrame, missing a column or empty; ``start_s``/``end_s`` not
+        ConfigError: ``events`` not a DataFrame, missing a column or empty; ``start_s``/``end_s`` not
             finite numbers within a year of the start, or ``end_s <= start_s``; a bad width.
     """
     _width(width)
-    _frame("events", events, ("time_s", "actor", "action", "endpoint", "generation", "detail"),
-           numeric=("time_s",), empty=_RACE_NOT_EMPTY)
+    d = _sequence_data(events, start_s=start_s, end_s=end_s)
     start_s, end_s = _seconds("start_s", start_s, window=True), _seconds("end_s", end_s, window=True)
-    if not end_s > start_s:
-        raise ConfigError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
-    ev = events.loc[(events["time_s"] >= start_s) & (events["time_s"] <= end_s)]
-    if ev.empty:
+    if d.empty:
         title = f"The race, second by second ({start_s:.0f}-{end_s:.0f} s)"
         nothing = f"No events between {start_s:.0f} s and {end_s:.0f} s"
         return _note_chart(nothing, title=title, width=width, description=(
             f"Sequence chart from one model run: {nothing[0].lower() + nothing[1:]} (the run's events span "
             f"{float(events['time_s'].min()):.0f} s to {float(events['time_s'].max()):.0f} s), "
             "so there is no action to draw."))
-    lanes = [a for a in events["actor"].cat.categories if a in set(ev["actor"])] if hasattr(
-        events["actor"], "cat") else sorted(set(ev["actor"]))
-    d = pd.DataFrame({
-        "time_s": ev["time_s"].round(2), "actor": ev["actor"].astype(str),
-        "action": ev["action"].astype(str), "group": ev["action"].astype(str).map(RACE_ACTION_GROUPS).fillna("other action"),
-        "endpoint": ev["endpoint"].fillna("").astype(str),
-        "plan": ev["generation"].astype("string").fillna(""),
-        "detail": ev["detail"].astype(str),
-    })
+    lanes = [a for a in events["actor"].cat.categories if a in set(d["actor"])] if hasattr(
+        events["actor"], "cat") else sorted(set(d["actor"]))
     groups = [g for g in _RACE_GROUP_STYLE if g in set(d["group"])]
     x = alt.X("time_s:Q", title="seconds since the scenario start",
               scale=alt.Scale(domain=[start_s, end_s], zero=False, nice=False))
@@ -113,28 +126,15 @@ def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float, w
     return _base_config(chart)
 
 
-def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s: float = 0.0,
-                          end_s: float | None = None, width: int = 440) -> alt.FacetChart:
-    """Plan generation per endpoint over time: what each Enactor wrote, and what the endpoint served.
+def _generation_data(states: pd.DataFrame, events: pd.DataFrame, *, start_s: float = 0.0,
+                     end_s: float | None = None) -> pd.DataFrame:
+    """What :func:`race_generation_chart` draws: step lines and write marks in one long frame.
 
-    Args:
-        states: ``RaceResult.endpoint_states()`` (``time_s``, ``endpoint``, ``generation``,
-            ``newest_generation``).
-        events: ``RaceResult.events``; the Enactors' write attempts are drawn from it.
-        start_s, end_s: time window in seconds (``end_s`` None = the last event).
-        width: width of each panel in pixels (100-4000).
-
-    Returns:
-        One panel per endpoint: a black step line for the served generation, a grey dashed one for
-        the newest plan, and a mark per Enactor write (circle = applied, square = stale, triangle =
-        refused by a guard, cross = failed because the active plan was missing).
-
-    Raises:
-        ValueError: a frame that is not a DataFrame, lacks a column or is empty; ``start_s`` /
-            ``end_s`` not finite numbers within a year of the start, or ``end_s <= start_s``; no
-            endpoint state at or before ``end_s``; a bad width.
+    Columns: ``time_min`` (minutes since the scenario start), ``endpoint`` (the panel),
+    ``generation`` (plan generation, y), ``series`` (colour: "served by the endpoint", "newest plan"
+    or the Enactor that wrote) and ``kind`` ("line" for the two step lines, else the write's
+    outcome: "applied", "stale write", "refused", "failed: active plan missing"; the shape).
     """
-    _width(width)
     _frame("states", states, ("time_s", "endpoint", "generation", "newest_generation"), numeric=("time_s",),
            empty="endpoint_states() holds every endpoint's initial state")
     _frame("events", events, ("time_s", "actor", "action", "endpoint", "generation"), numeric=("time_s",),
@@ -175,6 +175,35 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
                       "generation": p["newest_generation"].astype(int), "series": "newest plan"}),
     ]).assign(kind="line")
     data = pd.concat([lines, writes], ignore_index=True)
+    return data
+
+
+def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s: float = 0.0,
+                          end_s: float | None = None, width: int = 440) -> alt.FacetChart:
+    """Plan generation per endpoint over time: what each Enactor wrote, and what the endpoint served.
+
+    Args:
+        states: ``RaceResult.endpoint_states()`` (``time_s``, ``endpoint``, ``generation``,
+            ``newest_generation``).
+        events: ``RaceResult.events``; the Enactors' write attempts are drawn from it.
+        start_s, end_s: time window in seconds (``end_s`` None = the last event).
+        width: width of each panel in pixels (100-4000).
+
+    Returns:
+        One panel per endpoint: a black step line for the served generation, a grey dashed one for
+        the newest plan, and a mark per Enactor write (circle = applied, square = stale, triangle =
+        refused by a guard, cross = failed because the active plan was missing).
+
+    Raises:
+        ConfigError: a frame that is not a DataFrame, lacks a column or is empty; ``start_s`` /
+            ``end_s`` not finite numbers within a year of the start, or ``end_s <= start_s``; no
+            endpoint state at or before ``end_s``; a bad width.
+    """
+    _width(width)
+    data = _generation_data(states, events, start_s=start_s, end_s=end_s)
+    start_s = _seconds("start_s", start_s, window=True)
+    end_s = float(events["time_s"].max()) if end_s is None else _seconds("end_s", end_s, window=True)
+    writes = data.loc[data["kind"] != "line"]
     enactors = sorted(set(writes["series"]))
     domain = ["served by the endpoint", "newest plan", *enactors]
     colour = alt.Color("series:N", title=None, scale=alt.Scale(
@@ -208,26 +237,14 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
     return _base_config(chart)
 
 
-def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint: str = "regional",
-                       width: int = 520) -> alt.LayerChart:
-    """Record count of one endpoint over time, with its empty windows shaded.
+def _records_data(states: pd.DataFrame, windows: pd.DataFrame, *,
+                  endpoint: str = "regional") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What :func:`race_records_chart` draws: the step line's frame and the empty windows' bands.
 
-    Args:
-        states: ``RaceResult.endpoint_states()`` (``time_s``, ``endpoint``, ``records``).
-        windows: ``RaceResult.empty_windows()`` (``endpoint``, ``start_s``, ``end_s``, ``duration_s``).
-        endpoint: which endpoint to draw.
-        width: chart width in pixels (100-4000).
-
-    Returns:
-        A step line of the records the endpoint answers with (0 = NOERROR, empty answer) and a shaded
-        band, labelled with its length, for each empty window. ``windows`` may be empty (the
-        endpoint never went empty): the description then says so.
-
-    Raises:
-        ValueError: a frame that is not a DataFrame or lacks a column, empty ``states``, an
-            ``endpoint`` that is not a string or has no state, or a bad width.
+    The first has ``time_min`` (minutes since the scenario start) and ``records`` (records the
+    endpoint answers with; 0 = empty), extended to the run's end; the second ``start`` and ``end``
+    (minutes) and ``label`` ("empty 2 h 37 min") per empty window of ``endpoint``.
     """
-    _width(width)
     _frame("states", states, ("time_s", "endpoint", "records"), numeric=("time_s", "records"),
            empty="endpoint_states() holds every endpoint's initial state")
     _frame("windows", windows, ("endpoint", "start_s", "end_s", "duration_s"),
@@ -244,6 +261,31 @@ def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint:
     bands = pd.DataFrame({"start": wdw["start_s"] / 60, "end": wdw["end_s"] / 60,
                           "label": ["empty " + format_duration(v) if v >= 60 else f"empty {v:.0f} s"
                                     for v in wdw["duration_s"]]})
+    return d, bands
+
+
+def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint: str = "regional",
+                       width: int = 520) -> alt.LayerChart:
+    """Record count of one endpoint over time, with its empty windows shaded.
+
+    Args:
+        states: ``RaceResult.endpoint_states()`` (``time_s``, ``endpoint``, ``records``).
+        windows: ``RaceResult.empty_windows()`` (``endpoint``, ``start_s``, ``end_s``, ``duration_s``).
+        endpoint: which endpoint to draw.
+        width: chart width in pixels (100-4000).
+
+    Returns:
+        A step line of the records the endpoint answers with (0 = NOERROR, empty answer) and a shaded
+        band, labelled with its length, for each empty window. ``windows`` may be empty (the
+        endpoint never went empty): the description then says so.
+
+    Raises:
+        ConfigError: a frame that is not a DataFrame or lacks a column, empty ``states``, an
+            ``endpoint`` that is not a string or has no state, or a bad width.
+    """
+    _width(width)
+    d, bands = _records_data(states, windows, endpoint=endpoint)
+    wdw = windows.loc[windows["endpoint"] == endpoint]
     x = alt.X("time_min:Q", title="minutes since the scenario start")
     shade = alt.Chart(bands).mark_rect(color=PALETTE[5], opacity=0.18).encode(x="start:Q", x2="end:Q")
     text = alt.Chart(bands).mark_text(align="left", dx=4, dy=10, baseline="top", color=PALETTE[5], fontSize=12).encode(
@@ -259,6 +301,32 @@ def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint:
                         "zero records." if len(wdw) else "no shaded window: it never answered with zero records.")),
     )
     return _base_config(chart)
+
+
+_GUARDS = GUARD_NAMES
+
+
+def _guard_explorer_data(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What :func:`race_guard_explorer_chart` draws: the binned series and one label per combination.
+
+    The first frame has ``g1``..``g4`` (the guards, the checkboxes' keys), ``t`` (bin start,
+    minutes) and ``r`` (fewest records answered in the bin); the second ``g1``..``g4`` and the
+    ``label`` the chart prints for that combination (its ``regional_empty_s`` in words).
+    """
+    guards = _GUARDS
+    _frame("data", data, (*guards, "time_min", "records", "regional_empty_s"),
+           numeric=("time_min", "records", "regional_empty_s"),
+           empty="guard_explorer_data() holds all 16 guard combinations")
+    if data.groupby(list(guards)).ngroups != 16:
+        raise ConfigError("data must hold all 16 guard combinations")
+    # Short column names keep the page small: the spec carries every row of all 16 combinations.
+    short = {g: f"g{i + 1}" for i, g in enumerate(guards)}
+    d = data[[*guards, "time_min", "records"]].rename(columns={**short, "time_min": "t", "records": "r"})
+    d["t"] = d["t"].round(3)
+    extra = [c for c in ("alerts", "manual_repair") if c in data.columns]
+    totals = data.groupby(list(guards), as_index=False)[["regional_empty_s", *extra]].first().rename(columns=short)
+    totals["label"] = [_explorer_label(row) for row in totals.to_dict("records")]
+    return d, totals[["g1", "g2", "g3", "g4", "label"]]
 
 
 def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.LayerChart:
@@ -277,25 +345,14 @@ def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.La
         and a line of text gives the combination's total empty time.
 
     Raises:
-        ValueError: ``data`` not a DataFrame, missing a column, empty or without all 16 guard
+        ConfigError: ``data`` not a DataFrame, missing a column, empty or without all 16 guard
             combinations; a bad width.
     """
     _width(width)
-    guards = ("check_version_on_write", "delete_only_unreferenced", "reject_empty_records", "self_repair")
-    _frame("data", data, (*guards, "time_min", "records", "regional_empty_s"),
-           numeric=("time_min", "records", "regional_empty_s"),
-           empty="guard_explorer_data() holds all 16 guard combinations")
-    if data.groupby(list(guards)).ngroups != 16:
-        raise ConfigError("data must hold all 16 guard combinations")
-    # Short column names keep the page small: the spec carries every row of all 16 combinations.
-    short = {g: f"g{i + 1}" for i, g in enumerate(guards)}
-    times = sorted(set(data["time_min"]))
+    d, totals = _guard_explorer_data(data)
+    times = sorted(set(d["t"]))
     step = min(b - a for a, b in zip(times, times[1:])) if len(times) > 1 else 1.0
-    d = data[[*guards, "time_min", "records"]].rename(columns={**short, "time_min": "t", "records": "r"})
-    d["t"] = d["t"].round(3)
-    extra = [c for c in ("alerts", "manual_repair") if c in data.columns]
-    totals = data.groupby(list(guards), as_index=False)[["regional_empty_s", *extra]].first().rename(columns=short)
-    totals["label"] = [_explorer_label(row) for row in totals.to_dict("records")]
+    guards = _GUARDS
     params = [alt.param(name=f"g{i + 1}", value=False, bind=alt.binding_checkbox(name=f"Guard {i + 1}: {g} "))
               for i, g in enumerate(guards)]
     chosen = " && ".join(f"datum.g{i} == g{i}" for i in range(1, 5))
@@ -306,7 +363,7 @@ def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.La
         tooltip=[alt.Tooltip("t:Q", title="minute"), alt.Tooltip("r:Q", title="records")])
     empty = alt.Chart(d).transform_filter(chosen).transform_filter("datum.r == 0").transform_calculate(
         t2=f"datum.t + {step!r}").mark_rect(color=PALETTE[5], opacity=0.35, stroke=None).encode(x="t:Q", x2="t2:Q")
-    label = alt.Chart(totals[["g1", "g2", "g3", "g4", "label"]]).transform_filter(chosen).mark_text(
+    label = alt.Chart(totals).transform_filter(chosen).mark_text(
         align="left", baseline="top", dx=6, dy=6, fontSize=13, color=PALETTE[5]).encode(
         x=alt.value(0), y=alt.value(0), text="label:N")
     chart = alt.layer(empty, line, label).add_params(*params).properties(

@@ -13,26 +13,14 @@ from ._inputs import _frame, _width
 __all__ = ["timeline_chart"]
 
 
-def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 480) -> alt.LayerChart:
-    """Draw the summary's three impact periods as bars and the events as marks with tooltips.
+def _timeline_data(periods: pd.DataFrame, events: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What :func:`timeline_chart` draws: one bar per impact period and one mark per event.
 
-    Args:
-        periods: the frame from :func:`labsupport.timeline.impact_periods` (columns ``period``,
-            ``start_pdt``, ``end_pdt``, ``duration``); not empty.
-        events: rows of :func:`labsupport.timeline.load` (columns ``time_pdt``, ``service``,
-            ``event``, ``impact_period``, ``tag``, ``source``). May be empty (a filter that keeps
-            no row): the chart then says "No timeline event matches the filter" in a text mark
-            and in its description.
-        width: chart width in pixels (100 to 4000).
-
-    Returns:
-        An ``alt.LayerChart`` whose x axis is wall-clock time in PDT.
-
-    Raises:
-        ValueError: a frame that is not a DataFrame or lacks a column, empty ``periods``, or a
-            ``width`` that is not an integer from 100 to 4000.
+    The bars' frame has ``period`` (the colour and lane), ``start`` / ``end`` (PDT wall-clock
+    ISO strings, x and x2) and ``length`` (in words); the marks' ``time`` (PDT ISO string),
+    ``when`` (in words), ``service``, ``event``, ``lane`` (the impact period, or "Other
+    services"), ``tag`` (UNVERIFIED ones are faded) and ``source``.
     """
-    _width(width)
     _frame("periods", periods, ("period", "start_pdt", "end_pdt", "duration"),
            empty="impact_periods() always holds the summary's three periods")
     _frame("events", events, ("time_pdt", "service", "event", "impact_period", "tag", "source"))
@@ -63,6 +51,30 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
             "source": events["source"],
         }
     )
+    return p, e
+
+
+def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 480) -> alt.LayerChart:
+    """Draw the summary's three impact periods as bars and the events as marks with tooltips.
+
+    Args:
+        periods: the frame from :func:`labsupport.timeline.impact_periods` (columns ``period``,
+            ``start_pdt``, ``end_pdt``, ``duration``); not empty.
+        events: rows of :func:`labsupport.timeline.load` (columns ``time_pdt``, ``service``,
+            ``event``, ``impact_period``, ``tag``, ``source``). May be empty (a filter that keeps
+            no row): the chart then says "No timeline event matches the filter" in a text mark
+            and in its description.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        An ``alt.LayerChart`` whose x axis is wall-clock time in PDT.
+
+    Raises:
+        ConfigError: a frame that is not a DataFrame or lacks a column, empty ``periods``, or a
+            ``width`` that is not an integer from 100 to 4000.
+    """
+    _width(width)
+    p, e = _timeline_data(periods, events)
     lanes = list(PERIOD_COLOURS) + ["Other services"]
     y = alt.Y("lane:N", sort=lanes, title=None, scale=alt.Scale(domain=lanes))
     colour = alt.Color(

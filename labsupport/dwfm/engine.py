@@ -57,6 +57,10 @@ EVENT_KINDS: tuple[str, ...] = (
 
 _KIND_CODE = {kind: code for code, kind in enumerate(EVENT_KINDS)}
 
+#: The retry strategy of each :attr:`DwfmConfig.retry_policy` value: the ``_Model`` method that
+#: takes a host's timed-out items ``(droplet, attempt)`` and queues them again.
+RETRY_STRATEGIES: dict[str, str] = {"immediate": "retry_immediately", "backoff_full_jitter": "retry_after_backoff"}
+
 #: Time-series columns after ``time_s`` (all counts).
 SERIES_COLUMNS: tuple[str, ...] = (
     "leased_count", "queue_count", "in_flight_count", "backoff_count", "started_count",
@@ -94,6 +98,7 @@ class _Model:
         # Event columns (time_s, kind code, host, count), kept compact: a run may record millions.
         self.events: tuple[array, array, array, array] = (array("d"), array("b"), array("q"), array("q"))
         self.series: list[tuple] = []
+        self.retry = getattr(self, RETRY_STRATEGIES[cfg.retry_policy])
         self.env.process(self.dynamodb(self.env))
         self.hosts = [self.env.process(self.dwfm_host(self.env, i)) for i in range(h)]
         for proc in (self.state_checker, self.operator, self.monitor):
@@ -245,16 +250,23 @@ class _Model:
             self.last_established_s = now
         if failed:
             self.record("work_timed_out", len(failed), h)
-        if cfg.retry_policy == "immediate":
-            held = self.counts["held_back"]
-            queued = sum(self.enqueue(d, now, a) for d, a in failed)
-            self._flush(queued, self.counts["held_back"] - held, "retry_queued", h)
-        else:
-            for d, attempt in failed:
-                ceiling = min(cfg.retry_cap_s, cfg.retry_base_s * 2.0 ** min(attempt, 60))
-                self.seq += 1
-                heapq.heappush(self.backoff[h], (now + self.rng.random() * ceiling, self.seq, d, attempt))
-            self.backoff_total += len(failed)
+            self.retry(h, failed, now)
+
+    # -- retry strategies (DwfmConfig.retry_policy picks one; see RETRY_STRATEGIES) -------------
+    def retry_immediately(self, h: int, failed: list[tuple[int, int]], now: float) -> None:
+        """``"immediate"``: each timed-out item joins the back of its host's queue at once."""
+        held = self.counts["held_back"]
+        queued = sum(self.enqueue(d, now, a) for d, a in failed)
+        self._flush(queued, self.counts["held_back"] - held, "retry_queued", h)
+
+    def retry_after_backoff(self, h: int, failed: list[tuple[int, int]], now: float) -> None:
+        """``"backoff_full_jitter"``: wait uniformly in ``[0, min(cap, base * 2**attempt)]``, then queue."""
+        cfg = self.cfg
+        for d, attempt in failed:
+            ceiling = min(cfg.retry_cap_s, cfg.retry_base_s * 2.0 ** min(attempt, 60))
+            self.seq += 1
+            heapq.heappush(self.backoff[h], (now + self.rng.random() * ceiling, self.seq, d, attempt))
+        self.backoff_total += len(failed)
 
     def operator(self, env: simpy.Environment):
         """Throttle incoming work and selectively restart congested hosts, at the configured times."""

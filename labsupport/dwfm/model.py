@@ -33,8 +33,8 @@ START_PDT = INCIDENT_START_PDT
 #: Categories of ``DwfmResult.events["kind"]``, in order (see :class:`DwfmResult`).
 EVENT_KINDS: tuple[str, ...] = sim.EVENT_KINDS
 
-#: Values of :attr:`DwfmConfig.retry_policy`.
-RETRY_POLICIES: tuple[str, ...] = ("immediate", "backoff_full_jitter")
+#: Values of :attr:`DwfmConfig.retry_policy`, one per retry strategy of the engine.
+RETRY_POLICIES: tuple[str, ...] = tuple(sim.RETRY_STRATEGIES)
 
 _DAY_S = 7 * 86_400.0
 
@@ -240,7 +240,7 @@ def run(config: DwfmConfig = INCIDENT) -> DwfmResult:
         A :class:`DwfmResult` with ``.events``, ``.timeseries`` and ``.summary``.
 
     Raises:
-        ValueError: ``config`` is not a DwfmConfig.
+        ConfigError: ``config`` is not a DwfmConfig.
         LimitExceeded: the run needed more than ``config.max_events`` units of work.
     """
     if not isinstance(config, DwfmConfig):
@@ -274,7 +274,7 @@ def goodput_fraction(timeseries: pd.DataFrame, start_s: float, end_s: float) -> 
         A fraction in [0, 1]; ``nan`` if no work finished in the window.
 
     Raises:
-        ValueError: ``timeseries`` is not a DataFrame, lacks a column, or a bad window.
+        ConfigError: ``timeseries`` is not a DataFrame, lacks a column, or a bad window.
     """
     if not isinstance(timeseries, pd.DataFrame):
         raise ConfigError(f"timeseries must be a pandas DataFrame, got {type(timeseries).__name__}")

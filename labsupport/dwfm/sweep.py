@@ -104,7 +104,7 @@ def phase_sweep(
         ``goodput_count``, ``wasted_count`` (int64), ``wasted_fraction`` (float64).
 
     Raises:
-        ValueError: an empty or invalid list, a bad executor, or a point whose config is invalid
+        ConfigError: an empty or invalid list, a bad executor, or a point whose config is invalid
             (the message names the field).
     """
     if not isinstance(base, DwfmConfig):
@@ -163,7 +163,7 @@ def explorer_grid(
         in time or wasted, per minute, averaged over the step).
 
     Raises:
-        ValueError: bad fleet sizes (not a sequence, empty, or a value out of range), step or
+        ConfigError: bad fleet sizes (not a sequence, empty, or a value out of range), step or
             executor.
     """
     if not isinstance(base, DwfmConfig):

@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import simpy
 
-from . import route53 as r53
-from ._validate import tick_s
-from .errors import LimitExceeded
+from .. import route53 as r53
+from .._validate import tick_s
+from ..errors import LimitExceeded
 
 if TYPE_CHECKING:
-    from .race import EnactorDelay, RaceConfig
+    from .config import EnactorDelay, RaceConfig
 
 __all__ = ["ACTIONS", "STATE_ACTIONS", "frame", "simulate"]
 

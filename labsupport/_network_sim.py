@@ -1,0 +1,110 @@
+"""The actors of the Network Manager model on a simpy clock (private: use :func:`labsupport.network.run`).
+
+Scenario:
+    One FIFO queue and one server stand for Network Manager's propagation pipeline. The
+    ``network_manager`` process works through the queue in order; ``launcher`` adds new instances
+    as a Poisson stream; ``retrier`` replays the launches that failed during the lease outage.
+Covers:
+    The PES's Network Manager section: the backlog of network state after DWFM recovered.
+
+::
+
+    backlog (at drain_start_s) --+
+    launcher (Poisson) ----------+--> queue --network_manager, 60 / rate s each--> propagated
+    retrier (thinning out) ------+      (admission: max_queue_count, shed_load_*)
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from typing import TYPE_CHECKING
+
+import numpy as np
+import simpy
+
+if TYPE_CHECKING:
+    from .network import NetworkConfig
+
+__all__ = ["NetworkManager", "launcher", "network_manager", "retrier"]
+
+
+class NetworkManager:
+    """One FIFO queue and one server: the propagation pipeline as a whole."""
+
+    def __init__(self, env: simpy.Environment, cfg: NetworkConfig, log: list[tuple]) -> None:
+        self.env, self.cfg, self.log = env, cfg, log
+        self.queue: deque[int] = deque()
+        self.wake: simpy.Event | None = None
+        self.queued_s: list[float] = []
+        self.propagated_s: list[float] = []
+        self.az: list[int] = []
+        self.refused: list[bool] = []
+        self.peak = 0
+
+    def new_item(self, az: int, refused: bool) -> int:
+        item = len(self.queued_s)
+        self.queued_s.append(self.env.now)
+        self.propagated_s.append(np.nan)
+        self.az.append(az)
+        self.refused.append(refused)
+        kind = "launch_refused" if refused else ("backlog_queued" if az < 0 else "launch_queued")
+        self.log.append((self.env.now, kind, item, az))
+        if not refused:
+            self.queue.append(item)
+            self.peak = max(self.peak, len(self.queue))
+            if self.wake is not None and not self.wake.triggered:
+                self.wake.succeed()
+        return item
+
+    def admits(self, rng: random.Random) -> bool:
+        cfg = self.cfg
+        if cfg.max_queue_count is not None and len(self.queue) >= cfg.max_queue_count:
+            return False
+        shedding = cfg.shed_load_at_s is not None and self.env.now >= cfg.shed_load_at_s
+        return not (shedding and rng.random() < cfg.shed_load_fraction)
+
+
+def network_manager(env: simpy.Environment, nm: NetworkManager):
+    """Work through the queue in order, one item every ``60 / propagation_rate_per_min`` seconds."""
+    service_s = 60.0 / nm.cfg.propagation_rate_per_min
+    yield env.timeout(nm.cfg.drain_start_s)
+    for _ in range(nm.cfg.backlog_count):
+        nm.new_item(-1, refused=False)
+    while True:
+        while not nm.queue:
+            nm.wake = env.event()
+            yield nm.wake
+        item = nm.queue.popleft()
+        yield env.timeout(service_s)
+        nm.propagated_s[item] = env.now
+        nm.log.append((env.now, "propagated", item, nm.az[item]))
+
+
+def launcher(env: simpy.Environment, nm: NetworkManager, rng: random.Random):
+    """Launch new instances as a Poisson stream from ``drain_start_s``; each queues one item."""
+    cfg = nm.cfg
+    yield env.timeout(cfg.drain_start_s)
+    if cfg.launch_rate_per_min <= 0:
+        return
+    mean_gap_s = 60.0 / cfg.launch_rate_per_min
+    while True:
+        gap_s = rng.expovariate(1.0) * mean_gap_s
+        if env.now + gap_s > cfg.horizon_s:   # also ends a stream too slow to matter (gap = inf)
+            return
+        yield env.timeout(gap_s)
+        az = rng.randrange(cfg.az_count)
+        nm.new_item(az, refused=not nm.admits(rng))
+
+
+def retrier(env: simpy.Environment, nm: NetworkManager, rng: random.Random):
+    """Replay the launches that failed during the lease outage, thinning out exponentially."""
+    cfg = nm.cfg
+    offsets = sorted(rng.expovariate(1.0 / cfg.retry_decay_s) for _ in range(cfg.retry_launches_count))
+    yield env.timeout(cfg.drain_start_s)
+    previous = 0.0
+    for offset in offsets:
+        yield env.timeout(offset - previous)
+        previous = offset
+        az = rng.randrange(cfg.az_count)
+        nm.new_item(az, refused=not nm.admits(rng))

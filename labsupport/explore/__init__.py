@@ -1,0 +1,58 @@
+"""Every interleaving: an explicit-state model checker for the DNS Planner/Enactor protocol.
+
+Scenario:
+    The protocol of :mod:`labsupport.race`, shrunk to a transition system small enough to search
+    exhaustively. A breadth-first search over canonical (hashed) states visits every state that
+    any interleaving of the DNS Planner and the DNS Enactors can reach, checks safety in each,
+    works out by reverse reachability which states can still get the newest plan applied, and
+    returns the shortest path to a violation.
+Covers:
+    The DynamoDB section of the AWS post-event summary (PES): the one-time staleness check, one
+    Route 53 transaction per endpoint, clean-up of plans "significantly older" than the one just
+    applied, the deleted active plan that left the regional endpoint empty, and automation that
+    could not recover. The rollback record that blocks later transactions comes from AWS's
+    re:Invent talk DAT453.
+
+::
+
+    planner --plan N+1--> plan store {1 .. generation_count}
+      enactor-x:  idle --pick newest--> picked --one-time check--> write endpoint 0 .. E-1
+                   ^                                                        |
+                   +------ cleanup: delete trees g < plan - keep, one by one <+
+      endpoint e:  alias --> plan tree,  rollback --> previous alias    (empty: alias tree deleted)
+
+Atomic steps: plan produced, Enactor picks plan, version check, endpoint write (one Route 53
+transaction), one cleanup delete. The TXT-record lock serialises the transactions on an endpoint;
+here every transaction is atomic already, and an Enactor that loses the lock and backs off is one
+that is not scheduled for a while: every such delay is among the interleavings searched.
+
+Modules: ``model`` (config, search, :func:`run`, :func:`states_table`), ``sweep`` (the 16-row
+verdict table) and ``replay`` (a counterexample replayed in :mod:`labsupport.race`); the protocol's
+states and steps are in ``labsupport._explore_protocol``.
+"""
+
+from __future__ import annotations
+
+from .._explore_protocol import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
+from .model import GUARDS, INCIDENT, ExploreConfig, ExploreResult, ExploreSummary, Result, Summary, run, states_table
+from .replay import race_replay, race_replay_config
+from .sweep import verdict_rows, verdict_table
+
+__all__ = [
+    "ENACTOR_NAMES",
+    "ENDPOINT_NAMES",
+    "ExploreConfig",
+    "ExploreResult",
+    "ExploreSummary",
+    "GUARDS",
+    "INCIDENT",
+    "PLANNER",
+    "Result",
+    "Summary",
+    "race_replay",
+    "race_replay_config",
+    "run",
+    "states_table",
+    "verdict_rows",
+    "verdict_table",
+]

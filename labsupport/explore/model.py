@@ -1,0 +1,328 @@
+"""The checker itself: :class:`ExploreConfig`, the breadth-first search, :func:`run` and its tables."""
+
+from __future__ import annotations
+
+import time
+from array import array
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .. import _explore_protocol as proto
+from .. import race
+from .._explore_protocol import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
+from .._validate import check_bool, check_int, store_plain_numbers
+from ..errors import ConfigError, LimitExceeded
+
+__all__ = ["ExploreConfig", "ExploreResult", "ExploreSummary", "GUARDS", "INCIDENT", "Result", "Summary", "run",
+           "states_table"]
+
+#: The four guards, in the order of the course's stop points: the same tuple as
+#: :data:`labsupport.race.GUARD_NAMES` (one vocabulary for both models).
+GUARDS: tuple[str, ...] = race.GUARD_NAMES
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExploreConfig:
+    """Bounds and guards of one exhaustive check.
+
+    Attributes:
+        enactor_count: DNS Enactors running the protocol (1-3; the PES says three).
+        generation_count: plan generations the Planner can make, the initial plan 1 included (2-6).
+        endpoint_count: endpoints each plan is applied to, walked in order (1-2: regional, ipv6).
+        cleanup_keep_generations: cleanup deletes plans more than this many generations older than
+            the plan just applied (0-4).
+        check_version_on_write, delete_only_unreferenced, reject_empty_records, self_repair: the
+            four guards of :class:`labsupport.race.Guards` (all off, as in October 2025).
+        reduce_symmetry: count states that differ only in which Enactor is which as one state.
+        max_states: stop with :class:`~labsupport.errors.LimitExceeded` beyond this many states
+            (1-3,000,000; about 350 MB of memory per million states).
+
+    Raises:
+        ConfigError: (a ValueError) naming the field, the value and the allowed range.
+    """
+
+    enactor_count: int = 3
+    generation_count: int = 4
+    endpoint_count: int = 1
+    cleanup_keep_generations: int = 1
+    check_version_on_write: bool = False
+    delete_only_unreferenced: bool = False
+    reject_empty_records: bool = False
+    self_repair: bool = False
+    reduce_symmetry: bool = True
+    max_states: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
+        check_int("enactor_count", self.enactor_count, lo=1, hi=3)
+        check_int("generation_count", self.generation_count, lo=2, hi=6)
+        check_int("endpoint_count", self.endpoint_count, lo=1, hi=2)
+        check_int("cleanup_keep_generations", self.cleanup_keep_generations, lo=0, hi=4)
+        for name in (*GUARDS, "reduce_symmetry"):
+            check_bool(name, getattr(self, name))
+        check_int("max_states", self.max_states, lo=1, hi=3_000_000)
+
+
+#: The protocol as it ran in October 2025 (no guards), at the issue's default bounds:
+#: 3 Enactors, 4 plan generations, 1 endpoint, cleanup of plans more than 1 generation older.
+INCIDENT = ExploreConfig()
+
+
+@dataclass(frozen=True)
+class ExploreSummary:
+    """Headline figures of one check. Counts are exact; ``elapsed_s`` is wall-clock seconds.
+
+    Attributes:
+        states_count, transitions_count: distinct states reached, and steps explored (one per
+            enabled actor step in each state).
+        depth_count: the most steps any state needs from the start (breadth-first depth).
+        elapsed_s, states_per_s: wall-clock time of the search and its speed.
+        safe: no reachable state has an endpoint whose alias points at a deleted plan tree.
+        recovers: every reachable state can still reach "newest plan applied on every endpoint".
+        violating_states_count, stuck_states_count: states breaking safety, and states that can
+            never recover.
+        counterexample_steps_count, stuck_path_steps_count: lengths of the two shortest paths.
+        empty_reachable, stale_overwrite_reachable, alert_reachable: whether some interleaving
+            empties an endpoint, writes an older plan over a newer one, or makes guard 3 alert.
+        reachable_actions: every step outcome seen, in the vocabulary of ``labsupport.race``'s
+            ``action`` column, plus ``pick``, ``check_dropped`` and ``cleanup_done`` (steps the
+            simulation takes without logging them).
+    """
+
+    states_count: int
+    transitions_count: int
+    depth_count: int
+    elapsed_s: float
+    states_per_s: float
+    safe: bool
+    recovers: bool
+    violating_states_count: int
+    stuck_states_count: int
+    counterexample_steps_count: int
+    stuck_path_steps_count: int
+    empty_reachable: bool
+    stale_overwrite_reachable: bool
+    alert_reachable: bool
+    reachable_actions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ExploreResult:
+    """What :func:`run` found.
+
+    Attributes:
+        config: the checked config.
+        summary: the headline figures.
+        events: the shortest counterexample to safety, one row per step (empty if safe). Columns:
+            ``step`` int64 (from 1), ``actor`` str, ``action`` str (``plan produced``, ``pick plan``,
+            ``version check``, ``endpoint write``, ``cleanup delete``), ``race_action`` str (the
+            step's outcome in ``labsupport.race``'s vocabulary), ``plan_generation`` int64,
+            ``endpoint`` str ("" if none), ``outcome`` str, ``role`` str (``stale check``,
+            ``stale overwrite``, ``active plan deleted`` or ""), ``aliases_after`` str,
+            ``trees_after`` str and ``empty_after`` bool.
+        stuck_path: the shortest path to a state from which the newest plan can never be applied
+            everywhere, same columns (empty if every state recovers).
+    """
+
+    config: ExploreConfig
+    summary: ExploreSummary
+    events: pd.DataFrame
+    stuck_path: pd.DataFrame
+
+
+
+#: Earlier names of :class:`ExploreResult` and :class:`ExploreSummary` (named like
+#: ``race.RaceResult`` / ``race.RaceSummary`` now); kept so that existing notebooks still run.
+Result = ExploreResult
+Summary = ExploreSummary
+
+def _params(cfg: ExploreConfig) -> proto.Params:
+    return proto.Params(**{f: getattr(cfg, f) for f in proto.Params._fields})
+
+
+@dataclass
+class _Graph:
+    """The explored graph: states in breadth-first order, parent links, edges and what was seen."""
+
+    states: list[tuple[int, ...]]
+    parent: list[int]
+    depth: list[int]
+    src: np.ndarray
+    dst: np.ndarray
+    actions: set[str]
+    first_bad: int
+    canon: object
+    stuck: np.ndarray
+    bad: np.ndarray
+
+
+def _search(cfg: ExploreConfig) -> _Graph:
+    """Breadth-first search over canonical states, then reverse reachability for recovery."""
+    if not isinstance(cfg, ExploreConfig):
+        raise ConfigError(f"cfg must be an ExploreConfig, got {type(cfg).__name__}")
+    t0 = time.perf_counter()
+    p, endpoints, generations = _params(cfg), cfg.endpoint_count, cfg.generation_count
+    base = 1 + 3 * endpoints
+    canon = (lambda s: proto.canon(s, base)) if cfg.reduce_symmetry else (lambda s: s)
+    states = [canon(proto.initial(cfg.enactor_count, endpoints))]
+    index, parent, depth = {states[0]: 0}, [-1], [0]
+    src, dst = array("l"), array("l")
+    first_bad, actions, head = -1, set(), 0
+    while head < len(states):
+        for step in proto.successors(states[head], p):
+            c = canon(step.state)
+            j = index.get(c)
+            if j is None:
+                j = len(states)
+                if j >= cfg.max_states:
+                    raise LimitExceeded(
+                        f"max_states={cfg.max_states} reached after {time.perf_counter() - t0:.1f} s: the "
+                        f"state space of enactor_count={cfg.enactor_count}, generation_count={generations}, "
+                        f"endpoint_count={endpoints} is larger. Lower a bound, or raise max_states (at most 3000000).")
+                index[c] = j
+                states.append(c)
+                parent.append(head)
+                depth.append(depth[head] + 1)
+                if first_bad < 0 and proto.violates(c, endpoints):
+                    first_bad = j
+            src.append(head)
+            dst.append(j)
+            actions.add(step.race_action)
+        head += 1
+    n = len(states)
+    src_a, dst_a = np.frombuffer(src, dtype=np.int_), np.frombuffer(dst, dtype=np.int_)
+    goal = np.fromiter((proto.goal(s, endpoints, generations) for s in states), dtype=bool, count=n)
+    stuck = np.flatnonzero(~_can_reach(goal, src_a, dst_a))
+    bad = np.fromiter((proto.violates(s, endpoints) for s in states), dtype=bool, count=n)
+    return _Graph(states, parent, depth, src_a, dst_a, actions, first_bad, canon, stuck, bad)
+
+
+def run(cfg: ExploreConfig = INCIDENT) -> ExploreResult:
+    """Search every interleaving of ``cfg``'s protocol; check safety and recovery.
+
+    Safety: no endpoint's alias refers to a deleted plan tree (exactly when the endpoint answers
+    with no records). Recovery: from every reachable state some path applies the newest plan
+    (``generation_count``) on every endpoint; states without such a path are *stuck*, found by
+    reverse reachability over the explored graph.
+
+    Args:
+        cfg: bounds and guards.
+
+    Returns:
+        A :class:`ExploreResult`; ``events`` is the shortest counterexample (breadth-first order).
+
+    Raises:
+        LimitExceeded: if more than ``cfg.max_states`` states are reachable.
+        ConfigError: if ``cfg`` is not an ExploreConfig.
+    """
+    t0 = time.perf_counter()
+    g = _search(cfg)
+    n, stuck, actions = len(g.states), g.stuck, g.actions
+    events = _path_table(cfg, g.states, g.parent, g.first_bad, g.canon)
+    stuck_path = _path_table(cfg, g.states, g.parent, int(stuck[0]) if stuck.size else -1, g.canon)
+    elapsed = time.perf_counter() - t0
+    summary = ExploreSummary(
+        states_count=n, transitions_count=len(g.src), depth_count=max(g.depth), elapsed_s=elapsed,
+        states_per_s=n / elapsed if elapsed > 0 else float("inf"), safe=g.first_bad < 0,
+        recovers=stuck.size == 0, violating_states_count=int(g.bad.sum()),
+        stuck_states_count=int(stuck.size), counterexample_steps_count=len(events),
+        stuck_path_steps_count=len(stuck_path), empty_reachable=bool(g.bad.any()),
+        stale_overwrite_reachable="stale_write" in actions, alert_reachable="refused_empty" in actions,
+        reachable_actions=tuple(sorted(actions)))
+    return ExploreResult(config=cfg, summary=summary, events=events, stuck_path=stuck_path)
+
+
+_PHASES = ("idle", "picked", "writing", "cleaning up")
+
+
+def states_table(cfg: ExploreConfig = INCIDENT) -> pd.DataFrame:
+    """Every reachable state of ``cfg`` as one row, so invariants can be written as pandas filters.
+
+    Args:
+        cfg: bounds and guards (with ``reduce_symmetry``, the Enactors of a row are unnamed).
+
+    Returns:
+        One row per state in breadth-first order. Columns: ``state_id``, ``depth`` (steps from
+        the start), ``newest_plan`` (int64); per endpoint ``<name>_alias``, ``<name>_rollback``
+        (int64, plan generations), ``<name>_trees`` (str, plans whose record tree exists, e.g.
+        "1,2,4") and ``<name>_empty`` (bool); ``enactors`` (str, each Enactor's phase, plan and
+        the plan it applied before); ``safe`` and ``can_recover`` (bool).
+
+    Raises:
+        LimitExceeded: if more than ``cfg.max_states`` states are reachable.
+    """
+    g = _search(cfg)
+    endpoints = cfg.endpoint_count
+    stuck = np.zeros(len(g.states), dtype=bool)
+    stuck[g.stuck] = True
+    cols: dict[str, object] = {"state_id": np.arange(len(g.states)), "depth": g.depth,
+                               "newest_plan": [s[0] for s in g.states]}
+    for k, name in enumerate(ENDPOINT_NAMES[:endpoints]):
+        cols[f"{name}_alias"] = [s[1 + k] for s in g.states]
+        cols[f"{name}_rollback"] = [s[1 + endpoints + k] for s in g.states]
+        cols[f"{name}_trees"] = [",".join(str(p) for p in range(1, 7) if s[1 + 2 * endpoints + k] >> p & 1) for s in g.states]
+        cols[f"{name}_empty"] = [not s[1 + 2 * endpoints + k] >> s[1 + k] & 1 for s in g.states]
+    cols["enactors"] = ["; ".join(_describe(c) for c in s[1 + 3 * endpoints:]) for s in g.states]
+    cols["safe"] = ~g.bad
+    cols["can_recover"] = ~stuck
+    ints = ["state_id", "depth", "newest_plan"] + [f"{n}_{r}" for n in ENDPOINT_NAMES[:endpoints] for r in ("alias", "rollback")]
+    return pd.DataFrame(cols).astype({c: "int64" for c in ints})
+
+
+def _describe(code: int) -> str:
+    phase, plan, last = code & 3, code >> 2 & 7, code >> 9 & 7
+    now = _PHASES[phase] + (f" plan {plan}" if phase else "")
+    return f"{now} (applied {last} before)"
+
+
+def _can_reach(goal: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """States from which some path reaches a goal state: a fixpoint over the reversed edges."""
+    reach = goal.copy()
+    while True:
+        grow = reach[dst] & ~reach[src]
+        if not grow.any():
+            return reach
+        reach[src[grow]] = True
+
+
+_DTYPES = {"step": "int64", "actor": str, "action": str, "race_action": str, "plan_generation": "int64",
+           "endpoint": str, "outcome": str, "role": str, "aliases_after": str, "trees_after": str,
+           "empty_after": bool}
+
+
+def _path_table(cfg: ExploreConfig, states: list, parent: list[int], target: int, canon) -> pd.DataFrame:
+    """Replay the breadth-first path to state ``target`` on concrete states, naming each actor."""
+    chain = []
+    while target > 0:
+        chain.append(states[target])
+        target = parent[target]
+    p, endpoints = _params(cfg), cfg.endpoint_count
+    cur, rows = proto.initial(cfg.enactor_count, endpoints), []
+    for want in reversed(chain):
+        step = next(t for t in proto.successors(cur, p) if canon(t.state) == want)
+        cur = step.state
+        trees = [", ".join(str(g) for g in range(1, 7) if cur[1 + 2 * endpoints + k] >> g & 1) for k in range(endpoints)]
+        rows.append((len(rows) + 1, PLANNER if step.actor < 0 else ENACTOR_NAMES[step.actor], step.kind,
+                     step.race_action, step.plan, ENDPOINT_NAMES[step.endpoint] if step.endpoint >= 0 else "",
+                     step.outcome,
+                     "; ".join(f"{ENDPOINT_NAMES[k]} -> {cur[1 + k]}" for k in range(endpoints)),
+                     "; ".join(f"{ENDPOINT_NAMES[k]}: {trees[k]}" for k in range(endpoints)), proto.violates(cur, endpoints)))
+    table = pd.DataFrame(rows, columns=[c for c in _DTYPES if c != "role"])
+    table.insert(7, "role", _roles(table))
+    return table.astype(_DTYPES)
+
+
+def _roles(t: pd.DataFrame) -> list[str]:
+    """Mark the October pattern in a path: the check that goes stale, the overwrite, the delete."""
+    roles = [""] * len(t)
+    for i, (actor, action) in enumerate(zip(t["actor"], t["race_action"])):
+        if action == "stale_write":
+            roles[i] = "stale overwrite"
+            checks = [j for j in range(i) if t["actor"].iat[j] == actor and t["race_action"].iat[j] == "check"]
+            if checks:
+                roles[checks[-1]] = "stale check"
+        elif action == "delete_active":
+            roles[i] = "active plan deleted"
+    return roles

@@ -1,0 +1,67 @@
+"""The DWFM lab's panel (lab 02): fleet, outage, deadline, retries, throttle and the operators."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import ipywidgets as widgets
+import pandas as pd
+
+from .. import charts, dwfm
+from .panel import Panel, Shown, make_panel
+
+__all__ = ["dwfm_panel"]
+
+
+def dwfm_panel() -> Panel:
+    """The DWFM lab's controls: fleet, outage, deadline, retries, throttle, operators' action time.
+
+    Controls (all bounded so that every reachable setting is a valid
+    :class:`labsupport.dwfm.DwfmConfig`): ``fleet_droplets_count`` (500 to 12,000),
+    ``outage_min`` (DynamoDB outage from 11:48 PM, 0 to 240 min), ``work_deadline_s`` (120 to
+    1,800 s), ``retry_policy``, ``throttle_by_queue_length``, ``queue_limit_count`` (5 to 400) and
+    ``operators_at_s`` (when operators throttle and restart hosts, or never). Everything else is
+    :data:`labsupport.dwfm.INCIDENT`. Each change re-runs the model and redraws the chart and the
+    summary table.
+    """
+    base = dwfm.INCIDENT
+    times = sorted({base.operator_restart_at_s, *(1_800.0 * k + 2_520.0 for k in range(20))})
+    style = {"description_width": "initial"}
+    controls = {
+        "fleet_droplets_count": widgets.IntSlider(value=base.fleet_droplets_count, min=500, max=12_000,
+                                                  step=100, description="Fleet (droplets)", style=style),
+        "outage_min": widgets.IntSlider(value=round(base.outage_end_s / 60), min=0, max=240,
+                                        description="DynamoDB outage (min)", style=style),
+        "work_deadline_s": widgets.IntSlider(value=round(base.work_deadline_s), min=120, max=1_800,
+                                             step=30, description="Deadline per item (s)", style=style),
+        "retry_policy": widgets.Dropdown(options=list(dwfm.RETRY_POLICIES), value=base.retry_policy,
+                                         description="Retries", style=style),
+        "throttle_by_queue_length": widgets.Checkbox(value=False, description="throttle_by_queue_length"),
+        "queue_limit_count": widgets.IntSlider(value=base.queue_limit_count, min=5, max=400, step=5,
+                                               description="Queue limit (items)", style=style),
+        "operators_at_s": widgets.Dropdown(
+            options=[("never", None)] + [(dwfm.clock_pdt(t), t) for t in times],
+            value=base.operator_restart_at_s, description="Operators act at", style=style),
+    }
+
+    def render(fleet_droplets_count: int, outage_min: int, work_deadline_s: int, retry_policy: str,
+               throttle_by_queue_length: bool, queue_limit_count: int,
+               operators_at_s: float | None) -> list[Shown]:
+        cfg = replace(base, fleet_droplets_count=fleet_droplets_count, outage_end_s=60.0 * outage_min,
+                      work_deadline_s=float(work_deadline_s), retry_policy=retry_policy,
+                      throttle_by_queue_length=throttle_by_queue_length,
+                      queue_limit_count=queue_limit_count, operator_restart_at_s=operators_at_s,
+                      operator_throttle_at_s=operators_at_s)
+        result = dwfm.run(cfg)
+        s = result.summary
+        table = pd.DataFrame({
+            "figure": ["All leases back", "Peak queue (items)", "Work wasted", "Insufficient-capacity launches"],
+            "value": [dwfm.clock_pdt(s.recovered_at_s) if s.recovered else "not within the horizon",
+                      f"{s.peak_queue_count:,}", f"{s.wasted_fraction:.0%}",
+                      f"{s.insufficient_capacity_count:,} of {s.launch_attempts_count:,}"],
+        })
+        chart = charts.dwfm_timeseries_chart(result.timeseries, outage_s=(cfg.outage_start_s, cfg.outage_end_s),
+                                             operator_at_s=operators_at_s)
+        return [chart, table]
+
+    return make_panel(controls, render)

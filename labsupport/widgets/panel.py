@@ -1,0 +1,143 @@
+"""The core of every lab panel: :class:`Panel` and :func:`make_panel` (controls -> render -> outputs)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, Union
+
+import altair as alt
+import ipywidgets as widgets
+import pandas as pd
+from IPython.display import DisplayHandle, Markdown, display
+
+from ..errors import ConfigError
+
+__all__ = ["Panel", "Shown", "expect", "make_panel"]
+
+#: What a panel's render function returns, item by item: charts, tables and Markdown text.
+Shown = Union[alt.TopLevelMixin, pd.DataFrame, Markdown]
+
+_T = TypeVar("_T")
+
+
+def expect(name: str, value: object, kind: type[_T]) -> _T:
+    """Return ``value`` if it is a ``kind``; otherwise raise ConfigError naming the argument."""
+    if not isinstance(value, kind):
+        raise ConfigError(f"{name} must be a {kind.__module__}.{kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+@dataclass
+class Panel:
+    """A lab's controls, the outputs they redraw, and the function that redraws them.
+
+    Displaying a panel shows its controls, then one output per item that ``update`` returns, each
+    through an IPython display handle (``display(item, display_id=True)``). A change of a control
+    replaces those outputs in place (``update_display_data``), which every notebook front end
+    supports (JupyterLab, Notebook 7, VS Code, Colab).
+
+    The panel deliberately uses no ``ipywidgets.Output``: when a notebook is executed headless (the
+    book build through MyST-NB and nbclient), nbclient imitates every Output widget by sending a
+    ``comm_msg`` on the kernel's shell socket while it is still waiting on that socket for the
+    cell's ``execute_reply``; with pyzmq's edge-triggered sockets that reply can then go unnoticed
+    until the cell's timeout, which made the book build wait 300 s per panel cell.
+
+    Attributes:
+        controls: name -> ipywidget, in display order.
+        update: the callback; ``update(**values)`` re-runs the model, redraws the outputs and
+            returns the items it drew (charts, tables, Markdown), so a test can call it directly.
+        box: the controls' container (wrapping rows, full width).
+        slots: how many outputs the panel shows; ``update`` fills the unused ones with nothing.
+    """
+
+    controls: dict[str, widgets.Widget]
+    update: Callable[..., list[Shown]]
+    slots: int
+    box: widgets.Box = field(init=False)
+    _handles: list[DisplayHandle] = field(init=False, default_factory=list)
+    _items: list[Shown] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        for w in self.controls.values():
+            if isinstance(w, _SLIDERS):
+                # One model run per change, not per drag step; and a track that stays usable
+                # beside a long description (ipywidgets' default width leaves it a few pixels).
+                w.continuous_update = False
+                w.style.description_width = "initial"
+                w.layout.width = _SLIDER_WIDTH
+            elif isinstance(w, widgets.Dropdown):
+                w.style.description_width = "initial"
+                w.layout.width = "auto"
+        self.box = widgets.Box(list(self.controls.values()),
+                               layout=widgets.Layout(display="flex", flex_flow="row wrap", width="100%",
+                                                     align_items="center"))
+
+    def _ipython_display_(self) -> None:
+        display(self.box)
+        self._handles = [display(item, display_id=True) for item in self._padded(self._items)]
+
+    def _padded(self, items: list[Shown]) -> list[Shown]:
+        return list(items) + [_NOTHING] * (self.slots - len(items))
+
+    def _show(self, items: list[Shown]) -> None:
+        if len(items) > self.slots:
+            raise RuntimeError(f"a panel with {self.slots} outputs was given {len(items)} items to show")
+        self._items = list(items)
+        for handle, item in zip(self._handles, self._padded(items)):
+            handle.update(item)
+
+    def values(self) -> dict[str, Any]:
+        """Current value of every control."""
+        return {name: w.value for name, w in self.controls.items()}
+
+
+_SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.SelectionSlider, widgets.FloatLogSlider)
+#: A slider's whole width (description, track and readout), never wider than the notebook.
+_SLIDER_WIDTH = "min(100%, 36rem)"
+
+#: What an unused output slot shows: nothing.
+_NOTHING = Markdown("")
+
+
+def make_panel(controls: dict[str, widgets.Widget], render: Callable[..., list[Shown]], *,
+               slots: int | None = None) -> Panel:
+    """Wire ``controls`` to ``render`` and return a :class:`Panel`.
+
+    Args:
+        controls: name -> widget; the names are ``render``'s keyword arguments. Sliders should be
+            made with ``continuous_update=False`` so that one drag runs the model once.
+        render: takes the control values as keywords and returns a list of displayable objects
+            (Altair charts, DataFrames, Markdown); it must not display anything itself.
+        slots: the most items ``render`` ever returns (default: as many as it returns for the
+            initial values).
+
+    Returns:
+        A Panel whose outputs already hold ``render``'s result for the initial values, so its
+        charts draw as soon as it is displayed. Each change of a control redraws them; a change
+        whose ``render`` raises replaces them with a message naming the error.
+
+    Raises:
+        RuntimeError: when ``render`` returns more items than ``slots``.
+    """
+    first = render(**{name: w.value for name, w in controls.items()})
+    panel = Panel(controls=controls, update=lambda **_: [], slots=len(first) if slots is None else slots)
+
+    def update(**values: Any) -> list[Shown]:
+        items = render(**values)
+        panel._show(items)
+        return items
+
+    def on_change(_change: Any) -> None:
+        # A widget callback's exception only reaches Jupyter's log, and the old charts would stay on
+        # screen as if they were the new setting's: show what went wrong instead.
+        try:
+            update(**panel.values())
+        except Exception as err:  # noqa: BLE001 - every failure must be visible to the learner
+            panel._show([Markdown(f"**This setting could not be drawn.** {type(err).__name__}: {err}")])
+
+    panel.update = update
+    panel._show(first)
+    for w in controls.values():
+        w.observe(on_change, names="value")
+    return panel
