@@ -3,8 +3,9 @@
 At build time it asks ``vl_convert.javascript_bundle()`` (a Python dependency) for one bundle of
 Vega, Vega-Lite and Vega-Embed, writes it next to the build output, and adds it to every page as a
 script in the page head. The charts' HTML (see :func:`labsupport.charts.render_bundle`) calls the global
-``vegaEmbed`` that the bundle defines. Nothing is committed and nothing is fetched. A few lines of
-CSS (:data:`CSS_NAME`) lay out the charts' in-page controls, light on white in dark mode too.
+``vegaEmbed`` that the bundle defines. Nothing is committed and nothing is fetched. One stylesheet
+(:data:`CSS_NAME`, from the files in ``labsupport/book_css/``) lays out the charts' in-page controls,
+narrow screens, accessibility fixes and print.
 
 It also keeps every page of the built book offline (see :func:`_offline_page`):
 
@@ -58,20 +59,16 @@ _BODY_FETCH = re.compile(
 )
 _WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
-CSS_NAME = "labsupport-charts.css"
-# The in-page controls (Vega-Lite parameters bound to inputs) sit on a white panel like the charts,
-# with light form controls, also in the theme's dark mode; radio options are spaced apart so that
-# each number stays next to its own button.
-_CSS = """\
-/* Written by labsupport/book.py: the charts' in-page controls. */
-.labsupport-vega .vega-bindings { color-scheme: light; background: #fff; color: #222; width: fit-content;
-  padding: 0.2rem 0.6rem; font-size: 0.9rem; }
-.labsupport-vega .vega-bindings:empty { display: none; }
-.labsupport-vega .vega-bind { margin: 0.3rem 0; }
-.labsupport-vega .vega-bind-name { font-weight: 600; margin-right: 0.4em; }
-.labsupport-vega .vega-bind-radio label { margin-right: 1.1em; white-space: nowrap; }
-.labsupport-vega .vega-bind input { margin: 0 0.3em 0 0; vertical-align: middle; accent-color: #0b5cad; }
-"""
+CSS_NAME = "labsupport-book.css"
+# The book's stylesheet is the concatenation of the files in book_css/, in this order; each file
+# says what it is for. One file per concern keeps each rule near its reason.
+CSS_PARTS = ("charts.css", "layout.css", "a11y.css", "print.css")
+_CSS_DIR = Path(__file__).with_name("book_css")
+
+
+def _css() -> str:
+    parts = [f"/* {name} */\n" + (_CSS_DIR / name).read_text(encoding="utf-8") for name in CSS_PARTS]
+    return "/* Written by labsupport/book.py from labsupport/book_css/. */\n" + "\n".join(parts)
 
 
 def _vega_lite_version() -> str:
@@ -92,8 +89,9 @@ def _write_bundle(app: Sphinx) -> None:
         target.write_text(f"(function () {{\n{bundle}\n}})();\n", encoding="utf-8")
         stamp.write_text(_STAMP + version)
     css = folder / CSS_NAME
-    if not css.exists() or css.read_text(encoding="utf-8") != _CSS:
-        css.write_text(_CSS, encoding="utf-8")
+    text = _css()
+    if not css.exists() or css.read_text(encoding="utf-8") != text:
+        css.write_text(text, encoding="utf-8")
     app.config.html_static_path.append(str(folder))
 
 
