@@ -52,20 +52,31 @@ def _type(value: object) -> str:
     return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__.split('.')[0]}.{t.__qualname__}"
 
 
-def _bound(value: object) -> str:
-    """A bound for a message: ``86400``, ``0.5``; any real number (a Fraction, a huge int) works."""
-    try:
-        return f"{float(value):g}"
-    except (TypeError, ValueError, OverflowError):
-        return _show(value)
+def _bound(value: object, name: str | None = None) -> str:
+    """A bound for a message, exact: ``86400``, ``0.5``, ``1e-300``, ``9223372036854775807``.
+
+    Integers are written in full (a message must not round a limit the reader has to meet), other
+    real numbers in the shortest form that reads back as the same float. ``name`` is the field the
+    bound comes from, if any: ``horizon_s (1e-300)``.
+    """
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        text = str(int(value))
+    else:
+        try:
+            v = float(value)  # type: ignore[arg-type]
+            text = str(int(v)) if v.is_integer() and abs(v) < 1e16 else repr(v)
+        except (TypeError, ValueError, OverflowError):
+            text = _show(value)
+    return f"{name} ({text})" if name else text
 
 
-def _describe(lo: float | None, hi: float | None, lo_open: bool, hi_open: bool) -> str:
+def _describe(lo: float | None, hi: float | None, lo_open: bool, hi_open: bool,
+              lo_name: str | None = None, hi_name: str | None = None) -> str:
     parts = []
     if lo is not None:
-        parts.append(f"{'>' if lo_open else '>='} {_bound(lo)}")
+        parts.append(f"{'>' if lo_open else '>='} {_bound(lo, lo_name)}")
     if hi is not None:
-        parts.append(f"{'<' if hi_open else '<='} {_bound(hi)}")
+        parts.append(f"{'<' if hi_open else '<='} {_bound(hi, hi_name)}")
     return " and ".join(parts) if parts else "any value"
 
 
@@ -85,18 +96,24 @@ def check_number(
     hi: float | None = None,
     lo_open: bool = False,
     hi_open: bool = False,
+    lo_name: str | None = None,
+    hi_name: str | None = None,
 ) -> float:
-    """Return ``value`` as a float if it is a finite real number in range, else raise ConfigError."""
+    """Return ``value`` as a float if it is a finite real number in range, else raise ConfigError.
+
+    ``lo_name``/``hi_name`` name the field a bound comes from (another field of the same config),
+    so that the message says which setting to change: ``< horizon_s (1e-300)``.
+    """
     if isinstance(value, bool) or not isinstance(value, Real):
         raise ConfigError(
-            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open)}, "
+            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open, lo_name, hi_name)}, "
             f"got {_show(value)} of type {_type(value)}"
         )
     try:
         v = float(value)
     except OverflowError:  # an int too large for a float, e.g. 10**400
         raise ConfigError(
-            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open)}, got {_show(value)}"
+            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open, lo_name, hi_name)}, got {_show(value)}"
         ) from None
     bad = not math.isfinite(v)
     if lo is not None:
@@ -105,7 +122,7 @@ def check_number(
         bad = bad or (v >= hi if hi_open else v > hi)
     if bad:
         raise ConfigError(
-            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open)}, got {_show(value)}"
+            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open, lo_name, hi_name)}, got {_show(value)}"
         )
     return v
 

@@ -157,7 +157,8 @@ class ChainConfig:
             if not isinstance(getattr(self, name), kind):
                 raise ConfigError(f"{name} must be a {kind.__name__}, got {type(getattr(self, name)).__name__}")
         week = 7 * 86_400.0
-        check_number("race_lead_s", self.race_lead_s, lo=0, hi=self.race.horizon_s, hi_open=True)
+        check_number("race_lead_s", self.race_lead_s, lo=0, hi=self.race.horizon_s,
+                     hi_name="race.horizon_s", hi_open=True)
         for name in ("dwfm_operator_delay_s", "nlb_disable_delay_s", "ec2_throttle_relax_s", "nlb_reenable_delay_s"):
             check_number(name, getattr(self, name), lo=0, hi=week)
         check_number("backlog_per_unleased_droplet_hour", self.backlog_per_unleased_droplet_hour, lo=0, hi=1_000)

@@ -186,7 +186,7 @@ class RaceConfig:
         check_number("txn_jitter_fraction", self.txn_jitter_fraction, lo=0, hi=1, hi_open=True)
         check_number("lock_ttl_s", self.lock_ttl_s, lo=0, hi=600)
         check_number("backoff_base_s", self.backoff_base_s, lo=0.01, hi=3600)
-        check_number("backoff_cap_s", self.backoff_cap_s, lo=self.backoff_base_s, hi=86400)
+        check_number("backoff_cap_s", self.backoff_cap_s, lo=self.backoff_base_s, lo_name="backoff_base_s", hi=86400)
         check_number("backoff_jitter_fraction", self.backoff_jitter_fraction, lo=0, hi=1)
         check_int("cleanup_keep_generations", self.cleanup_keep_generations, lo=1, hi=1000)
         check_number("max_record_drop_fraction", self.max_record_drop_fraction, lo=0, hi=1, lo_open=True)
