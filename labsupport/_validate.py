@@ -170,14 +170,17 @@ def _plain(value: object, to: type) -> object:
     """``to(value)`` for a real (``float``) or integral (``int``) non-bool ``value``; else ``value``.
 
     A value that cannot be converted (an int too large for a float) is left for the checks to refuse.
+    A negative zero becomes ``0.0``: ``-0.0 == 0.0``, so two equal configs must give the same tables
+    (a table would otherwise print ``-0.0`` in one run and ``0.0`` in the other).
     """
     wanted = Real if to is float else Integral
-    if isinstance(value, bool) or not isinstance(value, wanted) or type(value) is to:
+    if isinstance(value, bool) or not isinstance(value, wanted) or (type(value) is to and to is int):
         return value
     try:
-        return to(value)
+        out = to(value)
     except (OverflowError, ValueError):
         return value
+    return out + 0.0 if to is float else out  # -0.0 + 0.0 is 0.0; every other float is unchanged
 
 
 def to_ms(seconds: float) -> int:

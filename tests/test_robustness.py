@@ -882,6 +882,23 @@ def test_numpy_numbers_act_as_python_numbers_in_every_numeric_field(case):
         assert digest(run(got)) == want_digest
 
 
+@pytest.mark.parametrize("name,field", [(n, f) for n, f in NUMERIC_FIELDS
+                                        if kind_of(CLASSES[n][1], f).base == "float"])
+def test_negative_zero_is_stored_as_zero(name, field):
+    # Found by the test above: DnsCacheConfig(empty_start_s=-0.0) equals the config with 0.0, yet
+    # its tables printed "-0.0" where the other printed "0.0", so equal configs gave different CSV.
+    # Every float field now stores -0.0 as 0.0 (or refuses it, where 0 is out of range).
+    _, cls, _, base = CLASSES[name]
+    value = (-0.0,) * (len(getattr(base, field)) or 1) if kind_of(cls, field).seq else -0.0
+    try:
+        config = replace(base, **{field: value})
+    except ConfigError:
+        return
+    stored = getattr(config, field)
+    for v in stored if isinstance(stored, tuple) else (stored,):
+        assert math.copysign(1.0, v) == 1.0, f"{name}.{field} stored {v!r}"
+
+
 SEEDED = sorted(name for name, (_, cls, _, _) in CLASSES.items() if "seed" in {f.name for f in dataclasses.fields(cls)})
 
 
