@@ -242,6 +242,44 @@ def test_frames_with_text_where_numbers_belong_are_named():
         charts.network_backlog_chart(ts)
 
 
+def _frame_args_with(column: str) -> list[tuple[str, str]]:
+    """(chart, frame argument) pairs whose valid frame (every run of a mapping) has ``column``, with rows."""
+    out = []
+    for name, (make, args) in VALID.items():
+        for arg in args:
+            value = make()[arg]
+            frames = list(value.values()) if isinstance(value, dict) else [value]
+            if frames and all(isinstance(f, pd.DataFrame) and column in f.columns and len(f) for f in frames):
+                out.append((name, arg))
+    return out
+
+
+@pytest.mark.parametrize("name, arg", _frame_args_with("time_s"))
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_a_time_that_is_not_finite_is_refused_not_dropped(name, arg, bad):
+    # Left alone at stop 19: a hand-made frame with an infinite or missing time drew a chart with the
+    # point silently missing (or raised pandas' own error). Each is now a ConfigError naming it.
+    value = VALID[name][0]()[arg]
+
+    def spoil(frame: pd.DataFrame) -> pd.DataFrame:
+        frame = frame.copy()
+        frame["time_s"] = frame["time_s"].astype("float64")
+        frame.loc[frame.index[len(frame) // 2], "time_s"] = bad
+        return frame
+
+    spoiled = {k: spoil(f) for k, f in value.items()} if isinstance(value, dict) else spoil(value)
+    with pytest.raises(ValueError, match=r"\['time_s'\] must hold finite numbers"):
+        call(name, **{arg: spoiled})
+
+
+def test_an_infinite_value_in_any_plotted_number_is_refused():
+    ts = nlb_run().timeseries.copy()
+    column = next(c for c in ts.columns if c != "time_s" and pd.api.types.is_float_dtype(ts[c]))
+    ts.loc[ts.index[1], column] = np.inf
+    with pytest.raises(ValueError, match=rf"timeseries\[{column!r}\] must hold finite numbers, got inf at index"):
+        charts.nlb_timeseries_chart(ts)
+
+
 # --- defect 8: one rule for empty data --------------------------------------------------------------
 
 PROGRAMMING_EMPTY = [(n, a) for n, (_, args) in VALID.items() for a in args if (n, a) not in MAY_BE_EMPTY]

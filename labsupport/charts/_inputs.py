@@ -24,15 +24,23 @@ _MAX_S = 366 * 86_400.0
 _MAX_ROWS = 3_000
 
 
+#: Numeric columns a chart places every row by, so a missing value is an error, not a gap.
+_NEVER_MISSING = frozenset({"time_s"})
+
+
 def _frame(name: str, value: object, columns: tuple[str, ...] = (), *, numeric: tuple[str, ...] = (),
            empty: str | None = None) -> pd.DataFrame:
     """Return ``value`` if it is a DataFrame with ``columns``; else raise ConfigError naming ``name``.
+
+    Raises ConfigError for a non-DataFrame, a missing column, an empty frame (when ``empty`` says
+    why that is wrong), a non-numeric ``numeric`` column, or an infinity (or a NaN time) in one.
 
     Args:
         name: the argument's name, used in every message.
         value: what the caller passed.
         columns: the columns the chart reads.
-        numeric: those of ``columns`` that must have a numeric (or bool) dtype.
+        numeric: those of ``columns`` that must have a numeric (or bool) dtype and hold no infinity
+            (nor NaN, for ``time_s``: every row is placed by its time).
         empty: ``None`` if the frame may be empty; otherwise why an empty frame is an error (the
             message then reads ``"<name> is empty: <empty>"``).
     """
@@ -47,6 +55,14 @@ def _frame(name: str, value: object, columns: tuple[str, ...] = (), *, numeric: 
     if wrong:
         raise ConfigError(f"{name} has non-numeric columns {wrong} "
                          f"(dtypes {[str(value[c].dtype) for c in wrong]})")
+    for c in numeric:
+        column = pd.to_numeric(value[c], errors="coerce").astype("float64")
+        bad = np.isinf(column) | (column.isna() if c in _NEVER_MISSING else False)
+        if bad.any():
+            first = value.index[np.flatnonzero(bad.to_numpy())[0]]
+            raise ConfigError(f"{name}[{c!r}] must hold finite numbers{' (no NaN)' if c in _NEVER_MISSING else ''}, "
+                              f"got {float(value.loc[first, c])!r} at index {first!r} ({int(bad.sum())} such rows): "
+                              f"a chart would drop those points without a word")
     return value
 
 
