@@ -26,6 +26,7 @@ Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.p
 * :mod:`labsupport.colab`: the one setting (the published repository) and the install cells derived from it.
 * :mod:`labsupport.student`: student notebooks, the labs in plain CommonMark for any front end (also a Sphinx extension).
 * :mod:`labsupport.book`: the Sphinx extension that bundles the Vega JavaScript into the book.
+* :mod:`labsupport.pdf`: ``python -m labsupport.pdf``, a PDF of the whole built book (Chromium, pypdf).
 
 Every model's ``sweep(configs, *, executor=None)`` runs configs and returns one summary row each.
 

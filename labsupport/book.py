@@ -5,7 +5,12 @@ Vega, Vega-Lite and Vega-Embed, writes it next to the build output, and adds it 
 script in the page head. The charts' HTML (see :func:`labsupport.charts.render_bundle`) calls the global
 ``vegaEmbed`` that the bundle defines. Nothing is committed and nothing is fetched. One stylesheet
 (:data:`CSS_NAME`, from the files in ``labsupport/book_css/``) lays out the charts' in-page controls,
-narrow screens, accessibility fixes and print.
+narrow screens, accessibility fixes and print; a small script (:data:`PRINT_JS_NAME`) opens the
+dropdowns before a reader prints a page.
+
+The download menu's ".pdf" item (the theme's ``window.print()``) is labelled "Print this page";
+once ``python -m labsupport.pdf`` has written the PDF of the whole book into the built HTML folder,
+every page's menu also offers that PDF (:func:`offer_pdf`, run by the command and after each build).
 
 It also keeps every page of the built book offline (see :func:`_offline_page`):
 
@@ -40,7 +45,7 @@ from sphinx.util import logging
 
 from .charts import BOOK_BUILD_ENV
 
-__all__ = ["BUNDLE_NAME", "CSS_NAME", "setup"]
+__all__ = ["BUNDLE_NAME", "CSS_NAME", "PDF_NAME", "offer_pdf", "setup"]
 
 BUNDLE_NAME = "labsupport-vega.js"
 _STAMP = "iife-"  # bump when the way the bundle is written changes
@@ -64,6 +69,66 @@ CSS_NAME = "labsupport-book.css"
 # says what it is for. One file per concern keeps each rule near its reason.
 CSS_PARTS = ("charts.css", "layout.css", "a11y.css", "print.css")
 _CSS_DIR = Path(__file__).with_name("book_css")
+
+
+# The PDF of the whole book (written by ``python -m labsupport.pdf`` into _build/pdf/ and copied
+# into the built HTML folder under this name); the download menu offers it once it exists.
+PDF_NAME = "us-east-1-course.pdf"
+_PDF_LABEL = "download-book-pdf-button"
+_PDF_TEXT = "PDF of the whole book"
+# The theme's ".pdf" item only prints the page in view; it says so.
+_PRINT_TEXT = "Print this page"
+# A reader's own print (Ctrl-P, or the menu's "Print this page") opens the exercise solutions
+# (sphinx-exercise dropdowns are <details>, which print cannot open) and closes them again after.
+# MyST-NB's "Show code cell source" toggles (details.hide) stay as they are.
+PRINT_JS_NAME = "labsupport-print.js"
+_PRINT_JS = """(function () {
+  var opened = [];
+  window.addEventListener("beforeprint", function () {
+    opened = [].filter.call(document.querySelectorAll("details:not(.hide):not([open])"), function (d) {
+      d.open = true; return true;
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    opened.forEach(function (d) { d.open = false; });
+    opened = [];
+  });
+})();
+"""
+_MENU_AFTER = re.compile(r'(<li>\s*<button[^>]*\bbtn-download-pdf-button\b.*?</li>)', re.DOTALL)
+
+
+def offer_pdf(html_dir: Path | str) -> int:
+    """Add "PDF of the whole book" to the download menu of every built page, if the PDF is there.
+
+    Args:
+        html_dir: the built HTML folder; the PDF is ``html_dir / PDF_NAME``.
+
+    Returns:
+        The number of pages changed (0 when the PDF does not exist, or every menu has the entry).
+        Pages without the theme's download menu (search, index) are left alone.
+    """
+    html_dir = Path(html_dir)
+    pdf = html_dir / PDF_NAME
+    if not pdf.is_file():
+        return 0
+    changed = 0
+    for page in html_dir.rglob("*.html"):
+        if any(part.startswith("_") for part in page.relative_to(html_dir).parts[:-1]):
+            continue
+        text = page.read_text(encoding="utf-8")
+        if _PDF_LABEL in text or not _MENU_AFTER.search(text):
+            continue
+        url = os.path.relpath(pdf, page.parent).replace(os.sep, "/")
+        item = (
+            f'<li><a href="{url}" target="_blank" class="btn btn-sm btn-{_PDF_LABEL} dropdown-item" '
+            f'title="{_PDF_TEXT}" data-bs-placement="left" data-bs-toggle="tooltip">'
+            f'<span class="btn__icon-container"><i class="fas fa-book"></i></span>'
+            f'<span class="btn__text-container">{_PDF_TEXT}</span></a></li>'
+        )
+        page.write_text(_MENU_AFTER.sub(lambda m: m.group(1) + "\n" + item, text, count=1), encoding="utf-8")
+        changed += 1
+    return changed
 
 
 def _css() -> str:
@@ -92,6 +157,9 @@ def _write_bundle(app: Sphinx) -> None:
     text = _css()
     if not css.exists() or css.read_text(encoding="utf-8") != text:
         css.write_text(text, encoding="utf-8")
+    script = folder / PRINT_JS_NAME
+    if not script.exists() or script.read_text(encoding="utf-8") != _PRINT_JS:
+        script.write_text(_PRINT_JS, encoding="utf-8")
     app.config.html_static_path.append(str(folder))
 
 
@@ -124,6 +192,11 @@ def _offline_page(
     buttons = context.get("header_buttons")
     if isinstance(buttons, list) and context.get("page_source_suffix") != ".ipynb":
         buttons[:] = [b for b in buttons if not (isinstance(b, dict) and b.get("label") == "launch-buttons")]
+    for group in buttons if isinstance(buttons, list) else []:
+        if isinstance(group, dict) and group.get("label") == "download-buttons":
+            for button in group.get("buttons") or []:
+                if button.get("label") == "download-pdf-button":
+                    button.update(text=_PRINT_TEXT, tooltip=_PRINT_TEXT, icon="fas fa-print")
 
     offsite = [
         os.fspath(getattr(asset, "filename", None) or "")
@@ -150,6 +223,10 @@ def setup(app: Sphinx) -> dict[str, object]:
     # require.js cannot capture it as an anonymous AMD module. The charts' inline scripts run later.
     app.add_js_file(BUNDLE_NAME, priority=300)
     app.add_css_file(CSS_NAME)
+    app.add_js_file(PRINT_JS_NAME)
+    # A rebuilt page loses the PDF entry that python -m labsupport.pdf added; put it back.
+    app.connect("build-finished", lambda app, exc: exc is None and app.builder.format == "html"
+                and offer_pdf(app.outdir))
     # After MyST-NB, sphinx.ext.mathjax and the book theme's launch buttons (priority 501).
     app.connect("html-page-context", _offline_page, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}

@@ -115,3 +115,36 @@ def test_book_html_survives_script_breaking_text_and_takes_embed_options(monkeyp
     monkeypatch.delenv(charts.BOOK_BUILD_ENV)
     bundle, metadata = charts.render_bundle(spec, embed_options={"actions": True})
     assert metadata == {"application/vnd.vegalite.v5+json": {"embed_options": {"actions": True}}}
+
+
+_MENU = """<div class="dropdown dropdown-download-buttons"><ul class="dropdown-menu">
+      <li><a href="../_sources/x.md" class="btn btn-sm btn-download-source-button dropdown-item">.md</a></li>
+      <li><button onclick="window.print()"
+  class="btn btn-sm btn-download-pdf-button dropdown-item" title="Print this page">Print this page</button></li>
+  </ul></div>"""
+
+
+def test_print_item_says_it_prints_the_page():
+    context = _context(suffix=".md")
+    context["header_buttons"][1]["buttons"] = [
+        {"label": "download-source-button", "text": ".md"},
+        {"label": "download-pdf-button", "text": ".pdf", "tooltip": "Print to PDF", "javascript": "window.print()"},
+    ]
+    book._offline_page(_app(), "chapters/x", "page.html", context, None)
+    printed = context["header_buttons"][-1]["buttons"][1]
+    assert printed["text"] == printed["tooltip"] == "Print this page"
+    assert context["header_buttons"][-1]["buttons"][0]["text"] == ".md"
+
+
+def test_menu_offers_the_pdf_only_once_it_exists(tmp_path):
+    (tmp_path / "chapters").mkdir()
+    page, search = tmp_path / "chapters" / "x.html", tmp_path / "search.html"
+    page.write_text(_MENU, encoding="utf-8")
+    search.write_text("<p>no menu</p>", encoding="utf-8")
+    assert book.offer_pdf(tmp_path) == 0 and "book-pdf" not in page.read_text()
+    (tmp_path / book.PDF_NAME).write_bytes(b"%PDF-1.7")
+    assert book.offer_pdf(tmp_path) == 1
+    text = page.read_text()
+    assert f'href="../{book.PDF_NAME}"' in text and text.index("Print this page") < text.index("whole book")
+    assert book.offer_pdf(tmp_path) == 0, "a second run adds a second entry"
+    assert search.read_text() == "<p>no menu</p>"

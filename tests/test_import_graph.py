@@ -12,7 +12,7 @@ Layers (a module may import only from its own layer or a lower one)::
                  dns_cache (config, run, summary, sweep)
     3  composed  models built on other models: nlb (on network), explore/ (on race), chain/ (on all)
     4  charts    labsupport.charts and its per-model modules
-    5  wiring    widgets/ (panel, one module per lab panel), book, colab, student
+    5  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf
 
 The package's ``__init__`` imports only the errors, so it counts as the base.
 """
@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "labsupport._chain_stages": 3, "labsupport._chain_sweep": 3,
     "labsupport.charts": 4,
     "labsupport.widgets": 5, "labsupport.book": 5, "labsupport.colab": 5, "labsupport.student": 5,
+    "labsupport.pdf": 5,
 }
 #: Modules inside a single model's home that are its engine (layer 1): the model imports them.
 ENGINE_SUFFIXES = (".engine",)
