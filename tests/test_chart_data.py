@@ -259,6 +259,39 @@ def test_race_sequence_data_and_channels():
     assert race_charts._sequence_data(ev, start_s=-20.0, end_s=-10.0).empty
 
 
+def test_race_sequence_labels_the_check_the_stale_write_and_the_deletion():
+    ev = _race().events
+    stale = ev.loc[ev["action"] == "stale_write"].iloc[0]
+    deleted = ev.loc[(ev["action"] == "delete_active") & (ev["time_s"] >= stale["time_s"])].iloc[0]
+    check = ev.loc[(ev["action"] == "check") & (ev["actor"] == stale["actor"])
+                   & (ev["generation"] == stale["generation"])].iloc[-1]
+    t0, t1 = float(check["time_s"]) - 5, float(deleted["time_s"]) + 25
+    data = race_charts._sequence_data(ev, start_s=t0, end_s=t1)
+    chart = charts.race_sequence_chart(ev, start_s=t0, end_s=t1)
+    _carries(chart, data)
+    steps = data.loc[data["step"] != ""].set_index("step")
+    assert list(steps.index) == ["1 one-time check", "2 stale write", "3 clean-up deletes the active plan",
+                                 "then: endpoint empty"]
+    assert steps.loc["1 one-time check", "time_s"] == round(float(check["time_s"]), 2)
+    assert steps.loc["1 one-time check", "actor"] == steps.loc["2 stale write", "actor"] == stale["actor"]
+    assert steps.loc["3 clean-up deletes the active plan", "actor"] == deleted["actor"]
+    # The labels give the times the chapter's prose gives (unrounded, to one decimal).
+    assert steps.loc["1 one-time check", "short"] == f"1 one-time check of plan {int(check['generation'])}, {float(check['time_s']):.1f} s"
+    assert steps.loc["2 stale write", "label"].startswith(f"2 stale write: plan {int(stale['generation'])} over plan ")
+    assert (data.loc[data["step"] == "", ["short", "label"]] == "").all().all()
+    # The wait band counts the writer's lock losses on the endpoint between check and write.
+    lost = ev.loc[(ev["action"] == "lock_lost") & (ev["actor"] == stale["actor"]) & (ev["endpoint"] == stale["endpoint"])
+                  & ev["time_s"].between(check["time_s"], stale["time_s"])]
+    wait = race_charts._wait_data(data)
+    _carries(chart, wait)
+    assert wait["label"].iloc[0].startswith(f"waits {stale['time_s'] - check['time_s']:.0f} s: {len(lost)} lock losses")
+    # Two panels: the whole window, and a zoom whose domain holds the stale write and the deletion.
+    spec = chart.to_dict()
+    assert len(spec["vconcat"]) == 2
+    zoom_title = spec["vconcat"][1]["title"]
+    assert zoom_title.startswith(f"Zoom on {float(stale['time_s']) - 2.5:.1f}-{float(deleted['time_s']) + 2.5:.1f} s")
+
+
 def test_race_generation_data_and_channels():
     res = _race()
     states = res.endpoint_states()
