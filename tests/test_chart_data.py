@@ -189,8 +189,22 @@ def test_nlb_timeseries_data_and_channels():
     np.testing.assert_allclose(data["latency"], ts["check_latency_s"].round(1))    # seconds
     assert {("y", "fraction", "quantitative"), ("y", "errors", "quantitative"), ("y", "flaps", "quantitative"),
             ("y", "latency", "quantitative"), ("color", "what", "nominal"), ("y", "y", "quantitative")} <= _channels(chart)
-    rule = next(d for d in _datasets(chart) if list(d.columns) == ["y"])
+    rule = next(d for d in _datasets(chart) if list(d.columns) == ["y", "label"])
     assert rule["y"].tolist() == [5.0]      # the threshold on the seconds axis
+    assert rule["label"].tolist() == ["failover threshold, 5 s"]    # labelled in the axis's unit
+
+
+def test_nlb_timeseries_names_every_line_and_rule():
+    ts = _nlb_ts()
+    chart = charts.nlb_timeseries_chart(ts, actions={"Failover disabled": 3_600.0, "Failover re-enabled": 30_000.0})
+    colours = charts.legend_colours(chart.to_dict())
+    names = ["Capacity in service", "Working capacity in service", "Demand"]
+    assert len({colours[n] for n in names}) == 3                       # three lines, three colours
+    enc = [e for e in _encodings(chart.to_dict()) if e.get("strokeDash", {}).get("field") == "what"]
+    assert enc and enc[0]["strokeDash"].get("legend") is not None      # the dashes are in the legend
+    labels = next(d for d in _datasets(chart) if "side" in d.columns)
+    assert labels["what"].tolist() == ["Failover disabled", "Failover re-enabled"]
+    assert labels["side"].tolist() == ["left", "right"] and labels["ypx"].is_unique
     assert ["Capacity in service", "Working capacity in service", "Demand"] in _folds(chart)
 
 
