@@ -6,6 +6,7 @@ read the DataFrames a chart carries and the fields its encodings name.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from functools import cache
 
@@ -100,10 +101,22 @@ def test_dwfm_phase_data_and_channels():
     chart = charts.dwfm_phase_chart(sweep)
     _carries(chart, data)
     rec = sweep["recovery_after_outage_s"]
-    np.testing.assert_allclose(data["hours"], (rec / 3600).round(2).fillna(0.0))   # hours, not seconds
+    ok = sweep["recovered"].to_numpy()
+    np.testing.assert_allclose(data["minutes"][ok], (rec[ok] / 60).round(1))   # minutes, as the cells' labels
+    assert data["minutes"][~ok].isna().all()                                 # a stuck cell is not "fast"
+    assert (data["state"][~ok] == dwfm_charts._STUCK).all() and (data["state"][ok] == "").all()
     np.testing.assert_array_equal(data["fleet"], sweep["fleet_droplets_count"])
-    assert {("x", "fleet", "ordinal"), ("y", "outage", "ordinal"), ("color", "hours", "quantitative"),
-            ("text", "label", "nominal")} <= _channels(chart)
+    assert set(data["guard"]) <= set(dwfm_charts._PHASE_PANELS)              # panels named in words
+    assert {("x", "fleet", "ordinal"), ("y", "outage", "ordinal"), ("color", "minutes", "quantitative"),
+            ("opacity", "state", "nominal"), ("text", "label", "nominal")} <= _channels(chart)
+    spec = chart.to_dict()
+    assert "throttle_by_queue_length" not in json.dumps(spec["spec"]) + json.dumps(spec["facet"])
+    # The legend's unit is the labels' unit, and "stuck" has its own legend entry.
+    colour = next(e["color"] for e in _encodings(spec) if e.get("color", {}).get("field") == "minutes")
+    assert "Minutes" in " ".join(colour["title"])
+    stuck = next(e["opacity"] for e in _encodings(spec) if e.get("opacity", {}).get("field") == "state")
+    assert stuck["scale"]["domain"] == [dwfm_charts._STUCK]
+    assert stuck["legend"]["symbolFillColor"] == charts.PALETTE[1]
 
 
 def test_dwfm_explorer_data_and_channels():

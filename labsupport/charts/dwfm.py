@@ -132,28 +132,39 @@ def dwfm_timeseries_chart(
     return _base_config(chart)
 
 
+#: The heat map's panel headings, in words: (without, with) admission control by queue length.
+_PHASE_PANELS = ("Without admission control (the incident's design)",
+                 "With admission control: work refused while a queue is full")
+
+
+#: What a cell that never recovered shows, and its legend entry.
+_STUCK = "stuck: collapsed to the end of the simulated day"
+
+
 def _phase_data(sweep: pd.DataFrame) -> pd.DataFrame:
     """What :func:`dwfm_phase_chart` draws, one row per sweep cell.
 
-    Columns: ``guard`` (label of ``throttle_by_queue_length``), ``fleet`` (droplets), ``outage``
-    (its length in words) and ``outage_s`` (seconds), ``recovered`` (bool), ``hours`` (from
-    DynamoDB's return to the last lease, hours; 0 when stuck) and ``label`` (that time in words, or
-    "stuck").
+    Columns: ``guard`` (the panel: :data:`_PHASE_PANELS`, from ``throttle_by_queue_length``),
+    ``fleet`` (droplets), ``outage`` (its length in words) and ``outage_s`` (seconds),
+    ``recovered`` (bool), ``minutes`` (from DynamoDB's return to the last lease, minutes; NaN when
+    stuck, so the colour scale never counts a stuck cell as fast), ``label`` (that time in words,
+    "1 h 24 min", or "stuck") and ``state`` (:data:`_STUCK` for a stuck cell, else "").
     """
     _frame("sweep", sweep, ("throttle_by_queue_length", "fleet_droplets_count", "outage_s", "recovered",
                             "recovery_after_outage_s"),
            numeric=("fleet_droplets_count", "outage_s", "recovery_after_outage_s"),
            empty="a sweep holds at least one (fleet size, outage length) cell")
     rec = sweep["recovery_after_outage_s"]
+    ok = sweep["recovered"].astype(bool)
     data = pd.DataFrame({
-        "guard": sweep["throttle_by_queue_length"].map(
-            {False: "no admission control", True: "throttle_by_queue_length"}),
+        "guard": sweep["throttle_by_queue_length"].astype(bool).map(dict(zip((False, True), _PHASE_PANELS))),
         "fleet": sweep["fleet_droplets_count"].astype("int64"),
         "outage": sweep["outage_s"].map(format_duration),
         "outage_s": sweep["outage_s"],
-        "recovered": sweep["recovered"].astype(bool),
-        "hours": (rec / 3600).round(2).fillna(0.0),
-        "label": [format_duration(v) if ok else "stuck" for v, ok in zip(rec, sweep["recovered"])],
+        "recovered": ok,
+        "minutes": (rec / 60).round(1).where(ok),
+        "label": [format_duration(v) if good else "stuck" for v, good in zip(rec, ok)],
+        "state": np.where(ok, "", _STUCK),
     })
     return data
 
@@ -168,8 +179,10 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
         cell_px: width of one cell in pixels (20 to 200); cells are half as high.
 
     Returns:
-        A heat map per throttle setting, one above the other: one cell per (fleet size, outage length), labelled with the
-        time from DynamoDB's return to the last lease, or "stuck" when there is none in the horizon.
+        A heat map per throttle setting, one above the other: one cell per (fleet size, outage
+        length), labelled with the time from DynamoDB's return to the last lease ("1 h 24 min"),
+        or "stuck" when there is none in the horizon. The colour is that time in minutes (its
+        legend in minutes too); stuck cells are dark orange, with a legend entry of their own.
 
     Raises:
         ConfigError: ``sweep`` not a DataFrame, missing a column or empty; a bad cell size.
@@ -179,29 +192,37 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
     outages = data.sort_values("outage_s")["outage"].unique().tolist()[::-1]
     x = alt.X("fleet:O", title="Fleet size (droplets)", axis=alt.Axis(labelAngle=0))
     y = alt.Y("outage:O", title="DynamoDB outage", sort=outages)
-    tip = ["guard:N", "fleet:O", "outage:O", alt.Tooltip("label:N", title="recovery after outage")]
-    cells = alt.Chart().mark_rect(stroke="white").encode(
+    tip = [alt.Tooltip("guard:N", title="panel"), "fleet:O", "outage:O",
+           alt.Tooltip("label:N", title="recovery after outage")]
+    recovered = alt.Chart().transform_filter("datum.recovered").mark_rect(stroke="white").encode(
         x=x, y=y, tooltip=tip,
-        color=alt.condition("datum.recovered",
-                            alt.Color("hours:Q", title="Hours to recover",
-                                      scale=alt.Scale(range=["#eaf2fb", "#7fb0de"]),
-                                      legend=alt.Legend(orient="bottom", direction="horizontal")),
-                            alt.value(PALETTE[1])))
+        color=alt.Color("minutes:Q", title=["Minutes from DynamoDB's return", "to the last lease"],
+                        scale=alt.Scale(range=["#eaf2fb", "#7fb0de"], domainMin=0),
+                        legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=200,
+                                          titleLimit=400)))
+    # Stuck cells: one fixed colour, named in a legend of their own (an opacity legend whose one
+    # symbol is that colour), so the minutes' gradient stays one scale across both panels.
+    stuck = alt.Chart().transform_filter("!datum.recovered").mark_rect(stroke="white", color=PALETTE[1]).encode(
+        x=x, y=y, tooltip=tip,
+        opacity=alt.Opacity("state:N", title=None, scale=alt.Scale(domain=[_STUCK], range=[1.0]),
+                            legend=alt.Legend(orient="bottom", labelLimit=400, symbolType="square",
+                                              symbolFillColor=PALETTE[1], symbolStrokeColor=PALETTE[1],
+                                              symbolSize=150)))
     text = alt.Chart().mark_text(fontSize=10).encode(
         x=x, y=y, text="label:N",
         color=alt.condition("datum.recovered", alt.value("#111"), alt.value("white")))
-    chart = alt.layer(cells, text, data=data).properties(
+    chart = alt.layer(recovered, stuck, text, data=data).properties(
         width=cell_px * data["fleet"].nunique(), height=cell_px // 2 * len(outages)
-    ).facet(row=alt.Row("guard:N", title=None, sort=["no admission control", "throttle_by_queue_length"],
-                        header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12,
+    ).facet(row=alt.Row("guard:N", title=None, sort=list(_PHASE_PANELS),
+                        header=alt.Header(labelAngle=0, labelAlign="left", labelAnchor="start", labelFontSize=12, labelLimit=500,
                                           labelOrient="top", labelFontWeight="bold"))).properties(
         title="Where DWFM recovers by itself, without operators",
         description=(
-            "Two heat maps, one above the other: without and with admission control by queue "
-            "length. Columns are fleet "
-            "sizes, rows DynamoDB outage lengths. Each cell shows the time from DynamoDB's return to "
-            "the last lease re-established, or 'stuck' (dark orange) when the collapse sustained "
-            "itself to the end of the simulated horizon."
+            "Two heat maps, one above the other: without and with admission control (work refused "
+            "while a queue is full). Columns are fleet sizes, rows DynamoDB outage lengths. Each cell "
+            "shows the time from DynamoDB's return to the last lease re-established, coloured by that "
+            "time in minutes (light to darker blue), or 'stuck' (dark orange) when the collapse "
+            "sustained itself to the end of the simulated horizon."
         ),
     )
     return _base_config(chart)
