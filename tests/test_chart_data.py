@@ -95,6 +95,28 @@ def test_dwfm_timeseries_data_and_channels():
     assert ["goodput", "wasted"] in _folds(chart)
 
 
+def test_dwfm_timeseries_in_per_cent_of_the_fleet_with_its_marks_named():
+    cfg = dwfm.SMALL_FLEET
+    ts = _dwfm_ts()
+    data = dwfm_charts._timeseries_data(ts, cfg.fleet_droplets_count)
+    chart = charts.dwfm_timeseries_chart(ts, outage_s=(cfg.outage_start_s, cfg.outage_end_s), operator_at_s=3_600.0,
+                                         fleet_droplets_count=cfg.fleet_droplets_count,
+                                         capacity_per_min=cfg.capacity_per_min)
+    _carries(chart, data)
+    np.testing.assert_allclose(data["leased_pct"], (ts["leased_count"] / cfg.fleet_droplets_count * 100).round(1))
+    assert ("y", "leased_pct", "quantitative") in _channels(chart)        # per cent, as the explorer
+    assert cfg.capacity_per_min == cfg.dwfm_hosts_count * cfg.host_concurrency_count * 60 / cfg.lease_establish_s
+    level = next(d for d in _datasets(chart) if list(d.columns) == ["y", "text"])
+    assert level["y"].tolist() == [cfg.capacity_per_min]                 # items per minute, the panel's unit
+    assert level["text"].iloc[0].startswith("hosts at capacity")
+    texts = {str(t) for d in _datasets(chart) if "text" in d.columns for t in d["text"]}
+    assert "DynamoDB\nunreachable" in texts
+    assert any(t.startswith("operators throttle and restart, ") for t in texts)
+    # Without a fleet size the panel keeps counts, and says nothing it cannot know.
+    assert ("y", "leased", "quantitative") in _channels(charts.dwfm_timeseries_chart(ts))
+    assert dwfm_charts._timeseries_data(ts)["leased_pct"].isna().all()
+
+
 def test_dwfm_phase_data_and_channels():
     sweep = dwfm.phase_sweep(dwfm.SMALL_FLEET, fleet_sizes=(200, 300), outage_lengths_s=(600.0, 1_200.0))
     data = dwfm_charts._phase_data(sweep)
