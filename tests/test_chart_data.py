@@ -492,3 +492,10 @@ def test_dependency_blast_data_and_channels():
     assert first["region"].tolist() == radius["region"].astype(str).tolist()
     assert {("x", "region", "nominal"), ("y", "service", "nominal"), ("color", "status", "nominal"),
             ("fillOpacity", "firm", "nominal"), ("column", "scenario", "nominal")} <= _channels(chart)
+    # Every name is shown whole: wrapped at spaces into short lines, never cut.
+    assert (data["name"].str.replace("\n", " ") == data["service"]).all()
+    assert max(len(line) for n in data["name"] for line in n.split("\n")) <= dependencies_charts._LINE_CHARS
+    assert "Console sign-in (root or federated via signin.aws.amazon.com)" in set(data["service"])
+    # The failing service itself and the services that fail with it have clearly different colours.
+    colours = charts.legend_colours(chart.to_dict())
+    assert colours["origin"] == charts.PALETTE[6] and colours["fails"] == charts.PALETTE[1]
