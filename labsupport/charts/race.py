@@ -52,6 +52,34 @@ _RACE_NOT_EMPTY = "a race run always records at least the DNS Planner's first pl
 _RACE_STEPS = ("1 one-time check", "2 stale write", "3 clean-up deletes the active plan", "then: endpoint empty")
 
 
+def _race_steps(ev: pd.DataFrame, action: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """The ``step`` and ``over`` columns of :func:`_sequence_data` (see there), for the events ``ev``."""
+    step = pd.Series("", index=ev.index, dtype=object)
+    over = pd.Series("", index=ev.index, dtype=object)
+    stale = ev.loc[action == "stale_write"]
+    if stale.empty:
+        return step, over
+    s = stale.iloc[0]
+    same_plan = (ev["generation"].astype("Int64") == int(s["generation"])).fillna(False).astype(bool)
+    at_or_after = ev["time_s"] >= s["time_s"]
+    same_endpoint = (ev["endpoint"] == s["endpoint"]).fillna(False).astype(bool)
+    check = ev.loc[(action == "check") & (ev["actor"] == s["actor"]) & same_plan & ~(ev["time_s"] > s["time_s"])]
+    deleted = ev.loc[(action == "delete_active") & same_plan & same_endpoint & at_or_after]
+    step[stale.index[0]] = _RACE_STEPS[1]
+    if len(check):
+        step[check.index[-1]] = _RACE_STEPS[0]
+    if len(deleted):
+        step[deleted.index[0]] = _RACE_STEPS[2]
+        empty = ev.loc[(action == "endpoint_empty") & same_endpoint & (ev["time_s"] >= deleted["time_s"].iloc[0])]
+        if len(empty):
+            step[empty.index[0]] = _RACE_STEPS[3]
+    before = ev.loc[action.isin(["write", "write_noop", "self_repair"]) & same_endpoint
+                    & ~(ev["time_s"] > s["time_s"]) & (ev.index != stale.index[0])]
+    if len(before):
+        over[stale.index[0]] = str(before["generation"].iloc[-1])
+    return step, over
+
+
 def _sequence_data(events: pd.DataFrame, *, start_s: float, end_s: float) -> pd.DataFrame:
     """What :func:`race_sequence_chart` draws: one row per event in ``[start_s, end_s]``.
 
@@ -76,28 +104,7 @@ def _sequence_data(events: pd.DataFrame, *, start_s: float, end_s: float) -> pd.
         raise ConfigError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
     ev = events.loc[(events["time_s"] >= start_s) & (events["time_s"] <= end_s)]
     action = ev["action"].astype(str)
-    step = pd.Series("", index=ev.index, dtype=object)
-    over = pd.Series("", index=ev.index, dtype=object)
-    stale = ev.loc[action == "stale_write"]
-    if len(stale):
-        s = stale.iloc[0]
-        same_plan = ev["generation"].astype("Int64") == int(s["generation"])
-        check = ev.loc[(action == "check") & (ev["actor"] == s["actor"]) & same_plan & (ev["time_s"] <= s["time_s"])]
-        deleted = ev.loc[(action == "delete_active") & same_plan & (ev["endpoint"] == s["endpoint"])
-                         & (ev["time_s"] >= s["time_s"])]
-        step[stale.index[0]] = _RACE_STEPS[1]
-        if len(check):
-            step[check.index[-1]] = _RACE_STEPS[0]
-        if len(deleted):
-            step[deleted.index[0]] = _RACE_STEPS[2]
-            empty = ev.loc[(action == "endpoint_empty") & (ev["endpoint"] == s["endpoint"])
-                           & (ev["time_s"] >= deleted["time_s"].iloc[0])]
-            if len(empty):
-                step[empty.index[0]] = _RACE_STEPS[3]
-        before = ev.loc[action.isin(["write", "write_noop", "self_repair"]) & (ev["endpoint"] == s["endpoint"])
-                        & (ev["time_s"] <= s["time_s"]) & (ev.index != stale.index[0])]
-        if len(before):
-            over[stale.index[0]] = str(before["generation"].iloc[-1])
+    step, over = _race_steps(ev, action)
     fields = pd.DataFrame({"plan": ev["generation"].astype("string").fillna(""), "over": over.astype(str),
                            "endpoint": ev["endpoint"].fillna("").astype(str), "t": ev["time_s"], "step": step})
     texts = [("", "") if not r.step else tuple(w.format(plan=r.plan, over=r.over or "a newer one",
