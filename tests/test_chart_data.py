@@ -6,6 +6,7 @@ read the DataFrames a chart carries and the fields its encodings name.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from functools import cache
 
@@ -94,16 +95,50 @@ def test_dwfm_timeseries_data_and_channels():
     assert ["goodput", "wasted"] in _folds(chart)
 
 
+def test_dwfm_timeseries_in_per_cent_of_the_fleet_with_its_marks_named():
+    cfg = dwfm.SMALL_FLEET
+    ts = _dwfm_ts()
+    data = dwfm_charts._timeseries_data(ts, cfg.fleet_droplets_count)
+    chart = charts.dwfm_timeseries_chart(ts, outage_s=(cfg.outage_start_s, cfg.outage_end_s), operator_at_s=3_600.0,
+                                         fleet_droplets_count=cfg.fleet_droplets_count,
+                                         capacity_per_min=cfg.capacity_per_min)
+    _carries(chart, data)
+    np.testing.assert_allclose(data["leased_pct"], (ts["leased_count"] / cfg.fleet_droplets_count * 100).round(1))
+    assert ("y", "leased_pct", "quantitative") in _channels(chart)        # per cent, as the explorer
+    assert cfg.capacity_per_min == cfg.dwfm_hosts_count * cfg.host_concurrency_count * 60 / cfg.lease_establish_s
+    level = next(d for d in _datasets(chart) if list(d.columns) == ["y", "text"])
+    assert level["y"].tolist() == [cfg.capacity_per_min]                 # items per minute, the panel's unit
+    assert level["text"].iloc[0].startswith("hosts at capacity")
+    texts = {str(t) for d in _datasets(chart) if "text" in d.columns for t in d["text"]}
+    assert "DynamoDB\nunreachable" in texts
+    assert any(t.startswith("operators throttle and restart, ") for t in texts)
+    # Without a fleet size the panel keeps counts, and says nothing it cannot know.
+    assert ("y", "leased", "quantitative") in _channels(charts.dwfm_timeseries_chart(ts))
+    assert dwfm_charts._timeseries_data(ts)["leased_pct"].isna().all()
+
+
 def test_dwfm_phase_data_and_channels():
     sweep = dwfm.phase_sweep(dwfm.SMALL_FLEET, fleet_sizes=(200, 300), outage_lengths_s=(600.0, 1_200.0))
     data = dwfm_charts._phase_data(sweep)
     chart = charts.dwfm_phase_chart(sweep)
     _carries(chart, data)
     rec = sweep["recovery_after_outage_s"]
-    np.testing.assert_allclose(data["hours"], (rec / 3600).round(2).fillna(0.0))   # hours, not seconds
+    ok = sweep["recovered"].to_numpy()
+    np.testing.assert_allclose(data["minutes"][ok], (rec[ok] / 60).round(1))   # minutes, as the cells' labels
+    assert data["minutes"][~ok].isna().all()                                 # a stuck cell is not "fast"
+    assert (data["state"][~ok] == dwfm_charts._STUCK).all() and (data["state"][ok] == "").all()
     np.testing.assert_array_equal(data["fleet"], sweep["fleet_droplets_count"])
-    assert {("x", "fleet", "ordinal"), ("y", "outage", "ordinal"), ("color", "hours", "quantitative"),
-            ("text", "label", "nominal")} <= _channels(chart)
+    assert set(data["guard"]) <= set(dwfm_charts._PHASE_PANELS)              # panels named in words
+    assert {("x", "fleet", "ordinal"), ("y", "outage", "ordinal"), ("color", "minutes", "quantitative"),
+            ("opacity", "state", "nominal"), ("text", "label", "nominal")} <= _channels(chart)
+    spec = chart.to_dict()
+    assert "throttle_by_queue_length" not in json.dumps(spec["spec"]) + json.dumps(spec["facet"])
+    # The legend's unit is the labels' unit, and "stuck" has its own legend entry.
+    colour = next(e["color"] for e in _encodings(spec) if e.get("color", {}).get("field") == "minutes")
+    assert "Minutes" in " ".join(colour["title"])
+    stuck = next(e["opacity"] for e in _encodings(spec) if e.get("opacity", {}).get("field") == "state")
+    assert stuck["scale"]["domain"] == [dwfm_charts._STUCK]
+    assert stuck["legend"]["symbolFillColor"] == charts.PALETTE[1]
 
 
 def test_dwfm_explorer_data_and_channels():
@@ -189,8 +224,22 @@ def test_nlb_timeseries_data_and_channels():
     np.testing.assert_allclose(data["latency"], ts["check_latency_s"].round(1))    # seconds
     assert {("y", "fraction", "quantitative"), ("y", "errors", "quantitative"), ("y", "flaps", "quantitative"),
             ("y", "latency", "quantitative"), ("color", "what", "nominal"), ("y", "y", "quantitative")} <= _channels(chart)
-    rule = next(d for d in _datasets(chart) if list(d.columns) == ["y"])
+    rule = next(d for d in _datasets(chart) if list(d.columns) == ["y", "label"])
     assert rule["y"].tolist() == [5.0]      # the threshold on the seconds axis
+    assert rule["label"].tolist() == ["failover threshold, 5 s"]    # labelled in the axis's unit
+
+
+def test_nlb_timeseries_names_every_line_and_rule():
+    ts = _nlb_ts()
+    chart = charts.nlb_timeseries_chart(ts, actions={"Failover disabled": 3_600.0, "Failover re-enabled": 30_000.0})
+    colours = charts.legend_colours(chart.to_dict())
+    names = ["Capacity in service", "Working capacity in service", "Demand"]
+    assert len({colours[n] for n in names}) == 3                       # three lines, three colours
+    enc = [e for e in _encodings(chart.to_dict()) if e.get("strokeDash", {}).get("field") == "what"]
+    assert enc and enc[0]["strokeDash"].get("legend") is not None      # the dashes are in the legend
+    labels = next(d for d in _datasets(chart) if "side" in d.columns)
+    assert labels["what"].tolist() == ["Failover disabled", "Failover re-enabled"]
+    assert labels["side"].tolist() == ["left", "right"] and labels["ypx"].is_unique
     assert ["Capacity in service", "Working capacity in service", "Demand"] in _folds(chart)
 
 
@@ -257,6 +306,39 @@ def test_race_sequence_data_and_channels():
     assert {("x", "time_s", "quantitative"), ("y", "actor", "nominal"), ("color", "group", "nominal"),
             ("shape", "group", "nominal")} <= _channels(chart)
     assert race_charts._sequence_data(ev, start_s=-20.0, end_s=-10.0).empty
+
+
+def test_race_sequence_labels_the_check_the_stale_write_and_the_deletion():
+    ev = _race().events
+    stale = ev.loc[ev["action"] == "stale_write"].iloc[0]
+    deleted = ev.loc[(ev["action"] == "delete_active") & (ev["time_s"] >= stale["time_s"])].iloc[0]
+    check = ev.loc[(ev["action"] == "check") & (ev["actor"] == stale["actor"])
+                   & (ev["generation"] == stale["generation"])].iloc[-1]
+    t0, t1 = float(check["time_s"]) - 5, float(deleted["time_s"]) + 25
+    data = race_charts._sequence_data(ev, start_s=t0, end_s=t1)
+    chart = charts.race_sequence_chart(ev, start_s=t0, end_s=t1)
+    _carries(chart, data)
+    steps = data.loc[data["step"] != ""].set_index("step")
+    assert list(steps.index) == ["1 one-time check", "2 stale write", "3 clean-up deletes the active plan",
+                                 "then: endpoint empty"]
+    assert steps.loc["1 one-time check", "time_s"] == round(float(check["time_s"]), 2)
+    assert steps.loc["1 one-time check", "actor"] == steps.loc["2 stale write", "actor"] == stale["actor"]
+    assert steps.loc["3 clean-up deletes the active plan", "actor"] == deleted["actor"]
+    # The labels give the times the chapter's prose gives (unrounded, to one decimal).
+    assert steps.loc["1 one-time check", "short"] == f"1 one-time check of plan {int(check['generation'])}, {float(check['time_s']):.1f} s"
+    assert steps.loc["2 stale write", "label"].startswith(f"2 stale write: plan {int(stale['generation'])} over plan ")
+    assert (data.loc[data["step"] == "", ["short", "label"]] == "").all().all()
+    # The wait band counts the writer's lock losses on the endpoint between check and write.
+    lost = ev.loc[(ev["action"] == "lock_lost") & (ev["actor"] == stale["actor"]) & (ev["endpoint"] == stale["endpoint"])
+                  & ev["time_s"].between(check["time_s"], stale["time_s"])]
+    wait = race_charts._wait_data(data)
+    _carries(chart, wait)
+    assert wait["label"].iloc[0].startswith(f"waits {stale['time_s'] - check['time_s']:.0f} s: {len(lost)} lock losses")
+    # Two panels: the whole window, and a zoom whose domain holds the stale write and the deletion.
+    spec = chart.to_dict()
+    assert len(spec["vconcat"]) == 2
+    zoom_title = spec["vconcat"][1]["title"]
+    assert zoom_title.startswith(f"Zoom on {float(stale['time_s']) - 2.5:.1f}-{float(deleted['time_s']) + 2.5:.1f} s")
 
 
 def test_race_generation_data_and_channels():
@@ -410,3 +492,10 @@ def test_dependency_blast_data_and_channels():
     assert first["region"].tolist() == radius["region"].astype(str).tolist()
     assert {("x", "region", "nominal"), ("y", "service", "nominal"), ("color", "status", "nominal"),
             ("fillOpacity", "firm", "nominal"), ("column", "scenario", "nominal")} <= _channels(chart)
+    # Every name is shown whole: wrapped at spaces into short lines, never cut.
+    assert (data["name"].str.replace("\n", " ") == data["service"]).all()
+    assert max(len(line) for n in data["name"] for line in n.split("\n")) <= dependencies_charts._LINE_CHARS
+    assert "Console sign-in (root or federated via signin.aws.amazon.com)" in set(data["service"])
+    # The failing service itself and the services that fail with it have clearly different colours.
+    colours = charts.legend_colours(chart.to_dict())
+    assert colours["origin"] == charts.PALETTE[6] and colours["fails"] == charts.PALETTE[1]

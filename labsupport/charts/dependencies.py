@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import textwrap
+
 import altair as alt
 import pandas as pd
 
@@ -15,15 +18,29 @@ __all__ = ["DEPENDENCY_STATUS_COLOURS", "dependency_blast_chart"]
 
 
 #: Colours of the statuses of :func:`labsupport.dependencies.blast_radius`.
-DEPENDENCY_STATUS_COLOURS: dict[str, str] = {"origin": PALETTE[5], "fails": PALETTE[1], "fails over": PALETTE[4],
+#: "origin" (the failing service itself) is near-black, far from the orange of "fails" (a pink
+#: origin and an orange failure were hard to tell apart).
+DEPENDENCY_STATUS_COLOURS: dict[str, str] = {"origin": PALETTE[6], "fails": PALETTE[1], "fails over": PALETTE[4],
                                              "degraded": PALETTE[3], "keeps working": PALETTE[2]}
+
+
+#: The longest line of a service's name on the chart's axis; longer names wrap onto more lines.
+_LINE_CHARS = 34
+
+
+def _wrapped(name: str) -> str:
+    """A service's name broken at spaces into lines of at most :data:`_LINE_CHARS` characters
+    (joined by newlines; a single longer word stays whole), so the axis never truncates it."""
+    return "\n".join(textwrap.wrap(name, _LINE_CHARS, break_long_words=False, break_on_hyphens=False)) or name
 
 
 def _blast_frame(radius: pd.DataFrame, scenario: str, name: str = "radius") -> pd.DataFrame:
     _frame(name, radius, ("service", "region", "status", "hops", "path", "weakest_tag"),
            empty="blast_radius() always holds the failing service itself")
     weak = radius["weakest_tag"].astype("string").isin(["inferred", "UNVERIFIED"]).fillna(False)
-    return pd.DataFrame({"scenario": scenario, "service": radius["service"].astype(str).to_numpy(),
+    names = radius["service"].astype(str)
+    return pd.DataFrame({"scenario": scenario, "service": names.to_numpy(),
+                         "name": names.map(_wrapped).to_numpy(),
                          "region": radius["region"].astype(str).to_numpy(),
                          "status": radius["status"].astype(str).to_numpy(),
                          "path": radius["path"].fillna("").astype(str).to_numpy(),
@@ -35,7 +52,8 @@ def _blast_data(radius: pd.DataFrame, *, compare: pd.DataFrame | None = None,
                 labels: tuple[str, str] = ("As it was", "Isolated")) -> pd.DataFrame:
     """What :func:`dependency_blast_chart` draws: one square per (scenario, service, Region).
 
-    Columns: ``scenario`` (the panel, from ``labels``), ``service`` (y), ``region`` (x), ``status``
+    Columns: ``scenario`` (the panel, from ``labels``), ``service`` (the full name: y and
+    tooltip), ``name`` (the same, wrapped into lines for the axis), ``region`` (x), ``status``
     (colour and stroke), ``path`` and ``tag`` (tooltip: why, and the weakest link's tag) and
     ``firm`` ("stated" filled, "inferred" hollow: the weakest link is inferred or UNVERIFIED).
     """
@@ -82,17 +100,23 @@ def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
     order += sorted(set(data["service"]) - set(order))
     statuses = [s for s in STATUSES if s in set(data["status"])]
     colours = alt.Scale(domain=statuses, range=[DEPENDENCY_STATUS_COLOURS[s] for s in statuses])
+    # The axis shows each full name, wrapped (labelExpr splits the wrapped copy into lines).
+    lines = dict(zip(data["service"], data["name"]))
+    wrapped = "{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in lines.items()) + "}"
+    row_px = 18 + 13 * max(v.count("\n") for v in lines.values())     # every row as tall as the tallest name
     cells = alt.Chart().mark_square(size=150, filled=True, strokeWidth=2).encode(
         x=alt.X("region:N", sort=list(REGIONS), scale=alt.Scale(domain=list(REGIONS)), title=None,
                 axis=alt.Axis(orient="top", labelAngle=0)),
-        y=alt.Y("service:N", sort=order, title=None, axis=alt.Axis(labelLimit=230, labelFontSize=11)),
+        y=alt.Y("service:N", sort=order, title=None,
+                axis=alt.Axis(labelLimit=260, labelFontSize=11, labelLineHeight=13, labelBaseline="middle",
+                              labelExpr=f"split({wrapped}[datum.value] || datum.value, '\\n')")),
         color=alt.Color("status:N", scale=colours, legend=alt.Legend(title=None, orient="bottom", columns=3)),
         stroke=alt.Stroke("status:N", scale=colours, legend=None),
         fillOpacity=alt.FillOpacity("firm:N", scale=alt.Scale(domain=["stated", "inferred"], range=[1.0, 0.0]),
                                     legend=alt.Legend(title="link", orient="bottom")),
         tooltip=["service:N", "region:N", "status:N", alt.Tooltip("path:N", title="why"),
                  alt.Tooltip("tag:N", title="weakest tag")],
-    ).properties(width=cell_px * len(REGIONS), height=18 * len(order))
+    ).properties(width=cell_px * len(REGIONS), height=row_px * len(order))
     counts = "; ".join(f"{lab}: " + ", ".join(f"{s} {int(((data['scenario'] == lab) & (data['status'] == s)).sum())}"
                                                for s in statuses) for lab in data["scenario"].unique())
     chart = alt.layer(cells, data=data).facet(

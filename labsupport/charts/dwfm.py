@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 
 from .._validate import check_int
-from ..clock import INCIDENT_START_PDT, wall_clock
+from ..clock import INCIDENT_START_PDT, clock_pdt, wall_clock
 from ..errors import ConfigError
 from ..timeline import format_duration
 from ._render import PALETTE, _base_config
-from ._inputs import _frame, _seconds, _width
+from ._inputs import _frame, _number, _seconds, _width
 from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
 
 __all__ = ["dwfm_explorer_chart", "dwfm_phase_chart", "dwfm_timeseries_chart"]
@@ -27,23 +27,28 @@ _DWFM_WORK = {"goodput": ("Finished in time (goodput)", PALETTE[2]),
               "wasted": ("Wasted: finished after its deadline", PALETTE[1])}
 
 
-def _timeseries_data(timeseries: pd.DataFrame) -> pd.DataFrame:
+def _timeseries_data(timeseries: pd.DataFrame, fleet_droplets_count: int | None = None) -> pd.DataFrame:
     """What :func:`dwfm_timeseries_chart` draws, one row per sample (or bin).
 
     Columns: ``clock`` (PDT timestamp), ``leased`` and ``queue`` (counts, the bin's mean when
-    binned), ``goodput`` and ``wasted`` (items finished per minute since the previous row);
-    ``attrs["bin_s"]`` is the bin width in seconds, ``None`` when not binned.
+    binned), ``leased_pct`` (``leased`` as a percentage of ``fleet_droplets_count``, one decimal;
+    NaN when no fleet size is given), ``goodput`` and ``wasted`` (items finished per minute since
+    the previous row); ``attrs["bin_s"]`` is the bin width in seconds, ``None`` when not binned.
     """
     cols = ("time_s", "leased_count", "queue_count", "goodput_count", "wasted_count")
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
+    fleet = None if fleet_droplets_count is None else check_int("fleet_droplets_count", fleet_droplets_count,
+                                                                lo=1, hi=1_000_000)
     ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"),
                                sums=("goodput_count", "wasted_count"))
     step_min = ts["time_s"].diff().fillna(ts["time_s"]).clip(lower=1) / 60
     if bin_s is not None:   # each bin's counts over the whole bin (the first bin holds only t = 0)
         step_min = pd.Series(np.where(ts["time_s"] > 0, bin_s / 60, 1 / 60), index=ts.index)
+    leased = ts["leased_count"].to_numpy()
     data = pd.DataFrame({
         "clock": wall_clock(ts["time_s"], INCIDENT_START_PDT),
-        "leased": ts["leased_count"].to_numpy(),
+        "leased": leased,
+        "leased_pct": np.round(leased / fleet * 100, 1) if fleet else np.full(len(ts), np.nan),
         "queue": ts["queue_count"].to_numpy(),
         "goodput": (ts["goodput_count"] / step_min).round(2).to_numpy(),
         "wasted": (ts["wasted_count"] / step_min).round(2).to_numpy(),
@@ -52,11 +57,18 @@ def _timeseries_data(timeseries: pd.DataFrame) -> pd.DataFrame:
     return data
 
 
+def _clock_label(at_s: float) -> str:
+    """``4:14 AM``: a time in seconds since 11:48 PM PDT as the prose writes it."""
+    return clock_pdt(float(at_s))
+
+
 def dwfm_timeseries_chart(
     timeseries: pd.DataFrame,
     *,
     outage_s: tuple[float, float] | None = None,
     operator_at_s: float | None = None,
+    fleet_droplets_count: int | None = None,
+    capacity_per_min: float | None = None,
     width: int = 480,
 ) -> alt.VConcatChart:
     """Leases, finished work (goodput vs wasted) and queue depth over one DWFM run.
@@ -64,21 +76,33 @@ def dwfm_timeseries_chart(
     Args:
         timeseries: :attr:`labsupport.dwfm.DwfmResult.timeseries` (columns ``time_s``,
             ``leased_count``, ``queue_count``, ``goodput_count``, ``wasted_count``).
-        outage_s: ``(start, end)`` of DynamoDB's outage in seconds, shaded; ``None`` for none.
-        operator_at_s: time of the operators' first action, drawn as a rule; ``None`` for none.
+        outage_s: ``(start, end)`` of DynamoDB's outage in seconds, shaded and labelled
+            "DynamoDB unreachable"; ``None`` for none.
+        operator_at_s: time of the operators' first action, drawn as a dashed rule and labelled
+            with its clock time; ``None`` for none.
+        fleet_droplets_count: the run's fleet size (``DwfmConfig.fleet_droplets_count``); given,
+            the top panel shows the percentage of droplets with a lease, as
+            :func:`dwfm_explorer_chart` does; ``None`` shows the count.
+        capacity_per_min: the hosts' capacity in items finished per minute
+            (``DwfmConfig.capacity_per_min``), drawn as a dotted, labelled level on the middle
+            panel; ``None`` for none.
         width: chart width in pixels (100 to 4000).
 
     Returns:
-        Three stacked panels sharing a PDT clock axis.
+        Three stacked panels sharing a PDT clock axis; every band, rule and level is labelled
+        where it stands.
 
     Raises:
         ConfigError: ``timeseries`` not a DataFrame, missing a column or empty; ``outage_s`` not
             ``None`` or a pair of finite times (seconds, 0 to a year) with start <= end;
-            ``operator_at_s`` not ``None`` or such a time; a bad width.
+            ``operator_at_s`` not ``None`` or such a time; ``fleet_droplets_count`` not ``None``
+            or an integer from 1 to 1,000,000; ``capacity_per_min`` not ``None`` or a finite
+            number > 0; a bad width.
     """
     _width(width)
-    data = _timeseries_data(timeseries)
+    data = _timeseries_data(timeseries, fleet_droplets_count)
     bin_s = data.attrs["bin_s"]
+    capacity = _number("capacity_per_min", capacity_per_min, lo=0.0, hi=1e9, lo_open=True, optional=True)
     if outage_s is not None:
         if not isinstance(outage_s, (tuple, list)) or len(outage_s) != 2:
             raise ConfigError(f"outage_s must be None or a (start, end) pair of seconds, got {outage_s!r}")
@@ -87,73 +111,119 @@ def dwfm_timeseries_chart(
             raise ConfigError(f"outage_s must have start <= end, got {outage_s!r}")
     operator_at_s = _seconds("operator_at_s", operator_at_s, optional=True)
     marks = []
+    band_text, rule_text = [], []
     if outage_s is not None:
         band = pd.DataFrame({"start": wall_clock([float(outage_s[0])], INCIDENT_START_PDT),
                              "end": wall_clock([float(outage_s[1])], INCIDENT_START_PDT),
-                             "what": ["DynamoDB unreachable"]})
+                             "mid": wall_clock([(float(outage_s[0]) + float(outage_s[1])) / 2], INCIDENT_START_PDT),
+                             "what": ["DynamoDB unreachable"], "text": ["DynamoDB\nunreachable"]})
         marks.append(alt.Chart(band).mark_rect(color="#999", opacity=0.18).encode(
             x="start:T", x2="end:T", tooltip=["what:N"]))
+        # Named inside the band on the middle panel, where no work finishes while DynamoDB is out.
+        band_text.append(alt.Chart(band).mark_text(
+            lineBreak="\n", fontSize=11, color="#444", baseline="middle").encode(
+            x=alt.X("mid:T"), y=alt.value(60), text="text:N"))
     if operator_at_s is not None:
         rule = pd.DataFrame({"at": wall_clock([float(operator_at_s)], INCIDENT_START_PDT),
-                             "what": ["Operators throttle and restart"]})
+                             "what": ["Operators throttle and restart"],
+                             "text": [f"operators throttle and restart, {_clock_label(operator_at_s)}"]})
         marks.append(alt.Chart(rule).mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2).encode(
             x="at:T", tooltip=["what:N"]))
+        # Named on the bottom panel, right of the rule, above the (then short) queue.
+        rule_text.append(alt.Chart(rule).mark_text(align="left", baseline="top", dx=5, dy=4, fontSize=11,
+                                                   color=PALETTE[3], fontWeight="bold").encode(
+            x="at:T", y=alt.value(0), text="text:N"))
 
-    def panel(body: alt.Chart, height: int) -> alt.LayerChart:
-        return alt.layer(*marks, body).properties(width=width, height=height)
+    def panel(body: alt.Chart, height: int, *extra: alt.Chart) -> alt.LayerChart:
+        return alt.layer(*marks, body, *extra).properties(width=width, height=height)
 
     base = alt.Chart(data)
-    leased = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(
-        x=_DWFM_X_UPPER, y=alt.Y("leased:Q", title="Droplets with a lease"),
-        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "leased:Q"])
+    if fleet_droplets_count is None:
+        leased = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(
+            x=_DWFM_X_UPPER, y=alt.Y("leased:Q", title="Droplets with a lease"),
+            tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "leased:Q"])
+    else:
+        leased = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(
+            x=_DWFM_X_UPPER, y=alt.Y("leased_pct:Q", title="Droplets with a lease (%)",
+                                     scale=alt.Scale(domain=[0, 100])),
+            tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"),
+                     alt.Tooltip("leased_pct:Q", title="% leased"), alt.Tooltip("leased:Q", title="droplets")])
     names = [v[0] for v in _DWFM_WORK.values()]
+    # Room above the capacity level for its label (the stack never passes the capacity unbinned).
+    top = None if capacity is None else max(capacity * 1.2, float((data["goodput"] + data["wasted"]).max()))
     work = base.transform_fold(list(_DWFM_WORK), as_=["key", "per_min"]).transform_calculate(
         kind=f"datum.key == 'goodput' ? '{names[0]}' : '{names[1]}'"
     ).mark_area(opacity=0.85).encode(
-        x=_DWFM_X_UPPER, y=alt.Y("per_min:Q", stack=True, title="Items finished per minute"),
+        x=_DWFM_X_UPPER, y=alt.Y("per_min:Q", stack=True, title="Items finished per minute",
+                                 scale=alt.Scale() if capacity is None else alt.Scale(domain=[0, top])),
         color=alt.Color("kind:N", scale=alt.Scale(domain=names, range=[v[1] for v in _DWFM_WORK.values()]),
                         legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
         order=alt.Order("key:N", sort="ascending"),
         tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "kind:N",
                  alt.Tooltip("per_min:Q", format=".1f", title="per minute")])
+    level = []
+    if capacity is not None:
+        cap = pd.DataFrame({"y": [capacity], "text": [f"hosts at capacity: {capacity:,.0f} items a minute"]})
+        level = [alt.Chart(cap).mark_rule(color="#222", strokeDash=[2, 2]).encode(
+                     y="y:Q", tooltip=[alt.Tooltip("y:Q", title="hosts' capacity (items per minute)")]),
+                 alt.Chart(cap).mark_text(align="right", baseline="bottom", dy=-3, fontSize=11, color="#222").encode(
+                     x=alt.value(width), y="y:Q", text="text:N")]
     queue = base.mark_line(color=PALETTE[6], strokeWidth=2).encode(
         x=_DWFM_X, y=alt.Y("queue:Q", title="Items waiting in queues"),
         tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "queue:Q"])
-    chart = alt.vconcat(panel(leased, 130), panel(work, 150), panel(queue, 110)).properties(
+    chart = alt.vconcat(panel(leased, 130), panel(work, 150, *level, *band_text),
+                        panel(queue, 110, *rule_text)).properties(
         title="DWFM through the DynamoDB outage: leases, goodput and queues",
         description=(
-            "Three panels over PDT clock time. Top: droplets holding a lease. Middle: work items "
+            "Three panels over PDT clock time. Top: droplets holding a lease"
+            + (" (% of the fleet)" if fleet_droplets_count is not None else "") + ". Middle: work items "
             "finished per minute, stacked, split into those finished in time (goodput) and those "
-            "wasted because they finished after their deadline. Bottom: items waiting in the DWFM "
-            "queues. A grey band marks DynamoDB's outage; a dashed rule marks the operators' action."
+            "wasted because they finished after their deadline"
+            + (f"; a dotted line marks the hosts' capacity, {capacity:,.0f} items a minute, where the "
+               "stack sits flat while every slot is busy" if capacity is not None else "")
+            + ". Bottom: items waiting in the DWFM queues."
+            + (" A grey band, labelled, marks DynamoDB's outage." if outage_s is not None else "")
+            + (f" A dashed rule, labelled, marks the operators' action at {_clock_label(operator_at_s)}."
+               if operator_at_s is not None else "")
             + _binned_note(bin_s, "leases and queue are each bin's mean, finished items its rate per minute")
         ),
     )
     return _base_config(chart)
 
 
+#: The heat map's panel headings, in words: (without, with) admission control by queue length.
+_PHASE_PANELS = ("Without admission control (the incident's design)",
+                 "With admission control: work refused while a queue is full")
+
+
+#: What a cell that never recovered shows, and its legend entry.
+_STUCK = "stuck: collapsed to the end of the simulated day"
+
+
 def _phase_data(sweep: pd.DataFrame) -> pd.DataFrame:
     """What :func:`dwfm_phase_chart` draws, one row per sweep cell.
 
-    Columns: ``guard`` (label of ``throttle_by_queue_length``), ``fleet`` (droplets), ``outage``
-    (its length in words) and ``outage_s`` (seconds), ``recovered`` (bool), ``hours`` (from
-    DynamoDB's return to the last lease, hours; 0 when stuck) and ``label`` (that time in words, or
-    "stuck").
+    Columns: ``guard`` (the panel: :data:`_PHASE_PANELS`, from ``throttle_by_queue_length``),
+    ``fleet`` (droplets), ``outage`` (its length in words) and ``outage_s`` (seconds),
+    ``recovered`` (bool), ``minutes`` (from DynamoDB's return to the last lease, minutes; NaN when
+    stuck, so the colour scale never counts a stuck cell as fast), ``label`` (that time in words,
+    "1 h 24 min", or "stuck") and ``state`` (:data:`_STUCK` for a stuck cell, else "").
     """
     _frame("sweep", sweep, ("throttle_by_queue_length", "fleet_droplets_count", "outage_s", "recovered",
                             "recovery_after_outage_s"),
            numeric=("fleet_droplets_count", "outage_s", "recovery_after_outage_s"),
            empty="a sweep holds at least one (fleet size, outage length) cell")
     rec = sweep["recovery_after_outage_s"]
+    ok = sweep["recovered"].astype(bool)
     data = pd.DataFrame({
-        "guard": sweep["throttle_by_queue_length"].map(
-            {False: "no admission control", True: "throttle_by_queue_length"}),
+        "guard": sweep["throttle_by_queue_length"].astype(bool).map(dict(zip((False, True), _PHASE_PANELS))),
         "fleet": sweep["fleet_droplets_count"].astype("int64"),
         "outage": sweep["outage_s"].map(format_duration),
         "outage_s": sweep["outage_s"],
-        "recovered": sweep["recovered"].astype(bool),
-        "hours": (rec / 3600).round(2).fillna(0.0),
-        "label": [format_duration(v) if ok else "stuck" for v, ok in zip(rec, sweep["recovered"])],
+        "recovered": ok,
+        "minutes": (rec / 60).round(1).where(ok),
+        "label": [format_duration(v) if good else "stuck" for v, good in zip(rec, ok)],
+        "state": np.where(ok, "", _STUCK),
     })
     return data
 
@@ -168,8 +238,10 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
         cell_px: width of one cell in pixels (20 to 200); cells are half as high.
 
     Returns:
-        A heat map per throttle setting, one above the other: one cell per (fleet size, outage length), labelled with the
-        time from DynamoDB's return to the last lease, or "stuck" when there is none in the horizon.
+        A heat map per throttle setting, one above the other: one cell per (fleet size, outage
+        length), labelled with the time from DynamoDB's return to the last lease ("1 h 24 min"),
+        or "stuck" when there is none in the horizon. The colour is that time in minutes (its
+        legend in minutes too); stuck cells are dark orange, with a legend entry of their own.
 
     Raises:
         ConfigError: ``sweep`` not a DataFrame, missing a column or empty; a bad cell size.
@@ -179,29 +251,37 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
     outages = data.sort_values("outage_s")["outage"].unique().tolist()[::-1]
     x = alt.X("fleet:O", title="Fleet size (droplets)", axis=alt.Axis(labelAngle=0))
     y = alt.Y("outage:O", title="DynamoDB outage", sort=outages)
-    tip = ["guard:N", "fleet:O", "outage:O", alt.Tooltip("label:N", title="recovery after outage")]
-    cells = alt.Chart().mark_rect(stroke="white").encode(
+    tip = [alt.Tooltip("guard:N", title="panel"), "fleet:O", "outage:O",
+           alt.Tooltip("label:N", title="recovery after outage")]
+    recovered = alt.Chart().transform_filter("datum.recovered").mark_rect(stroke="white").encode(
         x=x, y=y, tooltip=tip,
-        color=alt.condition("datum.recovered",
-                            alt.Color("hours:Q", title="Hours to recover",
-                                      scale=alt.Scale(range=["#eaf2fb", "#7fb0de"]),
-                                      legend=alt.Legend(orient="bottom", direction="horizontal")),
-                            alt.value(PALETTE[1])))
+        color=alt.Color("minutes:Q", title=["Minutes from DynamoDB's return", "to the last lease"],
+                        scale=alt.Scale(range=["#eaf2fb", "#7fb0de"], domainMin=0),
+                        legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=200,
+                                          titleLimit=400)))
+    # Stuck cells: one fixed colour, named in a legend of their own (an opacity legend whose one
+    # symbol is that colour), so the minutes' gradient stays one scale across both panels.
+    stuck = alt.Chart().transform_filter("!datum.recovered").mark_rect(stroke="white", color=PALETTE[1]).encode(
+        x=x, y=y, tooltip=tip,
+        opacity=alt.Opacity("state:N", title=None, scale=alt.Scale(domain=[_STUCK], range=[1.0]),
+                            legend=alt.Legend(orient="bottom", labelLimit=400, symbolType="square",
+                                              symbolFillColor=PALETTE[1], symbolStrokeColor=PALETTE[1],
+                                              symbolSize=150)))
     text = alt.Chart().mark_text(fontSize=10).encode(
         x=x, y=y, text="label:N",
         color=alt.condition("datum.recovered", alt.value("#111"), alt.value("white")))
-    chart = alt.layer(cells, text, data=data).properties(
+    chart = alt.layer(recovered, stuck, text, data=data).properties(
         width=cell_px * data["fleet"].nunique(), height=cell_px // 2 * len(outages)
-    ).facet(row=alt.Row("guard:N", title=None, sort=["no admission control", "throttle_by_queue_length"],
-                        header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12,
+    ).facet(row=alt.Row("guard:N", title=None, sort=list(_PHASE_PANELS),
+                        header=alt.Header(labelAngle=0, labelAlign="left", labelAnchor="start", labelFontSize=12, labelLimit=500,
                                           labelOrient="top", labelFontWeight="bold"))).properties(
         title="Where DWFM recovers by itself, without operators",
         description=(
-            "Two heat maps, one above the other: without and with admission control by queue "
-            "length. Columns are fleet "
-            "sizes, rows DynamoDB outage lengths. Each cell shows the time from DynamoDB's return to "
-            "the last lease re-established, or 'stuck' (dark orange) when the collapse sustained "
-            "itself to the end of the simulated horizon."
+            "Two heat maps, one above the other: without and with admission control (work refused "
+            "while a queue is full). Columns are fleet sizes, rows DynamoDB outage lengths. Each cell "
+            "shows the time from DynamoDB's return to the last lease re-established, coloured by that "
+            "time in minutes (light to darker blue), or 'stuck' (dark orange) when the collapse "
+            "sustained itself to the end of the simulated horizon."
         ),
     )
     return _base_config(chart)

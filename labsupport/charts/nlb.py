@@ -13,6 +13,32 @@ from ._common import _SAMPLED_FROM_0, _binned_note, _recovery_rules, _to_resolut
 __all__ = ["nlb_capacity_comparison_chart", "nlb_timeseries_chart"]
 
 
+#: Demand and other fixed levels: grey and dotted, as in :func:`nlb_capacity_comparison_chart`.
+_DEMAND_GREY = "#555"
+
+
+#: The top panel's lines: two hues far apart (and two dashes) for the two capacities, demand grey.
+_CAPACITY_COLOURS = {"Capacity in service": PALETTE[0], "Working capacity in service": PALETTE[1],
+                     "Demand": _DEMAND_GREY}
+
+
+def _action_labels(actions: dict[str, float | None], origin: pd.Timestamp, clock: pd.Series) -> pd.DataFrame:
+    """One text per operator action: ``at`` (PDT ISO string), ``what`` (its name), ``side``
+    ("left" to write it right of its rule, "right" when the rule stands in the last third of the
+    run) and ``ypx`` (its height in the panel, pixels from the top). Bad ``actions`` are refused by
+    :func:`_recovery_rules` before this runs."""
+    rows = [(what, float(at)) for what, at in actions.items() if at is not None]
+    if not rows:
+        return pd.DataFrame({"at": [], "what": [], "side": []})
+    at = wall_clock([a for _, a in rows], origin)
+    first, last = pd.Timestamp(clock.iloc[0]), pd.Timestamp(clock.iloc[-1])
+    cut = first + (last - first) * 2 / 3
+    side = ["right" if pd.Timestamp(t) > cut else "left" for t in at]
+    # Stacked 16 px apart, from the panel's lower half up, so two labels never overlap.
+    return pd.DataFrame({"at": at, "what": [w for w, _ in rows], "side": side,
+                         "ypx": [120 - 16 * i for i in range(len(rows))]})
+
+
 def _timeseries_data(timeseries: pd.DataFrame, origin: pd.Timestamp | None = None) -> pd.DataFrame:
     """What :func:`nlb_timeseries_chart` draws, one row per sample (or bin).
 
@@ -84,12 +110,14 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
     x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
     when = alt.Tooltip("clock:T", format="%H:%M", title="time")
     base = alt.Chart(data)
+    # One colour and one dash per line, and one legend for both, so every line style is named.
+    styles = alt.Scale(domain=names, range=[_CAPACITY_COLOURS[n] for n in names])
+    dashes = alt.Scale(domain=names, range=[[1, 0], [6, 3], [2, 2]])
+    legend = alt.Legend(title=None, orient="top", labelLimit=400, symbolStrokeWidth=2.5, symbolSize=400)
     capacity = base.transform_fold(names, as_=["what", "fraction"]).mark_line(strokeWidth=2).encode(
         x=x_top, y=alt.Y("fraction:Q", title="Fraction of capacity", axis=alt.Axis(format="%")),
-        color=alt.Color("what:N", scale=alt.Scale(domain=names, range=[PALETTE[0], PALETTE[2], PALETTE[1]]),
-                        legend=alt.Legend(title=None, orient="top", labelLimit=400)),
-        strokeDash=alt.StrokeDash("what:N", scale=alt.Scale(domain=names, range=[[1, 0], [4, 2], [2, 2]]),
-                                  legend=None),
+        color=alt.Color("what:N", scale=styles, legend=legend),
+        strokeDash=alt.StrokeDash("what:N", scale=dashes, legend=legend),
         tooltip=[when, "what:N", alt.Tooltip("fraction:Q", format=".0%")])
     errors = base.mark_area(color=PALETTE[5], opacity=0.8).encode(
         x=x_top, y=alt.Y("errors:Q", title="Connections failing", axis=alt.Axis(format="%")),
@@ -101,20 +129,32 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
         x=x, y=alt.Y("latency:Q", title="Check latency (s)"),
         tooltip=[when, alt.Tooltip("latency:Q", format=",.0f", title="seconds")])]
     if threshold_s is not None:
-        latency.append(alt.Chart(pd.DataFrame({"y": [float(threshold_s)]})).mark_rule(
-            color="#555", strokeDash=[2, 2]).encode(y="y:Q", tooltip=[alt.Tooltip("y:Q", title="failover threshold (s)")]))
-    panels = [alt.layer(*rules, capacity).properties(width=width, height=150),
+        level = pd.DataFrame({"y": [float(threshold_s)],
+                              "label": [f"failover threshold, {float(threshold_s):.0f} s"]})
+        latency.append(alt.Chart(level).mark_rule(color=_DEMAND_GREY, strokeDash=[2, 2]).encode(
+            y="y:Q", tooltip=[alt.Tooltip("y:Q", title="failover threshold (s)")]))
+        latency.append(alt.Chart(level).mark_text(align="right", baseline="bottom", dy=-3, fontSize=11,
+                                                  color="#333").encode(
+            x=alt.value(width), y="y:Q", text="label:N"))
+    # Each dashed rule named where it stands, in the top panel (the legend names the lines).
+    named = _action_labels({} if actions is None else actions, origin, data["clock"])
+    labels = [alt.Chart(named).transform_filter(f"datum.side == '{side}'").mark_text(
+        align=side, dx=5 if side == "left" else -5, fontSize=11, color=PALETTE[3], fontWeight="bold").encode(
+        x="at:T", y=alt.Y("ypx:Q", scale=None), text="what:N") for side in ("left", "right")
+        if (named["side"] == side).any()]
+    panels = [alt.layer(*rules, capacity, *labels).properties(width=width, height=150),
               alt.layer(*rules, errors).properties(width=width, height=90),
               alt.layer(*rules, flaps).properties(width=width, height=90),
               alt.layer(*rules, *latency).properties(width=width, height=100)]
     chart = alt.vconcat(*panels).properties(
         title="One NLB through the propagation backlog",
         description=(
-            "Four panels over PDT clock time. 1: capacity in service, working capacity in service "
-            "(targets that have their network state) and demand, as fractions of registered "
-            "capacity. 2: fraction of client connections failing. 3: fleet-wide target flaps per "
-            "minute. 4: health-check latency in the worst AZ, with the failover threshold dotted. "
-            "Dashed rules mark operator actions."
+            "Four panels over PDT clock time. 1: capacity in service (blue, solid), working capacity "
+            "in service (targets that have their network state; orange, dashed) and demand (grey, "
+            "dotted), as fractions of registered capacity. 2: fraction of client connections failing. "
+            "3: fleet-wide target flaps per minute. 4: health-check latency in the worst AZ, with the "
+            "failover threshold dotted and labelled. Purple dashed rules, labelled in the top panel, "
+            "mark operator actions."
             + _binned_note(bin_s, "each point is the bin's mean")
         ),
     )

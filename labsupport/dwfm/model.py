@@ -119,6 +119,12 @@ class DwfmConfig:
     max_events: int = 5_000_000
     seed: int = 20251019
 
+    @property
+    def capacity_per_min(self) -> float:
+        """Work items all DWFM hosts finish per minute with every slot busy (items/min):
+        ``dwfm_hosts_count * host_concurrency_count * 60 / lease_establish_s``."""
+        return self.dwfm_hosts_count * self.host_concurrency_count * 60.0 / self.lease_establish_s
+
     def __post_init__(self) -> None:
         store_plain_numbers(self)  # numpy and other numbers become plain int/float first
         check_int("fleet_droplets_count", self.fleet_droplets_count, lo=1, hi=1_000_000)
