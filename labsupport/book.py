@@ -25,6 +25,9 @@ It also keeps every page of the built book offline (see :func:`_offline_page`):
   load from another site (MathJax on a page with math, a CDN ``<script>`` in an output, ...). With
   ``-W`` that warning fails the build, before the browser test in ``tests/browser`` would.
 
+and fixes, page by page, what axe-core finds in HTML that the course does not write itself (see
+:func:`_accessible_page`; ``tests/browser/test_book_axe.py`` runs axe-core on every page).
+
 Enable it in ``_config.yml``::
 
     sphinx:
@@ -45,7 +48,7 @@ from sphinx.util import logging
 
 from .charts import BOOK_BUILD_ENV
 
-__all__ = ["BUNDLE_NAME", "CSS_NAME", "PDF_NAME", "offer_pdf", "setup"]
+__all__ = ["BRAND_TEMPLATE", "BUNDLE_NAME", "CSS_NAME", "PDF_NAME", "offer_pdf", "setup"]
 
 BUNDLE_NAME = "labsupport-vega.js"
 _STAMP = "iife-"  # bump when the way the bundle is written changes
@@ -213,6 +216,69 @@ def _offline_page(
         )
 
 
+# Templates for the theme's chrome (labsupport/book_templates/), and the one that wraps its logo.
+_TEMPLATES_DIR = Path(__file__).with_name("book_templates")
+BRAND_TEMPLATE = "labsupport-brand.html"
+# MyST-NB names its "Show code cell source" toggles "Toggle hidden content", a name that hides the
+# visible text (axe: label-content-name-mismatch); without it the name is the visible text.
+_TOGGLE_LABEL = '<summary aria-label="Toggle hidden content">'
+# docutils writes each citation as role="doc-biblioentry", a role DPUB-ARIA 1.1 deprecates, inside a
+# role="list" that may then hold only listitems (axe: aria-deprecated-role, aria-required-children).
+_BIBLIOENTRY = ' role="doc-biblioentry"'
+# pandas writes the empty corner cells of a DataFrame's header as <th></th>: an empty header cell
+# names nothing (axe: empty-table-header); an empty data cell says the same without the claim.
+_EMPTY_TH = "<th></th>"
+
+
+def _add_templates(app: Sphinx, config: Any) -> None:
+    config.templates_path.append(str(_TEMPLATES_DIR))
+
+
+def _accessible_page(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: object
+) -> None:
+    """Fix what axe-core finds in one page's HTML that docutils, pandas or the theme wrote.
+
+    * citations: role ``listitem`` instead of the deprecated ``doc-biblioentry``;
+    * empty header cells of DataFrame tables become empty data cells;
+    * MyST-NB's code toggles are named by their visible text ("Show code cell source");
+    * the sidebar's section toggles (``<summary>`` holding only a chevron) get a name, "Pages in
+      <section>", from the link beside them;
+    * the sidebar's book title and logo sit inside a ``<nav>`` landmark (:data:`BRAND_TEMPLATE`).
+
+    The theme's search and colour-mode buttons are named by their visible text through two
+    templates in ``labsupport/book_templates/`` that replace the theme's own.
+    """
+    body = context.get("body")
+    if isinstance(body, str):
+        context["body"] = (body.replace(_BIBLIOENTRY, ' role="listitem"').replace(_EMPTY_TH, "<td></td>")
+                           .replace(_TOGGLE_LABEL, "<summary>"))
+    toctree = context.get("generate_toctree_html")
+    if callable(toctree):
+        context["generate_toctree_html"] = _with_named_toggles(toctree)
+    sidebars = context.get("sidebars")
+    if isinstance(sidebars, list):
+        context["sidebars"] = [BRAND_TEMPLATE if name == "navbar-logo.html" else name for name in sidebars]
+
+
+def _with_named_toggles(generate: Any) -> Any:
+    """Wrap the theme's toctree function so that every unnamed ``<summary>`` it writes gets a name."""
+
+    def generate_named(*args: Any, **kwargs: Any) -> Any:
+        from bs4 import BeautifulSoup  # the theme's own dependency
+
+        html = generate(*args, **kwargs)
+        soup = html if isinstance(html, BeautifulSoup) else BeautifulSoup(str(html), "html.parser")
+        for summary in soup.select("details > summary"):
+            if summary.get_text(strip=True) or summary.get("aria-label"):
+                continue
+            link = summary.parent.find_previous_sibling("a")
+            summary["aria-label"] = f"Pages in {link.get_text(' ', strip=True)}" if link else "Pages in this section"
+        return soup if isinstance(html, BeautifulSoup) else str(soup)
+
+    return generate_named
+
+
 def setup(app: Sphinx) -> dict[str, object]:
     """Register the extension with Sphinx (called by Sphinx; not for direct use)."""
     # Kernels started by MyST-NB inherit this; see labsupport.charts.BOOK_BUILD_ENV.
@@ -229,4 +295,7 @@ def setup(app: Sphinx) -> dict[str, object]:
                 and offer_pdf(app.outdir))
     # After MyST-NB, sphinx.ext.mathjax and the book theme's launch buttons (priority 501).
     app.connect("html-page-context", _offline_page, priority=900)
+    # After the theme's toctree functions (pydata-sphinx-theme, priority 500).
+    app.connect("config-inited", _add_templates)
+    app.connect("html-page-context", _accessible_page, priority=910)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}

@@ -5,9 +5,11 @@ The page holds one Sphinx ``{glossary}`` directive. Inside it, an unindented lin
 consecutive term lines share one entry), and the indented lines after them are the entry's body:
 a definition, one translation line of the form
 
-    *ja* 競合（競合状態） · *fr* situation de concurrence · *pt* condição de corrida · *es* condición de carrera
+    *ja* [競合（競合状態）]{.language-ja} · *fr* [situation de concurrence]{.language-fr} · ...
 
-(English is the term itself), and optionally a ``*Where it matters:*`` line.
+(English is the term itself; each translation is a MyST span whose class ``language-xx`` docutils
+writes as ``lang="xx"``, so that screen readers and fonts treat it as that language, WCAG 3.1.2),
+and optionally a ``*Where it matters:*`` line. tests/browser/test_book_axe.py checks the built page.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ GLOSSARY = ROOT / "chapters" / "glossary.md"
 
 LANGS = ("ja", "fr", "pt", "es")
 TRANSLATION = re.compile(
-    r"^\*ja\* (?P<ja>.+?) · \*fr\* (?P<fr>.+?) · \*pt\* (?P<pt>.+?) · \*es\* (?P<es>.+?)$"
+    r"^" + " · ".join(rf"\*{lang}\* \[(?P<{lang}>[^\]]+)\]\{{\.language-{lang}\}}" for lang in LANGS) + "$"
 )
 # Hiragana, katakana (with the long-vowel mark) and CJK ideographs.
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
@@ -194,6 +196,14 @@ def test_every_entry_gives_all_five_languages(entries):
     assert not problems, "\n".join(problems)
 
 
+def test_every_translation_is_marked_with_its_language(entries):
+    """WCAG 3.1.2: each translation carries its language, so a screen reader speaks it as such."""
+    unmarked = [f"{e.terms[0]}: {p[:60]!r}" for e in entries for p in e.paragraphs
+                if p.startswith("*ja*") and not TRANSLATION.match(p)]
+    assert not unmarked, ("translation lines whose four translations are not each written "
+                          "[text]{.language-xx} (ja, fr, pt, es, in that order):\n" + "\n".join(unmarked))
+
+
 def test_translations_are_mostly_not_copies_of_the_english(entries):
     # Loanwords are fine (DNS Enactor, TLA+), but a glossary whose French, Portuguese and Spanish
     # merely repeat the English would not help anyone map the seed articles.
@@ -233,7 +243,7 @@ _GOOD = """\
 Beta
   A definition that is long enough to count as one real sentence of prose here.
 
-  *ja* ベータ · *fr* bêta · *pt* beta · *es* beta
+  *ja* [ベータ]{.language-ja} · *fr* [bêta]{.language-fr} · *pt* [beta]{.language-pt} · *es* [beta]{.language-es}
 ```
 """
 
@@ -247,10 +257,17 @@ def test_parser_reads_terms_aliases_and_bodies():
 
 
 def test_parser_finds_a_missing_language():
-    broken = _GOOD.replace(" · *pt* beta", "")
+    broken = _GOOD.replace(" · *pt* [beta]{.language-pt}", "")
     (entry,) = parse_glossary(broken)
     with pytest.raises(AssertionError):
         test_every_entry_gives_all_five_languages([entry])
+
+
+def test_a_translation_without_its_language_is_found():
+    for broken in (_GOOD.replace("[bêta]{.language-fr}", "bêta"),  # no span
+                   _GOOD.replace("{.language-fr}", "{.language-es}")):  # the wrong language
+        with pytest.raises(AssertionError):
+            test_every_translation_is_marked_with_its_language(parse_glossary(broken))
 
 
 def test_parser_rejects_layouts_sphinx_warns_about():

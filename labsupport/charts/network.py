@@ -92,8 +92,11 @@ def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 1
         color="#555", strokeDash=[2, 2]).encode(y="y:Q")
     gap_text = (f" Gaps in that line are the {gaps} of {len(data)} intervals in which no instance received its "
                 "configuration, so no delay was measured; they are left out, not drawn as zero." if gaps else "")
+    # The dots layer only when there are lone intervals: an empty layer still writes an SVG group
+    # with role graphics-symbol and no name, which screen readers announce as an unnamed image.
+    delay_layers = [delay_line, dots, normal] if len(lone) else [delay_line, normal]
     chart = alt.vconcat(counts.properties(width=width, height=140),
-                        alt.layer(delay_line, dots, normal).properties(width=width, height=120)).properties(
+                        alt.layer(*delay_layers).properties(width=width, height=120)).properties(
         title="Network Manager works through its backlog",
         description=(
             f"Two panels over PDT clock time from {origin:%-I:%M %p}. Top: items waiting at Network Manager and "

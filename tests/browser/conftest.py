@@ -20,9 +20,13 @@ at the end of the run.
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import shutil
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -107,6 +111,39 @@ def chromium_executable(pytestconfig: pytest.Config) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# The built book, served on 127.0.0.1 (shared by test_book_in_browser.py and test_book_axe.py)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        pass
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # The browser closes connections it no longer needs (a page closed mid-download): not an error.
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+@pytest.fixture(scope="session")
+def base_url(book_html: Path):
+    """The book served on 127.0.0.1 at a free port, by a thread of this process."""
+    server = _Server(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(book_html)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# ---------------------------------------------------------------------------------------------
 # The live test: a real Jupyter server (test_labs_live.py)
 
 
@@ -139,6 +176,12 @@ def live_screenshots() -> Path:
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:  # noqa: ANN001
     import sys
 
+    axe = sys.modules.get("test_book_axe")  # imported only if the axe test was collected
+    rows = config.stash.get(axe.AXE_SUMMARY, None) if axe else None
+    if rows:
+        terminalreporter.section("axe-core on every page of the built book (also in _build/axe-report.txt)")
+        for line in axe.report_lines(rows):
+            terminalreporter.write_line(line)
     live = sys.modules.get("live")  # tests/browser/live.py, imported only if the live test ran
     summary = config.stash.get(live.LIVE_SUMMARY, None) if live else None
     if not summary:

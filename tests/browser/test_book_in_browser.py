@@ -24,12 +24,9 @@ Off by default: ``pytest tests/browser --run-browser`` (see conftest.py).
 
 from __future__ import annotations
 
-import functools
 import html.parser
-import http.server
 import json
 import re
-import threading
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,35 +105,6 @@ _CHART_COLOURS = """() => [...document.querySelectorAll('.labsupport-vega')].map
 
 # ---------------------------------------------------------------------------------------------
 # Serving the book, and the browser
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-        pass
-
-
-class _Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # The browser closes connections it no longer needs (a page closed mid-download): not an error.
-        import sys
-
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-@pytest.fixture(scope="session")
-def base_url(book_html: Path):
-    """The book served on 127.0.0.1 at a free port, by a thread of this process."""
-    server = _Server(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(book_html)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture(scope="session")
