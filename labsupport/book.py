@@ -5,8 +5,9 @@ Vega, Vega-Lite and Vega-Embed, writes it next to the build output, and adds it 
 script in the page head. The charts' HTML (see :func:`labsupport.charts.render_bundle`) calls the global
 ``vegaEmbed`` that the bundle defines. Nothing is committed and nothing is fetched. One stylesheet
 (:data:`CSS_NAME`, from the files in ``labsupport/book_css/``) lays out the charts' in-page controls,
-narrow screens, accessibility fixes and print; a small script (:data:`PRINT_JS_NAME`) opens the
-dropdowns before a reader prints a page.
+narrow screens, accessibility fixes and print. Two small scripts: one opens the dropdowns before a
+reader prints a page (:data:`PRINT_JS_NAME`); the other makes every box of a page that scrolls (a wide
+table, code block or chart on a phone) a labelled, keyboard-focusable region.
 
 The download menu's ".pdf" item (the theme's ``window.print()``) is labelled "Print this page";
 once ``python -m labsupport.pdf`` has written the PDF of the whole book into the built HTML folder,
@@ -132,6 +133,80 @@ def offer_pdf(html_dir: Path | str) -> int:
         page.write_text(_MENU_AFTER.sub(lambda m: m.group(1) + "\n" + item, text, count=1), encoding="utf-8")
         changed += 1
     return changed
+
+
+# Every box in a page's content that scrolls (a wide table, code block, chart or output on a
+# phone) becomes a labelled, keyboard-focusable region while it scrolls, and stops being one when
+# it no longer does, so that a keyboard can scroll it and a screen reader says what it holds
+# (WCAG 2.1.1; axe's scrollable-region-focusable). The theme makes some such boxes focusable but
+# names none. A box that already has a role and a name (a chart's figure) keeps them.
+_SCROLL_REGIONS_JS = r"""
+(function () {
+  var kinds = [["table", "Table"], [".labsupport-vega", "Chart"], [".highlight-text", "Diagram"],
+               [".cell_input", "Code"], [".cell_output", "Output"], ["pre", "Code"]];
+  function kind(el) {
+    for (var i = 0; i < kinds.length; i++) {
+      var k = kinds[i][0];
+      if ((k === "table" && el.querySelector("table")) || (k !== "table" && (el.matches(k) || el.closest(k)))) {
+        return kinds[i][1];
+      }
+    }
+    return "Scrolling box";
+  }
+  function caption(el) {
+    var c = el.querySelector("caption, figcaption");
+    var chart = el.matches(".labsupport-vega") ? el : el.querySelector(".labsupport-vega");
+    var text = c ? c.textContent : (chart ? chart.getAttribute("aria-label") || "" : "");
+    text = text.replace(/\s+/g, " ").trim();
+    return text.length > 80 ? text.slice(0, 79) + "\u2026" : text;
+  }
+  // Which sides of a sideways-scrolling box hide more of its content (the stylesheet fades them).
+  function more(el) {
+    var left = el.scrollLeft > 1, right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
+    var side = left && right ? "both" : left ? "left" : right ? "right" : "";
+    if (side) { el.setAttribute("data-ls-more", side); } else { el.removeAttribute("data-ls-more"); }
+  }
+  function update() {
+    var root = document.getElementById("main-content") || document.body, counts = {};
+    root.querySelectorAll("*").forEach(function (el) {
+      var cs = getComputedStyle(el), mine = el.hasAttribute("data-ls-region");
+      var wide = el.scrollWidth > el.clientWidth + 1 && /auto|scroll/.test(cs.overflowX);
+      var tall = el.scrollHeight > el.clientHeight + 1 && /auto|scroll/.test(cs.overflowY);
+      if ((wide || tall) && el.clientWidth > 0) {
+        if (!mine && el.hasAttribute("role") && el.hasAttribute("aria-label")) { el.tabIndex = 0; return; }
+        var what = kind(el), n = counts[what] = (counts[what] || 0) + 1, text = caption(el);
+        el.setAttribute("data-ls-region", "");
+        el.setAttribute("role", "region");
+        el.setAttribute("aria-label", what + " " + n + (text ? ": " + text : "")
+          + (wide ? " (scrolls sideways)" : " (scrolls)"));
+        el.tabIndex = 0;
+        more(el);
+        if (!el.hasAttribute("data-ls-watched")) {
+          el.setAttribute("data-ls-watched", "");
+          el.addEventListener("scroll", function () { more(el); }, {passive: true});
+        }
+      } else if (mine) {
+        el.removeAttribute("data-ls-more");
+        el.removeAttribute("data-ls-region");
+        el.removeAttribute("role");
+        el.removeAttribute("aria-label");
+        el.removeAttribute("tabindex");
+      }
+    });
+  }
+  var timer = null;
+  function soon() { clearTimeout(timer); timer = setTimeout(update, 150); }
+  function start() {
+    update();
+    window.addEventListener("resize", soon);
+    var main = document.getElementById("main-content");
+    if (main && window.MutationObserver) {
+      new MutationObserver(soon).observe(main, {subtree: true, childList: true});
+    }
+  }
+  if (document.readyState === "complete") { start(); } else { window.addEventListener("load", start); }
+})();
+"""
 
 
 def _css() -> str:
@@ -293,6 +368,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     # A rebuilt page loses the PDF entry that python -m labsupport.pdf added; put it back.
     app.connect("build-finished", lambda app, exc: exc is None and app.builder.format == "html"
                 and offer_pdf(app.outdir))
+    app.add_js_file(None, body=_SCROLL_REGIONS_JS)
     # After MyST-NB, sphinx.ext.mathjax and the book theme's launch buttons (priority 501).
     app.connect("html-page-context", _offline_page, priority=900)
     # After the theme's toctree functions (pydata-sphinx-theme, priority 500).

@@ -148,3 +148,52 @@ def test_menu_offers_the_pdf_only_once_it_exists(tmp_path):
     assert f'href="../{book.PDF_NAME}"' in text and text.index("Print this page") < text.index("whole book")
     assert book.offer_pdf(tmp_path) == 0, "a second run adds a second entry"
     assert search.read_text() == "<p>no menu</p>"
+
+
+def test_book_html_lists_the_charts_own_data_under_it(monkeypatch):
+    """Every value a chart shows on hover is also in a table under it: its own data, its own titles."""
+    import re
+
+    import altair as alt
+    import pandas as pd
+
+    from labsupport import charts
+
+    monkeypatch.setenv(charts.BOOK_BUILD_ENV, "1")
+    rows = pd.DataFrame({"t": [0.5, 1.25], "when": ["2025-10-20T02:00:00", "a <b>"], "unused": [1, 2]})
+    line = alt.Chart(rows).mark_line().encode(x="t:Q", y="when:N", tooltip=[alt.Tooltip("t:Q", title="minute")])
+    body = charts.render_bundle(line.properties(title="T").to_dict())["text/html"]
+    details = body[body.index("<details"):]
+    assert "<summary>The data behind this chart</summary>" in details
+    assert "<caption>Drawn as lines; 2 rows</caption>" in details
+    headers = re.findall(r"<th>(.*?)</th>", details)
+    assert headers == ["minute", "when"]  # the tooltip's title; a column no encoding uses is left out
+    assert re.findall(r"<td>(.*?)</td>", details) == ["0.5", "2025-10-20 02:00:00", "1.25", "a &lt;b&gt;"]
+    # A long dataset: evenly spaced rows, the first and the last among them, and the table says so.
+    long = alt.Chart(pd.DataFrame({"x": range(1_000)})).mark_point().encode(x="x:Q")
+    details = charts.render_bundle(long.to_dict())["text/html"]
+    cells = re.findall(r"<td>(.*?)</td>", details)
+    assert len(cells) == charts.DETAILS_MAX_ROWS and cells[0] == "0" and cells[-1] == "999"
+    assert f"{charts.DETAILS_MAX_ROWS} of 1,000 rows, evenly spaced" in details
+    # A layered chart: one table per dataset, each saying what it is drawn as.
+    rule = alt.Chart(pd.DataFrame({"at": [1.0]})).mark_rule().encode(x="at:Q")
+    details = charts.render_bundle(alt.layer(line, rule).to_dict())["text/html"]
+    assert "Table 1 of 2: drawn as lines" in details and "Table 2 of 2: drawn as rules" in details
+
+
+def test_only_charts_that_ask_for_it_take_their_width_from_the_page(monkeypatch):
+    import altair as alt
+    import pytest
+
+    from labsupport import charts
+    from labsupport.errors import ConfigError
+
+    monkeypatch.setenv(charts.BOOK_BUILD_ENV, "1")
+    chart = alt.Chart(alt.Data(values=[{"x": 1}])).mark_point().encode(x="x:Q").properties(width=300)
+    fixed = charts.render_bundle(chart.to_dict())["text/html"]
+    reflow = charts.render_bundle(chart.properties(usermeta=charts.reflow_usermeta(120)).to_dict())["text/html"]
+    assert "view.width(" not in fixed and "labsupport-reflow" not in fixed
+    assert "view.width(width)" in reflow and "Math.min(widest, 120)" in reflow and "ResizeObserver" in reflow
+    for bad in (0, 39, 5_000, 1.5, True, "160"):
+        with pytest.raises(ConfigError, match="min_width"):
+            charts.reflow_usermeta(bad)

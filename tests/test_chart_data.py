@@ -152,6 +152,9 @@ def test_dwfm_explorer_data_and_channels():
     assert {("y", "leased_pct", "quantitative"), ("y", "per_min", "quantitative"),
             ("x", "clock", "temporal")} <= _channels(chart)
     assert ["goodput", "wasted"] in _folds(chart)
+    from labsupport.charts._render import REFLOW_KEY
+
+    assert REFLOW_KEY in chart.to_dict()["usermeta"]  # takes its width from the page in the book
 
 
 def test_dwfm_timeseries_draws_goodput_as_goodput_and_wasted_as_wasted_per_minute():
@@ -382,6 +385,20 @@ def test_race_guard_explorer_data_and_channels():
     np.testing.assert_array_equal(series["r"], table["records"])
     assert len(labels) == 16 and set(series.columns) == {"g1", "g2", "g3", "g4", "t", "r"}
     assert {("x", "t", "quantitative"), ("y", "r", "quantitative"), ("text", "label", "nominal")} <= _channels(chart)
+    _reflows_and_wraps(chart, labels, "label")
+
+
+def _reflows_and_wraps(chart, totals: pd.DataFrame, column: str) -> None:
+    """An in-page explorer takes its width from the page, and its state line wraps on a narrow plot."""
+    from labsupport.charts._render import REFLOW_KEY
+
+    spec = chart.to_dict()
+    assert REFLOW_KEY in spec.get("usermeta", {})
+    for text, lines, px in zip(totals[column], totals[f"{column}_lines"], totals[f"{column}_px"]):
+        assert lines.replace("\n", " ") == text and px > 6 * len(text)
+        assert max(len(line) for line in lines.split("\n")) <= 40
+    tests = [c for enc in _encodings(spec) for c in [enc.get("text", {}).get("condition", {})] if c]
+    assert tests == [{"test": f"width < datum['{column}_px']", "value": {"expr": f"datum['{column}_lines']"}}]
 
 
 # --- explore and timeline --------------------------------------------------------------------------
@@ -458,6 +475,7 @@ def test_chain_explorer_data_and_channels():
     assert nlb_bar["end"].tolist() == wall_clock([none["nlb_end_s"]], INCIDENT_START_PDT).tolist()
     assert len(totals) == 64 and {"s1", "s6", "text"} <= set(totals.columns)
     assert {("x", "start", "temporal"), ("y", "stage", "nominal"), ("text", "text", "nominal")} <= _channels(chart)
+    _reflows_and_wraps(chart, totals, "text")
 
 
 def test_chain_impact_data_and_channels():

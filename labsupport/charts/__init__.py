@@ -63,9 +63,11 @@ from ._render import (
     ALTAIR_MAX_ROWS,
     BOOK_BUILD_ENV,
     CONCEPT_COLOURS,
+    DETAILS_MAX_ROWS,
     PALETTE,
     PERIOD_COLOURS,
     legend_colours,
+    reflow_usermeta,
     render_bundle,
 )
 from .timeline import timeline_chart
@@ -96,6 +98,7 @@ __all__ = [
     "CHAIN_STAGE_COLOURS",
     "CONCEPT_COLOURS",
     "DEPENDENCY_STATUS_COLOURS",
+    "DETAILS_MAX_ROWS",
     "PALETTE",
     "PERIOD_COLOURS",
     "RACE_ACTION_GROUPS",
@@ -119,6 +122,7 @@ __all__ = [
     "race_guard_explorer_chart",
     "race_records_chart",
     "race_sequence_chart",
+    "reflow_usermeta",
     "render_bundle",
     "timeline_chart",
 ]

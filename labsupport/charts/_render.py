@@ -5,16 +5,21 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import math
 import os
+import re
+import textwrap
 from typing import Any
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 from .. import presets as _presets
 from ..errors import ConfigError
 
-__all__ = ["ALTAIR_MAX_ROWS", "BOOK_BUILD_ENV", "CONCEPT_COLOURS", "PALETTE", "PERIOD_COLOURS", "legend_colours", "render_bundle"]
+__all__ = ["ALTAIR_MAX_ROWS", "BOOK_BUILD_ENV", "CONCEPT_COLOURS", "DETAILS_MAX_ROWS", "PALETTE", "PERIOD_COLOURS",
+           "legend_colours", "reflow_usermeta", "render_bundle"]
 
 
 #: Set by :mod:`labsupport.book` while the book builds. The kernels that execute the pages inherit
@@ -71,6 +76,188 @@ def _text_alternative(spec: dict[str, Any]) -> str:
     return ". ".join(p for p in (str(title).strip(), str(desc).strip()) if p) or "Chart"
 
 
+#: ``usermeta`` key of a spec whose chart takes its width from the page (see :func:`reflow_usermeta`).
+REFLOW_KEY = "labsupport_reflow"
+
+#: The most rows of one dataset that the table under a chart in the book lists; a longer dataset
+#: is shown by this many evenly spaced rows (the first and the last among them), and the table says so.
+DETAILS_MAX_ROWS = 64
+
+# Mark types in words, for the captions of the data tables under the charts.
+_MARK_WORDS = {"line": "lines", "trail": "lines", "area": "areas", "bar": "bars", "rect": "rectangles",
+               "point": "points", "circle": "points", "square": "squares", "tick": "ticks", "rule": "rules",
+               "text": "labels", "arc": "arcs", "geoshape": "shapes", "image": "images"}
+_ISO_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?$")
+_DATUM_FIELD = re.compile(r"""datum\.(\w+)|datum\[['"]([^'"]+)['"]\]""")
+
+
+def reflow_usermeta(min_width: int = 160) -> dict[str, Any]:
+    """The ``usermeta`` that makes a chart in the book take its width from the page.
+
+    In the book, a chart whose spec carries it is drawn at its own width when the page has room,
+    and narrower (down to ``min_width`` pixels of plot) when it has not: the inline script sets the
+    view's ``width`` signal from the chart's container, on load and whenever the container is
+    resized. Its controls keep their state. The chart's ``width`` is the plot's (as in Vega-Lite);
+    its axes, legends and texts must fit beside it. Live kernels ignore ``usermeta``.
+
+    Args:
+        min_width: the narrowest plot width, in pixels (40 to 4000).
+
+    Returns:
+        A dict for ``chart.properties(usermeta=...)``.
+
+    Raises:
+        ConfigError: ``min_width`` not an int from 40 to 4000.
+    """
+    if isinstance(min_width, bool) or not isinstance(min_width, int) or not 40 <= min_width <= 4000:
+        raise ConfigError(f"min_width must be an int from 40 to 4000 pixels, got {min_width!r}")
+    return {REFLOW_KEY: {"min_width": min_width}}
+
+
+#: Average advance of one character of the charts' 13 px text, in pixels (measured in Chromium:
+#: 5.4-5.7 for the state lines; rounded up so that a line wraps a little early rather than late).
+_CHAR_PX_13 = 6.0
+
+
+def _wrapped(frame: pd.DataFrame, column: str, *, chars: int, offset_px: float) -> pd.DataFrame:
+    """``frame`` with two more columns for a state line that wraps on narrow screens.
+
+    ``<column>_lines`` is the text of ``column`` wrapped at ``chars`` characters (lines joined by
+    "\\n", for a text mark with ``lineBreak="\\n"``), ``<column>_px`` the estimated width in pixels
+    of the unwrapped text plus ``offset_px`` (where the text starts in the plot). See :func:`_state_text`.
+    """
+    out = frame.copy()
+    texts = [str(t) for t in out[column]]
+    out[f"{column}_lines"] = [textwrap.fill(t, width=chars, break_long_words=False, break_on_hyphens=False)
+                               for t in texts]
+    out[f"{column}_px"] = [int(math.ceil(len(t) * _CHAR_PX_13 + offset_px)) for t in texts]
+    return out
+
+
+def _state_text(column: str) -> Any:
+    """The text channel of a state line: one line when the plot (the ``width`` signal) has room
+    for it, else the wrapped lines of :func:`_wrapped`."""
+    return alt.Text(f"{column}:N", condition={"test": f"width < datum['{column}_px']",
+                                              "value": {"expr": f"datum['{column}_lines']"}})
+
+
+def _cell(value: Any) -> str:
+    """One value of a chart's data as the table under the chart prints it."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        if float(value).is_integer() and abs(value) < 1e15:
+            return f"{int(value):,}"
+        return f"{round(float(value), 3):,}"
+    if isinstance(value, str) and _ISO_TIME.match(value):
+        return value.replace("T", " ")
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _fields(spec: Any) -> tuple[set[str], dict[str, str]]:
+    """Every field name a spec uses (encodings, transforms, expressions) and a title per field.
+
+    Tooltip titles come first (they name one value, as a table cell does), then other titles.
+    """
+    used: set[str] = set()
+    tip: dict[str, str] = {}
+    other: dict[str, str] = {}
+
+    def walk(node: Any, in_tooltip: bool) -> None:
+        if isinstance(node, dict):
+            field = node.get("field")
+            if isinstance(field, str):
+                used.add(field)
+                title = node.get("title")
+                title = " ".join(str(t) for t in title) if isinstance(title, list) else title
+                if isinstance(title, str) and title.strip():
+                    (tip if in_tooltip else other).setdefault(field, title.strip())
+            for key, value in node.items():
+                if key not in ("datasets", "values"):
+                    walk(value, in_tooltip or key == "tooltip")
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, in_tooltip)
+        elif isinstance(node, str):
+            used.add(node)
+            used.update(a or b for a, b in _DATUM_FIELD.findall(node))
+
+    walk(spec, False)
+    return used, {**other, **tip}
+
+
+def _drawn_datasets(spec: dict[str, Any]) -> list[tuple[list[dict[str, Any]], list[str]]]:
+    """Each dataset a spec draws (its rows) with the marks drawn from it, in the spec's order."""
+    named = spec.get("datasets") if isinstance(spec.get("datasets"), dict) else {}
+    found: dict[int, tuple[list[dict[str, Any]], list[str]]] = {}
+
+    def rows_of(data: Any) -> list[dict[str, Any]] | None:
+        if isinstance(data, dict):
+            if isinstance(data.get("values"), list):
+                return data["values"]
+            if isinstance(data.get("name"), str) and isinstance(named.get(data["name"]), list):
+                return named[data["name"]]
+        return None
+
+    def walk(node: Any, rows: list[dict[str, Any]] | None) -> None:
+        if isinstance(node, dict):
+            own = rows_of(node.get("data"))
+            rows = own if own is not None else rows
+            mark = node.get("mark")
+            mark = mark.get("type") if isinstance(mark, dict) else mark
+            if isinstance(mark, str) and rows is not None:
+                entry = found.setdefault(id(rows), (rows, []))
+                word = _MARK_WORDS.get(mark, mark + " marks")
+                if word not in entry[1]:
+                    entry[1].append(word)
+            for key, value in node.items():
+                if key in ("layer", "vconcat", "hconcat", "concat", "spec"):
+                    walk(value, rows)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, rows)
+
+    walk(spec, None)
+    return [entry for entry in found.values() if entry[0] and all(isinstance(r, dict) for r in entry[0])]
+
+
+def _data_details(spec: dict[str, Any]) -> str:
+    """A closed ``<details>`` with the chart's own data as tables, for readers without a mouse.
+
+    One table per dataset the chart draws, its columns those the spec uses (named by their
+    tooltip or axis titles), at most :data:`DETAILS_MAX_ROWS` rows (evenly spaced ones, said so,
+    when the dataset is longer). Empty when the spec draws no inline data.
+    """
+    drawn = _drawn_datasets(spec)
+    if not drawn:
+        return ""
+    used, titles = _fields({k: v for k, v in spec.items() if k != "datasets"})
+    tables = []
+    for i, (rows, marks) in enumerate(drawn, start=1):
+        frame = pd.DataFrame(rows)
+        columns = [c for c in frame.columns if c in used] or list(frame.columns)
+        total = len(frame)
+        if total > DETAILS_MAX_ROWS:
+            keep = sorted({int(round(x)) for x in np.linspace(0, total - 1, DETAILS_MAX_ROWS)})
+            frame = frame.iloc[keep]
+            extent = f"{len(frame)} of {total:,} rows, evenly spaced from the first to the last"
+        else:
+            extent = f"{total:,} row{'s' if total != 1 else ''}"
+        shown = frame[columns].map(_cell)
+        shown.columns = [titles.get(c, c) for c in columns]
+        what = " and ".join(marks) if marks else "marks"
+        caption = (f"Table {i} of {len(drawn)}: d" if len(drawn) > 1 else "D") + f"rawn as {what}; {extent}"
+        table = shown.to_html(index=False, border=0, escape=True, classes="labsupport-data-table")
+        table = table.replace(">", f"><caption>{html.escape(caption)}</caption>", 1)
+        tables.append(f'<div class="labsupport-scroll">{table}</div>')
+    return ('<details class="labsupport-chart-data"><summary>The data behind this chart</summary>\n'
+            + "\n".join(tables) + "\n</details>")
+
+
 def render_bundle(spec: dict[str, Any], **options: Any) -> dict[str, Any]:
     """Return the MIME bundle for a Vega-Lite ``spec`` (the ``"labsupport"`` renderer).
 
@@ -86,6 +273,12 @@ def render_bundle(spec: dict[str, Any], **options: Any) -> dict[str, Any]:
         ``text/html`` and ``text/plain``; the HTML's element id is derived from the spec, so the
         same chart gives the same output. Never both ``text/html`` and the Vega-Lite type: a front
         end that ranks HTML first would show the HTML, which draws only inside the book.
+
+        The book's HTML is the chart's container, its inline script and, after it, a closed
+        ``<details>`` "The data behind this chart" with the chart's own data as tables (see
+        :data:`DETAILS_MAX_ROWS`), so that every value the chart shows on hover is also reachable
+        by keyboard, touch and screen reader. A spec with :func:`reflow_usermeta` takes its width
+        from the page.
     """
     alt_text = _text_alternative(spec)
     embed = {"actions": False, "renderer": "svg", **(options.get("embed_options") or {})}
@@ -100,20 +293,41 @@ def render_bundle(spec: dict[str, Any], **options: Any) -> dict[str, Any]:
     # switch the HTML parser into a state where it never ends. JSON reads "\u003c" as "<".
     script_payload = payload.replace("<", "\\u003c")
     embed_payload = json.dumps(embed, sort_keys=True).replace("<", "\\u003c")
-    body = f"""<div class="labsupport-vega" id="{div_id}" role="figure" aria-label="{html.escape(alt_text)}">
+    usermeta = spec.get("usermeta") if isinstance(spec.get("usermeta"), dict) else {}
+    reflow = usermeta.get(REFLOW_KEY) if isinstance(usermeta.get(REFLOW_KEY), dict) else None
+    # A reflowing chart: the plot takes the room its container leaves beside the axes and legends,
+    # never more than the spec's width nor less than min_width; again whenever the container resizes.
+    then = "" if reflow is None else f"""
+      .then(function (result) {{
+        var view = result.view, widest = view.width(), narrowest = Math.min(widest, {int(reflow["min_width"])});
+        var fit = function (round) {{
+          var svg = el.querySelector("svg");
+          if (!svg || !el.clientWidth) {{ return; }}
+          var extra = svg.getBoundingClientRect().width - view.width();
+          var width = Math.max(narrowest, Math.min(widest, Math.floor(el.clientWidth - extra)));
+          if (width !== view.width() && round < 4) {{
+            view.width(width).runAsync().then(function () {{ fit(round + 1); }});
+          }}
+        }};
+        fit(0);
+        if (window.ResizeObserver) {{ new ResizeObserver(function () {{ fit(0); }}).observe(el); }}
+      }})"""
+    reflow_class = "" if reflow is None else " labsupport-reflow"
+    body = f"""<div class="labsupport-vega{reflow_class}" id="{div_id}" role="figure" aria-label="{html.escape(alt_text)}">
 <noscript>{html.escape(alt_text)}</noscript></div>
 <script>
 (function () {{
   var el = document.getElementById("{div_id}");
   if (window.vegaEmbed) {{
-    window.vegaEmbed(el, {script_payload}, {embed_payload})
+    window.vegaEmbed(el, {script_payload}, {embed_payload}){then}
       .catch(function (err) {{ el.textContent = "Chart failed to render: " + err; console.error(err); }});
   }} else {{
     el.textContent = "This chart needs the Vega libraries that the built course book bundles. "
       + el.getAttribute("aria-label");
   }}
 }})();
-</script>"""
+</script>
+{_data_details(spec)}"""
     return {"text/html": body, "text/plain": alt_text}
 
 

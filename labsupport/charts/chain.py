@@ -10,7 +10,7 @@ from ..chain import STOP_POINT_NAMES, STOP_POINT_TITLES
 from ..clock import INCIDENT_START_PDT, wall_clock
 from ..errors import ConfigError
 from ..timeline import format_duration
-from ._render import PALETTE, _base_config
+from ._render import PALETTE, _base_config, _state_text, _wrapped, reflow_usermeta
 from ._inputs import _frame, _note_chart, _width
 
 __all__ = ["CHAIN_STAGE_COLOURS", "chain_explorer_chart", "chain_impact_chart", "chain_savings_chart", "chain_timeline_chart"]
@@ -35,7 +35,8 @@ def _chain_bars(stages: pd.DataFrame, run: str) -> pd.DataFrame:
                          "length": [format_duration(v) for v in stages["duration_s"]]})
 
 
-def _chain_lanes(bars: pd.DataFrame, runs: list[str], width: int) -> alt.Chart:
+def _chain_lanes(bars: pd.DataFrame, runs: list[str], width: int, *,
+                 legend_direction: str = "horizontal") -> alt.Chart:
     stages = list(CHAIN_STAGE_COLOURS)
     return alt.Chart(bars).mark_bar(height={"band": 0.4}).encode(
         x=_CHAIN_X, x2="end:T",
@@ -45,7 +46,8 @@ def _chain_lanes(bars: pd.DataFrame, runs: list[str], width: int) -> alt.Chart:
         color=alt.Color("stage:N", scale=alt.Scale(domain=stages, range=list(CHAIN_STAGE_COLOURS.values())),
                         legend=None),
         opacity=alt.Opacity("run:N", sort=runs, scale=alt.Scale(domain=runs, range=[1.0, 0.35]),
-                            legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+                            legend=alt.Legend(title=None, orient="bottom", direction=legend_direction,
+                                              labelLimit=400)),
         tooltip=["run:N", "stage:N", alt.Tooltip("start:T", format="%H:%M", title="from"),
                  alt.Tooltip("end:T", format="%H:%M", title="to"), "length:N"],
     ).properties(width=width, height=180)
@@ -115,8 +117,9 @@ def _explorer_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
     The bars' frame has the columns of :func:`_timeline_data` plus ``s1``..``s6`` (the stop
     points, the checkboxes' keys); the incident's bars are the ``none`` row's, run "Incident (no
-    stop points)". The totals' frame has ``s1``..``s6`` and ``text`` (the line printed for that
-    combination, its ``total_s`` in words).
+    stop points)". The totals' frame has ``s1``..``s6``, ``text`` (the line printed for that
+    combination, its ``total_s`` in words) and ``text_lines`` / ``text_px`` (the line wrapped for a
+    narrow plot, and its width unwrapped).
     """
     slugs = dict(zip(CHAIN_STAGE_COLOURS, ("dynamodb", "launches", "nlb")))
     times = tuple(f"{s}_{e}_s" for s in slugs.values() for e in ("start", "end"))
@@ -150,7 +153,7 @@ def _explorer_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     totals["text"] = [text(lab, t, None if outside is None else n) for lab, t, n in
                       zip(totals["stop_points"], totals["total_s"],
                           outside if outside is not None else [None] * len(totals))]
-    return bars, totals[[*short.values(), "text"]]
+    return bars, _wrapped(totals[[*short.values(), "text"]], "text", chars=30, offset_px=8)
 
 
 def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerChart:
@@ -167,7 +170,8 @@ def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerC
 
     Returns:
         The stage lanes of the chosen combination (solid) beside the incident's (faded), and a line
-        of text with the chosen combination's total.
+        of text with the chosen combination's total. In the book it takes its width from the page
+        (at most ``width``), and the line of text wraps when the plot is narrow.
 
     Raises:
         ConfigError: missing columns, not 64 combinations, or a bad width.
@@ -179,12 +183,17 @@ def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerC
               for i in range(6)]
     chosen = " && ".join(f"datum.s{i} == p{i}" for i in range(1, 7))
     runs = ["Your choice", "Incident (no stop points)"]
-    lanes = _chain_lanes(bars, runs, width).transform_filter(f"datum.run != 'Your choice' || ({chosen})")
+    # The legend's two entries one under the other, and the title centred over the whole chart
+    # (lane names included), so that both fit a phone when the plot narrows.
+    lanes = _chain_lanes(bars, runs, width, legend_direction="vertical").transform_filter(
+        f"datum.run != 'Your choice' || ({chosen})")
+    # Above the plot, growing upwards when it wraps on a narrow plot (a phone): see _state_text.
     note = alt.Chart(totals).transform_filter(chosen).mark_text(
-        align="left", baseline="top", dx=4, dy=-18, fontSize=13, color=PALETTE[1]).encode(
-        x=alt.value(0), y=alt.value(0), text="text:N")
+        align="left", baseline="bottom", dx=4, dy=-5, fontSize=13, color=PALETTE[1], lineBreak="\n").encode(
+        x=alt.value(0), y=alt.value(0), text=_state_text("text"))
     chart = alt.layer(lanes, note).add_params(*params).properties(
-        title="Switch the stop points on: the stages that remain",
+        title=alt.TitleParams("Switch the stop points on: the stages that remain", frame="bounds"),
+        usermeta=reflow_usermeta(),
         description=("Interactive chart with six checkboxes, one per stop point. For the chosen combination it draws "
                      "the stages that still happen (solid bars) beside the incident's (faded), on a PDT time axis, "
                      "and states the total. All 64 combinations were computed by the chain model when the page was built."),

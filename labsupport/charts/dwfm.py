@@ -10,7 +10,7 @@ from .._validate import check_int
 from ..clock import INCIDENT_START_PDT, clock_pdt, wall_clock
 from ..errors import ConfigError
 from ..timeline import format_duration
-from ._render import PALETTE, _base_config
+from ._render import PALETTE, _base_config, reflow_usermeta
 from ._inputs import _frame, _number, _seconds, _width
 from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
 
@@ -317,7 +317,9 @@ def dwfm_explorer_chart(grid: pd.DataFrame, *, width: int = 480) -> alt.VConcatC
     Returns:
         Two panels (droplets with a lease; goodput vs wasted work) with Vega-Lite parameters bound
         to a checkbox (``throttle_by_queue_length``) and radio buttons (fleet size). Changing them
-        in the browser shows another precomputed run; no kernel is needed.
+        in the browser shows another precomputed run; no kernel is needed. In the book the chart
+        takes its width from the page (at most ``width``); its legend lists the two kinds of work
+        one under the other, so that it fits a phone.
 
     Raises:
         ConfigError: a missing column, an empty grid or a bad width.
@@ -343,12 +345,13 @@ def dwfm_explorer_chart(grid: pd.DataFrame, *, width: int = 480) -> alt.VConcatC
     ).mark_area(opacity=0.85).encode(
         x=_DWFM_X, y=alt.Y("per_min:Q", stack=True, title="Items finished per minute"),
         color=alt.Color("kind:N", scale=alt.Scale(domain=names, range=[v[1] for v in _DWFM_WORK.values()]),
-                        legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
+                        legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=400)),
         order=alt.Order("key:N", sort="ascending"),
         tooltip=[tip, "kind:N", alt.Tooltip("per_min:Q", format=".1f", title="per minute")],
     ).properties(width=width, height=150)
     chart = alt.vconcat(leased, work).properties(
-        title="Try it: admission control and fleet size (precomputed runs, no operators)",
+        title=["Try it: admission control and fleet size", "(precomputed runs, no operators)"],
+        usermeta=reflow_usermeta(),
         description=(
             "Two panels over PDT clock time for the run chosen with the checkbox and radio buttons "
             "below the chart: the percentage of droplets holding a lease, and the work items "

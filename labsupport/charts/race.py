@@ -11,7 +11,7 @@ import pandas as pd
 from ..errors import ConfigError
 from ..race import GUARD_NAMES
 from ..timeline import format_duration
-from ._render import PALETTE, _base_config
+from ._render import PALETTE, _base_config, _state_text, _wrapped, reflow_usermeta
 from ._inputs import _MAX_ROWS, _frame, _note_chart, _seconds, _width
 
 __all__ = ["RACE_ACTION_GROUPS", "race_generation_chart", "race_guard_explorer_chart", "race_records_chart", "race_sequence_chart"]
@@ -457,8 +457,9 @@ def _guard_explorer_data(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame
     """What :func:`race_guard_explorer_chart` draws: the binned series and one label per combination.
 
     The first frame has ``g1``..``g4`` (the guards, the checkboxes' keys), ``t`` (bin start,
-    minutes) and ``r`` (fewest records answered in the bin); the second ``g1``..``g4`` and the
-    ``label`` the chart prints for that combination (its ``regional_empty_s`` in words).
+    minutes) and ``r`` (fewest records answered in the bin); the second ``g1``..``g4``, the
+    ``label`` the chart prints for that combination (its ``regional_empty_s`` in words), and
+    ``label_lines`` / ``label_px``, the label wrapped for a narrow plot and its width unwrapped.
     """
     guards = _GUARDS
     _frame("data", data, (*guards, "time_min", "records", "regional_empty_s"),
@@ -473,7 +474,7 @@ def _guard_explorer_data(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame
     extra = [c for c in ("alerts", "manual_repair") if c in data.columns]
     totals = data.groupby(list(guards), as_index=False)[["regional_empty_s", *extra]].first().rename(columns=short)
     totals["label"] = [_explorer_label(row) for row in totals.to_dict("records")]
-    return d, totals[["g1", "g2", "g3", "g4", "label"]]
+    return d, _wrapped(totals[["g1", "g2", "g3", "g4", "label"]], "label", chars=40, offset_px=12)
 
 
 def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.LayerChart:
@@ -489,7 +490,8 @@ def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.La
 
     Returns:
         A layered chart with four bound checkbox parameters; red bars mark bins with an empty answer
-        and a line of text gives the combination's total empty time.
+        and a line of text gives the combination's total empty time. In the book it takes its width
+        from the page (at most ``width``), and the line of text wraps when the plot is narrow.
 
     Raises:
         ConfigError: ``data`` not a DataFrame, missing a column, empty or without all 16 guard
@@ -510,11 +512,13 @@ def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.La
         tooltip=[alt.Tooltip("t:Q", title="minute"), alt.Tooltip("r:Q", title="records")])
     empty = alt.Chart(d).transform_filter(chosen).transform_filter("datum.r == 0").transform_calculate(
         t2=f"datum.t + {step!r}").mark_rect(color=PALETTE[5], opacity=0.35, stroke=None).encode(x="t:Q", x2="t2:Q")
+    # The state line wraps when the plot is too narrow for it (a phone): see _state_text.
     label = alt.Chart(totals).transform_filter(chosen).mark_text(
-        align="left", baseline="top", dx=6, dy=6, fontSize=13, color=PALETTE[5]).encode(
-        x=alt.value(0), y=alt.value(0), text="label:N")
+        align="left", baseline="top", dx=6, dy=6, fontSize=13, color=PALETTE[5], lineBreak="\n").encode(
+        x=alt.value(0), y=alt.value(0), text=_state_text("label"))
     chart = alt.layer(empty, line, label).add_params(*params).properties(
         width=width, height=220, title="Toggle the guards: regional endpoint records over time",
+        usermeta=reflow_usermeta(),
         description=("Interactive chart with four checkboxes, one per guard. For the chosen combination it shows "
                      "the fewest records the regional endpoint answered with in each time bin, with red bars where "
                      "the answer was empty, and the total empty time. All 16 combinations were computed by the model."),
