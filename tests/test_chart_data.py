@@ -20,6 +20,7 @@ from labsupport.clock import INCIDENT_START_PDT, wall_clock
 from labsupport.charts import explore as explore_charts
 from labsupport.charts import timeline as timeline_charts
 from labsupport.charts import race as race_charts
+from labsupport.charts import race_sequence as race_sequence_charts
 from labsupport.charts import dns as dns_charts
 from labsupport.charts import dwfm as dwfm_charts
 from labsupport.charts import network as network_charts
@@ -300,7 +301,7 @@ def _race() -> race.RaceResult:
 
 def test_race_sequence_data_and_channels():
     ev = _race().events
-    data = race_charts._sequence_data(ev, start_s=0.0, end_s=600.0)
+    data = race_sequence_charts._sequence_data(ev, start_s=0.0, end_s=600.0)
     chart = charts.race_sequence_chart(ev, start_s=0.0, end_s=600.0)
     _carries(chart, data)
     inside = ev.loc[ev["time_s"].between(0.0, 600.0)]
@@ -308,7 +309,7 @@ def test_race_sequence_data_and_channels():
     assert data["group"].tolist() == inside["action"].astype(str).map(charts.RACE_ACTION_GROUPS).tolist()
     assert {("x", "time_s", "quantitative"), ("y", "actor", "nominal"), ("color", "group", "nominal"),
             ("shape", "group", "nominal")} <= _channels(chart)
-    assert race_charts._sequence_data(ev, start_s=-20.0, end_s=-10.0).empty
+    assert race_sequence_charts._sequence_data(ev, start_s=-20.0, end_s=-10.0).empty
 
 
 def test_race_sequence_labels_the_check_the_stale_write_and_the_deletion():
@@ -318,7 +319,7 @@ def test_race_sequence_labels_the_check_the_stale_write_and_the_deletion():
     check = ev.loc[(ev["action"] == "check") & (ev["actor"] == stale["actor"])
                    & (ev["generation"] == stale["generation"])].iloc[-1]
     t0, t1 = float(check["time_s"]) - 5, float(deleted["time_s"]) + 25
-    data = race_charts._sequence_data(ev, start_s=t0, end_s=t1)
+    data = race_sequence_charts._sequence_data(ev, start_s=t0, end_s=t1)
     chart = charts.race_sequence_chart(ev, start_s=t0, end_s=t1)
     _carries(chart, data)
     steps = data.loc[data["step"] != ""].set_index("step")
@@ -334,7 +335,7 @@ def test_race_sequence_labels_the_check_the_stale_write_and_the_deletion():
     # The wait band counts the writer's lock losses on the endpoint between check and write.
     lost = ev.loc[(ev["action"] == "lock_lost") & (ev["actor"] == stale["actor"]) & (ev["endpoint"] == stale["endpoint"])
                   & ev["time_s"].between(check["time_s"], stale["time_s"])]
-    wait = race_charts._wait_data(data)
+    wait = race_sequence_charts._wait_data(data)
     _carries(chart, wait)
     assert wait["label"].iloc[0].startswith(f"waits {stale['time_s'] - check['time_s']:.0f} s: {len(lost)} lock losses")
     # Two panels: the whole window, and a zoom whose domain holds the stale write and the deletion.

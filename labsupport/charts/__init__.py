@@ -76,8 +76,8 @@ from .race import (
     race_generation_chart,
     race_guard_explorer_chart,
     race_records_chart,
-    race_sequence_chart,
 )
+from .race_sequence import race_sequence_chart
 from .dwfm import dwfm_explorer_chart, dwfm_phase_chart, dwfm_timeseries_chart
 from .explore import explore_sequence_chart, explore_verdict_chart
 from .network import network_backlog_chart
