@@ -23,14 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_book_in_browser import (  # noqa: F401 - base_url is a fixture used by the tests below
-    Visit,
-    _open,
-    _shot_name,
-    _watch,
-    base_url,
-    follow_redirect,
-)
+from test_book_in_browser import Visit, _open, _shot_name, _watch, follow_redirect
 
 pytestmark = pytest.mark.browser
 
