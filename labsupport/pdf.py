@@ -150,7 +150,11 @@ def book_pages(html_dir: Path) -> list[BookPage]:
     root_rel = root.relative_to(html_dir).as_posix()
     for page in nav.pages:
         path = urlsplit(page.path).path
-        rel = (root.parent / unquote(path)).resolve().relative_to(html_dir.resolve()).as_posix() if path else root_rel
+        try:
+            rel = (root.parent / unquote(path)).resolve().relative_to(html_dir.resolve()).as_posix() if path else root_rel
+        except ValueError:
+            raise ConfigError(f"html={html_dir}: the navigation links {page.path!r} ({page.title!r}), "
+                              "outside the built book") from None
         seen.setdefault(rel, BookPage(rel, page.title, page.part))
     if not seen:
         raise ConfigError(f"html={html_dir}: the root page {root_rel} lists no pages in its navigation")
@@ -298,6 +302,11 @@ def write_pdf(html_dir: Path | str = "_build/html", out: Path | str = "_build/pd
     """
     html_dir, out = Path(html_dir).resolve(), Path(out).resolve()
     pages = book_pages(html_dir)
+    # Before Chromium starts: a missing page was Playwright's net::ERR_FILE_NOT_FOUND traceback.
+    missing = [p.path for p in pages if not (html_dir / p.path).is_file()]
+    if missing:
+        raise ConfigError(f"html={html_dir}: the navigation lists pages that are not in the built book: "
+                          f"{missing[:5]}; rebuild it (jupyter-book build .)")
     title = _book_title(_root_page(html_dir))
     printed = _print_pages(html_dir, pages, _chromium(chromium), title)
     writer = _join(html_dir, pages, printed, title)

@@ -181,6 +181,23 @@ def test_book_html_lists_the_charts_own_data_under_it(monkeypatch):
     assert "Table 1 of 2: drawn as lines" in details and "Table 2 of 2: drawn as rules" in details
 
 
+def test_book_table_keeps_small_numbers_that_are_not_zero(monkeypatch):
+    """A value under 0.001 was rounded to three decimals and listed as "0.0" (or "-0.0") in the
+    table under its chart, which drew it apart from zero; it keeps three significant digits now."""
+    import re
+
+    import altair as alt
+    import pandas as pd
+
+    from labsupport import charts
+
+    monkeypatch.setenv(charts.BOOK_BUILD_ENV, "1")
+    rows = pd.DataFrame({"x": [0.0004, -0.00012345, 0.5, 1234.5678, 0.0, 3.0]})
+    body = charts.render_bundle(alt.Chart(rows).mark_point().encode(x="x:Q").to_dict())["text/html"]
+    cells = re.findall(r"<td>(.*?)</td>", body[body.index("<details"):])
+    assert cells == ["0.0004", "-0.000123", "0.5", "1,234.568", "0", "3"]
+
+
 def test_only_charts_that_ask_for_it_take_their_width_from_the_page(monkeypatch):
     import altair as alt
     import pytest

@@ -518,3 +518,16 @@ def test_dependency_blast_data_and_channels():
     # The failing service itself and the services that fail with it have clearly different colours.
     colours = charts.legend_colours(chart.to_dict())
     assert colours["origin"] == charts.PALETTE[6] and colours["fails"] == charts.PALETTE[1]
+
+
+def test_dwfm_timeseries_capacity_below_one_a_minute_is_not_labelled_zero():
+    # 1 host, 1 slot, 600 s to establish a lease: 0.1 items a minute. The label and the description
+    # said "0 items a minute" (format ",.0f"), a level drawn above zero and named as zero.
+    cfg = replace(dwfm.SMALL_FLEET, dwfm_hosts_count=1, host_concurrency_count=1, lease_establish_s=600.0)
+    assert cfg.capacity_per_min == 0.1
+    chart = charts.dwfm_timeseries_chart(_dwfm_ts(), capacity_per_min=cfg.capacity_per_min)
+    level = next(d for d in _datasets(chart) if list(d.columns) == ["y", "text"])
+    assert level["text"].iloc[0] == "hosts at capacity: 0.1 items a minute"
+    assert "capacity, 0.1 items a minute" in chart.to_dict()["description"]
+    big = charts.dwfm_timeseries_chart(_dwfm_ts(), capacity_per_min=1234.4)
+    assert "hosts at capacity: 1,234 items a minute" in json.dumps(big.to_dict())

@@ -284,6 +284,36 @@ def test_an_infinite_value_in_any_plotted_number_is_refused():
         charts.nlb_timeseries_chart(ts)
 
 
+
+def test_a_bad_number_is_named_when_the_index_repeats_or_the_column_is_nullable():
+    # Two runs concatenated without ignore_index repeat index labels: the message's value lookup
+    # (value.loc[label, column]) returned a Series and raised TypeError. A nullable Int64 time with
+    # a missing value raised TypeError from float(pd.NA). Both are ConfigErrors naming the column.
+    ts = nlb_run().timeseries
+    twice = pd.concat([ts.iloc[:3], ts.iloc[:3]])
+    column = next(c for c in ts.columns if c != "time_s" and pd.api.types.is_float_dtype(ts[c]))
+    twice[column] = twice[column].to_numpy()
+    twice.iloc[4, twice.columns.get_loc(column)] = np.inf
+    with pytest.raises(ValueError, match=rf"timeseries\[{column!r}\] must hold finite numbers, got inf at index 1 "):
+        charts.nlb_timeseries_chart(twice)
+    nullable = ts.iloc[:3].copy()
+    nullable["time_s"] = pd.array([0, None, 120], dtype="Int64")
+    with pytest.raises(ValueError, match=r"timeseries\['time_s'\] must hold finite numbers \(no NaN\), got nan"):
+        charts.nlb_timeseries_chart(nullable)
+
+
+def test_complex_numbers_and_repeated_columns_are_refused():
+    # pandas counts complex as numeric; the chart would have drawn the real part only. A column
+    # present twice made value[c] a DataFrame and raised AttributeError.
+    ts = nlb_run().timeseries.iloc[:3]
+    column = next(c for c in ts.columns if c != "time_s" and pd.api.types.is_float_dtype(ts[c]))
+    odd = ts.copy()
+    odd[column] = odd[column] + 1j
+    with pytest.raises(ValueError, match=rf"timeseries has non-numeric columns \[{column!r}\]"):
+        charts.nlb_timeseries_chart(odd)
+    with pytest.raises(ValueError, match=r"timeseries has columns \['time_s'\] more than once"):
+        charts.nlb_timeseries_chart(pd.concat([ts, ts[["time_s"]]], axis=1))
+
 # --- defect 8: one rule for empty data --------------------------------------------------------------
 
 PROGRAMMING_EMPTY = [(n, a) for n, (_, args) in VALID.items() for a in args if (n, a) not in MAY_BE_EMPTY]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from labsupport import ConfigError
-from labsupport.pdf import BookPage, book_pages
+from labsupport.pdf import BookPage, book_pages, main, write_pdf
 
 _ROOT = """<html><head><title>Home &#8212; A book</title></head><body>
 <nav class="bd-docs-nav bd-links"><ul><li><a class="reference internal" href="#">Home</a></li></ul>
@@ -32,4 +32,25 @@ def test_pages_in_navigation_order_with_their_parts(tmp_path):
 
 def test_no_built_book_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="no index.html"):
+        book_pages(tmp_path)
+
+
+def test_a_page_missing_from_the_built_book_is_named_before_printing(tmp_path, capsys):
+    # The navigation listed labs/00.html but the file was gone: Playwright raised
+    # net::ERR_FILE_NOT_FOUND (a traceback) after Chromium had started. Now a ConfigError, and exit 2.
+    (tmp_path / "index.html").write_text(_ROOT, encoding="utf-8")
+    for page in ("chapters/one.html", "chapters/one/sub.html"):
+        (tmp_path / page).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / page).write_text("<html><body>x</body></html>")
+    with pytest.raises(ConfigError, match=r"not in the built book: \['labs/00.html'\]"):
+        write_pdf(tmp_path, tmp_path / "out.pdf", chromium="/nonexistent/chromium")
+    assert main(["--html", str(tmp_path), "--out", str(tmp_path / "out.pdf")]) == 2
+    assert "labs/00.html" in capsys.readouterr().err
+    assert not (tmp_path / "out.pdf").exists()
+
+
+def test_a_navigation_link_outside_the_book_is_a_config_error(tmp_path):
+    # relative_to raised a bare ValueError for href="../elsewhere.html".
+    (tmp_path / "index.html").write_text(_ROOT.replace("labs/00.html", "../elsewhere.html"), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"'\.\./elsewhere\.html' \('Lab 0'\), outside the built book"):
         book_pages(tmp_path)

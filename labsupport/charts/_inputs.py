@@ -51,7 +51,12 @@ def _frame(name: str, value: object, columns: tuple[str, ...] = (), *, numeric: 
         raise ConfigError(f"{name} is missing columns {missing}")
     if empty is not None and value.empty:
         raise ConfigError(f"{name} is empty: {empty}")
-    wrong = [c for c in numeric if not pd.api.types.is_numeric_dtype(value[c])]
+    twice = [c for c in columns if (value.columns == c).sum() > 1]
+    if twice:
+        raise ConfigError(f"{name} has columns {twice} more than once: a chart cannot tell which to draw")
+    # Complex numbers count as numeric for pandas, but a chart would draw only their real part.
+    wrong = [c for c in numeric if not pd.api.types.is_numeric_dtype(value[c])
+             or pd.api.types.is_complex_dtype(value[c])]
     if wrong:
         raise ConfigError(f"{name} has non-numeric columns {wrong} "
                          f"(dtypes {[str(value[c].dtype) for c in wrong]})")
@@ -59,9 +64,12 @@ def _frame(name: str, value: object, columns: tuple[str, ...] = (), *, numeric: 
         column = pd.to_numeric(value[c], errors="coerce").astype("float64")
         bad = np.isinf(column) | (column.isna() if c in _NEVER_MISSING else False)
         if bad.any():
-            first = value.index[np.flatnonzero(bad.to_numpy())[0]]
+            # By position: a label may occur twice (frames concatenated without ignore_index), and
+            # a nullable column's missing value (pd.NA) has no float().
+            at = int(np.flatnonzero(bad.to_numpy())[0])
+            first = value.index[at:at + 1].tolist()[0]   # a plain int/str, not np.int64(1)
             raise ConfigError(f"{name}[{c!r}] must hold finite numbers{' (no NaN)' if c in _NEVER_MISSING else ''}, "
-                              f"got {float(value.loc[first, c])!r} at index {first!r} ({int(bad.sum())} such rows): "
+                              f"got {float(column.iloc[at])!r} at index {first!r} ({int(bad.sum())} such rows): "
                               f"a chart would drop those points without a word")
     return value
 

@@ -150,6 +150,8 @@ def _cell(value: Any) -> str:
     if isinstance(value, (int, float)):
         if float(value).is_integer() and abs(value) < 1e15:
             return f"{int(value):,}"
+        if abs(value) < 1:   # three significant digits: 0.0004 must not read "0.0"
+            return f"{float(value):.3g}"
         return f"{round(float(value), 3):,}"
     if isinstance(value, str) and _ISO_TIME.match(value):
         return value.replace("T", " ")

@@ -162,8 +162,11 @@ def dwfm_timeseries_chart(
         tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "kind:N",
                  alt.Tooltip("per_min:Q", format=".1f", title="per minute")])
     level = []
+    # Below 10 a minute, two significant digits: 0.1 a minute (1 host, 1 slot, 600 s a lease) must
+    # not read "0 items a minute".
+    cap_text = None if capacity is None else (f"{capacity:,.0f}" if capacity >= 10 else f"{capacity:.2g}")
     if capacity is not None:
-        cap = pd.DataFrame({"y": [capacity], "text": [f"hosts at capacity: {capacity:,.0f} items a minute"]})
+        cap = pd.DataFrame({"y": [capacity], "text": [f"hosts at capacity: {cap_text} items a minute"]})
         level = [alt.Chart(cap).mark_rule(color="#222", strokeDash=[2, 2]).encode(
                      y="y:Q", tooltip=[alt.Tooltip("y:Q", title="hosts' capacity (items per minute)")]),
                  alt.Chart(cap).mark_text(align="right", baseline="bottom", dy=-3, fontSize=11, color="#222").encode(
@@ -179,7 +182,7 @@ def dwfm_timeseries_chart(
             + (" (% of the fleet)" if fleet_droplets_count is not None else "") + ". Middle: work items "
             "finished per minute, stacked, split into those finished in time (goodput) and those "
             "wasted because they finished after their deadline"
-            + (f"; a dotted line marks the hosts' capacity, {capacity:,.0f} items a minute, where the "
+            + (f"; a dotted line marks the hosts' capacity, {cap_text} items a minute, where the "
                "stack sits flat while every slot is busy" if capacity is not None else "")
             + ". Bottom: items waiting in the DWFM queues."
             + (" A grey band, labelled, marks DynamoDB's outage." if outage_s is not None else "")
