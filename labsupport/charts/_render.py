@@ -319,7 +319,9 @@ def render_bundle(spec: dict[str, Any], **options: Any) -> dict[str, Any]:
 <noscript>{html.escape(alt_text)}</noscript></div>
 <script>
 (function () {{
-  var el = document.getElementById("{div_id}");
+  // The element just before this script: the same chart twice on a page shares one id.
+  var me = document.currentScript, el = me && me.previousElementSibling;
+  if (!el || !el.classList.contains("labsupport-vega")) {{ el = document.getElementById("{div_id}"); }}
   if (window.vegaEmbed) {{
     window.vegaEmbed(el, {script_payload}, {embed_payload}){then}
       .catch(function (err) {{ el.textContent = "Chart failed to render: " + err; console.error(err); }});

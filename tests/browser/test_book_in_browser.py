@@ -649,3 +649,30 @@ def test_harness_catches_offsite_loads_errors_and_undrawn_charts(browser, tmp_pa
     assert any("boom" in message for message in result.console)
     assert [c["rendered"] for c in charts] == [False]
     assert len(offsite_references(tmp_path, "bad.html")) == 3
+
+
+def test_the_same_chart_twice_on_a_page_draws_twice(browser, book_html, tmp_path, monkeypatch):
+    """Found at stop 20: two identical specs gave one element id, so the second box stayed empty."""
+    import altair as alt
+    import pandas as pd
+
+    from labsupport import charts
+
+    monkeypatch.setenv(charts.BOOK_BUILD_ENV, "1")
+    spec = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_line().encode(x="x:Q", y="y:Q").to_dict()
+    body = charts.render_bundle(spec)["text/html"]
+    bundle = next(book_html.glob("_static/labsupport-vega.js"))
+    (tmp_path / "twice.html").write_text(
+        f'<!doctype html><html><head><script src="{bundle.as_uri()}"></script></head><body>'
+        f"{body}{body}</body></html>", encoding="utf-8")
+    result = Visit("twice.html")
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        tab = context.new_page()
+        _watch(tab, result)
+        _open(tab, (tmp_path / "twice.html").as_uri())
+        charts_found = tab.evaluate(_CHARTS)
+    finally:
+        context.close()
+    assert [c["rendered"] for c in charts_found] == [True, True], charts_found
+    assert not result.console
