@@ -26,8 +26,8 @@ PAIR = replace(TINY, enactor_count=2)
     ("enactor_count", 0, ">= 1 and <= 3"), ("enactor_count", 4, ">= 1 and <= 3"),
     ("generation_count", 1, ">= 2 and <= 6"), ("generation_count", 7, ">= 2 and <= 6"),
     ("endpoint_count", 3, ">= 1 and <= 2"), ("cleanup_keep_generations", -1, ">= 0 and <= 4"),
-    ("cleanup_keep_generations", 5, ">= 0 and <= 4"), ("max_states", 0, ">= 1 and <= 3e+06"),
-    ("max_states", 3_000_001, ">= 1 and <= 3e+06"),
+    ("cleanup_keep_generations", 5, ">= 0 and <= 4"), ("max_states", 0, ">= 1 and <= 3000000"),
+    ("max_states", 3_000_001, ">= 1 and <= 3000000"),
 ])
 def test_out_of_bounds_config_names_field_value_and_range(field, value, allowed):
     with pytest.raises(ValueError) as err:

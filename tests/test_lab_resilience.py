@@ -26,7 +26,9 @@ from labsupport.colab import LAB_INSTALL_CELL as INSTALL_CELL
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS = sorted((ROOT / "labs").glob("*.ipynb"))
-MODULES = sorted(p for p in (ROOT / "labsupport").glob("*.py") if p.name not in ("book.py", "student.py"))
+#: Build tools, not library code a lab calls: the Sphinx extension, the student-notebook writer and
+#: the PDF command (python -m labsupport.pdf), each writing only into the build or student folders.
+MODULES = sorted(p for p in (ROOT / "labsupport").glob("*.py") if p.name not in ("book.py", "student.py", "pdf.py"))
 ALLOWED = "# writes: temporary folder"
 
 #: Calls that write or delete files, or make a library write them (Altair's "json" data
