@@ -89,7 +89,7 @@ PRINT_JS_NAME = "labsupport-print.js"
 _PRINT_JS = """(function () {
   var opened = [];
   window.addEventListener("beforeprint", function () {
-    opened = [].filter.call(document.querySelectorAll("details:not(.hide):not([open])"), function (d) {
+    opened = [].filter.call(document.querySelectorAll("details:not(.hide):not(.labsupport-chart-data):not([open])"), function (d) {
       d.open = true; return true;
     });
   });

@@ -53,7 +53,10 @@ _CHARTS_MISSING = """() => [...document.querySelectorAll('.labsupport-vega')]
 # Exercise solutions (sphinx-exercise's ":class: dropdown") and other dropdowns are <details>;
 # print cannot open them, so they are opened before printing. A code cell's "Show code cell
 # source" toggle (MyST-NB's hide-input, details.hide) stays closed: its output is what is printed.
-_OPEN_DETAILS = """() => document.querySelectorAll('details:not(.hide)').forEach(d => { d.open = true; })"""
+# The tables of data under each chart (details.labsupport-chart-data) are for readers of the web book
+# without a mouse; the printed chart stands for them, so they stay closed and print as nothing.
+_OPEN_DETAILS = """() => document.querySelectorAll('details:not(.hide):not(.labsupport-chart-data)')
+  .forEach(d => { d.open = true; })"""
 
 _FOOTER = ('<div style="font-size:8px;width:100%;padding:0 12mm;color:#555;display:flex;'
            'justify-content:space-between"><span>{book}</span><span>{page}</span>'
