@@ -256,7 +256,10 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
     y = alt.Y("outage:O", title="DynamoDB outage", sort=outages)
     tip = [alt.Tooltip("guard:N", title="panel"), "fleet:O", "outage:O",
            alt.Tooltip("label:N", title="recovery after outage")]
-    recovered = alt.Chart().transform_filter("datum.recovered").mark_rect(stroke="white").encode(
+    # The cells' rects are hidden from assistive technology (aria=False): the text layer names every
+    # cell, and a panel with no stuck cell would otherwise hold an empty, unnamed graphics-symbol
+    # group (axe-core's svg-img-alt, a serious violation).
+    recovered = alt.Chart().transform_filter("datum.recovered").mark_rect(stroke="white", aria=False).encode(
         x=x, y=y, tooltip=tip,
         color=alt.Color("minutes:Q", title=["Minutes from DynamoDB's return", "to the last lease"],
                         scale=alt.Scale(range=["#eaf2fb", "#7fb0de"], domainMin=0),
@@ -264,7 +267,7 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
                                           titleLimit=400)))
     # Stuck cells: one fixed colour, named in a legend of their own (an opacity legend whose one
     # symbol is that colour), so the minutes' gradient stays one scale across both panels.
-    stuck = alt.Chart().transform_filter("!datum.recovered").mark_rect(stroke="white", color=PALETTE[1]).encode(
+    stuck = alt.Chart().transform_filter("!datum.recovered").mark_rect(stroke="white", color=PALETTE[1], aria=False).encode(
         x=x, y=y, tooltip=tip,
         opacity=alt.Opacity("state:N", title=None, scale=alt.Scale(domain=[_STUCK], range=[1.0]),
                             legend=alt.Legend(orient="bottom", labelLimit=400, symbolType="square",
