@@ -194,14 +194,26 @@ _SCROLL_REGIONS_JS = r"""
       }
     });
   }
-  var timer = null;
-  function soon() { clearTimeout(timer); timer = setTimeout(update, 150); }
+  // settled is false while an update is pending (tests wait for it before they check the page).
+  var timer = null, state = window.labsupportScrollRegions = {settled: false};
+  function soon() {
+    state.settled = false;
+    clearTimeout(timer);
+    timer = setTimeout(function () { timer = null; update(); state.settled = true; }, 150);
+  }
   function start() {
     update();
+    state.settled = true;
     window.addEventListener("resize", soon);
     var main = document.getElementById("main-content");
     if (main && window.MutationObserver) {
       new MutationObserver(soon).observe(main, {subtree: true, childList: true});
+    }
+    // A web font that arrives after the load event changes text widths, so a box can start (or
+    // stop) scrolling with no change to the page's elements.
+    if (document.fonts) {
+      document.fonts.ready.then(soon);
+      document.fonts.addEventListener("loadingdone", soon);
     }
   }
   if (document.readyState === "complete") { start(); } else { window.addEventListener("load", start); }
