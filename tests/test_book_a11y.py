@@ -41,6 +41,16 @@ def test_empty_header_cells_become_data_cells_and_named_ones_stay():
     assert "<th>count</th>" in context["body"] and "<th>a</th>" in context["body"]
 
 
+def test_a_stylers_blank_corner_cells_become_data_cells():
+    # Found in lab 00 at stop 20: a pandas Styler writes its corner as <th class="blank level0" >&nbsp;</th>.
+    styled = ('<table id="T_x"><thead><tr><th class="blank level0" >&nbsp;</th>'
+              '<th id="T_x_level0_col0" class="col_heading level0 col0" >time</th></tr></thead></table>')
+    context = _page(styled)
+    book._accessible_page(SimpleNamespace(), "labs/x", "page.html", context, None)
+    assert '<td class="blank level0"></td>' in context["body"] and "&nbsp;</th>" not in context["body"]
+    assert 'class="col_heading level0 col0" >time</th>' in context["body"]
+
+
 def test_sidebar_toggles_get_a_name_from_their_section():
     context = _page()
     book._accessible_page(SimpleNamespace(), "intro", "page.html", context, None)
