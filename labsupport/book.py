@@ -314,9 +314,8 @@ _TOGGLE_LABEL = '<summary aria-label="Toggle hidden content">'
 _BIBLIOENTRY = ' role="doc-biblioentry"'
 # pandas writes the empty corner cells of a DataFrame's header as <th></th>: an empty header cell
 # names nothing (axe: empty-table-header); an empty data cell says the same without the claim.
-_EMPTY_TH = "<th></th>"
-# A pandas Styler writes its corner cells as <th class="blank ..." >&nbsp;</th>: the same, styled.
-_STYLER_BLANK_TH = re.compile(r'<th class="(blank[^"]*)"\s*>(?:&nbsp;)?</th>')
+# A pandas Styler writes them as <th class="blank ..." >&nbsp;</th>: the same cell, styled.
+_EMPTY_TH = re.compile(r'<th((?: class="blank[^"]*")?)\s*>(?:&nbsp;)?</th>')
 
 
 def _add_templates(app: Sphinx, config: Any) -> None:
@@ -340,8 +339,7 @@ def _accessible_page(
     """
     body = context.get("body")
     if isinstance(body, str):
-        body = body.replace(_BIBLIOENTRY, ' role="listitem"').replace(_EMPTY_TH, "<td></td>")
-        body = _STYLER_BLANK_TH.sub(r'<td class="\1"></td>', body)
+        body = _EMPTY_TH.sub(r"<td\1></td>", body.replace(_BIBLIOENTRY, ' role="listitem"'))
         context["body"] = body.replace(_TOGGLE_LABEL, "<summary>")
     toctree = context.get("generate_toctree_html")
     if callable(toctree):
