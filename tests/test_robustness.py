@@ -855,7 +855,7 @@ def _plain(value: Any) -> bool:
     return not isinstance(value, np.generic)
 
 
-@settings(max_examples=NUMPY_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=NUMPY_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(numpy_field_values())
 def test_numpy_numbers_act_as_python_numbers_in_every_numeric_field(case):
     # Issue 17, Build: every numeric field of every config, fed a numpy integer or float of any
@@ -876,7 +876,10 @@ def test_numpy_numbers_act_as_python_numbers_in_every_numeric_field(case):
         try:
             want_digest = digest(run_once(run, want))
         except ConfigError as err:   # LimitExceeded, or a cross-model rule checked at run time
-            with pytest.raises(type(err), match=re.escape(str(err))):
+            # The same refusal, word for word, but for the wall-clock seconds a limit message reports
+            # ("max_states=5000 reached after 0.1 s"), which differ from one run to the next.
+            pattern = re.sub(r"after\\ [0-9\\.]+\\ s", lambda _: r"after [0-9.]+ s", re.escape(str(err)))
+            with pytest.raises(type(err), match=pattern):
                 run(got)
             return
         assert digest(run(got)) == want_digest
