@@ -1,16 +1,19 @@
-"""The incident's clock: its time origins, wall-clock conversions and sampling grids, defined once.
+"""The incident's clocks: one per time origin, each with its wall-clock conversions; sampling grids.
 
-Every model counts time in seconds from one of two origins (naive PDT timestamps)::
+Every model counts time in seconds from one of two origins (naive PDT timestamps), each a
+:class:`Clock`::
 
-    INCIDENT_START_PDT  11:48 PM, 19 Oct 2025  regional endpoint empty   race, dwfm, dns_cache, chain
-    NETWORK_START_PDT    5:28 AM, 20 Oct 2025  DWFM leases re-established  network, nlb
+    INCIDENT_CLOCK  11:48 PM, 19 Oct 2025  regional endpoint empty      race, dwfm, dns_cache, chain
+    NETWORK_CLOCK    5:28 AM, 20 Oct 2025  DWFM leases re-established   network, nlb
 
-Each model module re-exports its origin as ``START_PDT``.
+Each model module exposes its clock as ``CLOCK``: ``network.CLOCK.seconds("10:00")`` is 16,320 s,
+``dwfm.CLOCK.time_of_day(20_400)`` is ``"5:28 AM"``.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -18,60 +21,114 @@ import pandas as pd
 from ._validate import check_number, show
 from .errors import ConfigError
 
-__all__ = ["INCIDENT_START_PDT", "NETWORK_START_PDT", "YEAR_S", "clock_pdt", "pdt_seconds", "sample_times",
-           "wall_clock"]
+__all__ = ["Clock", "INCIDENT_CLOCK", "NETWORK_CLOCK", "YEAR_S", "sample_times"]
 
-#: t = 0 of the race, DWFM, DNS-cache and chain models: when the regional endpoint went empty (PES).
-INCIDENT_START_PDT = pd.Timestamp("2025-10-19 23:48:00")
-#: t = 0 of the network and NLB models: 5:28 AM, when "DWFM had established leases with all
-#: droplets" (PES) and Network Manager began on its backlog.
-NETWORK_START_PDT = pd.Timestamp("2025-10-20 05:28:00")
-#: The longest time (s) a clock conversion accepts.
+#: The longest time (s) either side of a clock's origin that a conversion accepts.
 YEAR_S = 365 * 86_400.0
 
-
-def clock_pdt(time_s: float, *, origin: pd.Timestamp = INCIDENT_START_PDT) -> str:
-    """``time_s`` seconds after ``origin`` as a PDT clock reading, e.g. ``"5:28 AM"`` (whole minutes).
-
-    Raises:
-        ConfigError: ``time_s`` is not a finite number from 0 to one year (31,536,000 s).
-    """
-    t = origin + pd.Timedelta(minutes=round(check_number("time_s", time_s, lo=0, hi=YEAR_S) / 60))
-    return f"{t.hour % 12 or 12}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
+_TIME = r"\d{1,2}:\d{2}(:\d{2})?"
+_DATE_TIME = r"\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?"
 
 
-def wall_clock(time_s: pd.Series | list[float], origin: pd.Timestamp = INCIDENT_START_PDT) -> pd.Series:
-    """Seconds since ``origin`` -> naive PDT ISO strings (``"2025-10-20T05:28:00"``), as charts draw them."""
-    return (origin + pd.to_timedelta(pd.Series(time_s, dtype="float64"), unit="s")).dt.strftime("%Y-%m-%dT%H:%M:%S")
+@dataclass(frozen=True)
+class Clock:
+    """Seconds since ``origin`` <-> PDT wall-clock readings.
 
+    Attributes:
+        origin: the naive PDT ``pandas.Timestamp`` of ``time_s = 0``, with a year either side
+            within pandas' dates.
 
-def pdt_seconds(when: str, *, origin: pd.Timestamp = NETWORK_START_PDT) -> float:
-    """Seconds from ``origin`` to the PDT wall-clock time ``when`` (negative if before it).
-
-    Args:
-        when: ``"HH:MM"`` (on the origin's day, seconds optional) or ``"YYYY-MM-DD HH:MM"``, no zone.
-        origin: a naive PDT timestamp; default :data:`NETWORK_START_PDT`.
+    The pair :meth:`seconds` and :meth:`reading` are inverse to each other: a reading carries its
+    date (``"2025-10-20 05:28"``), and ``seconds(reading(t)) == t`` for every whole second ``t``
+    within a year of the origin, before it (negative) or after it. :meth:`time_of_day` is the short
+    form the course prints (``"5:28 AM"``, no date) and :meth:`wall_clock` the vectorised form charts
+    draw.
 
     Raises:
-        ConfigError: ``when`` is not one of those forms naming a real time (``""``, ``"24:00"``,
-            ``"now"``, a time with a zone), or ``origin`` is not a naive ``pandas.Timestamp``.
+        ConfigError: ``origin`` is not a naive ``pandas.Timestamp`` (a string, ``NaT``, one with a
+            time zone), or is less than a year from the ends of pandas' dates.
     """
-    if not isinstance(origin, pd.Timestamp) or origin.tz is not None:
-        raise ConfigError(f"origin must be a naive pandas Timestamp (PDT), got {show(origin)}")
-    if not isinstance(when, str):
-        raise ConfigError(f"when must be a string like 'HH:MM' or 'YYYY-MM-DD HH:MM', got {show(when)} "
-                          f"of type {type(when).__name__}")
-    text = when.strip()
-    if re.fullmatch(r"\d{1,2}:\d{2}(:\d{2})?", text):
-        text = f"{origin:%Y-%m-%d} {text}"
-    try:
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?", text):
-            raise ConfigError("not a date and time")
-        seconds = float((pd.Timestamp(text) - origin).total_seconds())
-    except (ValueError, TypeError, OverflowError) as exc:
-        raise ConfigError(f"when must look like 'HH:MM' or 'YYYY-MM-DD HH:MM' (PDT, no time zone), "
-                          f"got {show(when)}") from exc
-    return seconds
+
+    origin: pd.Timestamp
+
+    def __post_init__(self) -> None:
+        origin = self.origin
+        if not isinstance(origin, pd.Timestamp) or pd.isna(origin) or origin.tz is not None:
+            raise ConfigError(f"origin must be a naive pandas Timestamp (PDT), got {show(origin)} "
+                              f"of type {type(origin).__name__}")
+        try:
+            origin - pd.Timedelta(seconds=YEAR_S), origin + pd.Timedelta(seconds=YEAR_S)
+        except (OverflowError, ValueError):
+            raise ConfigError(f"origin must leave a year either side within pandas' dates, got {origin}") from None
+
+    def seconds(self, when: str) -> float:
+        """Seconds from the origin to the PDT wall-clock time ``when`` (negative if before it).
+
+        Args:
+            when: ``"HH:MM"`` or ``"HH:MM:SS"``, read on the origin's own day (so ``"02:25"`` on
+                :data:`INCIDENT_CLOCK` is 2:25 AM on 19 Oct, -76,980 s), or ``"YYYY-MM-DD HH:MM"``
+                (seconds optional, ``T`` allowed between date and time); no time zone.
+
+        Raises:
+            ConfigError: ``when`` is not one of those forms naming a real time (``""``, ``"24:00"``,
+                ``"now"``, a time with a zone), or is more than a year (31,536,000 s) from the origin.
+        """
+        if not isinstance(when, str):
+            raise ConfigError(f"when must be a string like 'HH:MM' or 'YYYY-MM-DD HH:MM', got {show(when)} "
+                              f"of type {type(when).__name__}")
+        text = when.strip()
+        if re.fullmatch(_TIME, text):
+            text = f"{self.origin:%Y-%m-%d} {text}"
+        try:
+            if not re.fullmatch(_DATE_TIME, text):
+                raise ConfigError("not a date and time")
+            seconds = float((pd.Timestamp(text) - self.origin).total_seconds())
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise ConfigError(f"when must look like 'HH:MM' or 'YYYY-MM-DD HH:MM' (PDT, no time zone), "
+                              f"got {show(when)}") from exc
+        if abs(seconds) > YEAR_S:
+            raise ConfigError(f"when must be within a year (31,536,000 s) of the origin {self.origin}, "
+                              f"got {show(when)}")
+        return seconds
+
+    def reading(self, time_s: float) -> str:
+        """``time_s`` seconds after the origin as a dated PDT reading, to the nearest second.
+
+        ``"2025-10-20 05:28"`` on a whole minute, ``"2025-10-20 05:28:30"`` otherwise; a negative
+        ``time_s`` is a time before the origin. :meth:`seconds` reads it back.
+
+        Raises:
+            ConfigError: ``time_s`` is not a finite number from -31,536,000 to 31,536,000 s (a year).
+        """
+        t = (self.origin + pd.Timedelta(seconds=check_number("time_s", time_s, lo=-YEAR_S, hi=YEAR_S))).round("s")
+        return f"{t:%Y-%m-%d %H:%M}" + (f":{t.second:02d}" if t.second else "")
+
+    def time_of_day(self, time_s: float) -> str:
+        """``time_s`` seconds after the origin as a PDT clock time, e.g. ``"5:28 AM"`` (whole minutes, no date).
+
+        Raises:
+            ConfigError: ``time_s`` is not a finite number from -31,536,000 to 31,536,000 s (a year).
+        """
+        minutes = round(check_number("time_s", time_s, lo=-YEAR_S, hi=YEAR_S) / 60)
+        t = self.origin + pd.Timedelta(minutes=minutes)
+        return f"{t.hour % 12 or 12}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
+
+    def wall_clock(self, time_s: pd.Series | list[float]) -> pd.Series:
+        """Seconds since the origin -> naive PDT ISO strings (``"2025-10-20T05:28:00"``), as charts draw them.
+
+        Returns a string Series with the index of ``time_s`` (if a Series); no range check, the charts
+        check their times first.
+        """
+        times = pd.Series(time_s, dtype="float64")
+        return (self.origin + pd.to_timedelta(times, unit="s")).dt.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+#: t = 0 of the race, DWFM, DNS-cache and chain models: 11:48 PM on 19 Oct 2025, when the regional
+#: endpoint went empty (PES).
+INCIDENT_CLOCK = Clock(pd.Timestamp("2025-10-19 23:48:00"))
+#: t = 0 of the network and NLB models: 5:28 AM on 20 Oct 2025, when "DWFM had established leases
+#: with all droplets" (PES) and Network Manager began on its backlog.
+NETWORK_CLOCK = Clock(pd.Timestamp("2025-10-20 05:28:00"))
 
 
 def sample_times(start_s: float, horizon_s: float, step_s: float) -> np.ndarray:

@@ -1,7 +1,7 @@
 """DNS caches between DynamoDB's empty record and its clients: TTL and negative caching.
 
 Scenario:
-    19 Oct 2025, 11:48 PM PDT (t = 0, :data:`START_PDT`): the authoritative answer for the regional
+    19 Oct 2025, 11:48 PM PDT (t = 0 of :data:`CLOCK`): the authoritative answer for the regional
     endpoint becomes empty (NOERROR with no records) and stays empty until engineers restore it,
     2 h 37 min later (2:25 AM). Clients ask their resolvers; each resolver answers from its cache
     until the cached entry expires. An address is cached for the record's TTL; an empty answer for
@@ -45,24 +45,24 @@ import pandas as pd
 
 from ._sweep import map_configs, summary_frame
 from ._validate import check_int, check_number, check_seed, store_plain_numbers
-from .clock import INCIDENT_START_PDT, sample_times
+from .clock import INCIDENT_CLOCK, sample_times
 from .errors import ConfigError, LimitExceeded
 
 __all__ = [
+    "CLOCK",
     "DnsCacheConfig",
     "DnsCacheResult",
     "DnsCacheSummary",
     "EVENT_KINDS",
     "INCIDENT",
     "LONG_NEGATIVE_TTL",
-    "START_PDT",
     "resolver_windows",
     "run",
     "sweep",
 ]
 
-#: Wall-clock time (PDT, naive) of t = 0: 11:48 PM on 19 October 2025, when the endpoint went empty.
-START_PDT = INCIDENT_START_PDT
+#: The model's clock: t = 0 is 11:48 PM PDT on 19 October 2025, when the endpoint went empty.
+CLOCK = INCIDENT_CLOCK
 
 #: Values of the ``kind`` column of :attr:`DnsCacheResult.events`.
 EVENT_KINDS: tuple[str, ...] = (

@@ -1,7 +1,7 @@
 """Network Manager's propagation backlog: new EC2 instances that launch but cannot talk.
 
 Scenario:
-    20 Oct 2025, 5:28 AM PDT (t = 0, :data:`START_PDT`) to 2:30 PM. DWFM has just re-established
+    20 Oct 2025, 5:28 AM PDT (t = 0 of :data:`CLOCK`) to 2:30 PM. DWFM has just re-established
     leases with every droplet, so launches succeed again, and Network Manager starts working
     through the network configuration that DWFM held back during the lease outage. Every new
     instance's configuration joins the back of that queue: the instance runs, but has no network
@@ -42,23 +42,22 @@ import simpy
 
 from . import _network_sim as _sim
 from ._validate import check_int, check_number, check_seed, store_plain_numbers
-from .clock import NETWORK_START_PDT, pdt_seconds, sample_times
+from .clock import NETWORK_CLOCK, sample_times
 from .errors import ConfigError, LimitExceeded
 
 __all__ = [
+    "CLOCK",
     "EVENT_KINDS",
     "INCIDENT",
     "NetworkConfig",
     "NetworkResult",
     "NetworkSummary",
     "SHED_AT_0700",
-    "START_PDT",
-    "pdt_seconds",
     "run",
 ]
 
-#: Wall-clock time (PDT, naive) of t = 0: :data:`labsupport.clock.NETWORK_START_PDT` (5:28 AM, 20 Oct).
-START_PDT = NETWORK_START_PDT
+#: The model's clock, :data:`labsupport.clock.NETWORK_CLOCK`: t = 0 is 5:28 AM PDT on 20 Oct 2025.
+CLOCK = NETWORK_CLOCK
 
 #: Values of the ``kind`` column of :attr:`NetworkResult.events`.
 EVENT_KINDS: tuple[str, ...] = ("backlog_queued", "launch_queued", "launch_refused", "propagated")
@@ -77,7 +76,7 @@ MAX_ITEMS = 1_000_000
 class NetworkConfig:
     """Everything one Network Manager run depends on. Defaults are the incident (:data:`INCIDENT`).
 
-    Times are seconds since :data:`START_PDT` (5:28 AM PDT). The PES gives no sizes or rates for
+    Times are seconds on :data:`CLOCK` (since 5:28 AM PDT). The PES gives no sizes or rates for
     Network Manager; every number here is an assumption or a calibration (see :data:`INCIDENT`).
 
     Attributes:
@@ -163,7 +162,7 @@ INCIDENT = NetworkConfig()
 
 #: The same morning with load shed at 7:00 AM: half of the new launches are refused (they fail
 #: with a throttling error and the customer retries later) so the queue drains sooner.
-SHED_AT_0700 = replace(INCIDENT, shed_load_at_s=pdt_seconds("07:00"), shed_load_fraction=0.5)
+SHED_AT_0700 = replace(INCIDENT, shed_load_at_s=CLOCK.seconds("07:00"), shed_load_fraction=0.5)
 
 
 @dataclass(frozen=True)

@@ -52,10 +52,12 @@ from . import network
 from ._nlb_sim import flap_transitions_per_check
 from ._sweep import map_configs, summary_frame
 from ._validate import check_bool, check_int, check_number, check_seed, store_plain_numbers
+from .clock import NETWORK_CLOCK
 from .errors import ConfigError, LimitExceeded
-from .network import NetworkConfig, pdt_seconds
+from .network import NetworkConfig
 
 __all__ = [
+    "CLOCK",
     "EVENT_KINDS",
     "INCIDENT",
     "NlbConfig",
@@ -66,6 +68,10 @@ __all__ = [
     "run",
     "sweep",
 ]
+
+#: The model's clock, :data:`labsupport.clock.NETWORK_CLOCK` as in the network model: t = 0 is 5:28 AM
+#: PDT on 20 Oct 2025.
+CLOCK = NETWORK_CLOCK
 
 #: Values of the ``kind`` column of :attr:`NlbResult.events`.
 EVENT_KINDS: tuple[str, ...] = (
@@ -78,7 +84,7 @@ EVENT_KINDS: tuple[str, ...] = (
 class NlbConfig:
     """Everything one NLB run depends on. Defaults are the incident (:data:`INCIDENT`).
 
-    Times are seconds since 5:28 AM PDT (:data:`labsupport.network.START_PDT`). The PES gives no
+    Times are seconds on :data:`CLOCK` (since 5:28 AM PDT, as the network model). The PES gives no
     numbers inside the NLB; unless :data:`INCIDENT` says otherwise, values are assumptions.
 
     Attributes:
@@ -140,8 +146,8 @@ class NlbConfig:
     transition_work_checks: float = 10.0
     failover_delay_threshold_s: float = 240.0
     automatic_failover: bool = True
-    disable_failover_at_s: float | None = pdt_seconds("09:36")
-    reenable_failover_at_s: float | None = pdt_seconds("14:09")
+    disable_failover_at_s: float | None = CLOCK.seconds("09:36")
+    reenable_failover_at_s: float | None = CLOCK.seconds("14:09")
     limit_capacity_removal: bool = False
     max_removal_fraction: float = 0.2
     removal_window_s: float = 900.0

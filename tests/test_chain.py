@@ -123,7 +123,7 @@ def test_calibrated_factors_hand_network_its_own_preset(incident):
     assert abs(s.retry_launches_count - network.INCIDENT.retry_launches_count) <= 1
     # The race's empty record falls at 11:48 PM on the chain clock.
     assert abs(incident.stages["start_s"].iloc[0]) < 60
-    assert chain.clock_pdt(incident.stages["start_s"].iloc[0]) == "11:48 PM"
+    assert chain.CLOCK.time_of_day(incident.stages["start_s"].iloc[0]) == "11:48 PM"
 
 
 def test_incident_stages_in_order_and_total_is_their_span(incident):
@@ -376,7 +376,7 @@ def test_a_shorter_race_lead_shifts_the_whole_outage_and_keeps_its_length(incide
     assert r.summary.dynamodb_s == pytest.approx(incident.summary.dynamodb_s, abs=120.0)
 
 
-def test_clock_pdt_names_time_s_for_an_absurd_time():
+def test_clock_time_of_day_names_time_s_for_an_absurd_time():
     with pytest.raises(ValueError, match="time_s"):
-        chain.clock_pdt(1e18)
-    assert chain.clock_pdt(0.0) == "11:48 PM"
+        chain.CLOCK.time_of_day(1e18)
+    assert chain.CLOCK.time_of_day(0.0) == "11:48 PM"

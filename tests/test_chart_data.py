@@ -16,7 +16,7 @@ import pandas as pd
 from labsupport import chain, charts, dependencies, dns_cache, dwfm, explore, network, nlb, race, timeline
 from labsupport.charts import chain as chain_charts
 from labsupport.charts import dependencies as dependencies_charts
-from labsupport.clock import INCIDENT_START_PDT, wall_clock
+from labsupport.clock import INCIDENT_CLOCK
 from labsupport.charts import explore as explore_charts
 from labsupport.charts import timeline as timeline_charts
 from labsupport.charts import race as race_charts
@@ -191,7 +191,7 @@ def test_network_backlog_counts_come_from_the_model_columns():
                 if "Items waiting at Network Manager" in d.columns)
     np.testing.assert_array_equal(data["Items waiting at Network Manager"], ts["queue_count"])
     np.testing.assert_array_equal(data["New instances without connectivity"], ts["unconfigured_count"])
-    first = network.START_PDT + pd.Timedelta(seconds=float(ts["time_s"].iloc[0]))   # 5:28 AM + t
+    first = network.CLOCK.origin + pd.Timedelta(seconds=float(ts["time_s"].iloc[0]))   # 5:28 AM + t
     assert data["clock"].iloc[0] == f"{first:%Y-%m-%dT%H:%M:%S}"
 
 
@@ -458,8 +458,8 @@ def test_chain_timeline_data_and_channels():
     chart = charts.chain_timeline_chart(mine, reference=ref)
     _carries(chart, data)
     incident = data.loc[data["run"] == "Incident (no stop points)"]
-    assert incident["start"].tolist() == wall_clock(ref["start_s"], INCIDENT_START_PDT).tolist()      # PDT clock
-    assert incident["end"].tolist() == wall_clock(ref["end_s"], INCIDENT_START_PDT).tolist()
+    assert incident["start"].tolist() == INCIDENT_CLOCK.wall_clock(ref["start_s"]).tolist()      # PDT clock
+    assert incident["end"].tolist() == INCIDENT_CLOCK.wall_clock(ref["end_s"]).tolist()
     assert {("x", "start", "temporal"), ("x2", "end", ""), ("y", "stage", "nominal"), ("yOffset", "run", "nominal"),
             ("color", "stage", "nominal"), ("opacity", "run", "nominal")} <= _channels(chart)
 
@@ -472,8 +472,8 @@ def test_chain_explorer_data_and_channels():
     _carries(chart, totals)
     none = table.loc[table["stop_points"] == "none"].iloc[0]
     nlb_bar = bars.loc[(bars["run"] == "Incident (no stop points)") & (bars["stage"] == "NLB connection errors")]
-    assert nlb_bar["start"].tolist() == wall_clock([none["nlb_start_s"]], INCIDENT_START_PDT).tolist()
-    assert nlb_bar["end"].tolist() == wall_clock([none["nlb_end_s"]], INCIDENT_START_PDT).tolist()
+    assert nlb_bar["start"].tolist() == INCIDENT_CLOCK.wall_clock([none["nlb_start_s"]]).tolist()
+    assert nlb_bar["end"].tolist() == INCIDENT_CLOCK.wall_clock([none["nlb_end_s"]]).tolist()
     assert len(totals) == 64 and {"s1", "s6", "text"} <= set(totals.columns)
     assert {("x", "start", "temporal"), ("y", "stage", "nominal"), ("text", "text", "nominal")} <= _channels(chart)
     _reflows_and_wraps(chart, totals, "text")
@@ -485,7 +485,7 @@ def test_chain_impact_data_and_channels():
     chart = charts.chain_impact_chart(impact)
     _carries(chart, data)
     np.testing.assert_allclose(data["share"], impact["impact_fraction"].round(4))
-    assert data["start"].tolist() == wall_clock(impact["time_s"], INCIDENT_START_PDT).tolist()
+    assert data["start"].tolist() == INCIDENT_CLOCK.wall_clock(impact["time_s"]).tolist()
     assert {("x", "start", "temporal"), ("y", "share", "quantitative"), ("color", "stage", "nominal")} <= _channels(chart)
 
 

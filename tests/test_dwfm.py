@@ -181,7 +181,7 @@ def test_golden_summary(name):
 
 def test_incident_calibration_lands_on_5_28_am():
     # The PES: "established leases with all droplets" at 5:28 AM; the preset is calibrated to it.
-    assert dwfm.clock_pdt(run(INCIDENT).summary.recovered_at_s) == "5:28 AM"
+    assert dwfm.CLOCK.time_of_day(run(INCIDENT).summary.recovered_at_s) == "5:28 AM"
 
 
 # --- determinism --------------------------------------------------------------------------------
@@ -458,8 +458,8 @@ def test_numpy_integers_are_stored_as_plain_ints():
 @pytest.mark.parametrize("call, name", [
     (lambda: dwfm.goodput_fraction(None, 0, 1), "timeseries"),
     (lambda: dwfm.goodput_fraction([1, 2], 0, 1), "timeseries"),
-    (lambda: dwfm.clock_pdt(1e18), "time_s"),
-    (lambda: dwfm.clock_pdt(10**400), "time_s"),
+    (lambda: dwfm.CLOCK.time_of_day(1e18), "time_s"),
+    (lambda: dwfm.CLOCK.time_of_day(10**400), "time_s"),
     (lambda: dwfm.phase_sweep(fleet_sizes=None), "fleet_sizes"),
     (lambda: dwfm.phase_sweep(fleet_sizes=5), "fleet_sizes"),
     (lambda: dwfm.phase_sweep(fleet_sizes="600"), "fleet_sizes"),
@@ -472,9 +472,9 @@ def test_bad_arguments_raise_a_value_error_naming_them(call, name):
         call()
 
 
-def test_clock_pdt_still_reads_times_up_to_a_year():
-    assert dwfm.clock_pdt(0) == "11:48 PM"
-    assert dwfm.clock_pdt(365 * 86_400.0) == "11:48 PM"
+def test_clock_time_of_day_reads_times_up_to_a_year():
+    assert dwfm.CLOCK.time_of_day(0) == "11:48 PM"
+    assert dwfm.CLOCK.time_of_day(365 * 86_400.0) == "11:48 PM"
 
 
 def test_issue17_the_last_row_is_at_the_horizon_after_every_event_there():

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from labsupport import network, nlb
 from labsupport.errors import ConfigError, LimitExceeded
-from labsupport.network import NetworkConfig, pdt_seconds
+from labsupport.network import NetworkConfig
 from labsupport.nlb import NlbConfig
 
 #: A quiet Network Manager: nothing queued, nothing launched.
@@ -88,16 +88,8 @@ def test_shedding_load_brings_propagation_back_sooner():
 
 def test_incident_calibration_matches_the_summary_times():
     s = network.run(network.INCIDENT).summary
-    assert abs(s.first_late_config_s - pdt_seconds("06:21")) <= 120        # PES: 6:21 AM
-    assert abs(s.propagation_normal_s - pdt_seconds("10:36")) <= 15 * 60   # PES: 10:36 AM
-
-
-def test_pdt_seconds():
-    assert pdt_seconds("05:28") == 0.0
-    assert pdt_seconds("06:21") == 53 * 60
-    assert pdt_seconds("2025-10-20 14:09") == pdt_seconds("14:09") == 8 * 3600 + 41 * 60
-    with pytest.raises(ValueError, match="HH:MM"):
-        pdt_seconds("half past nine")
+    assert abs(s.first_late_config_s - network.CLOCK.seconds("06:21")) <= 120        # PES: 6:21 AM
+    assert abs(s.propagation_normal_s - network.CLOCK.seconds("10:36")) <= 15 * 60   # PES: 10:36 AM
 
 
 def test_network_frames_have_the_documented_dtypes():
@@ -182,8 +174,8 @@ def test_velocity_control_caps_removed_capacity_exactly():
 def test_incident_calibration_and_levers():
     inc = nlb.run(nlb.INCIDENT)
     s = inc.summary
-    assert abs(s.first_failover_s - pdt_seconds("06:52")) <= 20 * 60       # PES: detection at 6:52
-    assert s.error_start_s <= pdt_seconds("06:00")                          # PES: errors from 5:30
+    assert abs(s.first_failover_s - network.CLOCK.seconds("06:52")) <= 20 * 60       # PES: detection at 6:52
+    assert s.error_start_s <= network.CLOCK.seconds("06:00")                          # PES: errors from 5:30
     ts = inc.timeseries
     short = ts[ts["working_capacity_fraction"] < ts["demand_fraction"]]
     assert short["time_s"].max() < nlb.INCIDENT.disable_failover_at_s      # 9:36 ended the shortfall
@@ -195,11 +187,11 @@ def test_incident_calibration_and_levers():
 
 
 def test_reenabling_too_early_brings_failover_back():
-    early = replace(nlb.INCIDENT, reenable_failover_at_s=pdt_seconds("10:00"))
+    early = replace(nlb.INCIDENT, reenable_failover_at_s=network.CLOCK.seconds("10:00"))
     ev = nlb.run(early).events
-    assert (ev[ev["kind"] == "az_failover"]["time_s"] > pdt_seconds("10:00")).any()
+    assert (ev[ev["kind"] == "az_failover"]["time_s"] > network.CLOCK.seconds("10:00")).any()
     late = nlb.run(nlb.INCIDENT).events
-    assert not (late[late["kind"] == "az_failover"]["time_s"] > pdt_seconds("14:09")).any()
+    assert not (late[late["kind"] == "az_failover"]["time_s"] > network.CLOCK.seconds("14:09")).any()
 
 
 def test_nlb_frames_have_the_documented_dtypes():
@@ -389,23 +381,6 @@ def test_a_million_launches_a_minute_stops_at_the_bound():
         network.run(replace(network.INCIDENT, launch_rate_per_min=1e6, horizon_s=_WEEK_S, max_events=50_000))
 
 
-@pytest.mark.parametrize("when", [None, 5, "", "  ", "2025-10-20 07:00+00:00", "07:00Z", "NaT", "2025-10-20 NaT",
-                                  "now", "today", "24:00", "7", "2025-13-01 00:00"])
-def test_pdt_seconds_refuses_what_is_not_a_pdt_time(when):
-    with pytest.raises(ValueError, match="when"):
-        pdt_seconds(when)
-
-
-def test_pdt_seconds_still_reads_the_documented_forms():
-    assert pdt_seconds("7:00") == pdt_seconds("07:00") == pdt_seconds(" 07:00 ") == 92 * 60
-    assert pdt_seconds("07:00:30") == 92 * 60 + 30
-    assert pdt_seconds("2025-10-19 23:48") == -(5 * 3600 + 40 * 60)
-    with pytest.raises(ValueError, match="origin"):
-        pdt_seconds("07:00", origin="2025-10-20")
-    with pytest.raises(ValueError, match="origin"):
-        pdt_seconds("07:00", origin=pd.Timestamp("2025-10-20 05:28", tz="UTC"))
-
-
 def test_network_timeseries_ends_at_the_horizon_not_after_it():
     ts = network.run(replace(network.INCIDENT, horizon_s=100.0, sample_interval_s=60.0)).timeseries
     assert ts["time_s"].tolist() == [60.0, 100.0]
@@ -459,9 +434,9 @@ def test_nlb_panel_with_a_short_horizon_offers_only_valid_settings():
         cfg = widgets.nlb_config(base, **{**panel.values(), "backlog_count": backlog, "failover": failover})
         assert cfg.disable_failover_at_s is None and cfg.reenable_failover_at_s is None   # both after 6:28 AM
     # A horizon between the two actions keeps the one inside the run.
-    mid = replace(base, network=replace(network.INCIDENT, horizon_s=pdt_seconds("12:00")))
+    mid = replace(base, network=replace(network.INCIDENT, horizon_s=network.CLOCK.seconds("12:00")))
     cfg = widgets.nlb_config(mid, **{**panel.values(), "failover": next(iter(widgets.NLB_FAILOVER_CHOICES))})
-    assert (cfg.disable_failover_at_s, cfg.reenable_failover_at_s) == (pdt_seconds("09:36"), None)
+    assert (cfg.disable_failover_at_s, cfg.reenable_failover_at_s) == (network.CLOCK.seconds("09:36"), None)
     assert panel.update(**{**panel.values(), "failover": next(iter(widgets.NLB_FAILOVER_CHOICES))})
 
 

@@ -485,7 +485,7 @@ def numbers_or_junk(lo: float, hi: float) -> st.SearchStrategy:
 def _fns() -> dict[str, Fn]:
     from concurrent.futures import ThreadPoolExecutor
 
-    from labsupport import (chain, charts, dependencies, dns_cache, dwfm, explore, network, nlb, race,
+    from labsupport import (chain, charts, clock, dependencies, dns_cache, dwfm, explore, network, nlb, race,
                             timeline, widgets)
 
     executors = st.one_of(st.none(), st.just(ThreadPoolExecutor), st.sampled_from(["process", 2]), hostile())
@@ -550,8 +550,8 @@ def _fns() -> dict[str, Fn]:
             "title": st.one_of(st.text(max_size=10), hostile())}, "explore"),
         "dwfm.run": Fn(dwfm.run, lambda: {"config": small("dwfm")}, lambda: {"config": configs_or_junk("dwfm")},
                        "dwfm"),
-        "dwfm.clock_pdt": Fn(dwfm.clock_pdt, lambda: {"time_s": 0.0}, lambda: {"time_s": numbers_or_junk(-10, 1e9)},
-                             "dwfm"),
+        "dwfm.CLOCK.time_of_day": Fn(dwfm.CLOCK.time_of_day, lambda: {"time_s": 0.0}, lambda: {
+            "time_s": numbers_or_junk(-4e7, 4e7)}, "dwfm"),
         "dwfm.goodput_fraction": Fn(dwfm.goodput_fraction, lambda: {
             "timeseries": result("dwfm").timeseries, "start_s": 0.0, "end_s": 3_600.0}, lambda: {
             "timeseries": frames_or_junk(lambda: result("dwfm").timeseries), "start_s": numbers_or_junk(-10, 1e4),
@@ -570,9 +570,14 @@ def _fns() -> dict[str, Fn]:
             "step_s": numbers_or_junk(-10, 1e4), "executor": executors}, "dwfm"),
         "network.run": Fn(network.run, lambda: {"config": small("network")}, lambda: {
             "config": configs_or_junk("network")}, "network"),
-        "network.pdt_seconds": Fn(network.pdt_seconds, lambda: {"when": "07:00"}, lambda: {
-            "when": st.one_of(hostile(), st.text(max_size=16), st.sampled_from(["07:00", "25:61", "2025-10-20 07:00"])),
-            "origin": st.one_of(hostile(), st.just(pd.Timestamp("2025-10-20 05:28")))}, "network"),
+        "clock.Clock": Fn(clock.Clock, lambda: {"origin": pd.Timestamp("2025-10-20 05:28")}, lambda: {
+            "origin": st.one_of(hostile(), st.just(pd.Timestamp("2025-10-20 05:28")),
+                                st.just(pd.Timestamp("2025-10-20 05:28", tz="UTC")))}),
+        "network.CLOCK.seconds": Fn(network.CLOCK.seconds, lambda: {"when": "07:00"}, lambda: {
+            "when": st.one_of(hostile(), st.text(max_size=16), st.sampled_from(["07:00", "25:61", "2025-10-20 07:00",
+                                                                                 "2027-10-20 07:00"]))}, "network"),
+        "network.CLOCK.reading": Fn(network.CLOCK.reading, lambda: {"time_s": 0.0}, lambda: {
+            "time_s": numbers_or_junk(-4e7, 4e7)}, "network"),
         "nlb.run": Fn(nlb.run, lambda: {"config": small("nlb")}, lambda: {"config": configs_or_junk("nlb")}, "nlb"),
         "nlb.sweep": Fn(nlb.sweep, lambda: {"configs": [small("nlb")]}, lambda: {
             "configs": config_lists("nlb"), "executor": executors}, "nlb"),
@@ -655,8 +660,8 @@ def _fns() -> dict[str, Fn]:
                                   lambda: {"numbers": st.one_of(st.lists(st.one_of(st.integers(-2, 8), hostile()),
                                                                          max_size=3), st.just([]))},
                                   "chain", aliases=("stop point",)),
-        "chain.clock_pdt": Fn(chain.clock_pdt, lambda: {"time_s": 0.0}, lambda: {"time_s": numbers_or_junk(-10, 1e9)},
-                              "chain"),
+        "chain.CLOCK.time_of_day": Fn(chain.CLOCK.time_of_day, lambda: {"time_s": 0.0}, lambda: {
+            "time_s": numbers_or_junk(-4e7, 4e7)}, "chain"),
         "chain.calibration": Fn(chain.calibration, lambda: {"result": result("chain")}, lambda: {
             "result": st.one_of(st.none(), st.just(result("chain")), hostile()),
             "tolerance_fraction": numbers_or_junk(-1, 2)}, "chain"),

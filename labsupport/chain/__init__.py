@@ -1,7 +1,7 @@
 """The whole chain, end to end, with the six stop points: the course's capstone model.
 
 Scenario:
-    19 Oct 2025, 11:48 PM PDT (t = 0, :data:`START_PDT`) to 20 Oct, afternoon. The DNS race
+    19 Oct 2025, 11:48 PM PDT (t = 0 of :data:`CLOCK`) to 20 Oct, afternoon. The DNS race
     empties DynamoDB's regional endpoint; DWFM's leases lapse and collapse on recovery; Network
     Manager's backlog delays new instances' network state; NLB health checks flap and fail AZs
     over; DNS caches decide when clients see each change. Each of the six stop points of the seed
@@ -44,17 +44,16 @@ Sweeps: :func:`sweep`, :func:`stop_point_table` (all 64 combinations) and
 from __future__ import annotations
 
 from .model import (
+    CLOCK,
     ChainConfig,
     ChainResult,
     ChainSummary,
     EVENT_KINDS,
     INCIDENT,
     STAGES,
-    START_PDT,
     STOP_POINT_NAMES,
     STOP_POINT_TITLES,
     StopPoints,
-    clock_pdt,
     run,
     stop_point_levers,
 )
@@ -67,19 +66,18 @@ from .sweep import (
 )
 
 __all__ = [
+    "CLOCK",
     "ChainConfig",
     "ChainResult",
     "ChainSummary",
     "EVENT_KINDS",
     "INCIDENT",
     "STAGES",
-    "START_PDT",
     "STOP_POINT_NAMES",
     "STOP_POINT_TITLES",
     "StopPoints",
     "all_stop_point_configs",
     "calibration",
-    "clock_pdt",
     "run",
     "single_point_savings",
     "stop_point_levers",

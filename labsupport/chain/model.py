@@ -9,27 +9,26 @@ import pandas as pd
 from . import stages as _st
 from .. import dependencies, dns_cache, dwfm, nlb, race, timeline
 from .._validate import check_bool, check_int, check_number, check_seed, store_plain_numbers
-from ..clock import INCIDENT_START_PDT, clock_pdt
+from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 
 __all__ = [
+    "CLOCK",
     "ChainConfig",
     "ChainResult",
     "ChainSummary",
     "EVENT_KINDS",
     "INCIDENT",
     "STAGES",
-    "START_PDT",
     "STOP_POINT_NAMES",
     "STOP_POINT_TITLES",
     "StopPoints",
-    "clock_pdt",
     "run",
     "stop_point_levers",
 ]
 
-#: Wall-clock time of t = 0: 11:48 PM PDT on 19 October 2025, when the regional endpoint went empty.
-START_PDT = INCIDENT_START_PDT
+#: The model's clock: t = 0 is 11:48 PM PDT on 19 October 2025, when the regional endpoint went empty.
+CLOCK = INCIDENT_CLOCK
 #: The stages, in the order of the PES's impact periods they reproduce.
 STAGES: tuple[str, ...] = _st.STAGES
 #: Categories of ``ChainResult.events["kind"]``.

@@ -9,7 +9,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from ..clock import wall_clock
+from ..clock import Clock
 from ..errors import ConfigError
 from ._render import PALETTE
 from ._inputs import _MAX_ROWS, _seconds
@@ -68,7 +68,7 @@ def _recovery_rules(marks: dict[str, float | None], origin: pd.Timestamp) -> lis
     if not rows:
         return []
     data = pd.DataFrame({"what": [w for w, _ in rows],
-                         "at": wall_clock([float(a) for _, a in rows], origin)})
+                         "at": Clock(origin).wall_clock([float(a) for _, a in rows])})
     return [alt.Chart(data).mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2).encode(
         x="at:T", tooltip=["what:N", alt.Tooltip("at:T", format="%H:%M", title="time")])]
 

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..chain import STOP_POINT_NAMES, STOP_POINT_TITLES
-from ..clock import INCIDENT_START_PDT, wall_clock
+from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 from ..timeline import format_duration
 from ._render import PALETTE, _base_config, _state_text, _wrapped, reflow_usermeta
@@ -30,8 +30,8 @@ _CHAIN_STAGE_COLUMNS = ("stage", "start_s", "end_s", "duration_s")
 
 def _chain_bars(stages: pd.DataFrame, run: str) -> pd.DataFrame:
     return pd.DataFrame({"run": run, "stage": stages["stage"].astype(str).to_numpy(),
-                         "start": wall_clock(stages["start_s"], INCIDENT_START_PDT).to_numpy(),
-                         "end": wall_clock(stages["end_s"], INCIDENT_START_PDT).to_numpy(),
+                         "start": INCIDENT_CLOCK.wall_clock(stages["start_s"]).to_numpy(),
+                         "end": INCIDENT_CLOCK.wall_clock(stages["end_s"]).to_numpy(),
                          "length": [format_duration(v) for v in stages["duration_s"]]})
 
 
@@ -205,7 +205,7 @@ def _impact_data(impact: pd.DataFrame) -> pd.DataFrame:
     """What :func:`chain_impact_chart` draws: ``start`` (PDT wall-clock ISO string), ``stage`` (the
     line and colour) and ``share`` (``impact_fraction``, 0 to 1), one row per impact row."""
     _frame("impact", impact, ("time_s", "stage", "impact_fraction"), numeric=("time_s", "impact_fraction"))
-    return pd.DataFrame({"start": wall_clock(impact["time_s"], INCIDENT_START_PDT).to_numpy(),
+    return pd.DataFrame({"start": INCIDENT_CLOCK.wall_clock(impact["time_s"]).to_numpy(),
                          "stage": impact["stage"].astype(str).to_numpy(),
                          "share": impact["impact_fraction"].round(4).to_numpy()})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ..clock import INCIDENT_START_PDT, wall_clock
+from ..clock import INCIDENT_CLOCK, Clock
 from ..errors import ConfigError
 from ._render import PALETTE, _base_config, _series_range
 from ._inputs import _MAX_ROWS, _frame, _note_chart, _origin, _runs, _seconds, _width
@@ -26,7 +26,7 @@ def _failing_data(runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | None 
     cols = ("time_s", "failing_fraction")
     runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     start_s = _seconds("start_s", start_s, window=True)
-    origin = _origin(origin, INCIDENT_START_PDT)
+    origin = _origin(origin, INCIDENT_CLOCK.origin)
     windows = {label: ts.loc[ts["time_s"] >= start_s].sort_values("time_s", kind="stable")
                for label, ts in runs.items()}
     kept = {label: w for label, w in windows.items() if len(w)}
@@ -36,12 +36,12 @@ def _failing_data(runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | None 
     frames = []
     for label, w in kept.items():
         if bin_s is None:
-            frames.append(pd.DataFrame({"clock": wall_clock(w["time_s"], origin).to_numpy(), "run": label,
+            frames.append(pd.DataFrame({"clock": Clock(origin).wall_clock(w["time_s"]).to_numpy(), "run": label,
                                         "failing": w["failing_fraction"].round(4).to_numpy()}))
             continue
         g = w.groupby((w["time_s"] // bin_s) * bin_s)["failing_fraction"]
         mean = g.mean()
-        frames.append(pd.DataFrame({"clock": wall_clock(mean.index.to_series(), origin).to_numpy(), "run": label,
+        frames.append(pd.DataFrame({"clock": Clock(origin).wall_clock(mean.index.to_series()).to_numpy(), "run": label,
                                     "failing": mean.round(4).to_numpy(), "lo": g.min().round(4).to_numpy(),
                                     "hi": g.max().round(4).to_numpy()}))
     data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["clock", "run", "failing"])
@@ -90,12 +90,12 @@ def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
     data = _failing_data(runs, origin=origin, start_s=start_s)
     restored_s = _seconds("restored_s", restored_s)
     start_s = _seconds("start_s", start_s, window=True)
-    origin = _origin(origin, INCIDENT_START_PDT)
+    origin = _origin(origin, INCIDENT_CLOCK.origin)
     labels, bin_s = list(runs), data.attrs["bin_s"]
     title = "Clients failing to resolve the endpoint"
     if data.empty:
         last = max(float(ts["time_s"].max()) for ts in runs.values())
-        at = wall_clock([start_s, last], origin).str.slice(11, 16).tolist()
+        at = Clock(origin).wall_clock([start_s, last]).str.slice(11, 16).tolist()
         nothing = f"No sample from {at[0]} PDT on: {'the runs end' if len(runs) > 1 else 'the run ends'} at {at[1]} PDT"
         return _note_chart(nothing, title=title, width=width, height=220, description=(
             f"Fraction of clients failing, one line per run ({', '.join(labels)}): no run has a sample at or "

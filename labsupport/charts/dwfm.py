@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import check_int
-from ..clock import INCIDENT_START_PDT, clock_pdt, wall_clock
+from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 from ..timeline import format_duration
 from ._render import PALETTE, _base_config, reflow_usermeta
@@ -46,7 +46,7 @@ def _timeseries_data(timeseries: pd.DataFrame, fleet_droplets_count: int | None 
         step_min = pd.Series(np.where(ts["time_s"] > 0, bin_s / 60, 1 / 60), index=ts.index)
     leased = ts["leased_count"].to_numpy()
     data = pd.DataFrame({
-        "clock": wall_clock(ts["time_s"], INCIDENT_START_PDT),
+        "clock": INCIDENT_CLOCK.wall_clock(ts["time_s"]),
         "leased": leased,
         "leased_pct": np.round(leased / fleet * 100, 1) if fleet else np.full(len(ts), np.nan),
         "queue": ts["queue_count"].to_numpy(),
@@ -59,7 +59,7 @@ def _timeseries_data(timeseries: pd.DataFrame, fleet_droplets_count: int | None 
 
 def _clock_label(at_s: float) -> str:
     """``4:14 AM``: a time in seconds since 11:48 PM PDT as the prose writes it."""
-    return clock_pdt(float(at_s))
+    return INCIDENT_CLOCK.time_of_day(float(at_s))
 
 
 def dwfm_timeseries_chart(
@@ -113,9 +113,9 @@ def dwfm_timeseries_chart(
     marks = []
     band_text, rule_text = [], []
     if outage_s is not None:
-        band = pd.DataFrame({"start": wall_clock([float(outage_s[0])], INCIDENT_START_PDT),
-                             "end": wall_clock([float(outage_s[1])], INCIDENT_START_PDT),
-                             "mid": wall_clock([(float(outage_s[0]) + float(outage_s[1])) / 2], INCIDENT_START_PDT),
+        band = pd.DataFrame({"start": INCIDENT_CLOCK.wall_clock([float(outage_s[0])]),
+                             "end": INCIDENT_CLOCK.wall_clock([float(outage_s[1])]),
+                             "mid": INCIDENT_CLOCK.wall_clock([(float(outage_s[0]) + float(outage_s[1])) / 2]),
                              "what": ["DynamoDB unreachable"], "text": ["DynamoDB\nunreachable"]})
         marks.append(alt.Chart(band).mark_rect(color="#999", opacity=0.18).encode(
             x="start:T", x2="end:T", tooltip=["what:N"]))
@@ -124,7 +124,7 @@ def dwfm_timeseries_chart(
             lineBreak="\n", fontSize=11, color="#444", baseline="middle").encode(
             x=alt.X("mid:T"), y=alt.value(60), text="text:N"))
     if operator_at_s is not None:
-        rule = pd.DataFrame({"at": wall_clock([float(operator_at_s)], INCIDENT_START_PDT),
+        rule = pd.DataFrame({"at": INCIDENT_CLOCK.wall_clock([float(operator_at_s)]),
                              "what": ["Operators throttle and restart"],
                              "text": [f"operators throttle and restart, {_clock_label(operator_at_s)}"]})
         marks.append(alt.Chart(rule).mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2).encode(
@@ -303,7 +303,7 @@ def _explorer_data(grid: pd.DataFrame) -> pd.DataFrame:
     cols = ("fleet_droplets_count", "throttle_by_queue_length", "time_s", "leased_fraction",
             "goodput_per_min", "wasted_per_min")
     _frame("grid", grid, cols, numeric=cols, empty="explorer_grid() holds at least one run")
-    data = grid.loc[:, list(cols)].assign(clock=wall_clock(grid["time_s"], INCIDENT_START_PDT),
+    data = grid.loc[:, list(cols)].assign(clock=INCIDENT_CLOCK.wall_clock(grid["time_s"]),
                                           leased_pct=(grid["leased_fraction"] * 100).round(1),
                                           goodput=grid["goodput_per_min"].round(2),
                                           wasted=grid["wasted_per_min"].round(2))

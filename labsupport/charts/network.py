@@ -6,7 +6,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from ..clock import NETWORK_START_PDT, wall_clock
+from ..clock import NETWORK_CLOCK, Clock
 from ._render import PALETTE, _base_config
 from ._inputs import _frame, _number, _origin, _width
 from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
@@ -25,10 +25,10 @@ def _backlog_data(timeseries: pd.DataFrame, origin: pd.Timestamp | None = None) 
     """
     cols = ("time_s", "queue_count", "unconfigured_count", "mean_delay_s")
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
-    origin = _origin(origin, NETWORK_START_PDT)
+    origin = _origin(origin, NETWORK_CLOCK.origin)
     ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
     data = pd.DataFrame({
-        "clock": wall_clock(ts["time_s"], origin),
+        "clock": Clock(origin).wall_clock(ts["time_s"]),
         "Items waiting at Network Manager": ts["queue_count"].to_numpy(),
         "New instances without connectivity": ts["unconfigured_count"].to_numpy(),
     })
@@ -70,7 +70,7 @@ def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 1
     data, delays = _backlog_data(timeseries, origin)
     normal_delay_s = _number("normal_delay_s", normal_delay_s, lo=0.0, lo_open=True, hi=86_400.0)
     bin_s, gaps = data.attrs["bin_s"], len(data) - len(delays)
-    origin = _origin(origin, NETWORK_START_PDT)
+    origin = _origin(origin, NETWORK_CLOCK.origin)
     lone = delays.loc[delays.groupby("stretch")["clock"].transform("size") == 1]
     # One time domain for both panels, so that a gap at either end of the delay line shows as one.
     span = alt.Scale(domain=[data["clock"].iloc[0], data["clock"].iloc[-1]])

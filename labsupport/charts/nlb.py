@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ..clock import NETWORK_START_PDT, wall_clock
+from ..clock import NETWORK_CLOCK, Clock
 from ._render import PALETTE, _base_config, _series_range
 from ._inputs import _MAX_S, _frame, _number, _origin, _runs, _width
 from ._common import _SAMPLED_FROM_0, _binned_note, _recovery_rules, _to_resolution
@@ -30,7 +30,7 @@ def _action_labels(actions: dict[str, float | None], origin: pd.Timestamp, clock
     rows = [(what, float(at)) for what, at in actions.items() if at is not None]
     if not rows:
         return pd.DataFrame({"at": [], "what": [], "side": []})
-    at = wall_clock([a for _, a in rows], origin)
+    at = Clock(origin).wall_clock([a for _, a in rows])
     first, last = pd.Timestamp(clock.iloc[0]), pd.Timestamp(clock.iloc[-1])
     cut = first + (last - first) * 2 / 3
     side = ["right" if pd.Timestamp(t) > cut else "left" for t in at]
@@ -51,11 +51,11 @@ def _timeseries_data(timeseries: pd.DataFrame, origin: pd.Timestamp | None = Non
     cols = ("time_s", "capacity_fraction", "working_capacity_fraction", "demand_fraction", "error_fraction",
             "check_latency_s", "fleet_flaps_per_min")
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
-    origin = _origin(origin, NETWORK_START_PDT)
+    origin = _origin(origin, NETWORK_CLOCK.origin)
     ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
     names = ["Capacity in service", "Working capacity in service", "Demand"]
     data = pd.DataFrame({
-        "clock": wall_clock(ts["time_s"], origin),
+        "clock": Clock(origin).wall_clock(ts["time_s"]),
         names[0]: ts["capacity_fraction"].round(4).to_numpy(),
         names[1]: ts["working_capacity_fraction"].round(4).to_numpy(),
         names[2]: ts["demand_fraction"].to_numpy(),
@@ -72,8 +72,8 @@ def _comparison_data(runs: dict[str, pd.DataFrame], origin: pd.Timestamp | None 
     (``capacity_fraction``, of registered capacity), one row per run and sample."""
     cols = ("time_s", "capacity_fraction", "demand_fraction")
     runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
-    origin = _origin(origin, NETWORK_START_PDT)
-    frames = [pd.DataFrame({"clock": wall_clock(ts["time_s"], origin), "run": label,
+    origin = _origin(origin, NETWORK_CLOCK.origin)
+    frames = [pd.DataFrame({"clock": Clock(origin).wall_clock(ts["time_s"]), "run": label,
                             "fraction": ts["capacity_fraction"].round(4).to_numpy()})
               for label, ts in runs.items()]
     return pd.concat(frames, ignore_index=True)
@@ -104,7 +104,7 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
     data = _timeseries_data(timeseries, origin)
     names, bin_s = list(data.columns[1:4]), data.attrs["bin_s"]
     threshold_s = _number("threshold_s", threshold_s, lo=0.0, hi=_MAX_S, optional=True)
-    origin = _origin(origin, NETWORK_START_PDT)
+    origin = _origin(origin, NETWORK_CLOCK.origin)
     rules = _recovery_rules({} if actions is None else actions, origin)
     x_top = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M", labels=False))
     x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))

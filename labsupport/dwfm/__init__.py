@@ -46,6 +46,7 @@ and the NLB (see the recovery models), and any slowdown of DynamoDB itself.
 from __future__ import annotations
 
 from .model import (
+    CLOCK,
     DwfmConfig,
     DwfmResult,
     DwfmSummary,
@@ -53,8 +54,6 @@ from .model import (
     INCIDENT,
     RETRY_POLICIES,
     SMALL_FLEET,
-    START_PDT,
-    clock_pdt,
     goodput_fraction,
     run,
 )
@@ -66,6 +65,7 @@ from .sweep import (
 )
 
 __all__ = [
+    "CLOCK",
     "DwfmConfig",
     "DwfmResult",
     "DwfmSummary",
@@ -74,8 +74,6 @@ __all__ = [
     "INCIDENT",
     "RETRY_POLICIES",
     "SMALL_FLEET",
-    "START_PDT",
-    "clock_pdt",
     "explorer_grid",
     "goodput_fraction",
     "phase_sweep",

@@ -10,10 +10,11 @@ import pandas as pd
 
 from . import engine as sim
 from .._validate import check_bool, check_choice, check_int, check_number, check_seed, store_plain_numbers
-from ..clock import INCIDENT_START_PDT, clock_pdt
+from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 
 __all__ = [
+    "CLOCK",
     "DwfmConfig",
     "DwfmResult",
     "DwfmSummary",
@@ -21,14 +22,12 @@ __all__ = [
     "INCIDENT",
     "RETRY_POLICIES",
     "SMALL_FLEET",
-    "START_PDT",
-    "clock_pdt",
     "goodput_fraction",
     "run",
 ]
 
-#: Wall-clock time of t = 0: 11:48 PM PDT on 19 October 2025, when DynamoDB's endpoint went empty.
-START_PDT = INCIDENT_START_PDT
+#: The model's clock: t = 0 is 11:48 PM PDT on 19 October 2025, when DynamoDB's endpoint went empty.
+CLOCK = INCIDENT_CLOCK
 
 #: Categories of ``DwfmResult.events["kind"]``, in order (see :class:`DwfmResult`).
 EVENT_KINDS: tuple[str, ...] = sim.EVENT_KINDS
@@ -40,9 +39,6 @@ _DAY_S = 7 * 86_400.0
 
 #: Largest allowed ``max_events``: a run that long takes about 30 s and well under 1 GB.
 _MAX_EVENTS = 10_000_000
-
-#: Latest time :func:`clock_pdt` accepts (one year; far beyond any horizon, far below overflow).
-
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,14 +6,14 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 
 from .._validate import check_bool, check_int, check_names, check_number, check_seed, show, store_plain_numbers
-from ..clock import INCIDENT_START_PDT
+from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 
 __all__ = ["EnactorDelay", "GUARD_NAMES", "Guards", "INCIDENT", "INCIDENT_DELAY", "PES_DNS_RESTORED_PDT",
            "PES_EMPTY_AT_PDT", "PES_EMPTY_TO_RESTORED_S", "RaceConfig", "enactor_names"]
 
 #: PES: the race emptied the regional endpoint at 11:48 PM PDT on 19 October 2025 [AWS-verbatim].
-PES_EMPTY_AT_PDT = INCIDENT_START_PDT.to_pydatetime()
+PES_EMPTY_AT_PDT = INCIDENT_CLOCK.origin.to_pydatetime()
 #: PES: "All DNS information was restored" at 2:25 AM PDT on 20 October 2025 [AWS-paraphrase].
 PES_DNS_RESTORED_PDT = datetime(2025, 10, 20, 2, 25)
 #: 9420 s = 2 h 37 min from empty to restored, computed from the two PES times above.

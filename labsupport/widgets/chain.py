@@ -39,8 +39,8 @@ def chain_view(config: chain.ChainConfig, *, reference: chain.ChainResult | None
             f"{s.outside_region_failures_count} services or features")
     table = pd.DataFrame({
         "stage": result.stages["stage"].astype(str),
-        "from": result.stages["start_s"].map(chain.clock_pdt),
-        "to": result.stages["end_s"].map(chain.clock_pdt),
+        "from": result.stages["start_s"].map(chain.CLOCK.time_of_day),
+        "to": result.stages["end_s"].map(chain.CLOCK.time_of_day),
         "length": result.stages["duration_s"].map(format_duration),
         "worst share failing": result.stages["peak_impact_fraction"].map("{:.0%}".format),
         "what clients see": result.stages["client_view"],

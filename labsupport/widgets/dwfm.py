@@ -40,7 +40,7 @@ def dwfm_panel() -> Panel:
         "queue_limit_count": widgets.IntSlider(value=base.queue_limit_count, min=5, max=400, step=5,
                                                description="Queue limit (items)", style=style),
         "operators_at_s": widgets.Dropdown(
-            options=[("never", None)] + [(dwfm.clock_pdt(t), t) for t in times],
+            options=[("never", None)] + [(dwfm.CLOCK.time_of_day(t), t) for t in times],
             value=base.operator_restart_at_s, description="Operators act at", style=style),
     }
 
@@ -56,7 +56,7 @@ def dwfm_panel() -> Panel:
         s = result.summary
         table = pd.DataFrame({
             "figure": ["All leases back", "Peak queue (items)", "Work wasted", "Insufficient-capacity launches"],
-            "value": [dwfm.clock_pdt(s.recovered_at_s) if s.recovered else "not within the horizon",
+            "value": [dwfm.CLOCK.time_of_day(s.recovered_at_s) if s.recovered else "not within the horizon",
                       f"{s.peak_queue_count:,}", f"{s.wasted_fraction:.0%}",
                       f"{s.insufficient_capacity_count:,} of {s.launch_attempts_count:,}"],
         })

@@ -10,7 +10,6 @@ import pandas as pd
 from .. import charts, dns_cache, nlb
 from .._validate import check_choice, check_int, check_number
 from ..errors import ConfigError
-from ..network import START_PDT, pdt_seconds
 from .panel import Panel, Shown, make_panel
 
 __all__ = ["NLB_FAILOVER_CHOICES", "dns_config", "dns_panel", "dns_view", "nlb_config", "nlb_panel", "nlb_view"]
@@ -50,7 +49,7 @@ def nlb_config(base: nlb.NlbConfig | None = None, *, backlog_count: int, health_
     on, off_at, on_at = NLB_FAILOVER_CHOICES[failover]
 
     def within_run(clock: str | None) -> float | None:
-        t = None if clock is None else pdt_seconds(clock)
+        t = None if clock is None else nlb.CLOCK.seconds(clock)
         return t if t is not None and t <= base.network.horizon_s else None
 
     return replace(base, network=replace(base.network, backlog_count=backlog_count),
@@ -70,7 +69,7 @@ def nlb_view(config: nlb.NlbConfig) -> list[Shown]:
     s, ns = result.summary, result.network.summary
 
     def clock(t: float | None) -> str:
-        return "never" if t is None else f"{START_PDT + pd.Timedelta(seconds=t):%H:%M}"
+        return "never" if t is None else f"{nlb.CLOCK.origin + pd.Timedelta(seconds=t):%H:%M}"
 
     table = pd.DataFrame({
         "figure": ["Propagation normal again", "First AZ failover", "Lowest capacity in service",
