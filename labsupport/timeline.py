@@ -5,17 +5,26 @@ Scenario:
 Covers:
     The summary's three impact periods, its master timeline service by service, the Health
     Dashboard's differing times and one time from AWS's re:Invent talk (DAT453), each row tagged
-    with the confidence tag of ``shared/sources/facts.md``::
+    with the confidence tag of ``shared/sources/facts.md``. The three periods to scale, one
+    character for 10 minutes from 11:48 PM PDT (the ruler marks every other hour)::
 
-        11:48 PM       2:25  2:40            5:28 5:30         9:36 10:36    2:09 2:20 PM
-        |==== DynamoDB API errors ==|
-                        |======== EC2 launch failures =========|
-                                      |====== NLB connection errors ==========|
-        |------------------------------ whole event: 14 h 32 min ------------------|
+         12AM        2AM         4AM         6AM         8AM         10AM        12PM        2PM
+        -+-----------+-----------+-----------+-----------+-----------+-----------+-----------+--
+        DynamoDB API errors, 11:48 PM to 2:40 AM
+        |================|
+                        EC2 launch failures, 2:25 AM to 10:36 AM
+                        |================================================|
+                                          NLB connection errors, 5:30 AM to 2:09 PM
+                                          |===================================================|
+        whole event, 11:48 PM to 2:20 PM: 14 h 32 min
+        |======================================================================================|
 
-Tags: ``AWS-verbatim`` (wording confirmed in quotations of the summary), ``AWS-paraphrase``
-(attributed to the summary, wording not confirmed), ``UNVERIFIED`` (not confirmed in any available
-copy: never state it as fact), ``OTHER`` (not from the summary: the Health Dashboard or the talk).
+Tags: ``AWS-verbatim`` (the summary's passage behind the row was seen, verbatim or nearly, in a
+copy or quotation of the summary), ``AWS-paraphrase`` (attributed to the summary, wording not
+confirmed), ``UNVERIFIED`` (not confirmed in any available copy: never state it as fact),
+``OTHER`` (not from the summary: the Health Dashboard or the talk). A row's words are the
+course's own, never a quotation; a clause with weaker support than the row's tag is in its
+``note``, with that clause's own tag.
 """
 
 from __future__ import annotations

@@ -153,3 +153,36 @@ def test_format_duration_accepts_numpy_timedelta64():
     for bad in (np.timedelta64("NaT"), np.timedelta64(-5, "s"), np.timedelta64(10**18, "D")):
         with pytest.raises(ValueError, match="duration"):
             timeline.format_duration(bad)
+
+
+# --- a row's tag covers the row's words ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "row_id, clause",
+    [
+        ("ec2-launch-period", "re-establishing leases"),  # fact sheet §1.2, 2:25 AM: [AWS-paraphrase]
+        ("ec2-propagation-normal", "propagation is back to normal"),  # §3: [AWS-paraphrase]
+        ("event-end", "ECS, EKS and Fargate"),  # §1.2, 2:20 PM: [AWS-paraphrase] (MD)
+    ],
+)
+def test_a_verbatim_row_keeps_a_paraphrased_clause_in_its_note(row_id, clause):
+    # An AWS-verbatim row states only what quotations of the summary confirm (here the
+    # introduction's impact periods and end time); the clause the fact sheet has only as a
+    # paraphrase moves to the note, tagged there.
+    row = timeline.load().set_index("id").loc[row_id]
+    assert row["tag"] == "AWS-verbatim"
+    assert clause not in row["event"]
+    assert clause in row["note"] and "[AWS-paraphrase]" in row["note"]
+
+
+def test_the_dashboards_224_is_read_one_way():
+    # The Dashboard's 2:24 AM ends its window of increased error rates and latencies, its time for
+    # the DNS fix (fact sheet §1.4 and §7); it is set beside the summary's 2:25 AM DNS restore, not
+    # read as the end of DynamoDB's error period (2:40 AM).
+    rows = timeline.load().set_index("id")
+    dash, restored = rows.loc["dash-ddb-end"], rows.loc["ddb-dns-restored"]
+    assert dash["time_pdt"].strftime("%H:%M") == "02:24" and dash["tag"] == "OTHER"
+    assert "DNS fix" in dash["event"] and "DynamoDB error window" not in dash["event"]
+    assert "2:25 AM" in dash["note"]
+    assert "2:24 AM" in restored["note"] and "DNS fix" in restored["note"]
