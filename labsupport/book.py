@@ -5,9 +5,10 @@ Vega, Vega-Lite and Vega-Embed, writes it next to the build output, and adds it 
 script in the page head. The charts' HTML (see :func:`labsupport.charts.render_bundle`) calls the global
 ``vegaEmbed`` that the bundle defines. Nothing is committed and nothing is fetched. One stylesheet
 (:data:`CSS_NAME`, from the files in ``labsupport/book_css/``) lays out the charts' in-page controls,
-narrow screens, accessibility fixes and print. Two small scripts: one opens the dropdowns before a
-reader prints a page (:data:`PRINT_JS_NAME`); the other makes every box of a page that scrolls (a wide
-table, code block or chart on a phone) a labelled, keyboard-focusable region.
+narrow screens, accessibility fixes and print. Two small scripts from ``labsupport/book_js/``: one
+opens the dropdowns before a reader prints a page (:data:`PRINT_JS_NAME`); the other makes every box
+of a page that scrolls (a wide table, code block or chart on a phone) a labelled, keyboard-focusable
+region (:data:`SCROLL_REGIONS_JS_NAME`).
 
 The download menu's ".pdf" item (the theme's ``window.print()``) is labelled "Print this page";
 once ``python -m labsupport.pdf`` has written the PDF of the whole book into the built HTML folder,
@@ -49,7 +50,8 @@ from sphinx.util import logging
 
 from .charts import BOOK_BUILD_ENV
 
-__all__ = ["BRAND_TEMPLATE", "BUNDLE_NAME", "CSS_NAME", "PDF_NAME", "offer_pdf", "setup"]
+__all__ = ["BRAND_TEMPLATE", "BUNDLE_NAME", "CSS_NAME", "PDF_NAME", "PRINT_JS_NAME", "SCROLL_REGIONS_JS_NAME",
+           "offer_pdf", "setup"]
 
 BUNDLE_NAME = "labsupport-vega.js"
 _STAMP = "iife-"  # bump when the way the bundle is written changes
@@ -74,6 +76,14 @@ CSS_NAME = "labsupport-book.css"
 CSS_PARTS = ("charts.css", "layout.css", "a11y.css", "print.css")
 _CSS_DIR = Path(__file__).with_name("book_css")
 
+# The book's own scripts: served name -> source file in book_js/ (each file says what it does).
+# Classic scripts in the page head, after the Vega bundle, in this order. (book_js/chart.js is not
+# served: labsupport.charts inlines it after each chart.)
+PRINT_JS_NAME = "labsupport-print.js"
+SCROLL_REGIONS_JS_NAME = "labsupport-scroll-regions.js"
+JS_PARTS = {PRINT_JS_NAME: "print.js", SCROLL_REGIONS_JS_NAME: "scroll-regions.js"}
+_JS_DIR = Path(__file__).with_name("book_js")
+
 
 # The PDF of the whole book (written by ``python -m labsupport.pdf`` into _build/pdf/ and copied
 # into the built HTML folder under this name); the download menu offers it once it exists.
@@ -82,23 +92,6 @@ _PDF_LABEL = "download-book-pdf-button"
 _PDF_TEXT = "PDF of the whole book"
 # The theme's ".pdf" item only prints the page in view; it says so.
 _PRINT_TEXT = "Print this page"
-# A reader's own print (Ctrl-P, or the menu's "Print this page") opens the exercise solutions
-# (sphinx-exercise dropdowns are <details>, which print cannot open) and closes them again after.
-# MyST-NB's "Show code cell source" toggles (details.hide) stay as they are.
-PRINT_JS_NAME = "labsupport-print.js"
-_PRINT_JS = """(function () {
-  var opened = [];
-  window.addEventListener("beforeprint", function () {
-    opened = [].filter.call(document.querySelectorAll("details:not(.hide):not(.labsupport-chart-data):not([open])"), function (d) {
-      d.open = true; return true;
-    });
-  });
-  window.addEventListener("afterprint", function () {
-    opened.forEach(function (d) { d.open = false; });
-    opened = [];
-  });
-})();
-"""
 _MENU_AFTER = re.compile(r'(<li>\s*<button[^>]*\bbtn-download-pdf-button\b.*?</li>)', re.DOTALL)
 
 
@@ -135,92 +128,6 @@ def offer_pdf(html_dir: Path | str) -> int:
     return changed
 
 
-# Every box in a page's content that scrolls (a wide table, code block, chart or output on a
-# phone) becomes a labelled, keyboard-focusable region while it scrolls, and stops being one when
-# it no longer does, so that a keyboard can scroll it and a screen reader says what it holds
-# (WCAG 2.1.1; axe's scrollable-region-focusable). The theme makes some such boxes focusable but
-# names none. A box that already has a role and a name (a chart's figure) keeps them.
-_SCROLL_REGIONS_JS = r"""
-(function () {
-  var kinds = [["table", "Table"], [".labsupport-vega", "Chart"], [".highlight-text", "Diagram"],
-               [".cell_input", "Code"], [".cell_output", "Output"], ["pre", "Code"]];
-  function kind(el) {
-    for (var i = 0; i < kinds.length; i++) {
-      var k = kinds[i][0];
-      if ((k === "table" && el.querySelector("table")) || (k !== "table" && (el.matches(k) || el.closest(k)))) {
-        return kinds[i][1];
-      }
-    }
-    return "Scrolling box";
-  }
-  function caption(el) {
-    var c = el.querySelector("caption, figcaption");
-    var chart = el.matches(".labsupport-vega") ? el : el.querySelector(".labsupport-vega");
-    var text = c ? c.textContent : (chart ? chart.getAttribute("aria-label") || "" : "");
-    text = text.replace(/\s+/g, " ").trim();
-    return text.length > 80 ? text.slice(0, 79) + "\u2026" : text;
-  }
-  // Which sides of a sideways-scrolling box hide more of its content (the stylesheet fades them).
-  function more(el) {
-    var left = el.scrollLeft > 1, right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
-    var side = left && right ? "both" : left ? "left" : right ? "right" : "";
-    if (side) { el.setAttribute("data-ls-more", side); } else { el.removeAttribute("data-ls-more"); }
-  }
-  function update() {
-    var root = document.getElementById("main-content") || document.body, counts = {};
-    root.querySelectorAll("*").forEach(function (el) {
-      var cs = getComputedStyle(el), mine = el.hasAttribute("data-ls-region");
-      var wide = el.scrollWidth > el.clientWidth + 1 && /auto|scroll/.test(cs.overflowX);
-      var tall = el.scrollHeight > el.clientHeight + 1 && /auto|scroll/.test(cs.overflowY);
-      if ((wide || tall) && el.clientWidth > 0) {
-        if (!mine && el.hasAttribute("role") && el.hasAttribute("aria-label")) { el.tabIndex = 0; return; }
-        var what = kind(el), n = counts[what] = (counts[what] || 0) + 1, text = caption(el);
-        el.setAttribute("data-ls-region", "");
-        el.setAttribute("role", "region");
-        el.setAttribute("aria-label", what + " " + n + (text ? ": " + text : "")
-          + (wide ? " (scrolls sideways)" : " (scrolls)"));
-        el.tabIndex = 0;
-        more(el);
-        if (!el.hasAttribute("data-ls-watched")) {
-          el.setAttribute("data-ls-watched", "");
-          el.addEventListener("scroll", function () { more(el); }, {passive: true});
-        }
-      } else if (mine) {
-        el.removeAttribute("data-ls-more");
-        el.removeAttribute("data-ls-region");
-        el.removeAttribute("role");
-        el.removeAttribute("aria-label");
-        el.removeAttribute("tabindex");
-      }
-    });
-  }
-  // settled is false while an update is pending (tests wait for it before they check the page).
-  var timer = null, state = window.labsupportScrollRegions = {settled: false};
-  function soon() {
-    state.settled = false;
-    clearTimeout(timer);
-    timer = setTimeout(function () { timer = null; update(); state.settled = true; }, 150);
-  }
-  function start() {
-    update();
-    state.settled = true;
-    window.addEventListener("resize", soon);
-    var main = document.getElementById("main-content");
-    if (main && window.MutationObserver) {
-      new MutationObserver(soon).observe(main, {subtree: true, childList: true});
-    }
-    // A web font that arrives after the load event changes text widths, so a box can start (or
-    // stop) scrolling with no change to the page's elements.
-    if (document.fonts) {
-      document.fonts.ready.then(soon);
-      document.fonts.addEventListener("loadingdone", soon);
-    }
-  }
-  if (document.readyState === "complete") { start(); } else { window.addEventListener("load", start); }
-})();
-"""
-
-
 def _css() -> str:
     parts = [f"/* {name} */\n" + (_CSS_DIR / name).read_text(encoding="utf-8") for name in CSS_PARTS]
     return "/* Written by labsupport/book.py from labsupport/book_css/. */\n" + "\n".join(parts)
@@ -247,9 +154,11 @@ def _write_bundle(app: Sphinx) -> None:
     text = _css()
     if not css.exists() or css.read_text(encoding="utf-8") != text:
         css.write_text(text, encoding="utf-8")
-    script = folder / PRINT_JS_NAME
-    if not script.exists() or script.read_text(encoding="utf-8") != _PRINT_JS:
-        script.write_text(_PRINT_JS, encoding="utf-8")
+    for name, source in JS_PARTS.items():
+        script = folder / name
+        text = (_JS_DIR / source).read_text(encoding="utf-8")
+        if not script.exists() or script.read_text(encoding="utf-8") != text:
+            script.write_text(text, encoding="utf-8")
     app.config.html_static_path.append(str(folder))
 
 
@@ -377,11 +286,11 @@ def setup(app: Sphinx) -> dict[str, object]:
     # require.js cannot capture it as an anonymous AMD module. The charts' inline scripts run later.
     app.add_js_file(BUNDLE_NAME, priority=300)
     app.add_css_file(CSS_NAME)
-    app.add_js_file(PRINT_JS_NAME)
+    for name in JS_PARTS:
+        app.add_js_file(name)
     # A rebuilt page loses the PDF entry that python -m labsupport.pdf added; put it back.
     app.connect("build-finished", lambda app, exc: exc is None and app.builder.format == "html"
                 and offer_pdf(app.outdir))
-    app.add_js_file(None, body=_SCROLL_REGIONS_JS)
     # After MyST-NB, sphinx.ext.mathjax and the book theme's launch buttons (priority 501).
     app.connect("html-page-context", _offline_page, priority=900)
     # After the theme's toctree functions (pydata-sphinx-theme, priority 500).

@@ -214,3 +214,52 @@ def test_only_charts_that_ask_for_it_take_their_width_from_the_page(monkeypatch)
     for bad in (0, 39, 5_000, 1.5, True, "160"):
         with pytest.raises(ConfigError, match="min_width"):
             charts.reflow_usermeta(bad)
+
+
+def test_the_books_scripts_are_files_from_book_js_loaded_in_the_head(tmp_path, monkeypatch):
+    """Each script of book_js/ is written beside the Vega bundle and added to every page after it."""
+    import labsupport.charts as charts
+
+    monkeypatch.setattr(book.vl_convert, "javascript_bundle", lambda vl_version: "var vega = {};")
+    app = SimpleNamespace(doctreedir=str(tmp_path / "doctrees"), config=SimpleNamespace(html_static_path=[]))
+    book._write_bundle(app)
+    static = tmp_path / "labsupport_static"
+    assert app.config.html_static_path == [str(static)]
+    for served, source in book.JS_PARTS.items():
+        assert (static / served).read_text(encoding="utf-8") == (book._JS_DIR / source).read_text(encoding="utf-8")
+    assert "beforeprint" in (static / book.PRINT_JS_NAME).read_text(encoding="utf-8")
+    assert "window.labsupportScrollRegions" in (static / book.SCROLL_REGIONS_JS_NAME).read_text(encoding="utf-8")
+    # Every file of book_js/ is served, except the chart's script, which the renderer inlines.
+    assert {p.name for p in book._JS_DIR.iterdir()} == {*book.JS_PARTS.values(), "chart.js"}
+
+    added: list[tuple[object, dict]] = []
+    recorder = SimpleNamespace(connect=lambda *a, **k: None, add_css_file=lambda *a, **k: None,
+                               add_js_file=lambda name, **kw: added.append((name, kw)))
+    monkeypatch.setenv(charts.BOOK_BUILD_ENV, "")
+    book.setup(recorder)
+    assert [name for name, _ in added] == [book.BUNDLE_NAME, book.PRINT_JS_NAME, book.SCROLL_REGIONS_JS_NAME]
+    assert added[0][1] == {"priority": 300} and not any("body" in kw for _, kw in added)
+
+
+def test_a_chart_that_takes_its_width_from_the_page_gets_the_reflow_script(monkeypatch):
+    """The inline script is book_js/chart.js with its fields filled in; only a reflowing chart keeps
+    the block that fits the plot to its container."""
+    import altair as alt
+
+    from labsupport import charts
+
+    monkeypatch.setenv(charts.BOOK_BUILD_ENV, "1")
+    chart = alt.Chart(alt.Data(values=[{"x": 1}])).mark_point().encode(x="x:Q")
+
+    def script(spec: dict) -> str:
+        body = charts.render_bundle(spec)["text/html"]
+        return body[body.index("<script>\n") + len("<script>\n"):body.rindex("</script>")]
+
+    fixed = script(chart.to_dict())
+    fitted = script(chart.properties(usermeta=charts.reflow_usermeta(123)).to_dict())
+    for text in (fixed, fitted):
+        assert text.startswith("(function () {\n") and text.endswith("})();\n")   # no file header
+        assert "__" not in text and "reflow:" not in text                          # no field or marker left
+        assert ".catch(function (err)" in text
+    assert "ResizeObserver" not in fixed and ".then(function (result)" not in fixed
+    assert "Math.min(widest, 123)" in fitted and "ResizeObserver" in fitted

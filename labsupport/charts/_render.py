@@ -9,6 +9,7 @@ import math
 import os
 import re
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -260,7 +261,23 @@ def _data_details(spec: dict[str, Any]) -> str:
             + "\n".join(tables) + "\n</details>")
 
 
-def render_bundle(spec: dict[str, Any], **options: Any) -> dict[str, Any]:
+# The script after each chart in the book (book_js/chart.js, whose first comment lines explain it):
+# its placeholders, and its block that only a chart taking its width from the page keeps.
+_CHART_JS = re.sub(r"\A(?://[^\n]*\n)+", "",
+                   (Path(__file__).parents[1] / "book_js" / "chart.js").read_text(encoding="utf-8"))
+_CHART_FIELD = re.compile(r"__(CHART_ID|SPEC|EMBED_OPTIONS|MIN_WIDTH)__")
+_REFLOW_BLOCK = re.compile(r"^ *// reflow: begin\n(.*?)^ *// reflow: end\n", re.MULTILINE | re.DOTALL)
+
+
+def _chart_script(chart_id: str, spec_json: str, embed_json: str, min_width: int | None) -> str:
+    """``book_js/chart.js`` for one chart: its reflow block kept only with a ``min_width``, its fields filled in."""
+    template = _REFLOW_BLOCK.sub(r"\1" if min_width is not None else "", _CHART_JS)
+    fields = {"CHART_ID": chart_id, "SPEC": spec_json, "EMBED_OPTIONS": embed_json, "MIN_WIDTH": str(min_width)}
+    # One pass over the template: a field's value (the spec) is never searched for placeholders.
+    return _CHART_FIELD.sub(lambda m: fields[m.group(1)], template)
+
+
+def render_bundle(spec: dict[str, Any], **options: Any) -> dict[str, Any] | tuple[dict[str, Any], dict[str, Any]]:
     """Return the MIME bundle for a Vega-Lite ``spec`` (the ``"labsupport"`` renderer).
 
     Args:
@@ -271,16 +288,17 @@ def render_bundle(spec: dict[str, Any], **options: Any) -> dict[str, Any]:
 
     Returns:
         In a live kernel, a dict with keys ``application/vnd.vegalite.v5+json`` (the spec) and
-        ``text/plain`` (with ``embed_options``, a ``(bundle, metadata)`` pair, as Altair allows). While the book builds (:data:`BOOK_BUILD_ENV` set), a dict with keys
-        ``text/html`` and ``text/plain``; the HTML's element id is derived from the spec, so the
-        same chart gives the same output. Never both ``text/html`` and the Vega-Lite type: a front
-        end that ranks HTML first would show the HTML, which draws only inside the book.
+        ``text/plain`` (with ``embed_options``, a ``(bundle, metadata)`` pair, as Altair allows).
+        While the book builds (:data:`BOOK_BUILD_ENV` set), a dict with keys ``text/html`` and
+        ``text/plain``; the HTML's element id is derived from the spec, so the same chart gives the
+        same output. Never both ``text/html`` and the Vega-Lite type: a front end that ranks HTML
+        first would show the HTML, which draws only inside the book.
 
-        The book's HTML is the chart's container, its inline script and, after it, a closed
-        ``<details>`` "The data behind this chart" with the chart's own data as tables (see
-        :data:`DETAILS_MAX_ROWS`), so that every value the chart shows on hover is also reachable
-        by keyboard, touch and screen reader. A spec with :func:`reflow_usermeta` takes its width
-        from the page.
+        The book's HTML is the chart's container, its inline script (``labsupport/book_js/chart.js``
+        with the spec filled in) and, after it, a closed ``<details>`` "The data behind this chart"
+        with the chart's own data as tables (see :data:`~labsupport.charts.DETAILS_MAX_ROWS`), so
+        that every value the chart shows on hover is also reachable by keyboard, touch and screen
+        reader. A spec with :func:`reflow_usermeta` takes its width from the page.
     """
     alt_text = _text_alternative(spec)
     embed = {"actions": False, "renderer": "svg", **(options.get("embed_options") or {})}
@@ -297,40 +315,12 @@ def render_bundle(spec: dict[str, Any], **options: Any) -> dict[str, Any]:
     embed_payload = json.dumps(embed, sort_keys=True).replace("<", "\\u003c")
     usermeta = spec.get("usermeta") if isinstance(spec.get("usermeta"), dict) else {}
     reflow = usermeta.get(REFLOW_KEY) if isinstance(usermeta.get(REFLOW_KEY), dict) else None
-    # A reflowing chart: the plot takes the room its container leaves beside the axes and legends,
-    # never more than the spec's width nor less than min_width; again whenever the container resizes.
-    then = "" if reflow is None else f"""
-      .then(function (result) {{
-        var view = result.view, widest = view.width(), narrowest = Math.min(widest, {int(reflow["min_width"])});
-        var fit = function (round) {{
-          var svg = el.querySelector("svg");
-          if (!svg || !el.clientWidth) {{ return; }}
-          var extra = svg.getBoundingClientRect().width - view.width();
-          var width = Math.max(narrowest, Math.min(widest, Math.floor(el.clientWidth - extra)));
-          if (width !== view.width() && round < 4) {{
-            view.width(width).runAsync().then(function () {{ fit(round + 1); }});
-          }}
-        }};
-        fit(0);
-        if (window.ResizeObserver) {{ new ResizeObserver(function () {{ fit(0); }}).observe(el); }}
-      }})"""
+    script = _chart_script(div_id, script_payload, embed_payload, None if reflow is None else int(reflow["min_width"]))
     reflow_class = "" if reflow is None else " labsupport-reflow"
     body = f"""<div class="labsupport-vega{reflow_class}" id="{div_id}" role="figure" aria-label="{html.escape(alt_text)}">
 <noscript>{html.escape(alt_text)}</noscript></div>
 <script>
-(function () {{
-  // The element just before this script: the same chart twice on a page shares one id.
-  var me = document.currentScript, el = me && me.previousElementSibling;
-  if (!el || !el.classList.contains("labsupport-vega")) {{ el = document.getElementById("{div_id}"); }}
-  if (window.vegaEmbed) {{
-    window.vegaEmbed(el, {script_payload}, {embed_payload}){then}
-      .catch(function (err) {{ el.textContent = "Chart failed to render: " + err; console.error(err); }});
-  }} else {{
-    el.textContent = "This chart needs the Vega libraries that the built course book bundles. "
-      + el.getAttribute("aria-label");
-  }}
-}})();
-</script>
+{script}</script>
 {_data_details(spec)}"""
     return {"text/html": body, "text/plain": alt_text}
 
