@@ -59,17 +59,9 @@ colour per run or series (:func:`nlb_capacity_comparison_chart`, :func:`dns_fail
 
 from __future__ import annotations
 
-from ._render import (
-    ALTAIR_MAX_ROWS,
-    BOOK_BUILD_ENV,
-    CONCEPT_COLOURS,
-    DETAILS_MAX_ROWS,
-    PALETTE,
-    PERIOD_COLOURS,
-    legend_colours,
-    reflow_usermeta,
-    render_bundle,
-)
+from ._palette import CONCEPT_COLOURS, PALETTE, PERIOD_COLOURS, legend_colours
+from ._render import ALTAIR_MAX_ROWS, BOOK_BUILD_ENV, reflow_usermeta, render_bundle
+from ._tables import DETAILS_MAX_ROWS
 from .timeline import timeline_chart
 from .race import (
     RACE_ACTION_GROUPS,

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..clock import Clock
 from ..errors import ConfigError
-from ._render import PALETTE
+from ._palette import PALETTE
 from ._inputs import _MAX_ROWS, _seconds
 
 __all__: list[str] = []

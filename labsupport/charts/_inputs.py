@@ -11,7 +11,8 @@ import pandas as pd
 
 from .._validate import check_int, check_number
 from ..errors import ConfigError
-from ._render import PALETTE, _base_config
+from ._palette import PALETTE
+from ._render import _base_config
 
 __all__: list[str] = []
 

@@ -10,7 +10,9 @@ from ..chain import STOP_POINT_NAMES, STOP_POINT_TITLES
 from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 from ..timeline import format_duration
-from ._render import PALETTE, _base_config, _state_text, _wrapped, reflow_usermeta
+from ._palette import PALETTE
+from ._render import _base_config, reflow_usermeta
+from ._text import _state_text, _wrapped
 from ._inputs import _frame, _note_chart, _width
 
 __all__ = ["CHAIN_STAGE_COLOURS", "chain_explorer_chart", "chain_impact_chart", "chain_savings_chart", "chain_timeline_chart"]

@@ -11,7 +11,8 @@ import pandas as pd
 from .._validate import check_int
 from ..dependencies import REGIONS, STATUSES
 from ..errors import ConfigError
-from ._render import PALETTE, _base_config
+from ._palette import PALETTE
+from ._render import _base_config
 from ._inputs import _frame
 
 __all__ = ["DEPENDENCY_STATUS_COLOURS", "dependency_blast_chart"]

@@ -7,7 +7,8 @@ import pandas as pd
 
 from ..clock import INCIDENT_CLOCK, Clock
 from ..errors import ConfigError
-from ._render import PALETTE, _base_config, _series_range
+from ._palette import PALETTE, _series_range
+from ._render import _base_config
 from ._inputs import _MAX_ROWS, _frame, _note_chart, _origin, _runs, _seconds, _width
 from ._common import _SAMPLED_FROM_0, _bin_label, _bin_width_s, _recovery_rules
 

@@ -10,7 +10,8 @@ from .._validate import check_int
 from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 from ..timeline import format_duration
-from ._render import PALETTE, _base_config, reflow_usermeta
+from ._palette import PALETTE
+from ._render import _base_config, reflow_usermeta
 from ._inputs import _frame, _number, _seconds, _width
 from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
 

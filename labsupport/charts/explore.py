@@ -7,7 +7,8 @@ import pandas as pd
 
 from .._validate import check_int
 from ..errors import ConfigError
-from ._render import PALETTE, _base_config
+from ._palette import PALETTE
+from ._render import _base_config
 from ._inputs import _frame, _width
 from .race import RACE_ACTION_GROUPS, _RACE_GROUP_STYLE
 

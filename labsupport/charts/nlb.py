@@ -6,7 +6,8 @@ import altair as alt
 import pandas as pd
 
 from ..clock import NETWORK_CLOCK, Clock
-from ._render import PALETTE, _base_config, _series_range
+from ._palette import PALETTE, _series_range
+from ._render import _base_config
 from ._inputs import _MAX_S, _frame, _number, _origin, _runs, _width
 from ._common import _SAMPLED_FROM_0, _binned_note, _recovery_rules, _to_resolution
 

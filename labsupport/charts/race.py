@@ -11,7 +11,9 @@ import pandas as pd
 from ..errors import ConfigError
 from ..race import GUARD_NAMES
 from ..timeline import format_duration
-from ._render import PALETTE, _base_config, _state_text, _wrapped, reflow_usermeta
+from ._palette import PALETTE
+from ._render import _base_config, reflow_usermeta
+from ._text import _state_text, _wrapped
 from ._inputs import _MAX_ROWS, _frame, _seconds, _width
 
 __all__ = ["RACE_ACTION_GROUPS", "race_generation_chart", "race_guard_explorer_chart", "race_records_chart"]

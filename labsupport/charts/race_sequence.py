@@ -10,7 +10,8 @@ import altair as alt
 import pandas as pd
 
 from ..errors import ConfigError
-from ._render import PALETTE, _base_config
+from ._palette import PALETTE
+from ._render import _base_config
 from ._inputs import _frame, _note_chart, _seconds, _width
 from .race import _RACE_GROUP_STYLE, _RACE_NOT_EMPTY, RACE_ACTION_GROUPS
 

@@ -7,7 +7,8 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..timeline import format_duration
-from ._render import PERIOD_COLOURS, _base_config
+from ._palette import PERIOD_COLOURS
+from ._render import _base_config
 from ._inputs import _frame, _width
 
 __all__ = ["timeline_chart"]
