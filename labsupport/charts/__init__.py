@@ -63,12 +63,8 @@ from ._palette import CONCEPT_COLOURS, PALETTE, PERIOD_COLOURS, legend_colours
 from ._render import ALTAIR_MAX_ROWS, BOOK_BUILD_ENV, reflow_usermeta, render_bundle
 from ._tables import DETAILS_MAX_ROWS
 from .timeline import timeline_chart
-from .race import (
-    RACE_ACTION_GROUPS,
-    race_generation_chart,
-    race_guard_explorer_chart,
-    race_records_chart,
-)
+from ._common import RACE_ACTION_GROUPS
+from .race import race_generation_chart, race_guard_explorer_chart, race_records_chart
 from .race_sequence import race_sequence_chart
 from .dwfm import dwfm_explorer_chart, dwfm_phase_chart, dwfm_timeseries_chart
 from .explore import explore_sequence_chart, explore_verdict_chart

@@ -1,4 +1,4 @@
-"""Helpers several charts share: resolution binning, bin labels, action rules."""
+"""What several charts share: resolution binning, bin labels, action rules, the race's action groups and styles."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ..errors import ConfigError
 from ._palette import PALETTE
 from ._inputs import _MAX_ROWS, _seconds
 
-__all__: list[str] = []
+__all__ = ["RACE_ACTION_GROUPS"]
 
 
 #: Why an empty time series is a programming error (dwfm, network, nlb and dns_cache alike).
@@ -92,3 +92,32 @@ def _bin_label(bin_s: float) -> str:
     if bin_s < 60:
         return f"{bin_s:.0f} s"
     return f"{bin_s / 60:.0f} min" if bin_s < 3_600 else f"{bin_s / 3_600:.0f} h"
+
+
+#: How the race model's actions are grouped, coloured and shaped in its charts.
+RACE_ACTION_GROUPS: dict[str, str] = {
+    "initial_state": "initial state", "plan_created": "plan created", "check": "one-time check",
+    "lock_lost": "lock lost, back off",
+    "write": "write", "write_noop": "write", "stale_write": "stale write",
+    "write_refused": "refused by a guard", "refused_empty": "refused by a guard",
+    "delete_skipped": "refused by a guard", "alert": "refused by a guard",
+    "delete": "clean-up delete", "delete_active": "active plan deleted / stuck",
+    "inconsistent": "active plan deleted / stuck", "endpoint_empty": "active plan deleted / stuck",
+    "self_repair": "repair", "manual_repair": "repair", "endpoint_restored": "repair",
+}
+
+
+#: Colour and point shape of each group of :data:`RACE_ACTION_GROUPS`, in legend order (the race's
+#: sequence chart and the model checker's).
+_RACE_GROUP_STYLE: dict[str, tuple[str, str]] = {
+    "plan created": (PALETTE[6], "circle"), "one-time check": (PALETTE[0], "diamond"),
+    "lock lost, back off": (PALETTE[4], "triangle-down"), "write": (PALETTE[2], "circle"),
+    "stale write": (PALETTE[1], "square"), "refused by a guard": (PALETTE[0], "triangle-up"),
+    "clean-up delete": (PALETTE[3], "cross"), "active plan deleted / stuck": (PALETTE[5], "square"),
+    "repair": (PALETTE[2], "triangle-up"), "initial state": (PALETTE[6], "diamond"),
+    "other action": (PALETTE[6], "cross"),
+}
+
+
+#: Why an empty race frame is a programming error.
+_RACE_NOT_EMPTY = "a race run always records at least the DNS Planner's first plan"

@@ -10,7 +10,7 @@ from ..errors import ConfigError
 from ._palette import PALETTE
 from ._render import _base_config
 from ._inputs import _frame, _width
-from .race import RACE_ACTION_GROUPS, _RACE_GROUP_STYLE
+from ._common import _RACE_GROUP_STYLE, RACE_ACTION_GROUPS
 
 __all__ = ["explore_sequence_chart", "explore_verdict_chart"]
 

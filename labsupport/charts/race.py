@@ -15,35 +15,9 @@ from ._palette import PALETTE
 from ._render import _base_config, reflow_usermeta
 from ._text import _state_text, _wrapped
 from ._inputs import _MAX_ROWS, _frame, _seconds, _width
+from ._common import _RACE_NOT_EMPTY
 
-__all__ = ["RACE_ACTION_GROUPS", "race_generation_chart", "race_guard_explorer_chart", "race_records_chart"]
-
-
-#: How the race model's actions are grouped, coloured and shaped in its charts.
-RACE_ACTION_GROUPS: dict[str, str] = {
-    "initial_state": "initial state", "plan_created": "plan created", "check": "one-time check",
-    "lock_lost": "lock lost, back off",
-    "write": "write", "write_noop": "write", "stale_write": "stale write",
-    "write_refused": "refused by a guard", "refused_empty": "refused by a guard",
-    "delete_skipped": "refused by a guard", "alert": "refused by a guard",
-    "delete": "clean-up delete", "delete_active": "active plan deleted / stuck",
-    "inconsistent": "active plan deleted / stuck", "endpoint_empty": "active plan deleted / stuck",
-    "self_repair": "repair", "manual_repair": "repair", "endpoint_restored": "repair",
-}
-
-
-_RACE_GROUP_STYLE: dict[str, tuple[str, str]] = {
-    "plan created": (PALETTE[6], "circle"), "one-time check": (PALETTE[0], "diamond"),
-    "lock lost, back off": (PALETTE[4], "triangle-down"), "write": (PALETTE[2], "circle"),
-    "stale write": (PALETTE[1], "square"), "refused by a guard": (PALETTE[0], "triangle-up"),
-    "clean-up delete": (PALETTE[3], "cross"), "active plan deleted / stuck": (PALETTE[5], "square"),
-    "repair": (PALETTE[2], "triangle-up"), "initial state": (PALETTE[6], "diamond"),
-    "other action": (PALETTE[6], "cross"),
-}
-
-
-#: Why an empty race frame is a programming error.
-_RACE_NOT_EMPTY = "a race run always records at least the DNS Planner's first plan"
+__all__ = ["race_generation_chart", "race_guard_explorer_chart", "race_records_chart"]
 
 
 def _generation_data(states: pd.DataFrame, events: pd.DataFrame, *, start_s: float = 0.0,

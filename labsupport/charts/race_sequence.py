@@ -1,7 +1,7 @@
 """The race chapter's main figure: the check, the stale write and the deletion, per actor, over time.
 
-Split from :mod:`labsupport.charts.race` (which holds the race's other charts and the action groups
-and styles this chart shares with them) to keep each charts module short.
+The race's other charts are in :mod:`labsupport.charts.race`; the action groups and styles they share
+with this one, and with the model checker's sequence chart, are in ``_common``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ..errors import ConfigError
 from ._palette import PALETTE
 from ._render import _base_config
 from ._inputs import _frame, _note_chart, _seconds, _width
-from .race import _RACE_GROUP_STYLE, _RACE_NOT_EMPTY, RACE_ACTION_GROUPS
+from ._common import _RACE_GROUP_STYLE, _RACE_NOT_EMPTY, RACE_ACTION_GROUPS
 
 __all__ = ["race_sequence_chart"]
 
