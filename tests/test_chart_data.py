@@ -12,6 +12,7 @@ from functools import cache
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from labsupport import chain, charts, dependencies, dns_cache, dwfm, explore, network, nlb, race, timeline
 from labsupport.charts import chain as chain_charts
@@ -87,7 +88,7 @@ def _dwfm_ts() -> pd.DataFrame:
 
 def test_dwfm_timeseries_data_and_channels():
     ts = _dwfm_ts()
-    data = dwfm_charts._timeseries_data(ts)
+    data = charts.dwfm_timeseries_data(ts)
     chart = charts.dwfm_timeseries_chart(ts)
     _carries(chart, data)
     np.testing.assert_array_equal(data["leased"], ts["leased_count"])
@@ -99,10 +100,9 @@ def test_dwfm_timeseries_data_and_channels():
 def test_dwfm_timeseries_in_per_cent_of_the_fleet_with_its_marks_named():
     cfg = dwfm.SMALL_FLEET
     ts = _dwfm_ts()
-    data = dwfm_charts._timeseries_data(ts, cfg.fleet_droplets_count)
-    chart = charts.dwfm_timeseries_chart(ts, outage_s=(cfg.outage_start_s, cfg.outage_end_s), operator_at_s=3_600.0,
-                                         fleet_droplets_count=cfg.fleet_droplets_count,
-                                         capacity_per_min=cfg.capacity_per_min)
+    data = charts.dwfm_timeseries_data(ts, config=cfg)
+    chart = charts.dwfm_timeseries_chart(ts, config=cfg, outage_s=(cfg.outage_start_s, cfg.outage_end_s),
+                                         operator_at_s=3_600.0)
     _carries(chart, data)
     np.testing.assert_allclose(data["leased_pct"], (ts["leased_count"] / cfg.fleet_droplets_count * 100).round(1))
     assert ("y", "leased_pct", "quantitative") in _channels(chart)        # per cent, as the explorer
@@ -113,14 +113,14 @@ def test_dwfm_timeseries_in_per_cent_of_the_fleet_with_its_marks_named():
     texts = {str(t) for d in _datasets(chart) if "text" in d.columns for t in d["text"]}
     assert "DynamoDB\nunreachable" in texts
     assert any(t.startswith("operators throttle and restart, ") for t in texts)
-    # Without a fleet size the panel keeps counts, and says nothing it cannot know.
+    # Without a config the panel keeps counts, and says nothing it cannot know.
     assert ("y", "leased", "quantitative") in _channels(charts.dwfm_timeseries_chart(ts))
-    assert dwfm_charts._timeseries_data(ts)["leased_pct"].isna().all()
+    assert charts.dwfm_timeseries_data(ts)["leased_pct"].isna().all()
 
 
 def test_dwfm_phase_data_and_channels():
     sweep = dwfm.phase_sweep(dwfm.SMALL_FLEET, fleet_sizes=(200, 300), outage_lengths_s=(600.0, 1_200.0))
-    data = dwfm_charts._phase_data(sweep)
+    data = charts.dwfm_phase_data(sweep)
     chart = charts.dwfm_phase_chart(sweep)
     _carries(chart, data)
     rec = sweep["recovery_after_outage_s"]
@@ -144,7 +144,7 @@ def test_dwfm_phase_data_and_channels():
 
 def test_dwfm_explorer_data_and_channels():
     grid = dwfm.explorer_grid(dwfm.SMALL_FLEET, fleet_sizes=(200,), step_s=600.0)
-    data = dwfm_charts._explorer_data(grid)
+    data = charts.dwfm_explorer_data(grid)
     chart = charts.dwfm_explorer_chart(grid)
     _carries(chart, data)
     np.testing.assert_allclose(data["leased_pct"], (grid["leased_fraction"] * 100).round(1))   # per cent
@@ -199,7 +199,7 @@ def test_network_backlog_counts_come_from_the_model_columns():
 
 def test_network_backlog_data_and_channels():
     ts = network.run(network.INCIDENT).timeseries
-    counts, delays = network_charts._backlog_data(ts)
+    counts, delays = charts.network_backlog_data(ts)
     chart = charts.network_backlog_chart(ts)
     _carries(chart, counts)
     _carries(chart, delays)
@@ -218,7 +218,7 @@ def _nlb_ts() -> pd.DataFrame:
 
 def test_nlb_timeseries_data_and_channels():
     ts = _nlb_ts()
-    data = nlb_charts._timeseries_data(ts)
+    data = charts.nlb_timeseries_data(ts)
     chart = charts.nlb_timeseries_chart(ts, threshold_s=5.0)
     _carries(chart, data)
     np.testing.assert_allclose(data["Capacity in service"], ts["capacity_fraction"].round(4))
@@ -250,7 +250,7 @@ def test_nlb_timeseries_names_every_line_and_rule():
 def test_nlb_comparison_data_and_channels():
     ts = _nlb_ts()
     runs = {"a": ts, "b": ts.assign(capacity_fraction=ts["capacity_fraction"] / 2)}
-    data = nlb_charts._comparison_data(runs)
+    data = charts.nlb_capacity_comparison_data(runs)
     chart = charts.nlb_capacity_comparison_chart(runs, floor=0.5)
     _carries(chart, data)
     np.testing.assert_allclose(data.loc[data["run"] == "b", "fraction"], (ts["capacity_fraction"] / 2).round(4))
@@ -267,7 +267,7 @@ def _dns_ts() -> pd.DataFrame:
 
 def test_dns_failing_data_and_channels():
     ts = _dns_ts()
-    data = dns_charts._failing_data({"a": ts})
+    data = charts.dns_failing_data({"a": ts})
     chart = charts.dns_failing_chart({"a": ts}, restored_s=9_420.0)
     _carries(chart, data)
     if data.attrs["bin_s"] is None:
@@ -276,14 +276,14 @@ def test_dns_failing_data_and_channels():
         assert data["failing"].between(data["lo"], data["hi"]).all()
     assert data["failing"].between(0, 1).all()       # a fraction, drawn on a % axis
     assert {("y", "failing", "quantitative"), ("color", "run", "nominal"), ("x", "clock", "temporal")} <= _channels(chart)
-    late = dns_charts._failing_data({"a": ts}, start_s=float(ts["time_s"].max()) + 1)
+    late = charts.dns_failing_data({"a": ts}, start_s=float(ts["time_s"].max()) + 1)
     note = charts.dns_failing_chart({"a": ts}, restored_s=9_420.0, start_s=float(ts["time_s"].max()) + 1)
     assert late.empty and _datasets(note)[0]["text"].iloc[0].startswith("No sample")
 
 
 def test_dns_ttl_data_and_channels():
     frame = pd.DataFrame({"negative_ttl_s": [60.0, 900.0], "delay_s": [70.0, np.nan], "series": ["s", "s"]})
-    data = dns_charts._ttl_data(frame)
+    data = charts.dns_ttl_data(frame)
     chart = charts.dns_ttl_chart(frame)
     _carries(chart, data)
     assert data["ttl_min"].tolist() == [1.0, 15.0]            # minutes, not seconds
@@ -301,7 +301,7 @@ def _race() -> race.RaceResult:
 
 def test_race_sequence_data_and_channels():
     ev = _race().events
-    data = race_sequence_charts._sequence_data(ev, start_s=0.0, end_s=600.0)
+    data = charts.race_sequence_data(ev, start_s=0.0, end_s=600.0)
     chart = charts.race_sequence_chart(ev, start_s=0.0, end_s=600.0)
     _carries(chart, data)
     inside = ev.loc[ev["time_s"].between(0.0, 600.0)]
@@ -309,7 +309,7 @@ def test_race_sequence_data_and_channels():
     assert data["group"].tolist() == inside["action"].astype(str).map(charts.RACE_ACTION_GROUPS).tolist()
     assert {("x", "time_s", "quantitative"), ("y", "actor", "nominal"), ("color", "group", "nominal"),
             ("shape", "group", "nominal")} <= _channels(chart)
-    assert race_sequence_charts._sequence_data(ev, start_s=-20.0, end_s=-10.0).empty
+    assert charts.race_sequence_data(ev, start_s=-20.0, end_s=-10.0).empty
 
 
 def test_race_sequence_labels_the_check_the_stale_write_and_the_deletion():
@@ -319,7 +319,7 @@ def test_race_sequence_labels_the_check_the_stale_write_and_the_deletion():
     check = ev.loc[(ev["action"] == "check") & (ev["actor"] == stale["actor"])
                    & (ev["generation"] == stale["generation"])].iloc[-1]
     t0, t1 = float(check["time_s"]) - 5, float(deleted["time_s"]) + 25
-    data = race_sequence_charts._sequence_data(ev, start_s=t0, end_s=t1)
+    data = charts.race_sequence_data(ev, start_s=t0, end_s=t1)
     chart = charts.race_sequence_chart(ev, start_s=t0, end_s=t1)
     _carries(chart, data)
     steps = data.loc[data["step"] != ""].set_index("step")
@@ -335,7 +335,7 @@ def test_race_sequence_labels_the_check_the_stale_write_and_the_deletion():
     # The wait band counts the writer's lock losses on the endpoint between check and write.
     lost = ev.loc[(ev["action"] == "lock_lost") & (ev["actor"] == stale["actor"]) & (ev["endpoint"] == stale["endpoint"])
                   & ev["time_s"].between(check["time_s"], stale["time_s"])]
-    wait = race_sequence_charts._wait_data(data)
+    wait = charts.race_sequence_wait_data(data)
     _carries(chart, wait)
     assert wait["label"].iloc[0].startswith(f"waits {stale['time_s'] - check['time_s']:.0f} s: {len(lost)} lock losses")
     # Two panels: the whole window, and a zoom whose domain holds the stale write and the deletion.
@@ -348,7 +348,7 @@ def test_race_sequence_labels_the_check_the_stale_write_and_the_deletion():
 def test_race_generation_data_and_channels():
     res = _race()
     states = res.endpoint_states()
-    data = race_charts._generation_data(states, res.events, end_s=900.0)
+    data = charts.race_generation_data(states, res.events, end_s=900.0)
     chart = charts.race_generation_chart(states, res.events, end_s=900.0)
     _carries(chart, data)
     writes = data.loc[data["kind"] != "line"]
@@ -362,7 +362,7 @@ def test_race_generation_data_and_channels():
 
 def test_race_records_data_and_channels():
     res = _race()
-    line, bands = race_charts._records_data(res.endpoint_states(), res.empty_windows())
+    line, bands = charts.race_records_data(res.endpoint_states(), res.empty_windows())
     chart = charts.race_records_chart(res.endpoint_states(), res.empty_windows())
     _carries(chart, line)
     _carries(chart, bands)
@@ -378,7 +378,7 @@ def test_race_records_data_and_channels():
 
 def test_race_guard_explorer_data_and_channels():
     table = race.guard_explorer_data(replace(race.INCIDENT, horizon_s=1_200.0), bin_s=60.0)
-    series, labels = race_charts._guard_explorer_data(table)
+    series, labels = charts.race_guard_explorer_data(table)
     chart = charts.race_guard_explorer_chart(table)
     _carries(chart, series)
     _carries(chart, labels)
@@ -406,7 +406,7 @@ def _reflows_and_wraps(chart, totals: pd.DataFrame, column: str) -> None:
 
 def test_explore_sequence_data_and_channels():
     steps = explore.run().events
-    data = explore_charts._sequence_data(steps)
+    data = charts.explore_sequence_data(steps)
     chart = charts.explore_sequence_chart(steps)
     _carries(chart, data)
     own = data.iloc[:len(steps)]
@@ -420,7 +420,7 @@ def test_explore_sequence_data_and_channels():
 
 def test_explore_verdict_data_and_channels():
     table = explore.verdict_table(explore.ExploreConfig(enactor_count=2, generation_count=3))
-    data = explore_charts._verdict_data(table)
+    data = charts.explore_verdict_data(table)
     chart = charts.explore_verdict_chart(table)
     _carries(chart, data)
     assert len(data) == 4 * len(table)
@@ -434,7 +434,7 @@ def test_explore_verdict_data_and_channels():
 
 def test_timeline_data_and_channels():
     periods, events = timeline.impact_periods(), timeline.load()
-    bars, marks = timeline_charts._timeline_data(periods, events)
+    bars, marks = charts.timeline_data(periods, events)
     chart = charts.timeline_chart(periods, events)
     _carries(chart, bars)
     _carries(chart, marks)
@@ -454,7 +454,7 @@ def _stop_point_table() -> pd.DataFrame:
 def test_chain_timeline_data_and_channels():
     mine = chain.run(replace(chain.INCIDENT, stop_points=chain.StopPoints.of(5))).stages
     ref = chain.run(chain.INCIDENT).stages
-    data = chain_charts._timeline_data(mine, reference=ref)
+    data = charts.chain_timeline_data(mine, reference=ref)
     chart = charts.chain_timeline_chart(mine, reference=ref)
     _carries(chart, data)
     incident = data.loc[data["run"] == "Incident (no stop points)"]
@@ -466,7 +466,7 @@ def test_chain_timeline_data_and_channels():
 
 def test_chain_explorer_data_and_channels():
     table = _stop_point_table()
-    bars, totals = chain_charts._explorer_data(table)
+    bars, totals = charts.chain_explorer_data(table)
     chart = charts.chain_explorer_chart(table)
     _carries(chart, bars)
     _carries(chart, totals)
@@ -481,7 +481,7 @@ def test_chain_explorer_data_and_channels():
 
 def test_chain_impact_data_and_channels():
     impact = chain.run(chain.INCIDENT).impact
-    data = chain_charts._impact_data(impact)
+    data = charts.chain_impact_data(impact)
     chart = charts.chain_impact_chart(impact)
     _carries(chart, data)
     np.testing.assert_allclose(data["share"], impact["impact_fraction"].round(4))
@@ -491,7 +491,7 @@ def test_chain_impact_data_and_channels():
 
 def test_chain_savings_data_and_channels():
     savings = chain.single_point_savings(_stop_point_table())
-    data = chain_charts._savings_data(savings)
+    data = charts.chain_savings_data(savings)
     chart = charts.chain_savings_chart(savings)
     _carries(chart, data)
     np.testing.assert_allclose(data["hours"], (savings["saved_s"] / 3600).round(2))      # hours, not seconds
@@ -503,7 +503,7 @@ def test_chain_savings_data_and_channels():
 def test_dependency_blast_data_and_channels():
     radius = dependencies.blast_radius("DynamoDB", "us-east-1")
     isolated = dependencies.blast_radius("DynamoDB", "us-east-1", isolate=True)
-    data = dependencies_charts._blast_data(radius, compare=isolated)
+    data = charts.dependency_blast_data(radius, compare=isolated)
     chart = charts.dependency_blast_chart(radius, compare=isolated)
     _carries(chart, data)
     first = data.loc[data["scenario"] == "As it was"]
@@ -521,13 +521,15 @@ def test_dependency_blast_data_and_channels():
 
 
 def test_dwfm_timeseries_capacity_below_one_a_minute_is_not_labelled_zero():
-    # 1 host, 1 slot, 600 s to establish a lease: 0.1 items a minute. The label and the description
-    # said "0 items a minute" (format ",.0f"), a level drawn above zero and named as zero.
+    # 1 host, 1 slot, 600 s to establish a lease: 0.1 items a minute, a level drawn above zero that
+    # must not be named "0 items a minute".
     cfg = replace(dwfm.SMALL_FLEET, dwfm_hosts_count=1, host_concurrency_count=1, lease_establish_s=600.0)
     assert cfg.capacity_per_min == 0.1
-    chart = charts.dwfm_timeseries_chart(_dwfm_ts(), capacity_per_min=cfg.capacity_per_min)
+    chart = charts.dwfm_timeseries_chart(_dwfm_ts(), config=cfg)
     level = next(d for d in _datasets(chart) if list(d.columns) == ["y", "text"])
     assert level["text"].iloc[0] == "hosts at capacity: 0.1 items a minute"
     assert "capacity, 0.1 items a minute" in chart.to_dict()["description"]
-    big = charts.dwfm_timeseries_chart(_dwfm_ts(), capacity_per_min=1234.4)
+    many = replace(dwfm.SMALL_FLEET, dwfm_hosts_count=1, host_concurrency_count=6_172, lease_establish_s=300.0)
+    assert many.capacity_per_min == pytest.approx(1234.4)
+    big = charts.dwfm_timeseries_chart(_dwfm_ts(), config=many)
     assert "hosts at capacity: 1,234 items a minute" in json.dumps(big.to_dict())

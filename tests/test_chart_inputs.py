@@ -16,6 +16,8 @@ misleading messages):
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import re
 from dataclasses import replace
 from functools import cache
@@ -82,6 +84,11 @@ def dns_run(sample_interval_s: float = dns_cache.INCIDENT.sample_interval_s, soa
 
 
 @cache
+def stop_point_table() -> pd.DataFrame:
+    return chain.stop_point_table()
+
+
+@cache
 def chain_run(*points: int) -> Any:
     return chain.run(replace(chain.INCIDENT, stop_points=chain.StopPoints.of(*points)) if points else chain.INCIDENT)
 
@@ -114,7 +121,8 @@ VALID: dict[str, tuple[Any, ...]] = {
                            ("states", "windows")),
     "race_guard_explorer_chart": (lambda: {"data": race.guard_explorer_data(
         replace(race.INCIDENT, horizon_s=1_200.0), bin_s=60.0)}, ("data",)),
-    "dwfm_timeseries_chart": (lambda: {"timeseries": dwfm_run().timeseries, "outage_s": (0.0, 1_800.0)},
+    "dwfm_timeseries_chart": (lambda: {"timeseries": dwfm_run().timeseries, "config": dwfm.SMALL_FLEET,
+                                       "outage_s": (0.0, 1_800.0)},
                               ("timeseries",)),
     "dwfm_phase_chart": (lambda: {"sweep": dwfm_sweep_frame()}, ("sweep",)),
     "dwfm_explorer_chart": (lambda: {"grid": dwfm_grid()}, ("grid",)),
@@ -174,6 +182,40 @@ def test_every_chart_function_is_covered():
     assert public == set(VALID)
 
 
+def _documented_columns(fn) -> str:
+    """``fn``'s docstring, with ``x1`` .. ``x4`` spelled out and the docstring of any function whose
+    columns it says it has appended."""
+    doc = fn.__doc__ or ""
+    for prefix, lo, hi in re.findall(r"``([a-z]+)(\d)`` \.\. ``\1(\d)``", doc):
+        doc += " " + " ".join(f"``{prefix}{i}``" for i in range(int(lo), int(hi) + 1))
+    for other in re.findall(r"the columns of :func:`(\w+)`", doc):
+        doc += _documented_columns(getattr(charts, other))
+    return doc
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_every_chart_has_a_public_data_function_that_names_its_columns(name):
+    fn = getattr(charts, name.removesuffix("_chart") + "_data")
+    accepted = inspect.signature(fn).parameters
+    # The explorer's valid table is empty (its columns are what the input checks need); this needs rows.
+    kwargs = {"table": stop_point_table()} if name == "chain_explorer_chart" else VALID[name][0]()
+    out = fn(**{k: v for k, v in kwargs.items() if k in accepted})
+    doc = _documented_columns(fn)
+    for frame in out if isinstance(out, tuple) else (out,):
+        assert isinstance(frame, pd.DataFrame) and len(frame.columns)
+        missing = [c for c in frame.columns if f"``{c}``" not in doc and f'"{c}"' not in doc]
+        assert not missing, f"{fn.__name__}'s docstring does not name its columns {missing}"
+    assert "Returns:" in doc and "Raises:" in doc
+
+
+def test_the_data_functions_are_exported_in_order():
+    data = [n for n in charts.__all__ if n.endswith("_data")]
+    assert set(data) == {n.removesuffix("_chart") + "_data" for n in VALID} | {"race_sequence_wait_data"}
+    for n in data:
+        module = getattr(charts, n).__module__
+        assert n in importlib.import_module(module).__all__, f"{module}.__all__ does not list {n}"
+
+
 #: Frame arguments for which ``None`` means "none" (no reference run, no second panel).
 OPTIONAL = {("chain_timeline_chart", "reference"), ("dependency_blast_chart", "compare")}
 
@@ -221,10 +263,8 @@ def test_run_mappings_are_checked_like_frames():
     ("dwfm_timeseries_chart", {"outage_s": "ab"}, "outage_s"),
     ("dwfm_timeseries_chart", {"outage_s": (10.0, 5.0)}, "outage_s"),
     ("dwfm_timeseries_chart", {"operator_at_s": 1e300}, "operator_at_s"),
-    ("dwfm_timeseries_chart", {"fleet_droplets_count": 0}, "fleet_droplets_count"),
-    ("dwfm_timeseries_chart", {"fleet_droplets_count": 6.5}, "fleet_droplets_count"),
-    ("dwfm_timeseries_chart", {"capacity_per_min": 0.0}, "capacity_per_min"),
-    ("dwfm_timeseries_chart", {"capacity_per_min": float("nan")}, "capacity_per_min"),
+    ("dwfm_timeseries_chart", {"config": dwfm.SMALL_FLEET.__dict__}, "config"),
+    ("dwfm_timeseries_chart", {"config": network.INCIDENT}, "config"),
     ("nlb_timeseries_chart", {"actions": {"x": "noon"}}, "actions"),
     ("nlb_timeseries_chart", {"actions": ["x"]}, "actions"),
     ("nlb_timeseries_chart", {"threshold_s": True}, "threshold_s"),

@@ -1,8 +1,16 @@
 """Altair charts of model output, and the renderer that lets them work offline.
 
-Every function here takes a DataFrame (usually a model's ``.events`` or time series) and returns an
-``alt.Chart``; none runs a model. Each chart carries a title and a ``description`` (its text
-alternative, which Vega writes into the SVG's ``aria-label``).
+Every ``*_chart`` function here takes a DataFrame (usually a model's ``.events`` or time series) and
+returns an ``alt.Chart``; none runs a model. Each chart carries a title and a ``description`` (its
+text alternative, which Vega writes into the SVG's ``aria-label``).
+
+The data behind each chart
+--------------------------
+Each ``<name>_chart`` has a ``<name>_data`` function (``race_sequence_chart`` and
+``race_sequence_data``) that takes the same data arguments, checks them the same way and returns
+the DataFrame, or the tuple of DataFrames, that the chart draws, the chart's own units and column
+names included; its docstring lists the columns and their dtypes. The chart draws from those
+frames, so a test or a reader can check what is drawn without reading the Vega-Lite spec.
 
 Rendering offline
 -----------------
@@ -62,23 +70,46 @@ from __future__ import annotations
 from ._palette import CONCEPT_COLOURS, PALETTE, PERIOD_COLOURS, legend_colours
 from ._render import ALTAIR_MAX_ROWS, BOOK_BUILD_ENV, reflow_usermeta, render_bundle
 from ._tables import DETAILS_MAX_ROWS
-from .timeline import timeline_chart
 from ._common import RACE_ACTION_GROUPS
-from .race import race_generation_chart, race_guard_explorer_chart, race_records_chart
-from .race_sequence import race_sequence_chart
-from .dwfm import dwfm_explorer_chart, dwfm_phase_chart, dwfm_timeseries_chart
-from .explore import explore_sequence_chart, explore_verdict_chart
-from .network import network_backlog_chart
-from .nlb import nlb_capacity_comparison_chart, nlb_timeseries_chart
-from .dns import dns_failing_chart, dns_ttl_chart
+from .timeline import timeline_chart, timeline_data
+from .race import (
+    race_generation_chart,
+    race_generation_data,
+    race_guard_explorer_chart,
+    race_guard_explorer_data,
+    race_records_chart,
+    race_records_data,
+)
+from .race_sequence import race_sequence_chart, race_sequence_data, race_sequence_wait_data
+from .dwfm import (
+    dwfm_explorer_chart,
+    dwfm_explorer_data,
+    dwfm_phase_chart,
+    dwfm_phase_data,
+    dwfm_timeseries_chart,
+    dwfm_timeseries_data,
+)
+from .explore import explore_sequence_chart, explore_sequence_data, explore_verdict_chart, explore_verdict_data
+from .network import network_backlog_chart, network_backlog_data
+from .nlb import (
+    nlb_capacity_comparison_chart,
+    nlb_capacity_comparison_data,
+    nlb_timeseries_chart,
+    nlb_timeseries_data,
+)
+from .dns import dns_failing_chart, dns_failing_data, dns_ttl_chart, dns_ttl_data
 from .chain import (
     CHAIN_STAGE_COLOURS,
     chain_explorer_chart,
+    chain_explorer_data,
     chain_impact_chart,
+    chain_impact_data,
     chain_savings_chart,
+    chain_savings_data,
     chain_timeline_chart,
+    chain_timeline_data,
 )
-from .dependencies import DEPENDENCY_STATUS_COLOURS, dependency_blast_chart
+from .dependencies import DEPENDENCY_STATUS_COLOURS, dependency_blast_chart, dependency_blast_data
 
 __all__ = [
     "ALTAIR_MAX_ROWS",
@@ -91,26 +122,47 @@ __all__ = [
     "PERIOD_COLOURS",
     "RACE_ACTION_GROUPS",
     "chain_explorer_chart",
+    "chain_explorer_data",
     "chain_impact_chart",
+    "chain_impact_data",
     "chain_savings_chart",
+    "chain_savings_data",
     "chain_timeline_chart",
+    "chain_timeline_data",
     "dependency_blast_chart",
+    "dependency_blast_data",
     "dns_failing_chart",
+    "dns_failing_data",
     "dns_ttl_chart",
+    "dns_ttl_data",
     "dwfm_explorer_chart",
+    "dwfm_explorer_data",
     "dwfm_phase_chart",
+    "dwfm_phase_data",
     "dwfm_timeseries_chart",
+    "dwfm_timeseries_data",
     "explore_sequence_chart",
+    "explore_sequence_data",
     "explore_verdict_chart",
+    "explore_verdict_data",
     "legend_colours",
     "network_backlog_chart",
+    "network_backlog_data",
     "nlb_capacity_comparison_chart",
+    "nlb_capacity_comparison_data",
     "nlb_timeseries_chart",
+    "nlb_timeseries_data",
     "race_generation_chart",
+    "race_generation_data",
     "race_guard_explorer_chart",
+    "race_guard_explorer_data",
     "race_records_chart",
+    "race_records_data",
     "race_sequence_chart",
+    "race_sequence_data",
+    "race_sequence_wait_data",
     "reflow_usermeta",
     "render_bundle",
     "timeline_chart",
+    "timeline_data",
 ]

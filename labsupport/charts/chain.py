@@ -15,7 +15,17 @@ from ._render import _base_config, reflow_usermeta
 from ._text import _state_text, _wrapped
 from ._inputs import _frame, _note_chart, _width
 
-__all__ = ["CHAIN_STAGE_COLOURS", "chain_explorer_chart", "chain_impact_chart", "chain_savings_chart", "chain_timeline_chart"]
+__all__ = [
+    "CHAIN_STAGE_COLOURS",
+    "chain_explorer_chart",
+    "chain_explorer_data",
+    "chain_impact_chart",
+    "chain_impact_data",
+    "chain_savings_chart",
+    "chain_savings_data",
+    "chain_timeline_chart",
+    "chain_timeline_data",
+]
 
 
 #: One colour per stage of :mod:`labsupport.chain`, the colour of the PES impact period it reproduces.
@@ -55,12 +65,20 @@ def _chain_lanes(bars: pd.DataFrame, runs: list[str], width: int, *,
     ).properties(width=width, height=180)
 
 
-def _timeline_data(stages: pd.DataFrame, *, reference: pd.DataFrame | None = None, label: str = "Your choice",
-                   reference_label: str = "Incident (no stop points)") -> pd.DataFrame:
-    """What :func:`chain_timeline_chart` draws: one bar per (run, stage).
+def chain_timeline_data(stages: pd.DataFrame, *, reference: pd.DataFrame | None = None,
+                        label: str = "Your choice", reference_label: str = "Incident (no stop points)") -> pd.DataFrame:
+    """The data :func:`chain_timeline_chart` draws: one bar per (run, stage).
 
-    Columns: ``run`` (``label`` or ``reference_label``: y offset and opacity), ``stage`` (lane and
-    colour), ``start`` / ``end`` (PDT wall-clock ISO strings, x and x2) and ``length`` (in words).
+    Args:
+        stages, reference, label, reference_label: as for :func:`chain_timeline_chart`.
+
+    Returns:
+        ``run`` (str, ``label`` or ``reference_label``: y offset and opacity), ``stage`` (str, lane
+        and colour), ``start`` and ``end`` (str, naive PDT ISO times: x and x2) and ``length``
+        (str, in words). No rows when both runs have no stage.
+
+    Raises:
+        ConfigError: a bad argument, as :func:`chain_timeline_chart` says.
     """
     _frame("stages", stages, _CHAIN_STAGE_COLUMNS, numeric=_CHAIN_STAGE_COLUMNS[1:])
     if reference is not None:
@@ -96,7 +114,7 @@ def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None
             missing a column, equal labels or a bad width.
     """
     _width(width)
-    bars = _timeline_data(stages, reference=reference, label=label, reference_label=reference_label)
+    bars = chain_timeline_data(stages, reference=reference, label=label, reference_label=reference_label)
     runs = [label] + ([reference_label] if reference is not None else [])
 
     def total(frame: pd.DataFrame) -> str:
@@ -114,14 +132,22 @@ def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None
     return _base_config(chart)
 
 
-def _explorer_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """What :func:`chain_explorer_chart` draws: every combination's bars, and one total per combination.
+def chain_explorer_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The data :func:`chain_explorer_chart` draws: every combination's bars, and one total per combination.
 
-    The bars' frame has the columns of :func:`_timeline_data` plus ``s1``..``s6`` (the stop
-    points, the checkboxes' keys); the incident's bars are the ``none`` row's, run "Incident (no
-    stop points)". The totals' frame has ``s1``..``s6``, ``text`` (the line printed for that
-    combination, its ``total_s`` in words) and ``text_lines`` / ``text_px`` (the line wrapped for a
-    narrow plot, and its width unwrapped).
+    Args:
+        table: as for :func:`chain_explorer_chart`.
+
+    Returns:
+        ``(bars, totals)``. ``bars`` has the columns of :func:`chain_timeline_data` plus ``s1`` ..
+        ``s6`` (bool, the six stop points: the checkboxes' keys); the incident's bars are the row
+        without stop points, run "Incident (no stop points)". ``totals``, one row per combination:
+        ``s1`` .. ``s6``, ``text`` (str, the line printed for it: its ``total_s`` in words),
+        ``text_lines`` (str, the line wrapped for a narrow plot) and ``text_px`` (int64, its width
+        unwrapped, in pixels).
+
+    Raises:
+        ConfigError: a bad ``table``, as :func:`chain_explorer_chart` says.
     """
     slugs = dict(zip(CHAIN_STAGE_COLOURS, ("dynamodb", "launches", "nlb")))
     times = tuple(f"{s}_{e}_s" for s in slugs.values() for e in ("start", "end"))
@@ -179,7 +205,7 @@ def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerC
         ConfigError: missing columns, not 64 combinations, or a bad width.
     """
     _width(width)
-    bars, totals = _explorer_data(table)
+    bars, totals = chain_explorer_data(table)
     params = [alt.param(name=f"p{i + 1}", value=False,
                         bind=alt.binding_checkbox(name=f"{i + 1}: {STOP_POINT_TITLES[i]} "))
               for i in range(6)]
@@ -203,9 +229,19 @@ def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerC
     return _base_config(chart)
 
 
-def _impact_data(impact: pd.DataFrame) -> pd.DataFrame:
-    """What :func:`chain_impact_chart` draws: ``start`` (PDT wall-clock ISO string), ``stage`` (the
-    line and colour) and ``share`` (``impact_fraction``, 0 to 1), one row per impact row."""
+def chain_impact_data(impact: pd.DataFrame) -> pd.DataFrame:
+    """The data :func:`chain_impact_chart` draws: one row per row of ``impact``.
+
+    Args:
+        impact: as for :func:`chain_impact_chart` (may be empty).
+
+    Returns:
+        ``start`` (str, naive PDT ISO time), ``stage`` (str, the line and colour) and ``share``
+        (float64, ``impact_fraction``, 0 to 1).
+
+    Raises:
+        ConfigError: a bad ``impact``, as :func:`chain_impact_chart` says.
+    """
     _frame("impact", impact, ("time_s", "stage", "impact_fraction"), numeric=("time_s", "impact_fraction"))
     return pd.DataFrame({"start": INCIDENT_CLOCK.wall_clock(impact["time_s"]).to_numpy(),
                          "stage": impact["stage"].astype(str).to_numpy(),
@@ -227,7 +263,7 @@ def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerCh
         ConfigError: ``impact`` not a DataFrame or missing a column, or a bad width.
     """
     _width(width)
-    data = _impact_data(impact)
+    data = chain_impact_data(impact)
     title = "What clients see, stage by stage"
     if data.empty:
         nothing = "Nothing fails: no stage happens in this run"
@@ -251,13 +287,21 @@ def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerCh
 _SAVING_KINDS = ["saves the most", "saves less", "costs time"]
 
 
-def _savings_data(savings: pd.DataFrame) -> pd.DataFrame:
-    """What :func:`chain_savings_chart` draws: one bar per stop point.
+def chain_savings_data(savings: pd.DataFrame) -> pd.DataFrame:
+    """The data :func:`chain_savings_chart` draws: one bar per stop point.
 
-    Columns: ``name`` ("3: title", y), ``hours`` (``saved_s`` in hours, x; negative when the stop
-    point makes the event longer), ``saved`` (the label: the time in words, or "adds ..."),
-    ``best`` (the colour: saves the most / saves less / costs time) and, when ``savings`` has it,
-    ``outside`` (failures outside us-east-1).
+    Args:
+        savings: as for :func:`chain_savings_chart`.
+
+    Returns:
+        ``name`` (str, "3: title": y), ``hours`` (float64, ``saved_s`` in hours: x; negative when
+        the stop point makes the event longer), ``saved`` (str, the label: the time in words, or
+        "adds ..."), ``best`` (str, the colour: "saves the most", "saves less" or "costs time")
+        and, when ``savings`` has ``outside_region_failures_count``, ``outside`` (int64, failures
+        outside us-east-1).
+
+    Raises:
+        ConfigError: a bad ``savings``, as :func:`chain_savings_chart` says.
     """
     _frame("savings", savings, ("point", "title", "saved_s", "best"), numeric=("saved_s",),
            empty="single_point_savings() holds one row per stop point")
@@ -295,7 +339,7 @@ def chain_savings_chart(savings: pd.DataFrame, *, width: int = 260) -> alt.Layer
             ``best`` not bool; a bad width.
     """
     _width(width)
-    data = _savings_data(savings)
+    data = chain_savings_data(savings)
     kinds = _SAVING_KINDS
     order = data["name"].tolist()
     y = alt.Y("name:N", sort=order, title=None, axis=alt.Axis(labelLimit=300, labelFontSize=11))

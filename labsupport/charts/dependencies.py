@@ -15,7 +15,7 @@ from ._palette import PALETTE
 from ._render import _base_config
 from ._inputs import _frame
 
-__all__ = ["DEPENDENCY_STATUS_COLOURS", "dependency_blast_chart"]
+__all__ = ["DEPENDENCY_STATUS_COLOURS", "dependency_blast_chart", "dependency_blast_data"]
 
 
 #: Colours of the statuses of :func:`labsupport.dependencies.blast_radius`.
@@ -49,14 +49,22 @@ def _blast_frame(radius: pd.DataFrame, scenario: str, name: str = "radius") -> p
                          "firm": (~weak).map({True: "stated", False: "inferred"}).to_numpy()})
 
 
-def _blast_data(radius: pd.DataFrame, *, compare: pd.DataFrame | None = None,
-                labels: tuple[str, str] = ("As it was", "Isolated")) -> pd.DataFrame:
-    """What :func:`dependency_blast_chart` draws: one square per (scenario, service, Region).
+def dependency_blast_data(radius: pd.DataFrame, *, compare: pd.DataFrame | None = None,
+                          labels: tuple[str, str] = ("As it was", "Isolated")) -> pd.DataFrame:
+    """The data :func:`dependency_blast_chart` draws: one square per (scenario, service, Region).
 
-    Columns: ``scenario`` (the panel, from ``labels``), ``service`` (the full name: y and
-    tooltip), ``name`` (the same, wrapped into lines for the axis), ``region`` (x), ``status``
-    (colour and stroke), ``path`` and ``tag`` (tooltip: why, and the weakest link's tag) and
-    ``firm`` ("stated" filled, "inferred" hollow: the weakest link is inferred or UNVERIFIED).
+    Args:
+        radius, compare, labels: as for :func:`dependency_blast_chart`.
+
+    Returns:
+        ``scenario`` (str, the panel: one of ``labels``), ``service`` (str, the full name: y and
+        tooltip), ``name`` (str, the same wrapped into lines for the axis), ``region`` (str, x),
+        ``status`` (str, colour and stroke), ``path`` and ``tag`` (str, the tooltip: why, and the
+        weakest link's tag) and ``firm`` (str: "stated" squares are filled, "inferred" ones, which
+        rest on an inferred or UNVERIFIED link, hollow).
+
+    Raises:
+        ConfigError: a bad ``radius``, ``compare`` or ``labels``, as :func:`dependency_blast_chart` says.
     """
     parts = [_blast_frame(radius, labels[0])]
     if compare is not None:
@@ -93,7 +101,7 @@ def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
     if (not isinstance(labels, tuple) or len(labels) != 2 or not all(isinstance(x, str) and x for x in labels)
             or labels[0] == labels[1]):
         raise ConfigError(f"labels must be two different non-empty strings, got {labels!r}")
-    data = _blast_data(radius, compare=compare, labels=labels)
+    data = dependency_blast_data(radius, compare=compare, labels=labels)
     rank = {k: i for i, k in enumerate(STATUSES)}
     first = data.loc[data["scenario"] == labels[0]]
     first = first.assign(r=first["status"].map(rank)).sort_values(["r", "service"], kind="stable")

@@ -12,17 +12,25 @@ from ._render import _base_config
 from ._inputs import _MAX_ROWS, _frame, _note_chart, _origin, _runs, _seconds, _width
 from ._common import _SAMPLED_FROM_0, _bin_label, _bin_width_s, _recovery_rules
 
-__all__ = ["dns_failing_chart", "dns_ttl_chart"]
+__all__ = ["dns_failing_chart", "dns_failing_data", "dns_ttl_chart", "dns_ttl_data"]
 
 
-def _failing_data(runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | None = None,
-                  start_s: float = 0.0) -> pd.DataFrame:
-    """What :func:`dns_failing_chart` draws: one row per run and sample (or bin) from ``start_s`` on.
+def dns_failing_data(runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | None = None,
+                     start_s: float = 0.0) -> pd.DataFrame:
+    """The data :func:`dns_failing_chart` draws: one row per run and sample (or bin) from ``start_s`` on.
 
-    Columns: ``clock`` (PDT timestamp), ``run`` (label), ``failing`` (``failing_fraction``, 0 to
-    1; the bin's mean when binned) and, when binned, ``lo`` / ``hi`` (the bin's lowest and highest)
-    and ``band`` (the run's colour). ``attrs["bin_s"]`` is the bin width in seconds or ``None``.
-    No rows when no run has a sample in the window.
+    Args:
+        runs, origin, start_s: as for :func:`dns_failing_chart`.
+
+    Returns:
+        ``clock`` (str, naive PDT ISO time), ``run`` (str, the run's label), ``failing`` (float64,
+        ``failing_fraction``, 0 to 1; the bin's mean when binned) and, when binned, ``lo`` and
+        ``hi`` (float64, the bin's lowest and highest) and ``band`` (str, the run's colour).
+        ``attrs["bin_s"]`` is the bin width in seconds (float), ``None`` when not binned. No rows
+        when no run has a sample in the window.
+
+    Raises:
+        ConfigError: a bad ``runs``, ``origin`` or ``start_s``, as :func:`dns_failing_chart` says.
     """
     cols = ("time_s", "failing_fraction")
     runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
@@ -52,9 +60,19 @@ def _failing_data(runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | None 
     return data
 
 
-def _ttl_data(frame: pd.DataFrame) -> pd.DataFrame:
-    """What :func:`dns_ttl_chart` draws: ``ttl_min`` (``negative_ttl_s`` in minutes), ``delay_min``
-    (``delay_s`` in minutes, NaN where the clients did not recover) and ``series`` (str)."""
+def dns_ttl_data(frame: pd.DataFrame) -> pd.DataFrame:
+    """The data :func:`dns_ttl_chart` draws: one row per row of ``frame``.
+
+    Args:
+        frame: as for :func:`dns_ttl_chart`.
+
+    Returns:
+        ``ttl_min`` (float64, ``negative_ttl_s`` in minutes), ``delay_min`` (float64, ``delay_s``
+        in minutes; NaN where the clients did not recover) and ``series`` (str).
+
+    Raises:
+        ConfigError: a bad ``frame``, as :func:`dns_ttl_chart` says.
+    """
     _frame("frame", frame, ("negative_ttl_s", "delay_s", "series"), numeric=("negative_ttl_s", "delay_s"),
            empty="a TTL sweep has at least one point")
     return pd.DataFrame({"ttl_min": (frame["negative_ttl_s"] / 60).round(2),
@@ -88,7 +106,7 @@ def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
             year); a bad ``origin`` or width.
     """
     _width(width)
-    data = _failing_data(runs, origin=origin, start_s=start_s)
+    data = dns_failing_data(runs, origin=origin, start_s=start_s)
     restored_s = _seconds("restored_s", restored_s)
     start_s = _seconds("start_s", start_s, window=True)
     origin = _origin(origin, INCIDENT_CLOCK.origin)
@@ -152,7 +170,7 @@ def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.Chart:
             width.
     """
     _width(width)
-    data = _ttl_data(frame)
+    data = dns_ttl_data(frame)
     labels = list(dict.fromkeys(data["series"]))
     if len(labels) > len(PALETTE):
         raise ConfigError(f"frame holds {len(labels)} series; at most {len(PALETTE)} (one colour each) can be told "

@@ -8,14 +8,22 @@ import pandas as pd
 
 from .._validate import check_int
 from ..clock import INCIDENT_CLOCK
+from ..dwfm import DwfmConfig
 from ..errors import ConfigError
 from ..timeline import format_duration
 from ._palette import PALETTE
 from ._render import _base_config, reflow_usermeta
-from ._inputs import _frame, _number, _seconds, _width
+from ._inputs import _frame, _seconds, _width
 from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
 
-__all__ = ["dwfm_explorer_chart", "dwfm_phase_chart", "dwfm_timeseries_chart"]
+__all__ = [
+    "dwfm_explorer_chart",
+    "dwfm_explorer_data",
+    "dwfm_phase_chart",
+    "dwfm_phase_data",
+    "dwfm_timeseries_chart",
+    "dwfm_timeseries_data",
+]
 
 
 _DWFM_X = alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
@@ -28,18 +36,25 @@ _DWFM_WORK = {"goodput": ("Finished in time (goodput)", PALETTE[2]),
               "wasted": ("Wasted: finished after its deadline", PALETTE[1])}
 
 
-def _timeseries_data(timeseries: pd.DataFrame, fleet_droplets_count: int | None = None) -> pd.DataFrame:
-    """What :func:`dwfm_timeseries_chart` draws, one row per sample (or bin).
+def dwfm_timeseries_data(timeseries: pd.DataFrame, *, config: DwfmConfig | None = None) -> pd.DataFrame:
+    """The data :func:`dwfm_timeseries_chart` draws: one row per sample of a DWFM run, or per bin.
 
-    Columns: ``clock`` (PDT timestamp), ``leased`` and ``queue`` (counts, the bin's mean when
-    binned), ``leased_pct`` (``leased`` as a percentage of ``fleet_droplets_count``, one decimal;
-    NaN when no fleet size is given), ``goodput`` and ``wasted`` (items finished per minute since
-    the previous row); ``attrs["bin_s"]`` is the bin width in seconds, ``None`` when not binned.
+    Args:
+        timeseries, config: as for :func:`dwfm_timeseries_chart`.
+
+    Returns:
+        ``clock`` (str, naive PDT ISO time), ``leased`` and ``queue`` (int64 counts; float64, the
+        bin's mean, when binned), ``leased_pct`` (float64: ``leased`` as a percentage of the
+        config's ``fleet_droplets_count``, one decimal; NaN without a config), ``goodput`` and
+        ``wasted`` (float64, items finished per minute since the previous row).
+        ``attrs["bin_s"]`` is the bin width in seconds (float), ``None`` when not binned.
+
+    Raises:
+        ConfigError: a bad ``timeseries`` or ``config``, as :func:`dwfm_timeseries_chart` says.
     """
     cols = ("time_s", "leased_count", "queue_count", "goodput_count", "wasted_count")
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
-    fleet = None if fleet_droplets_count is None else check_int("fleet_droplets_count", fleet_droplets_count,
-                                                                lo=1, hi=1_000_000)
+    fleet = None if _config(config) is None else config.fleet_droplets_count
     ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"),
                                sums=("goodput_count", "wasted_count"))
     step_min = ts["time_s"].diff().fillna(ts["time_s"]).clip(lower=1) / 60
@@ -63,13 +78,19 @@ def _clock_label(at_s: float) -> str:
     return INCIDENT_CLOCK.time_of_day(float(at_s))
 
 
+def _config(config: object) -> DwfmConfig | None:
+    """``config`` if it is ``None`` or a :class:`~labsupport.dwfm.DwfmConfig`; else ConfigError naming it."""
+    if config is not None and not isinstance(config, DwfmConfig):
+        raise ConfigError(f"config must be None or a labsupport.dwfm.DwfmConfig, got {type(config).__name__}")
+    return config
+
+
 def dwfm_timeseries_chart(
     timeseries: pd.DataFrame,
     *,
+    config: DwfmConfig | None = None,
     outage_s: tuple[float, float] | None = None,
     operator_at_s: float | None = None,
-    fleet_droplets_count: int | None = None,
-    capacity_per_min: float | None = None,
     width: int = 480,
 ) -> alt.VConcatChart:
     """Leases, finished work (goodput vs wasted) and queue depth over one DWFM run.
@@ -77,16 +98,14 @@ def dwfm_timeseries_chart(
     Args:
         timeseries: :attr:`labsupport.dwfm.DwfmResult.timeseries` (columns ``time_s``,
             ``leased_count``, ``queue_count``, ``goodput_count``, ``wasted_count``).
+        config: the run's :class:`~labsupport.dwfm.DwfmConfig` (``DwfmResult.config``). Given, the
+            top panel shows the percentage of its ``fleet_droplets_count`` with a lease, as
+            :func:`dwfm_explorer_chart` does, and the middle panel its hosts' ``capacity_per_min``
+            as a dotted, labelled level; ``None`` shows the count of droplets and no level.
         outage_s: ``(start, end)`` of DynamoDB's outage in seconds, shaded and labelled
             "DynamoDB unreachable"; ``None`` for none.
         operator_at_s: time of the operators' first action, drawn as a dashed rule and labelled
             with its clock time; ``None`` for none.
-        fleet_droplets_count: the run's fleet size (``DwfmConfig.fleet_droplets_count``); given,
-            the top panel shows the percentage of droplets with a lease, as
-            :func:`dwfm_explorer_chart` does; ``None`` shows the count.
-        capacity_per_min: the hosts' capacity in items finished per minute
-            (``DwfmConfig.capacity_per_min``), drawn as a dotted, labelled level on the middle
-            panel; ``None`` for none.
         width: chart width in pixels (100 to 4000).
 
     Returns:
@@ -94,16 +113,15 @@ def dwfm_timeseries_chart(
         where it stands.
 
     Raises:
-        ConfigError: ``timeseries`` not a DataFrame, missing a column or empty; ``outage_s`` not
-            ``None`` or a pair of finite times (seconds, 0 to a year) with start <= end;
-            ``operator_at_s`` not ``None`` or such a time; ``fleet_droplets_count`` not ``None``
-            or an integer from 1 to 1,000,000; ``capacity_per_min`` not ``None`` or a finite
-            number > 0; a bad width.
+        ConfigError: ``timeseries`` not a DataFrame, missing a column or empty; ``config`` not
+            ``None`` or a DwfmConfig; ``outage_s`` not ``None`` or a pair of finite times
+            (seconds, 0 to a year) with start <= end; ``operator_at_s`` not ``None`` or such a
+            time; a bad width.
     """
     _width(width)
-    data = _timeseries_data(timeseries, fleet_droplets_count)
+    data = dwfm_timeseries_data(timeseries, config=config)
     bin_s = data.attrs["bin_s"]
-    capacity = _number("capacity_per_min", capacity_per_min, lo=0.0, hi=1e9, lo_open=True, optional=True)
+    capacity = None if config is None else config.capacity_per_min
     if outage_s is not None:
         if not isinstance(outage_s, (tuple, list)) or len(outage_s) != 2:
             raise ConfigError(f"outage_s must be None or a (start, end) pair of seconds, got {outage_s!r}")
@@ -139,7 +157,7 @@ def dwfm_timeseries_chart(
         return alt.layer(*marks, body, *extra).properties(width=width, height=height)
 
     base = alt.Chart(data)
-    if fleet_droplets_count is None:
+    if config is None:
         leased = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(
             x=_DWFM_X_UPPER, y=alt.Y("leased:Q", title="Droplets with a lease"),
             tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "leased:Q"])
@@ -180,7 +198,7 @@ def dwfm_timeseries_chart(
         title="DWFM through the DynamoDB outage: leases, goodput and queues",
         description=(
             "Three panels over PDT clock time. Top: droplets holding a lease"
-            + (" (% of the fleet)" if fleet_droplets_count is not None else "") + ". Middle: work items "
+            + (" (% of the fleet)" if config is not None else "") + ". Middle: work items "
             "finished per minute, stacked, split into those finished in time (goodput) and those "
             "wasted because they finished after their deadline"
             + (f"; a dotted line marks the hosts' capacity, {cap_text} items a minute, where the "
@@ -204,14 +222,22 @@ _PHASE_PANELS = ("Without admission control (the incident's design)",
 _STUCK = "stuck: collapsed to the end of the simulated day"
 
 
-def _phase_data(sweep: pd.DataFrame) -> pd.DataFrame:
-    """What :func:`dwfm_phase_chart` draws, one row per sweep cell.
+def dwfm_phase_data(sweep: pd.DataFrame) -> pd.DataFrame:
+    """The data :func:`dwfm_phase_chart` draws: one row per sweep cell.
 
-    Columns: ``guard`` (the panel: :data:`_PHASE_PANELS`, from ``throttle_by_queue_length``),
-    ``fleet`` (droplets), ``outage`` (its length in words) and ``outage_s`` (seconds),
-    ``recovered`` (bool), ``minutes`` (from DynamoDB's return to the last lease, minutes; NaN when
-    stuck, so the colour scale never counts a stuck cell as fast), ``label`` (that time in words,
-    "1 h 24 min", or "stuck") and ``state`` (:data:`_STUCK` for a stuck cell, else "").
+    Args:
+        sweep: as for :func:`dwfm_phase_chart`.
+
+    Returns:
+        ``guard`` (str, the panel's heading, from ``throttle_by_queue_length``), ``fleet`` (int64,
+        droplets), ``outage`` (str, its length in words) and ``outage_s`` (float64, seconds),
+        ``recovered`` (bool), ``minutes`` (float64, from DynamoDB's return to the last lease; NaN
+        when stuck, so the colour scale never counts a stuck cell as fast), ``label`` (str, that
+        time in words, "1 h 24 min", or "stuck") and ``state`` (str, "stuck: collapsed to the end
+        of the simulated day" for a stuck cell, else "").
+
+    Raises:
+        ConfigError: a bad ``sweep``, as :func:`dwfm_phase_chart` says.
     """
     _frame("sweep", sweep, ("throttle_by_queue_length", "fleet_droplets_count", "outage_s", "recovered",
                             "recovery_after_outage_s"),
@@ -251,7 +277,7 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
         ConfigError: ``sweep`` not a DataFrame, missing a column or empty; a bad cell size.
     """
     check_int("cell_px", cell_px, lo=20, hi=200)
-    data = _phase_data(sweep)
+    data = dwfm_phase_data(sweep)
     outages = data.sort_values("outage_s")["outage"].unique().tolist()[::-1]
     x = alt.X("fleet:O", title="Fleet size (droplets)", axis=alt.Axis(labelAngle=0))
     y = alt.Y("outage:O", title="DynamoDB outage", sort=outages)
@@ -294,12 +320,19 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
     return _base_config(chart)
 
 
-def _explorer_data(grid: pd.DataFrame) -> pd.DataFrame:
-    """What :func:`dwfm_explorer_chart` draws: every precomputed run, one row per sample.
+def dwfm_explorer_data(grid: pd.DataFrame) -> pd.DataFrame:
+    """The data :func:`dwfm_explorer_chart` draws: every precomputed run, one row per sample.
 
-    Columns: ``fleet_droplets_count``, ``throttle_by_queue_length`` (the filter's keys),
-    ``clock`` (PDT timestamp), ``leased_pct`` (droplets with a lease, %), ``goodput`` and
-    ``wasted`` (items finished per minute).
+    Args:
+        grid: as for :func:`dwfm_explorer_chart` (the model's :func:`labsupport.dwfm.explorer_grid`).
+
+    Returns:
+        ``fleet_droplets_count`` (int64) and ``throttle_by_queue_length`` (bool), the filter's
+        keys; ``clock`` (str, naive PDT ISO time); ``leased_pct`` (float64, droplets with a lease,
+        %); ``goodput`` and ``wasted`` (float64, items finished per minute).
+
+    Raises:
+        ConfigError: a bad ``grid``, as :func:`dwfm_explorer_chart` says.
     """
     cols = ("fleet_droplets_count", "throttle_by_queue_length", "time_s", "leased_fraction",
             "goodput_per_min", "wasted_per_min")
@@ -332,7 +365,7 @@ def dwfm_explorer_chart(grid: pd.DataFrame, *, width: int = 480) -> alt.VConcatC
         ConfigError: a missing column, an empty grid or a bad width.
     """
     _width(width)
-    data = _explorer_data(grid)
+    data = dwfm_explorer_data(grid)
     fleets = sorted(int(v) for v in data["fleet_droplets_count"].unique())
     throttle = alt.param(name="throttle", value=False,
                          bind=alt.binding_checkbox(name="throttle_by_queue_length (admission control) "))

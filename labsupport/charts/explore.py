@@ -12,7 +12,12 @@ from ._render import _base_config
 from ._inputs import _frame, _width
 from ._common import _RACE_GROUP_STYLE, RACE_ACTION_GROUPS
 
-__all__ = ["explore_sequence_chart", "explore_verdict_chart"]
+__all__ = [
+    "explore_sequence_chart",
+    "explore_sequence_data",
+    "explore_verdict_chart",
+    "explore_verdict_data",
+]
 
 
 #: Lanes of the explorer's sequence chart, top to bottom (Enactor names as in labsupport.race).
@@ -27,13 +32,21 @@ _EXPLORE_ROLE_LABELS = {"stale check": "stale check", "stale overwrite": "stale 
                         "active plan deleted": "active plan deleted"}
 
 
-def _sequence_data(steps: pd.DataFrame) -> pd.DataFrame:
-    """What :func:`explore_sequence_chart` draws: one row per step, plus a ``route53`` row each time
-    an endpoint goes empty.
+def explore_sequence_data(steps: pd.DataFrame) -> pd.DataFrame:
+    """The data :func:`explore_sequence_chart` draws: one row per step, plus a ``route53`` row each
+    time an endpoint goes empty.
 
-    Columns: ``step`` (int, the x position), ``actor`` (the lane), ``group`` (action group:
-    colour and shape, as in :data:`~labsupport.charts.RACE_ACTION_GROUPS`), ``plan`` ("p3"),
-    ``endpoint``, ``outcome`` and ``role`` (the key moments that get a rule).
+    Args:
+        steps: as for :func:`explore_sequence_chart`.
+
+    Returns:
+        ``step`` (int64, the x position), ``actor`` (str, the lane), ``group`` (str, the action
+        group: colour and shape, as in :data:`~labsupport.charts.RACE_ACTION_GROUPS`), ``plan``
+        (str, "p3"), ``endpoint`` (str), ``outcome`` (str) and ``role`` (str, "" or the key moment
+        that gets a rule).
+
+    Raises:
+        ConfigError: a bad ``steps``, as :func:`explore_sequence_chart` says.
     """
     _frame("steps", steps, ("step", "actor", "race_action", "plan_generation", "endpoint", "outcome", "role",
                             "empty_after"), numeric=("step", "empty_after"),
@@ -80,7 +93,7 @@ def explore_sequence_chart(steps: pd.DataFrame, *, width: int = 540,
             non-empty string; a bad width.
     """
     _width(width)
-    d = _sequence_data(steps)
+    d = explore_sequence_data(steps)
     if not isinstance(title, str) or not title.strip():
         raise ConfigError(f"title must be a non-empty string, got {title!r}")
     lanes = [a for a in _EXPLORE_LANES if a in set(d["actor"])]
@@ -116,12 +129,20 @@ _EXPLORE_VERDICTS = {"safe": "safe (never empty)", "recovers": "recovers (never 
                      "alert_reachable": "guard-3 alert possible"}
 
 
-def _verdict_data(table: pd.DataFrame) -> pd.DataFrame:
-    """What :func:`explore_verdict_chart` draws: one row per (guard combination, property).
+def explore_verdict_data(table: pd.DataFrame) -> pd.DataFrame:
+    """The data :func:`explore_verdict_chart` draws: one row per (guard combination, property).
 
-    Columns: ``guards`` (the row), ``states_count``, ``key`` (the property's column) and
-    ``property`` (its label, the column), ``holds`` (bool), ``answer`` ("yes"/"no", the text) and
-    ``meaning`` ("good", "bad" or "alert: a person is paged", the colour).
+    Args:
+        table: as for :func:`explore_verdict_chart`.
+
+    Returns:
+        ``guards`` (str, the row), ``states_count`` (int64), ``key`` (str, the property's column
+        in ``table``), ``holds`` (bool), ``property`` (str, its label: the column), ``answer``
+        (str, "yes" or "no": the text) and ``meaning`` (str, "good", "bad" or "alert: a person is
+        paged": the colour).
+
+    Raises:
+        ConfigError: a bad ``table``, as :func:`explore_verdict_chart` says.
     """
     _frame("table", table, ("guards", "states_count", *_EXPLORE_VERDICTS), numeric=("states_count",),
            empty="verdict_table() holds one row per guard combination")
@@ -154,7 +175,7 @@ def explore_verdict_chart(table: pd.DataFrame, *, cell_px: int = 26) -> alt.Laye
         ConfigError: ``table`` not a DataFrame, missing a column or empty; a bad cell size.
     """
     check_int("cell_px", cell_px, lo=12, hi=80)
-    long = _verdict_data(table)
+    long = explore_verdict_data(table)
     rows = list(table["guards"].astype(str))
     kinds = ["good", "bad", "alert: a person is paged"]
     enc = {"x": alt.X("property:N", sort=list(_EXPLORE_VERDICTS.values()), title=None,

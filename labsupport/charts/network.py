@@ -12,17 +12,28 @@ from ._render import _base_config
 from ._inputs import _frame, _number, _origin, _width
 from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
 
-__all__ = ["network_backlog_chart"]
+__all__ = ["network_backlog_chart", "network_backlog_data"]
 
 
-def _backlog_data(timeseries: pd.DataFrame, origin: pd.Timestamp | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """What :func:`network_backlog_chart` draws: the counts panel's frame and the delay panel's.
+def network_backlog_data(timeseries: pd.DataFrame, *,
+                         origin: pd.Timestamp | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The data :func:`network_backlog_chart` draws: the counts panel's frame and the delay panel's.
 
-    The first has ``clock`` (PDT timestamp) and the two counts, named as the legend names them
-    ("Items waiting at Network Manager" from ``queue_count``, "New instances without
-    connectivity" from ``unconfigured_count``); ``attrs["bin_s"]`` is the bin width in seconds or
-    ``None``. The second has one row per interval with a measured delay: ``clock``, ``stretch``
-    (the run of measured intervals it belongs to) and ``delay_min`` (``mean_delay_s`` in minutes).
+    Args:
+        timeseries, origin: as for :func:`network_backlog_chart`.
+
+    Returns:
+        ``(counts, delays)``. ``counts``, one row per sample (or bin): ``clock`` (str, naive PDT
+        ISO time) and the two counts, named as the legend names them,
+        "Items waiting at Network Manager" (from ``queue_count``) and
+        "New instances without connectivity" (from ``unconfigured_count``), int64, or float64 bin
+        means when binned; ``attrs["bin_s"]`` is the bin width in seconds (float), ``None`` when
+        not binned. ``delays``, one row per interval with a measured delay: ``clock`` (str),
+        ``stretch`` (int64, the run of measured intervals it belongs to) and ``delay_min``
+        (float64, ``mean_delay_s`` in minutes).
+
+    Raises:
+        ConfigError: a bad ``timeseries`` or ``origin``, as :func:`network_backlog_chart` says.
     """
     cols = ("time_s", "queue_count", "unconfigured_count", "mean_delay_s")
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
@@ -68,7 +79,7 @@ def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 1
             not a finite number in (0, 86400]; a bad ``origin`` or width.
     """
     _width(width)
-    data, delays = _backlog_data(timeseries, origin)
+    data, delays = network_backlog_data(timeseries, origin=origin)
     normal_delay_s = _number("normal_delay_s", normal_delay_s, lo=0.0, lo_open=True, hi=86_400.0)
     bin_s, gaps = data.attrs["bin_s"], len(data) - len(delays)
     origin = _origin(origin, NETWORK_CLOCK.origin)

@@ -11,7 +11,12 @@ from ._render import _base_config
 from ._inputs import _MAX_S, _frame, _number, _origin, _runs, _width
 from ._common import _SAMPLED_FROM_0, _binned_note, _recovery_rules, _to_resolution
 
-__all__ = ["nlb_capacity_comparison_chart", "nlb_timeseries_chart"]
+__all__ = [
+    "nlb_capacity_comparison_chart",
+    "nlb_capacity_comparison_data",
+    "nlb_timeseries_chart",
+    "nlb_timeseries_data",
+]
 
 
 #: Demand and other fixed levels: grey and dotted, as in :func:`nlb_capacity_comparison_chart`.
@@ -40,14 +45,22 @@ def _action_labels(actions: dict[str, float | None], origin: pd.Timestamp, clock
                          "ypx": [120 - 16 * i for i in range(len(rows))]})
 
 
-def _timeseries_data(timeseries: pd.DataFrame, origin: pd.Timestamp | None = None) -> pd.DataFrame:
-    """What :func:`nlb_timeseries_chart` draws, one row per sample (or bin).
+def nlb_timeseries_data(timeseries: pd.DataFrame, *, origin: pd.Timestamp | None = None) -> pd.DataFrame:
+    """The data :func:`nlb_timeseries_chart` draws: one row per sample of an NLB run, or per bin.
 
-    Columns: ``clock`` (PDT timestamp); "Capacity in service", "Working capacity in service" and
-    "Demand" (fractions of registered capacity, from ``capacity_fraction``,
-    ``working_capacity_fraction`` and ``demand_fraction``); ``errors`` (fraction of connections
-    failing), ``flaps`` (fleet flaps per minute) and ``latency`` (health-check latency, seconds).
-    ``attrs["bin_s"]`` is the bin width in seconds, ``None`` when not binned.
+    Args:
+        timeseries, origin: as for :func:`nlb_timeseries_chart`.
+
+    Returns:
+        ``clock`` (str, naive PDT ISO time); "Capacity in service", "Working capacity in service"
+        and "Demand" (float64, fractions of registered capacity, from ``capacity_fraction``,
+        ``working_capacity_fraction`` and ``demand_fraction``); ``errors`` (float64, fraction of
+        connections failing), ``flaps`` (float64, fleet flaps per minute) and ``latency``
+        (float64, health-check latency in seconds). ``attrs["bin_s"]`` is the bin width in seconds
+        (float), ``None`` when not binned.
+
+    Raises:
+        ConfigError: a bad ``timeseries`` or ``origin``, as :func:`nlb_timeseries_chart` says.
     """
     cols = ("time_s", "capacity_fraction", "working_capacity_fraction", "demand_fraction", "error_fraction",
             "check_latency_s", "fleet_flaps_per_min")
@@ -68,9 +81,20 @@ def _timeseries_data(timeseries: pd.DataFrame, origin: pd.Timestamp | None = Non
     return data
 
 
-def _comparison_data(runs: dict[str, pd.DataFrame], origin: pd.Timestamp | None = None) -> pd.DataFrame:
-    """What :func:`nlb_capacity_comparison_chart` draws: ``clock``, ``run`` (label) and ``fraction``
-    (``capacity_fraction``, of registered capacity), one row per run and sample."""
+def nlb_capacity_comparison_data(runs: dict[str, pd.DataFrame], *,
+                                 origin: pd.Timestamp | None = None) -> pd.DataFrame:
+    """The data :func:`nlb_capacity_comparison_chart` draws: one row per run and sample.
+
+    Args:
+        runs, origin: as for :func:`nlb_capacity_comparison_chart`.
+
+    Returns:
+        ``clock`` (str, naive PDT ISO time), ``run`` (str, the run's label) and ``fraction``
+        (float64, ``capacity_fraction``: capacity in service, of registered capacity).
+
+    Raises:
+        ConfigError: a bad ``runs`` or ``origin``, as :func:`nlb_capacity_comparison_chart` says.
+    """
     cols = ("time_s", "capacity_fraction", "demand_fraction")
     runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     origin = _origin(origin, NETWORK_CLOCK.origin)
@@ -102,7 +126,7 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
             finite number >= 0; a bad ``origin`` or width.
     """
     _width(width)
-    data = _timeseries_data(timeseries, origin)
+    data = nlb_timeseries_data(timeseries, origin=origin)
     names, bin_s = list(data.columns[1:4]), data.attrs["bin_s"]
     threshold_s = _number("threshold_s", threshold_s, lo=0.0, hi=_MAX_S, optional=True)
     origin = _origin(origin, NETWORK_CLOCK.origin)
@@ -182,7 +206,7 @@ def nlb_capacity_comparison_chart(runs: dict[str, pd.DataFrame], *, floor: float
             or width.
     """
     _width(width)
-    data = _comparison_data(runs, origin)
+    data = nlb_capacity_comparison_data(runs, origin=origin)
     runs = _runs("runs", runs, ("time_s", "capacity_fraction", "demand_fraction"))
     floor = _number("floor", floor, lo=0.0, hi=1.0, optional=True)
     labels = list(runs)

@@ -17,17 +17,33 @@ from ._text import _state_text, _wrapped
 from ._inputs import _MAX_ROWS, _frame, _seconds, _width
 from ._common import _RACE_NOT_EMPTY
 
-__all__ = ["race_generation_chart", "race_guard_explorer_chart", "race_records_chart"]
+__all__ = [
+    "race_generation_chart",
+    "race_generation_data",
+    "race_guard_explorer_chart",
+    "race_guard_explorer_data",
+    "race_records_chart",
+    "race_records_data",
+]
 
 
-def _generation_data(states: pd.DataFrame, events: pd.DataFrame, *, start_s: float = 0.0,
-                     end_s: float | None = None) -> pd.DataFrame:
-    """What :func:`race_generation_chart` draws: step lines and write marks in one long frame.
+def race_generation_data(states: pd.DataFrame, events: pd.DataFrame, *, start_s: float = 0.0,
+                         end_s: float | None = None) -> pd.DataFrame:
+    """The data :func:`race_generation_chart` draws: its step lines and write marks in one long frame.
 
-    Columns: ``time_min`` (minutes since the scenario start), ``endpoint`` (the panel),
-    ``generation`` (plan generation, y), ``series`` (colour: "served by the endpoint", "newest plan"
-    or the Enactor that wrote) and ``kind`` ("line" for the two step lines, else the write's
-    outcome: "applied", "stale write", "refused", "failed: active plan missing"; the shape).
+    Args:
+        states, events, start_s, end_s: as for :func:`race_generation_chart`.
+
+    Returns:
+        One row per step of the two lines and per Enactor write in the window: ``time_min``
+        (float64, minutes since the scenario start), ``endpoint`` (str, the panel), ``generation``
+        (int64, plan generation: y), ``series`` (str, the colour: "served by the endpoint", "newest
+        plan" or the Enactor that wrote) and ``kind`` (str: "line" for the two step lines, else the
+        write's outcome, "applied", "stale write", "refused" or "failed: active plan missing": the
+        shape).
+
+    Raises:
+        ConfigError: a bad argument, as :func:`race_generation_chart` says (the row limit aside).
     """
     _frame("states", states, ("time_s", "endpoint", "generation", "newest_generation"), numeric=("time_s",),
            empty="endpoint_states() holds every endpoint's initial state")
@@ -91,10 +107,11 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
     Raises:
         ConfigError: a frame that is not a DataFrame, lacks a column or is empty; ``start_s`` /
             ``end_s`` not finite numbers within a year of the start, or ``end_s <= start_s``; no
-            endpoint state at or before ``end_s``; a bad width.
+            endpoint state at or before ``end_s``; a window holding more plan steps and writes
+            than the chart draws (the message names a window that fits); a bad width.
     """
     _width(width)
-    data = _generation_data(states, events, start_s=start_s, end_s=end_s)
+    data = race_generation_data(states, events, start_s=start_s, end_s=end_s)
     start_s = _seconds("start_s", start_s, window=True)
     end_s = float(events["time_s"].max()) if end_s is None else _seconds("end_s", end_s, window=True)
     writes = data.loc[data["kind"] != "line"]
@@ -131,13 +148,21 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
     return _base_config(chart)
 
 
-def _records_data(states: pd.DataFrame, windows: pd.DataFrame, *,
-                  endpoint: str = "regional") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """What :func:`race_records_chart` draws: the step line's frame and the empty windows' bands.
+def race_records_data(states: pd.DataFrame, windows: pd.DataFrame, *,
+                      endpoint: str = "regional") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The data :func:`race_records_chart` draws: its step line and its empty windows' bands.
 
-    The first has ``time_min`` (minutes since the scenario start) and ``records`` (records the
-    endpoint answers with; 0 = empty), extended to the run's end; the second ``start`` and ``end``
-    (minutes) and ``label`` ("empty 2 h 37 min") per empty window of ``endpoint``.
+    Args:
+        states, windows, endpoint: as for :func:`race_records_chart`.
+
+    Returns:
+        ``(line, bands)``. ``line``: ``time_min`` (float64, minutes since the scenario start) and
+        ``records`` (int64, records the endpoint answers with; 0 = empty), one row per state of
+        ``endpoint`` and one more at the run's end. ``bands``, one row per empty window of
+        ``endpoint``: ``start`` and ``end`` (float64, minutes) and ``label`` (str, "empty 2 h 37 min").
+
+    Raises:
+        ConfigError: a bad argument, as :func:`race_records_chart` says.
     """
     _frame("states", states, ("time_s", "endpoint", "records"), numeric=("time_s", "records"),
            empty="endpoint_states() holds every endpoint's initial state")
@@ -178,7 +203,7 @@ def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint:
             ``endpoint`` that is not a string or has no state, or a bad width.
     """
     _width(width)
-    d, bands = _records_data(states, windows, endpoint=endpoint)
+    d, bands = race_records_data(states, windows, endpoint=endpoint)
     wdw = windows.loc[windows["endpoint"] == endpoint]
     x = alt.X("time_min:Q", title="minutes since the scenario start")
     shade = alt.Chart(bands).mark_rect(color=PALETTE[5], opacity=0.18).encode(x="start:Q", x2="end:Q")
@@ -200,13 +225,23 @@ def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint:
 _GUARDS = GUARD_NAMES
 
 
-def _guard_explorer_data(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """What :func:`race_guard_explorer_chart` draws: the binned series and one label per combination.
+def race_guard_explorer_data(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The data :func:`race_guard_explorer_chart` draws: the binned series and one label per combination.
 
-    The first frame has ``g1``..``g4`` (the guards, the checkboxes' keys), ``t`` (bin start,
-    minutes) and ``r`` (fewest records answered in the bin); the second ``g1``..``g4``, the
-    ``label`` the chart prints for that combination (its ``regional_empty_s`` in words), and
-    ``label_lines`` / ``label_px``, the label wrapped for a narrow plot and its width unwrapped.
+    Args:
+        data: as for :func:`race_guard_explorer_chart` (the model's
+            :func:`labsupport.race.guard_explorer_data`).
+
+    Returns:
+        ``(series, labels)``. ``series``, one row per combination and time bin: ``g1`` .. ``g4``
+        (bool, the four guards: the checkboxes' keys), ``t`` (float64, bin start in minutes) and
+        ``r`` (int64, fewest records answered in the bin). ``labels``, one row per combination:
+        ``g1`` .. ``g4``, ``label`` (str, what the chart prints: its ``regional_empty_s`` in words),
+        ``label_lines`` (str, the label wrapped for a narrow plot) and ``label_px`` (int64, its
+        width unwrapped, in pixels).
+
+    Raises:
+        ConfigError: a bad ``data``, as :func:`race_guard_explorer_chart` says.
     """
     guards = _GUARDS
     _frame("data", data, (*guards, "time_min", "records", "regional_empty_s"),
@@ -245,7 +280,7 @@ def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.La
             combinations; a bad width.
     """
     _width(width)
-    d, totals = _guard_explorer_data(data)
+    d, totals = race_guard_explorer_data(data)
     times = sorted(set(d["t"]))
     step = min(b - a for a, b in zip(times, times[1:])) if len(times) > 1 else 1.0
     guards = _GUARDS

@@ -15,7 +15,7 @@ from ._render import _base_config
 from ._inputs import _frame, _note_chart, _seconds, _width
 from ._common import _RACE_GROUP_STYLE, _RACE_NOT_EMPTY, RACE_ACTION_GROUPS
 
-__all__ = ["race_sequence_chart"]
+__all__ = ["race_sequence_chart", "race_sequence_data", "race_sequence_wait_data"]
 
 
 _RACE_KEY_ACTIONS = {"stale_write": "stale write", "delete_active": "active plan deleted",
@@ -29,7 +29,7 @@ _RACE_STEPS = ("1 one-time check", "2 stale write", "3 clean-up deletes the acti
 
 
 def _race_steps(ev: pd.DataFrame, action: pd.Series) -> tuple[pd.Series, pd.Series]:
-    """The ``step`` and ``over`` columns of :func:`_sequence_data` (see there), for the events ``ev``."""
+    """The ``step`` and ``over`` columns of :func:`race_sequence_data` (see there), for the events ``ev``."""
     step = pd.Series("", index=ev.index, dtype=object)
     over = pd.Series("", index=ev.index, dtype=object)
     stale = ev.loc[action == "stale_write"]
@@ -56,22 +56,32 @@ def _race_steps(ev: pd.DataFrame, action: pd.Series) -> tuple[pd.Series, pd.Seri
     return step, over
 
 
-def _sequence_data(events: pd.DataFrame, *, start_s: float, end_s: float) -> pd.DataFrame:
-    """What :func:`race_sequence_chart` draws: one row per event in ``[start_s, end_s]``.
+def race_sequence_data(events: pd.DataFrame, *, start_s: float, end_s: float) -> pd.DataFrame:
+    """The data :func:`race_sequence_chart` draws: one row per event in ``[start_s, end_s]``.
 
-    Columns: ``time_s`` (seconds since the scenario start), ``actor`` (the lane), ``action``,
-    ``group`` (its :data:`RACE_ACTION_GROUPS` name: colour and shape), ``endpoint``, ``plan``
-    (generation, as text), ``detail``, ``step`` and ``over``. ``step`` is "" for a routine event
-    (drawn small and faint), or one of "1 one-time check", "2 stale write", "3 clean-up deletes
-    the active plan" for the three events the race is made of, and "then: endpoint empty" for
-    their effect (drawn large and labelled). Step 2 is the window's first stale write; step 1 the
-    same Enactor's last check of that plan before it; step 3 the first deletion of that plan while
-    it was active, on that endpoint, after it; the effect, Route 53's first empty answer for that
-    endpoint after it. A step outside the window is not drawn. ``over`` (on the stale write only,
-    else "") is the plan last written to that endpoint before it, as text; ``short`` and ``label``
-    are a step's text in the overview and in the zoom ("1 one-time check of plan 5, 124.1 s", its
-    time from the unrounded ``time_s``), "" for a routine event. No rows when the window holds no
-    event.
+    Args:
+        events, start_s, end_s: as for :func:`race_sequence_chart`.
+
+    Returns:
+        One row per event in the window (none when it holds no event): ``time_s`` (float64,
+        seconds since the scenario start, to 0.01 s), ``actor`` (str, the lane), ``action`` (str),
+        ``group`` (str, its :data:`~labsupport.charts.RACE_ACTION_GROUPS` name: colour and shape),
+        ``endpoint`` (str), ``plan`` (string, the generation as text), ``detail`` (str), ``step``
+        (str), ``over`` (str), ``short`` and ``label`` (object, str values).
+
+        ``step`` is "" for a routine event (drawn small and faint), or one of "1 one-time check",
+        "2 stale write", "3 clean-up deletes the active plan" for the three events the race is made
+        of, and "then: endpoint empty" for their effect (drawn large and labelled). Step 2 is the
+        window's first stale write; step 1 the same Enactor's last check of that plan before it;
+        step 3 the first deletion of that plan while it was active, on that endpoint, after it; the
+        effect, Route 53's first empty answer for that endpoint after it. A step outside the window
+        is not drawn. ``over`` (on the stale write only, else "") is the plan last written to that
+        endpoint before it, as text; ``short`` and ``label`` are a step's text in the overview and
+        in the zoom ("1 one-time check of plan 5, 124.1 s", its time from the unrounded
+        ``time_s``), "" for a routine event.
+
+    Raises:
+        ConfigError: a bad argument, as :func:`race_sequence_chart` says.
     """
     _frame("events", events, ("time_s", "actor", "action", "endpoint", "generation", "detail"),
            numeric=("time_s",), empty=_RACE_NOT_EMPTY)
@@ -102,7 +112,7 @@ def _sequence_data(events: pd.DataFrame, *, start_s: float, end_s: float) -> pd.
 
 
 def _step_labels(d: pd.DataFrame, *, short: bool = False) -> pd.DataFrame:
-    """The labelled steps of :func:`_sequence_data`'s frame: ``time_s``, ``actor``, ``step``, ``label``
+    """The labelled steps of :func:`race_sequence_data`'s frame: ``time_s``, ``actor``, ``step``, ``label``
     (``short`` takes the overview's ``short`` text, else the zoom's ``label``)."""
     k = d.loc[d["step"] != ""]
     return pd.DataFrame({"time_s": k["time_s"], "actor": k["actor"], "step": k["step"],
@@ -118,18 +128,24 @@ _STEP_WORDS = {
 }
 
 
-def _wait_data(d: pd.DataFrame) -> pd.DataFrame:
-    """The band from step 1 to step 2 on the writer's lane: ``start``, ``end`` (s), ``actor``, ``label``.
+def race_sequence_wait_data(sequence: pd.DataFrame) -> pd.DataFrame:
+    """The band :func:`race_sequence_chart` draws on the writer's lane, from step 1 to step 2.
 
-    Empty unless both steps are in ``d``. The label counts the writer's lock losses on the stale
-    write's endpoint between the two.
+    Args:
+        sequence: a frame from :func:`race_sequence_data`.
+
+    Returns:
+        One row, or none unless both steps are in ``sequence``: ``start`` and ``end`` (float64,
+        seconds since the scenario start), ``actor`` (str, the writer's lane) and ``label`` (str:
+        the wait, and the writer's lock losses on the stale write's endpoint between the two steps).
     """
-    check, stale = d.loc[d["step"] == _RACE_STEPS[0]], d.loc[d["step"] == _RACE_STEPS[1]]
+    steps = sequence["step"]
+    check, stale = sequence.loc[steps == _RACE_STEPS[0]], sequence.loc[steps == _RACE_STEPS[1]]
     if check.empty or stale.empty:
         return pd.DataFrame({"start": [], "end": [], "actor": [], "label": []})
     c, s = check.iloc[0], stale.iloc[0]
-    lost = d.loc[(d["action"] == "lock_lost") & (d["actor"] == s["actor"]) & (d["endpoint"] == s["endpoint"])
-                 & d["time_s"].between(c["time_s"], s["time_s"])]
+    lost = sequence.loc[(sequence["action"] == "lock_lost") & (sequence["actor"] == s["actor"])
+                        & (sequence["endpoint"] == s["endpoint"]) & sequence["time_s"].between(c["time_s"], s["time_s"])]
     label = (f"waits {s['time_s'] - c['time_s']:.0f} s: {len(lost)} lock losses on {s['endpoint']}, "
              "each followed by a longer back-off")
     return pd.DataFrame({"start": [c["time_s"]], "end": [s["time_s"]], "actor": [s["actor"]], "label": [label]})
@@ -205,7 +221,7 @@ def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float,
             finite numbers within a year of the start, or ``end_s <= start_s``; a bad width.
     """
     _width(width)
-    d = _sequence_data(events, start_s=start_s, end_s=end_s)
+    d = race_sequence_data(events, start_s=start_s, end_s=end_s)
     start_s, end_s = _seconds("start_s", start_s, window=True), _seconds("end_s", end_s, window=True)
     title = f"The race, second by second ({start_s:.0f}-{end_s:.0f} s)"
     if d.empty:
@@ -218,7 +234,7 @@ def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float,
         events["actor"], "cat") else sorted(set(d["actor"]))
     groups = [g for g in _RACE_GROUP_STYLE if g in set(d["group"])]
     steps = d.loc[d["step"] != ""]
-    waits = _wait_data(d)
+    waits = race_sequence_wait_data(d)
     described = (f"Sequence chart from one model run: lanes for {', '.join(lanes)}; each mark is one action "
                  f"({', '.join(groups)}); " + ("the steps of the race are drawn large and labelled: "
                  + "; ".join(_step_labels(d)["label"]) if len(steps) else "no stale write in this window")

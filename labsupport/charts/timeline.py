@@ -11,16 +11,25 @@ from ._palette import PERIOD_COLOURS
 from ._render import _base_config
 from ._inputs import _frame, _width
 
-__all__ = ["timeline_chart"]
+__all__ = ["timeline_chart", "timeline_data"]
 
 
-def _timeline_data(periods: pd.DataFrame, events: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """What :func:`timeline_chart` draws: one bar per impact period and one mark per event.
+def timeline_data(periods: pd.DataFrame, events: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The data :func:`timeline_chart` draws: one bar per impact period and one mark per event.
 
-    The bars' frame has ``period`` (the colour and lane), ``start`` / ``end`` (PDT wall-clock
-    ISO strings, x and x2) and ``length`` (in words); the marks' ``time`` (PDT ISO string),
-    ``when`` (in words), ``service``, ``event``, ``lane`` (the impact period, or "Other
-    services"), ``tag`` (UNVERIFIED ones are faded) and ``source``.
+    Args:
+        periods: as for :func:`timeline_chart`.
+        events: as for :func:`timeline_chart` (may be empty).
+
+    Returns:
+        ``(bars, marks)``. ``bars``, one row per period: ``period`` (string; colour and lane),
+        ``start`` and ``end`` (str, naive PDT ISO times; x and x2) and ``length`` (str, in words).
+        ``marks``, one row per event: ``time`` (str, naive PDT ISO time), ``when`` (str, "20 Oct
+        02:01 PDT"), ``service``, ``event`` (string), ``lane`` (string: the impact period, or
+        "Other services"), ``tag`` (category; UNVERIFIED marks are faded) and ``source`` (string).
+
+    Raises:
+        ConfigError: a bad ``periods`` or ``events``, as :func:`timeline_chart` says.
     """
     _frame("periods", periods, ("period", "start_pdt", "end_pdt", "duration"),
            empty="impact_periods() always holds the summary's three periods")
@@ -71,11 +80,12 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
         An ``alt.LayerChart`` whose x axis is wall-clock time in PDT.
 
     Raises:
-        ConfigError: a frame that is not a DataFrame or lacks a column, empty ``periods``, or a
-            ``width`` that is not an integer from 100 to 4000.
+        ConfigError: a frame that is not a DataFrame or lacks a column, empty ``periods``, a time
+            column that does not hold datetimes (``duration``: timedeltas), or a ``width`` that is
+            not an integer from 100 to 4000.
     """
     _width(width)
-    p, e = _timeline_data(periods, events)
+    p, e = timeline_data(periods, events)
     lanes = list(PERIOD_COLOURS) + ["Other services"]
     y = alt.Y("lane:N", sort=lanes, title=None, scale=alt.Scale(domain=lanes))
     colour = alt.Color(

@@ -60,10 +60,9 @@ def dwfm_panel() -> Panel:
                       f"{s.peak_queue_count:,}", f"{s.wasted_fraction:.0%}",
                       f"{s.insufficient_capacity_count:,} of {s.launch_attempts_count:,}"],
         })
-        chart = charts.dwfm_timeseries_chart(result.timeseries, outage_s=(cfg.outage_start_s, cfg.outage_end_s),
-                                             operator_at_s=operators_at_s,
-                                             fleet_droplets_count=cfg.fleet_droplets_count,
-                                             capacity_per_min=cfg.capacity_per_min)
+        chart = charts.dwfm_timeseries_chart(result.timeseries, config=cfg,
+                                             outage_s=(cfg.outage_start_s, cfg.outage_end_s),
+                                             operator_at_s=operators_at_s)
         return [chart, table]
 
     return make_panel(controls, render)
