@@ -13,7 +13,8 @@ One setting holds the published address: ``repository.url`` (and ``repository.br
 GitHub Pages site), the ``pip`` requirement, the constraints file's raw address, the launch buttons
 (Jupyter Book reads the same two keys) and the nbgitpuller links of the instructor guide.
 
-Covers: issue 8 (launch buttons) and issue 14 (one setting; a pinned, tested install).
+Covers: the launch buttons of every lab, and one setting for the published address, from which a
+pinned, tested install follows.
 
 ::
 

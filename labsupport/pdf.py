@@ -305,7 +305,7 @@ def write_pdf(html_dir: Path | str = "_build/html", out: Path | str = "_build/pd
     """
     html_dir, out = Path(html_dir).resolve(), Path(out).resolve()
     pages = book_pages(html_dir)
-    # Before Chromium starts: a missing page was Playwright's net::ERR_FILE_NOT_FOUND traceback.
+    # Before Chromium starts, so that a missing page is named, not a Playwright net::ERR_FILE_NOT_FOUND traceback.
     missing = [p.path for p in pages if not (html_dir / p.path).is_file()]
     if missing:
         raise ConfigError(f"html={html_dir}: the navigation lists pages that are not in the built book: "

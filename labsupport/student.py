@@ -19,7 +19,8 @@ plain CommonMark and HTML:
 Anything else (an unknown directive, a link to a file that is not a page of the book) raises
 :class:`~labsupport.errors.ConfigError`, so a new construct in a lab cannot slip through as raw MyST.
 :func:`problems` checks a converted notebook by rendering it with markdown-it-py's CommonMark
-preset. QuantEcon's ``sphinx-tojupyter`` was tried first and left aside (see the instructor guide).
+preset. QuantEcon's ``sphinx-tojupyter`` (0.6.0) does not fit: it drops the hidden-input cells that
+print the numbers and the install cell, and writes unnumbered exercises whose solution links break.
 
 ::
 

@@ -42,7 +42,7 @@ def test_empty_header_cells_become_data_cells_and_named_ones_stay():
 
 
 def test_a_stylers_blank_corner_cells_become_data_cells():
-    # Found in lab 00 at stop 20: a pandas Styler writes its corner as <th class="blank level0" >&nbsp;</th>.
+    # A pandas Styler (lab 00's styled tables) writes its corner as <th class="blank level0" >&nbsp;</th>.
     styled = ('<table id="T_x"><thead><tr><th class="blank level0" >&nbsp;</th>'
               '<th id="T_x_level0_col0" class="col_heading level0 col0" >time</th></tr></thead></table>')
     context = _page(styled)

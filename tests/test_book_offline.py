@@ -182,8 +182,8 @@ def test_book_html_lists_the_charts_own_data_under_it(monkeypatch):
 
 
 def test_book_table_keeps_small_numbers_that_are_not_zero(monkeypatch):
-    """A value under 0.001 was rounded to three decimals and listed as "0.0" (or "-0.0") in the
-    table under its chart, which drew it apart from zero; it keeps three significant digits now."""
+    """A value under 0.001 keeps three significant digits in the table under its chart, which draws
+    it apart from zero: never "0.0" or "-0.0"."""
     import re
 
     import altair as alt

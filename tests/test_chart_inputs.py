@@ -1,7 +1,6 @@
 """Chart inputs: one checker for every chart, one rule for empty data, no silent NaN, data as modelled.
 
-Regression tests for the adversarial review of ``labsupport.charts`` (defects 7 to 10 and the two
-misleading messages):
+What every chart of ``labsupport.charts`` promises about its arguments:
 
 * every chart refuses a bad argument with a ``ValueError`` that names it (never ``TypeError``,
   ``AttributeError`` or ``IndexError``);
@@ -35,7 +34,7 @@ from labsupport._validate import check_bool, check_int, check_number
 CONTENT_COLUMN_PX = 680
 
 
-# --- model output, computed once -------------------------------------------------------------------
+# --- model output, computed once ----------------------------------------------------------------------
 
 @cache
 def race_run() -> Any:
@@ -175,7 +174,7 @@ def dataset(spec: dict, column: str) -> list[dict]:
     return sets[0]
 
 
-# --- defect 7: one checker, a ValueError that names the argument ----------------------------------
+# --- one checker, a ValueError that names the argument ------------------------------------------------
 
 def test_every_chart_function_is_covered():
     public = {n for n in charts.__all__ if n.endswith("_chart")}
@@ -301,8 +300,8 @@ def _frame_args_with(column: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("name, arg", _frame_args_with("time_s"))
 @pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
 def test_a_time_that_is_not_finite_is_refused_not_dropped(name, arg, bad):
-    # Left alone at stop 19: a hand-made frame with an infinite or missing time drew a chart with the
-    # point silently missing (or raised pandas' own error). Each is now a ConfigError naming it.
+    # A hand-made frame with an infinite or missing time must not draw a chart with the point
+    # silently missing, nor raise pandas' own error: a ConfigError names the column.
     value = VALID[name][0]()[arg]
 
     def spoil(frame: pd.DataFrame) -> pd.DataFrame:
@@ -354,7 +353,7 @@ def test_complex_numbers_and_repeated_columns_are_refused():
     with pytest.raises(ValueError, match=r"timeseries has columns \['time_s'\] more than once"):
         charts.nlb_timeseries_chart(pd.concat([ts, ts[["time_s"]]], axis=1))
 
-# --- defect 8: one rule for empty data --------------------------------------------------------------
+# --- one rule for empty data --------------------------------------------------------------------------
 
 PROGRAMMING_EMPTY = [(n, a) for n, (_, args) in VALID.items() for a in args if (n, a) not in MAY_BE_EMPTY]
 
@@ -429,7 +428,7 @@ def test_the_rule_is_documented():
     assert "Empty data: one rule" in doc and "ValueError" in doc
 
 
-# --- defect 9: no NaN plotted without a word -------------------------------------------------------
+# --- no NaN plotted without a word --------------------------------------------------------------------
 
 def test_network_delay_gaps_are_drawn_and_described():
     import vl_convert
@@ -473,7 +472,7 @@ def test_a_network_run_with_no_gap_says_nothing_about_gaps():
     assert "Gaps" not in charts.network_backlog_chart(ts).to_dict()["description"]
 
 
-# --- defect 10: chart data matches the model --------------------------------------------------------
+# --- chart data matches the model ---------------------------------------------------------------------
 
 def test_dns_chart_keeps_every_sample_when_they_fit():
     ts = dns_run().timeseries
@@ -532,7 +531,7 @@ def test_a_stop_point_that_costs_time_is_drawn_below_zero():
         charts.chain_savings_chart(savings([3_600.0, float("nan")]))
 
 
-# --- (b) messages ---------------------------------------------------------------------------------
+# --- messages that say what happened ------------------------------------------------------------------
 
 def test_check_bool_names_the_numpy_type():
     with pytest.raises(ValueError, match=r"of type numpy\.bool; convert it with bool\(\)"):
@@ -544,7 +543,7 @@ def test_check_bool_names_the_numpy_type():
         check_number("x_s", "x")
 
 
-# --- the content column -----------------------------------------------------------------------------
+# --- the content column -------------------------------------------------------------------------------
 
 def svg_width(chart: Any) -> float:
     import vl_convert
@@ -572,7 +571,7 @@ def test_changed_charts_fit_the_content_column(make):
     assert svg_width(make()) <= CONTENT_COLUMN_PX
 
 
-# --- issue 17, item 4: every chart draws within the row limit or refuses with ConfigError ---------
+# --- every chart draws within the row limit or refuses with ConfigError -------------------------------
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -589,9 +588,9 @@ def assert_draws_within_the_limit(chart) -> None:
     chart.to_dict()   # no MaxRowsError, no schema error
 
 
-def test_issue17_dwfm_timeseries_at_10_s_reports_is_aggregated_and_says_so():
+def test_dwfm_timeseries_at_10_s_reports_is_aggregated_and_says_so():
     ts = dwfm.run(replace(dwfm.INCIDENT, report_interval_s=10)).timeseries
-    assert len(ts) == 5_401   # the issue's input: more rows than Altair draws
+    assert len(ts) == 5_401   # more rows than Altair draws
     chart = charts.dwfm_timeseries_chart(ts)
     assert_draws_within_the_limit(chart)
     data = _render._datasets(chart)[0]
@@ -603,7 +602,7 @@ def test_issue17_dwfm_timeseries_at_10_s_reports_is_aggregated_and_says_so():
 
 
 @pytest.mark.parametrize("chart_name", ["nlb_timeseries_chart", "network_backlog_chart"])
-def test_issue17_recovery_series_at_5_s_samples_are_aggregated(chart_name):
+def test_recovery_series_at_5_s_samples_are_aggregated(chart_name):
     if chart_name == "nlb_timeseries_chart":
         ts = nlb.run(replace(nlb.INCIDENT, sample_interval_s=5)).timeseries
     else:
@@ -614,7 +613,7 @@ def test_issue17_recovery_series_at_5_s_samples_are_aggregated(chart_name):
     assert "aggregated to the chart's resolution, 15 s bins" in chart.description   # 32,520 s
 
 
-def test_issue17_race_generation_chart_over_a_whole_fast_run_refuses_naming_the_window():
+def test_race_generation_chart_over_a_whole_fast_run_refuses_naming_the_window():
     r = race.run(replace(race.INCIDENT, plan_interval_s=2))
     with pytest.raises(ConfigError, match=r"start_s=0 to end_s=10800 holds [\d,]+ plan steps .*narrow the window"):
         charts.race_generation_chart(r.endpoint_states(), r.events)

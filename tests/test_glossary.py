@@ -33,7 +33,7 @@ TRANSLATION = re.compile(
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 PLACEHOLDER = re.compile(r"^(?:todo|tbd|xxx|n/?a|\?+|-+|—|…|\.\.\.)$", re.IGNORECASE)
 
-# Terms the course uses and the issue requires (each must be a term or an alias in the glossary).
+# Terms the course relies on (each must be a term or an alias in the glossary).
 REQUIRED = [
     "TOCTOU", "Time-of-check to time-of-use", "CWE-367", "Race condition", "Conditional write",
     "Compare-and-set", "Lease", "TTL", "Negative caching", "Congestive collapse",

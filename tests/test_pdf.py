@@ -36,8 +36,8 @@ def test_no_built_book_is_a_config_error(tmp_path):
 
 
 def test_a_page_missing_from_the_built_book_is_named_before_printing(tmp_path, capsys):
-    # The navigation listed labs/00.html but the file was gone: Playwright raised
-    # net::ERR_FILE_NOT_FOUND (a traceback) after Chromium had started. Now a ConfigError, and exit 2.
+    # The navigation lists labs/00.html but the file is gone: a ConfigError naming it, and exit 2,
+    # before Chromium starts (not Playwright's net::ERR_FILE_NOT_FOUND traceback).
     (tmp_path / "index.html").write_text(_ROOT, encoding="utf-8")
     for page in ("chapters/one.html", "chapters/one/sub.html"):
         (tmp_path / page).parent.mkdir(parents=True, exist_ok=True)

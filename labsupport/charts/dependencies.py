@@ -20,7 +20,7 @@ __all__ = ["DEPENDENCY_STATUS_COLOURS", "dependency_blast_chart", "dependency_bl
 
 #: Colours of the statuses of :func:`labsupport.dependencies.blast_radius`.
 #: "origin" (the failing service itself) is near-black, far from the orange of "fails" (a pink
-#: origin and an orange failure were hard to tell apart).
+#: origin beside an orange failure is hard to tell apart).
 DEPENDENCY_STATUS_COLOURS: dict[str, str] = {"origin": PALETTE[6], "fails": PALETTE[1], "fails over": PALETTE[4],
                                              "degraded": PALETTE[3], "keeps working": PALETTE[2]}
 

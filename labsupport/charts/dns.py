@@ -93,12 +93,11 @@ def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
         width: chart width in pixels (100 to 4000).
 
     Returns:
-        One step line per run and a rule at the restore. Every sample is drawn while all runs
-        together hold at most 3,000 rows in the window; beyond that the samples are aggregated
-        into time bins of one width for all runs (the smallest of 1 s, 2 s, 5 s, ... 1 day that
-        fits): the line is each bin's mean and a faint band spans its lowest to highest value, and
-        the bin width is stated in the y-axis title and the description. A window that holds no
-        sample of any run gives a chart that says so.
+        One step line per run and a rule at the restore. Runs that hold more samples in the window
+        than a chart draws are binned, one bin width for all runs, as "Missing values and large
+        data" in :mod:`labsupport.charts` says: the line is each bin's mean, a faint band spans its
+        lowest to highest value, and the y-axis title and the description give the bin width. A
+        window that holds no sample of any run gives a chart that says so.
 
     Raises:
         ConfigError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled by

@@ -1,9 +1,11 @@
 """ipywidgets controls for the labs, for readers who run the notebooks live.
 
 This layer only wires controls to a model's ``run`` and to :mod:`labsupport.charts` (see
-:func:`make_panel`); it computes nothing itself. Every control's bounds keep the
-model's config valid, so no reachable setting raises. Each lab's panel also exposes its update
-function (``panel.update(**values)``) so tests can drive it without a kernel.
+:func:`make_panel`); it computes nothing itself. Every control's bounds keep the model's config
+valid, so no reachable setting raises (a panel's docstring says where a ``base`` config can
+narrow that). Each change of a control runs the model once and redraws the panel's outputs. Each
+lab's panel also exposes its update function (``panel.update(**values)``) so tests can drive it
+without a kernel.
 
 The static book has no kernel, so the labs tag their widget cells ``remove-output`` and point the
 reader to the in-page charts or to running the lab live.

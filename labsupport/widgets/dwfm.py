@@ -16,13 +16,11 @@ __all__ = ["dwfm_panel"]
 def dwfm_panel() -> Panel:
     """The DWFM lab's controls: fleet, outage, deadline, retries, throttle, operators' action time.
 
-    Controls (all bounded so that every reachable setting is a valid
-    :class:`labsupport.dwfm.DwfmConfig`): ``fleet_droplets_count`` (500 to 12,000),
+    Controls, varying :data:`labsupport.dwfm.INCIDENT`: ``fleet_droplets_count`` (500 to 12,000),
     ``outage_min`` (DynamoDB outage from 11:48 PM, 0 to 240 min), ``work_deadline_s`` (120 to
     1,800 s), ``retry_policy``, ``throttle_by_queue_length``, ``queue_limit_count`` (5 to 400) and
-    ``operators_at_s`` (when operators throttle and restart hosts, or never). Everything else is
-    :data:`labsupport.dwfm.INCIDENT`. Each change re-runs the model and redraws the chart and the
-    summary table.
+    ``operators_at_s`` (when operators throttle and restart hosts, or never). The panel shows the
+    run's chart and a summary table.
     """
     base = dwfm.INCIDENT
     times = sorted({base.operator_restart_at_s, *(1_800.0 * k + 2_520.0 for k in range(20))})

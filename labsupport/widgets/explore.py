@@ -23,11 +23,11 @@ def explore_panel(base: explore.ExploreConfig | None = None, *, max_states: int 
         max_states: state bound of each check (1-3,000,000); a larger state space is reported in the
             output as a :class:`~labsupport.errors.LimitExceeded` message, never a hang.
 
-    Controls (every reachable value is a valid config): ``check_version_on_write``,
+    Controls: ``check_version_on_write``,
     ``delete_only_unreferenced``, ``reject_empty_records``, ``self_repair`` (checkboxes),
     ``enactor_count`` (1-3), ``generation_count`` (2-6), ``endpoint_count`` (1-2) and
-    ``cleanup_keep_generations`` (0-4). Each change re-runs the exhaustive check and shows the
-    verdict, the states explored and, if safety fails, the shortest counterexample.
+    ``cleanup_keep_generations`` (0-4). The panel shows the exhaustive check's verdict, the states
+    explored and, if safety fails, the shortest counterexample.
     """
     base = explore.INCIDENT if base is None else expect("base", base, explore.ExploreConfig)
     base = replace(base, max_states=check_int("max_states", max_states, lo=1, hi=3_000_000))

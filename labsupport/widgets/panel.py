@@ -41,7 +41,7 @@ class Panel:
     book build through MyST-NB and nbclient), nbclient imitates every Output widget by sending a
     ``comm_msg`` on the kernel's shell socket while it is still waiting on that socket for the
     cell's ``execute_reply``; with pyzmq's edge-triggered sockets that reply can then go unnoticed
-    until the cell's timeout, which made the book build wait 300 s per panel cell.
+    until the cell's timeout (300 s for each panel cell of a book build).
 
     Attributes:
         controls: name -> ipywidget, in display order.

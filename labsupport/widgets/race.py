@@ -78,7 +78,7 @@ def race_panel(base: race.RaceConfig | None = None) -> Panel:
         base: the :class:`labsupport.race.RaceConfig` to vary (default ``race.INCIDENT``); its first
             entry in ``delays`` is the delayed Enactor whose lock losses the slider sets.
 
-    Controls (every reachable value is a valid config): ``check_version_on_write``,
+    Controls: ``check_version_on_write``,
     ``delete_only_unreferenced``, ``reject_empty_records``, ``self_repair`` (checkboxes),
     ``lock_losses_count`` (0-15 lock losses in a row on each endpoint, the delay's size),
     ``plan_interval_s`` (10-120 s) and ``seed`` (0-99).

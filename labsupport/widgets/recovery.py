@@ -89,14 +89,13 @@ def nlb_view(config: nlb.NlbConfig) -> list[Shown]:
 def nlb_panel(base: nlb.NlbConfig | None = None) -> Panel:
     """Controls for the NLB flapping lab.
 
-    Controls (every reachable setting is a valid config for any valid ``base``; a base whose own
-    ``max_events`` is lowered can make a fine health-check interval reach that bound, and the panel
-    then shows the model's message instead of charts): ``backlog_count``
-    (0 to 1,200 items, or to the base network's ``max_events`` if lower),
+    Controls (a base whose own ``max_events`` is lowered can make a fine health-check interval
+    reach that bound, and the panel then shows the model's message instead of charts):
+    ``backlog_count`` (0 to 1,200 items, or to the base network's ``max_events`` if lower),
     ``health_check_interval_s`` (10 to 120 s), ``limit_capacity_removal`` (checkbox),
     ``max_removal_fraction`` (0.05 to 1) and ``failover`` (see :data:`NLB_FAILOVER_CHOICES`; an
     action after the base's horizon is left out, see :func:`nlb_config`).
-    Each change re-runs :func:`labsupport.nlb.run` and redraws the chart and the table.
+    The panel shows what :func:`nlb_view` returns.
 
     Args:
         base: the :class:`labsupport.nlb.NlbConfig` to vary (default ``nlb.INCIDENT``).
@@ -197,12 +196,11 @@ def dns_view(config: dns_cache.DnsCacheConfig) -> list[Shown]:
 def dns_panel(base: dns_cache.DnsCacheConfig | None = None) -> Panel:
     """Controls for the DNS-cache lab.
 
-    Controls (every reachable setting is a valid config for any valid ``base``; a base with lowered
-    ``max_refresh_cycles`` or ``max_cache_refreshes`` can reach those bounds, and the panel then
-    shows the model's message instead of charts): ``positive_ttl_s`` (5 to 600 s), ``negative_ttl_s`` (60 to 7,200 s), ``empty_min`` (5 to 240
-    min, fewer if ``base.empty_start_s`` is so late that the restore must come sooner to fall
-    within the model's 7 days) and ``clients_count`` (100 to 50,000). Each change re-runs
-    :func:`labsupport.dns_cache.run` and redraws.
+    Controls (a base with lowered ``max_refresh_cycles`` or ``max_cache_refreshes`` can reach those
+    bounds, and the panel then shows the model's message instead of charts): ``positive_ttl_s``
+    (5 to 600 s), ``negative_ttl_s`` (60 to 7,200 s), ``empty_min`` (5 to 240 min, fewer if
+    ``base.empty_start_s`` is so late that the restore must come sooner to fall within the model's
+    7 days) and ``clients_count`` (100 to 50,000). The panel shows what :func:`dns_view` returns.
 
     Args:
         base: the :class:`labsupport.dns_cache.DnsCacheConfig` to vary (default the incident).

@@ -14,7 +14,7 @@ def timeline_panel() -> Panel:
     """Filter the outage timeline by service and confidence tag; redraw the table and the chart.
 
     Controls: ``services`` (multiple selection; empty means all) and ``include_unverified``.
-    Every reachable setting is valid: the choices come from :func:`labsupport.timeline.services`.
+    The choices come from :func:`labsupport.timeline.services`.
     """
     controls = {
         "services": widgets.SelectMultiple(
