@@ -26,7 +26,7 @@ from labsupport.charts import dns as dns_charts
 from labsupport.charts import dwfm as dwfm_charts
 from labsupport.charts import network as network_charts
 from labsupport.charts import nlb as nlb_charts
-from labsupport.charts._render import _datasets
+from labsupport.charts._render import REFLOW_KEY, _datasets
 
 
 def _encodings(spec: dict) -> list[dict]:
@@ -153,7 +153,6 @@ def test_dwfm_explorer_data_and_channels():
     assert {("y", "leased_pct", "quantitative"), ("y", "per_min", "quantitative"),
             ("x", "clock", "temporal")} <= _channels(chart)
     assert ["goodput", "wasted"] in _folds(chart)
-    from labsupport.charts._render import REFLOW_KEY
 
     assert REFLOW_KEY in chart.to_dict()["usermeta"]  # takes its width from the page in the book
 
@@ -391,7 +390,6 @@ def test_race_guard_explorer_data_and_channels():
 
 def _reflows_and_wraps(chart, totals: pd.DataFrame, column: str) -> None:
     """An in-page explorer takes its width from the page, and its state line wraps on a narrow plot."""
-    from labsupport.charts._render import REFLOW_KEY
 
     spec = chart.to_dict()
     assert REFLOW_KEY in spec.get("usermeta", {})

@@ -62,7 +62,7 @@ _REFLOW_BLOCK = re.compile(r"^ *// reflow: begin\n(.*?)^ *// reflow: end\n", re.
 
 
 def _chart_script(chart_id: str, spec_json: str, embed_json: str, min_width: int | None) -> str:
-    """``book_js/chart.js`` for one chart: its reflow block kept only with a ``min_width``, its fields filled in."""
+    """``book_js/chart.js`` for one chart: the reflow block kept only with a ``min_width``, the fields filled in."""
     template = _REFLOW_BLOCK.sub(r"\1" if min_width is not None else "", _CHART_JS)
     fields = {"CHART_ID": chart_id, "SPEC": spec_json, "EMBED_OPTIONS": embed_json, "MIN_WIDTH": str(min_width)}
     # One pass over the template: a field's value (the spec) is never searched for placeholders.
@@ -107,7 +107,8 @@ def render_bundle(spec: dict[str, Any], **options: Any) -> dict[str, Any] | tupl
     embed_payload = json.dumps(embed, sort_keys=True).replace("<", "\\u003c")
     usermeta = spec.get("usermeta") if isinstance(spec.get("usermeta"), dict) else {}
     reflow = usermeta.get(REFLOW_KEY) if isinstance(usermeta.get(REFLOW_KEY), dict) else None
-    script = _chart_script(div_id, script_payload, embed_payload, None if reflow is None else int(reflow["min_width"]))
+    min_width = None if reflow is None else int(reflow["min_width"])
+    script = _chart_script(div_id, script_payload, embed_payload, min_width)
     reflow_class = "" if reflow is None else " labsupport-reflow"
     body = f"""<div class="labsupport-vega{reflow_class}" id="{div_id}" role="figure" aria-label="{html.escape(alt_text)}">
 <noscript>{html.escape(alt_text)}</noscript></div>

@@ -65,8 +65,8 @@ def _chain_lanes(bars: pd.DataFrame, runs: list[str], width: int, *,
     ).properties(width=width, height=180)
 
 
-def chain_timeline_data(stages: pd.DataFrame, *, reference: pd.DataFrame | None = None,
-                        label: str = "Your choice", reference_label: str = "Incident (no stop points)") -> pd.DataFrame:
+def chain_timeline_data(stages: pd.DataFrame, *, reference: pd.DataFrame | None = None, label: str = "Your choice",
+                        reference_label: str = "Incident (no stop points)") -> pd.DataFrame:
     """The data :func:`chain_timeline_chart` draws: one bar per (run, stage).
 
     Args:

@@ -145,7 +145,8 @@ def race_sequence_wait_data(sequence: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame({"start": [], "end": [], "actor": [], "label": []})
     c, s = check.iloc[0], stale.iloc[0]
     lost = sequence.loc[(sequence["action"] == "lock_lost") & (sequence["actor"] == s["actor"])
-                        & (sequence["endpoint"] == s["endpoint"]) & sequence["time_s"].between(c["time_s"], s["time_s"])]
+                        & (sequence["endpoint"] == s["endpoint"])
+                        & sequence["time_s"].between(c["time_s"], s["time_s"])]
     label = (f"waits {s['time_s'] - c['time_s']:.0f} s: {len(lost)} lock losses on {s['endpoint']}, "
              "each followed by a longer back-off")
     return pd.DataFrame({"start": [c["time_s"]], "end": [s["time_s"]], "actor": [s["actor"]], "label": [label]})
