@@ -148,7 +148,7 @@ def race_sequence_wait_data(sequence: pd.DataFrame) -> pd.DataFrame:
                         & (sequence["endpoint"] == s["endpoint"])
                         & sequence["time_s"].between(c["time_s"], s["time_s"])]
     label = (f"waits {s['time_s'] - c['time_s']:.0f} s: {len(lost)} lock losses on {s['endpoint']}, "
-             "each followed by a longer back-off")
+             "each followed by a jittered back-off")
     return pd.DataFrame({"start": [c["time_s"]], "end": [s["time_s"]], "actor": [s["actor"]], "label": [label]})
 
 
