@@ -107,13 +107,6 @@ _CHART_COLOURS = """() => [...document.querySelectorAll('.labsupport-vega')].map
 # Serving the book, and the browser
 
 
-@pytest.fixture(scope="session")
-def screenshots(book_html: Path) -> Path:
-    folder = book_html.parent / "screenshots"
-    (folder / "dark").mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 def is_local(url: str) -> bool:
     """True for addresses a page of the offline book may load: this machine, or inline data."""
     parts = urlsplit(url)
@@ -139,6 +132,7 @@ class Visit:
     controls: list[dict[str, Any]] = field(default_factory=list)
     headings: list[tuple[int, str]] = field(default_factory=list)
     colours: list[dict[str, Any]] = field(default_factory=list)  # chart backgrounds and text colours
+    axe: list[dict[str, Any]] = field(default_factory=list)  # axe-core's violations (test_book_axe.py)
 
 
 def _watch(page: Any, visit: Visit) -> None:
@@ -256,9 +250,14 @@ def _exercise_control(page: Any, chart_id: str, index: int) -> dict[str, Any]:
     return {"label": label, "kind": kind, "changed": changed}
 
 
-@pytest.fixture(scope="session")
-def visits(browser: Any, base_url: str, book_html: Path, screenshots: Path):
-    """Load a page once (cached for all the tests about it), with the network cut off."""
+def page_visits(browser: Any, base_url: str, book_html: Path, screenshots: Path):
+    """The ``visits`` fixture (conftest.py): load a page once at 1280 px, with the network cut off.
+
+    Each page is loaded once for every test about it at this width, axe-core's included: axe runs
+    on the page as loaded, before any control is touched.
+    """
+    from test_book_axe import run_axe
+
     cache: dict[str, Visit] = {}
     context = browser.new_context(viewport=VIEWPORT, service_workers="block")
 
@@ -274,6 +273,7 @@ def visits(browser: Any, base_url: str, book_html: Path, screenshots: Path):
             result.charts = page.evaluate(_CHARTS)
             result.headings = [tuple(h) for h in page.evaluate(_HEADINGS)]
             result.colours = page.evaluate(_CHART_COLOURS)
+            result.axe = run_axe(page, result.console, result.external)
             for chart in result.charts:
                 if chart["rendered"]:
                     for i in range(chart["controls"]):
