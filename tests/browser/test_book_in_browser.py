@@ -241,11 +241,16 @@ def _exercise_control(page: Any, chart_id: str, index: int) -> dict[str, Any]:
         changed = True
     except Exception:  # noqa: BLE001 - a timeout means the chart did not change
         changed = False
+    toggled = page.evaluate(_KEY, chart_id)
     undo()
-    try:  # put the control back, so that each control is tried from the page's initial state
-        page.wait_for_function(f"([id, before]) => ({_KEY})(id) === before", arg=[chart_id, before],
-                               timeout=CONTROL_TIMEOUT_MS)
-    except Exception:  # noqa: BLE001 - not every control returns the SVG to the identical markup
+    # Put the control back, so that each control is tried from the page's initial state, and wait
+    # until the chart has redrawn for it: back to its first drawing, or (not every control returns
+    # the SVG to the identical markup) at least away from the drawing the move made.
+    try:
+        page.wait_for_function(f"([id, before, toggled]) => {{ const k = ({_KEY})(id); "
+                               "return k === before || k !== toggled; }",
+                               arg=[chart_id, before, toggled], timeout=CONTROL_TIMEOUT_MS)
+    except Exception:  # noqa: BLE001 - a control whose undo draws nothing new: the next move starts here
         pass
     return {"label": label, "kind": kind, "changed": changed}
 
