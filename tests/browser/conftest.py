@@ -239,7 +239,11 @@ def visits(browser, base_url: str, book_html: Path, screenshots: Path):
 
 @pytest.fixture(scope="session")
 def phone_visits(browser, base_url: str, book_html: Path, phone_screenshots: Path):
-    """``phone_visits(page)``: the page loaded at 390 px on a phone, once (test_book_phone.phone_page_visits)."""
+    """``phone_visits(page)``: the page loaded at 390 px on a phone, once (test_book_phone.phone_page_visits).
+
+    axe-core runs on it only where the content's layout differs from 1280 px: why, and what was
+    measured, is in test_book_axe.py's docstring.
+    """
     from test_book_phone import phone_page_visits
 
     yield from phone_page_visits(browser, base_url, book_html, phone_screenshots)
