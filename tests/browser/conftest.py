@@ -209,3 +209,41 @@ def browser(chromium_executable: str):
             yield chromium
         finally:
             chromium.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Each page of the built book loaded once per width, for every test about it (axe-core's too)
+
+
+@pytest.fixture(scope="session")
+def screenshots(book_html: Path) -> Path:
+    folder = book_html.parent / "screenshots"
+    (folder / "dark").mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def phone_screenshots(book_html: Path) -> Path:
+    folder = book_html.parent / "screenshots" / "phone"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def visits(browser, base_url: str, book_html: Path, screenshots: Path):
+    """``visits(page)``: the page loaded at 1280 px, once (test_book_in_browser.page_visits)."""
+    from test_book_in_browser import page_visits
+
+    yield from page_visits(browser, base_url, book_html, screenshots)
+
+
+@pytest.fixture(scope="session")
+def phone_visits(browser, base_url: str, book_html: Path, phone_screenshots: Path):
+    """``phone_visits(page)``: the page loaded at 390 px on a phone, once (test_book_phone.phone_page_visits).
+
+    axe-core runs on it only where the content's layout differs from 1280 px: why, and what was
+    measured, is in test_book_axe.py's docstring.
+    """
+    from test_book_phone import phone_page_visits
+
+    yield from phone_page_visits(browser, base_url, book_html, phone_screenshots)

@@ -107,13 +107,6 @@ _CHART_COLOURS = """() => [...document.querySelectorAll('.labsupport-vega')].map
 # Serving the book, and the browser
 
 
-@pytest.fixture(scope="session")
-def screenshots(book_html: Path) -> Path:
-    folder = book_html.parent / "screenshots"
-    (folder / "dark").mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 def is_local(url: str) -> bool:
     """True for addresses a page of the offline book may load: this machine, or inline data."""
     parts = urlsplit(url)
@@ -139,6 +132,7 @@ class Visit:
     controls: list[dict[str, Any]] = field(default_factory=list)
     headings: list[tuple[int, str]] = field(default_factory=list)
     colours: list[dict[str, Any]] = field(default_factory=list)  # chart backgrounds and text colours
+    axe: list[dict[str, Any]] = field(default_factory=list)  # axe-core's violations (test_book_axe.py)
 
 
 def _watch(page: Any, visit: Visit) -> None:
@@ -247,18 +241,28 @@ def _exercise_control(page: Any, chart_id: str, index: int) -> dict[str, Any]:
         changed = True
     except Exception:  # noqa: BLE001 - a timeout means the chart did not change
         changed = False
+    toggled = page.evaluate(_KEY, chart_id)
     undo()
-    try:  # put the control back, so that each control is tried from the page's initial state
-        page.wait_for_function(f"([id, before]) => ({_KEY})(id) === before", arg=[chart_id, before],
-                               timeout=CONTROL_TIMEOUT_MS)
-    except Exception:  # noqa: BLE001 - not every control returns the SVG to the identical markup
+    # Put the control back, so that each control is tried from the page's initial state, and wait
+    # until the chart has redrawn for it: back to its first drawing, or (not every control returns
+    # the SVG to the identical markup) at least away from the drawing the move made.
+    try:
+        page.wait_for_function(f"([id, before, toggled]) => {{ const k = ({_KEY})(id); "
+                               "return k === before || k !== toggled; }",
+                               arg=[chart_id, before, toggled], timeout=CONTROL_TIMEOUT_MS)
+    except Exception:  # noqa: BLE001 - a control whose undo draws nothing new: the next move starts here
         pass
     return {"label": label, "kind": kind, "changed": changed}
 
 
-@pytest.fixture(scope="session")
-def visits(browser: Any, base_url: str, book_html: Path, screenshots: Path):
-    """Load a page once (cached for all the tests about it), with the network cut off."""
+def page_visits(browser: Any, base_url: str, book_html: Path, screenshots: Path):
+    """The ``visits`` fixture (conftest.py): load a page once at 1280 px, with the network cut off.
+
+    Each page is loaded once for every test about it at this width, axe-core's included: axe runs
+    on the page as loaded, before any control is touched.
+    """
+    from test_book_axe import run_axe
+
     cache: dict[str, Visit] = {}
     context = browser.new_context(viewport=VIEWPORT, service_workers="block")
 
@@ -274,6 +278,7 @@ def visits(browser: Any, base_url: str, book_html: Path, screenshots: Path):
             result.charts = page.evaluate(_CHARTS)
             result.headings = [tuple(h) for h in page.evaluate(_HEADINGS)]
             result.colours = page.evaluate(_CHART_COLOURS)
+            result.axe = run_axe(page, result.console, result.external)
             for chart in result.charts:
                 if chart["rendered"]:
                     for i in range(chart["controls"]):

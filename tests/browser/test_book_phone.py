@@ -124,16 +124,14 @@ _INTERACTIVE_CHARTS = r"""() => {
 }"""
 
 
-@pytest.fixture(scope="session")
-def phone_screenshots(book_html: Path) -> Path:
-    folder = book_html.parent / "screenshots" / "phone"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+def phone_page_visits(browser: Any, base_url: str, book_html: Path, phone_screenshots: Path):
+    """The ``phone_visits`` fixture (conftest.py): load a page once at 390 px, with the network cut off.
 
+    axe-core (test_book_axe.py) runs on the same loaded page, after the layout is measured, when the
+    page's content has a box that scrolls at this width or a chart (else ``"axe"`` is None).
+    """
+    from test_book_axe import run_axe
 
-@pytest.fixture(scope="session")
-def phone_visits(browser: Any, base_url: str, book_html: Path, phone_screenshots: Path):  # noqa: F811
-    """Load a page once at 390 px (cached for all the tests about it), with the network cut off."""
     cache: dict[str, dict[str, Any]] = {}
     context = browser.new_context(viewport=PHONE, service_workers="block", is_mobile=True, has_touch=True)
 
@@ -149,6 +147,11 @@ def phone_visits(browser: Any, base_url: str, book_html: Path, phone_screenshots
             tab.wait_for_timeout(400)
             result = {"layout": tab.evaluate(_PHONE_LAYOUT), "charts": tab.evaluate(_INTERACTIVE_CHARTS),
                       "console": watched.console}
+            # axe at 390 px only where the page's content is laid out differently from 1280 px (see
+            # test_book_axe.py): a box that scrolls here, or a chart, which Vega draws anew at this width.
+            differs = bool(result["layout"]["scrolls"]) or tab.evaluate(
+                "() => document.querySelector('.labsupport-vega') !== null")
+            result["axe"] = run_axe(tab, watched.console, watched.external) if differs else None
             tab.screenshot(path=str(phone_screenshots / _shot_name(page_path)), full_page=True)
         finally:
             tab.close()
