@@ -2,11 +2,11 @@
 
 Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.py`` checks it)::
 
-    base      errors, clock, presets, timeline, route53, dependencies  (+ private _validate, _sweep)
-    models    race/, dwfm/ (config/model, engine, sweep), network, dns_cache   config -> run -> result
-    composed  nlb (on network), explore/ (on race), chain/ (on all)            (model, stages, sweep)
-    charts    charts/ (one module per model)                          data -> DataFrame -> encoding
-    wiring    widgets/ (panel, one module per lab), book, colab, student   controls -> run -> charts
+    base      errors, clock, presets, timeline, route53, dependencies (+ private _validate, _sweep, _engine)
+    models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) -> sweep
+    composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same four parts each
+    charts    charts/ (one module per model)                        data -> DataFrame -> encoding
+    wiring    widgets/ (panel, one module per lab), book, colab, student  controls -> run -> charts
 
 * :mod:`labsupport.errors`: the errors this package raises.
 * :mod:`labsupport.clock`: the incident's time origins, wall-clock conversions and sampling grids.

@@ -45,7 +45,7 @@ def small(model: str) -> Any:
 
 
 def _sweeps() -> dict[str, Sweep]:
-    from labsupport import chain, dns_cache, dwfm, explore, nlb, race
+    from labsupport import chain, dns_cache, dwfm, explore, network, nlb, race
 
     return {
         "labsupport.race.sweep": Sweep(lambda ex: race.sweep(
@@ -62,6 +62,8 @@ def _sweeps() -> dict[str, Sweep]:
             small("dwfm"), fleet_sizes=(150, 300), outage_lengths_s=(600.0, 1_200.0), executor=ex)),
         "labsupport.dwfm.explorer_grid": Sweep(lambda ex: dwfm.explorer_grid(
             small("dwfm"), fleet_sizes=(150, 300), step_s=600.0, executor=ex)),
+        "labsupport.network.sweep": Sweep(lambda ex: network.sweep(
+            [replace(small("network"), seed=s) for s in (2, 1)], executor=ex)),
         "labsupport.nlb.sweep": Sweep(lambda ex: nlb.sweep(
             [replace(small("nlb"), seed=s) for s in (2, 1)], executor=ex)),
         "labsupport.dns_cache.sweep": Sweep(lambda ex: dns_cache.sweep(

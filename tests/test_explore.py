@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labsupport import _explore_protocol as proto
+from labsupport.explore import engine as proto
 from labsupport import charts, explore
 from labsupport.errors import ConfigError, LimitExceeded
 from labsupport.explore import GUARDS, INCIDENT, ExploreConfig, run, verdict_table

@@ -17,9 +17,9 @@ from .. import timeline
 from .._sweep import flag_combinations, map_items
 from .._validate import check_number, show
 from ..errors import ConfigError
-from . import stages as _st
-from .model import (INCIDENT, STAGES, STOP_POINT_NAMES, STOP_POINT_TITLES, ChainConfig, ChainResult, StopPoints,
-                    _assemble, _check, run)
+from . import engine as _st
+from .config import INCIDENT, STOP_POINT_NAMES, STOP_POINT_TITLES, ChainConfig, StopPoints
+from .model import STAGES, ChainResult, _assemble, _check, run
 
 def all_stop_point_configs(config: ChainConfig = INCIDENT) -> list[ChainConfig]:
     """The 64 variants of ``config``, one per combination of stop points: none, 1, ..., 6, 1+2, ..., 1+...+6."""

@@ -45,19 +45,8 @@ and the NLB (see the recovery models), and any slowdown of DynamoDB itself.
 
 from __future__ import annotations
 
-from .model import (
-    DwfmConfig,
-    DwfmResult,
-    DwfmSummary,
-    EVENT_KINDS,
-    INCIDENT,
-    RETRY_POLICIES,
-    SMALL_FLEET,
-    START_PDT,
-    clock_pdt,
-    goodput_fraction,
-    run,
-)
+from .config import INCIDENT, RETRY_POLICIES, SMALL_FLEET, START_PDT, DwfmConfig
+from .model import EVENT_KINDS, DwfmResult, DwfmSummary, clock_pdt, goodput_fraction, run
 from .sweep import (
     EXPLORER_FLEETS,
     explorer_grid,

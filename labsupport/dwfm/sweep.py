@@ -29,8 +29,9 @@ import pandas as pd
 from .._sweep import map_configs, map_items, summary_frame
 from .._validate import check_bool, check_int, check_number, show
 from ..errors import ConfigError
-from .model import INCIDENT, DwfmConfig, DwfmSummary, run
 from ..presets import DWFM_FLEET_SIZES
+from .config import INCIDENT, DwfmConfig
+from .model import DwfmSummary, run
 
 __all__ = ["EXPLORER_FLEETS", "explorer_grid", "phase_sweep", "sweep"]
 

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pandas as pd
 
 from .. import race
-from .._explore_protocol import ENDPOINT_NAMES
 from ..errors import ConfigError
-
-if TYPE_CHECKING:
-    from ..race import RaceConfig
-
-from .model import GUARDS, ExploreResult
+from ..race import RaceConfig
+from .config import GUARDS
+from .engine import ENDPOINT_NAMES
+from .model import ExploreResult
 
 __all__ = ["race_replay", "race_replay_config"]
 

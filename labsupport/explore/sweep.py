@@ -11,7 +11,8 @@ import pandas as pd
 from .._sweep import flag_combinations, map_items
 from ..errors import ConfigError
 
-from .model import GUARDS, INCIDENT, ExploreConfig, ExploreResult, run
+from .config import GUARDS, INCIDENT, ExploreConfig
+from .model import ExploreResult, run
 
 __all__ = ["verdict_rows", "verdict_table"]
 

@@ -1,7 +1,7 @@
 """The actors of the race model on a simpy clock: DNS Planner, DNS Enactors, operators.
 
 Scenario:
-    Private engine of :mod:`labsupport.race` (use :func:`labsupport.race.run`). The DNS Planner
+    The engine of :mod:`labsupport.race` (use :func:`labsupport.race.run`). The DNS Planner
     writes plans; each DNS Enactor polls, makes its one-time check, walks the endpoints with one
     Route 53 transaction each (losing the lock means exponential backoff with jitter and a retry of
     that endpoint), then cleans up old plans; operators repair an empty endpoint by hand after
@@ -23,7 +23,6 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import pandas as pd
 import simpy
@@ -31,9 +30,7 @@ import simpy
 from .. import route53 as r53
 from .._validate import tick_s
 from ..errors import LimitExceeded
-
-if TYPE_CHECKING:
-    from .config import EnactorDelay, RaceConfig
+from .config import EnactorDelay, RaceConfig
 
 __all__ = ["ACTIONS", "STATE_ACTIONS", "frame", "simulate"]
 

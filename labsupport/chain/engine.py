@@ -1,4 +1,4 @@
-"""Runs the models behind :mod:`labsupport.chain` and reads the stages off them (private).
+"""The chain's engine: runs the models behind :mod:`labsupport.chain` and reads the stages off them.
 
 :func:`run_models` runs race, dns_cache, dwfm, network and nlb in that order, each configured from
 the results of the ones before and from the chain's operator rules; :func:`stage_windows`,
@@ -13,16 +13,14 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import dns_cache, dwfm, network, nlb, race
 from ..errors import ConfigError, LimitExceeded
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .model import ChainConfig
+from .config import ChainConfig
 
 #: The three stages, in the order of the summary's impact periods it matches (see ``PERIODS``).
 STAGES: tuple[str, ...] = ("DynamoDB unreachable", "Launches failing", "NLB connection errors")

@@ -1,0 +1,38 @@
+"""Many NLB runs: :func:`sweep`, one summary row per config."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Executor
+
+import pandas as pd
+
+from .._sweep import map_configs, summary_frame
+from .config import NlbConfig
+from .model import NlbSummary, run
+
+__all__ = ["sweep"]
+
+
+def sweep(configs: Sequence[NlbConfig], *, executor: Executor | None = None) -> pd.DataFrame:
+    """Run several configs and return one row of summary figures per config, in input order.
+
+    Args:
+        configs: the configs to run.
+        executor: a ``concurrent.futures.Executor`` to spread the runs over (e.g. a
+            ``ProcessPoolExecutor``), or ``None`` to run them here, one after the other. The
+            results and their order are the same either way.
+
+    Returns:
+        A DataFrame with a ``run`` column (int64, position in ``configs``) and one column per
+        :class:`NlbSummary` field.
+
+    Raises:
+        ConfigError: ``configs`` is not an iterable of NlbConfig objects, or ``executor`` is
+            neither ``None`` nor a ``concurrent.futures.Executor``.
+    """
+    return summary_frame(map_configs(_summary_of, configs, NlbConfig, executor))
+
+
+def _summary_of(config: NlbConfig) -> NlbSummary:
+    return run(config).summary
