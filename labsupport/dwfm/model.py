@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from . import engine as sim
+from .._engine import run_until
 from .._validate import check_number
 from ..clock import clock_pdt
 from ..errors import ConfigError
@@ -105,9 +106,7 @@ def run(config: DwfmConfig = INCIDENT) -> DwfmResult:
     if not isinstance(config, DwfmConfig):
         raise ConfigError(f"config must be a DwfmConfig, got {type(config).__name__}")
     model = sim._Model(config, random.Random(config.seed))
-    env = model.env
-    while env.peek() <= config.horizon_s:   # events at exactly horizon_s happen (the package's rule)
-        env.step()
+    run_until(model.env, config.horizon_s)   # DWFM charges its own work against max_events
     model.sample(config.horizon_s)          # the last row, after every event at the horizon
     restored = bool(np.all(model.leased_until > config.horizon_s))
     at = None

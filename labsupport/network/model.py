@@ -10,6 +10,7 @@ import pandas as pd
 import simpy
 
 from . import engine as _sim
+from .._engine import run_until
 from ..clock import sample_times
 from ..errors import ConfigError, LimitExceeded
 from .config import INCIDENT, NetworkConfig
@@ -110,15 +111,8 @@ def run(config: NetworkConfig = INCIDENT) -> NetworkResult:
     env.process(_sim.network_manager(env, nm))
     env.process(_sim.launcher(env, nm, rng))
     env.process(_sim.retrier(env, nm, random.Random(rng.random())))
-    steps = 0
-    while env.peek() <= config.horizon_s:
-        env.step()
-        steps += 1
-        if steps > config.max_events:
-            raise LimitExceeded(
-                f"max_events={config.max_events} reached at t={env.now:.0f} s of horizon_s="
-                f"{config.horizon_s:g}; raise max_events or lower launch_rate_per_min/horizon_s"
-            )
+    steps = run_until(env, config.horizon_s, max_events=config.max_events,
+                      advice="raise max_events or lower launch_rate_per_min/horizon_s")
     items = _items_frame(nm)
     events = _events_frame(log)
     series = _series(config, items)

@@ -9,8 +9,9 @@ import pandas as pd
 import simpy
 
 from . import engine as sim
+from .._engine import run_until
 from .. import network
-from ..errors import ConfigError, LimitExceeded
+from ..errors import ConfigError
 from .config import INCIDENT, NlbConfig
 
 __all__ = ["EVENT_KINDS", "NlbResult", "NlbSummary", "run"]
@@ -110,14 +111,9 @@ def run(config: NlbConfig = INCIDENT) -> NlbResult:
         env.process(sim.prober(env, nlb, az))
     env.process(sim.operator(env, nlb))
     env.process(sim.sampler(env, nlb))
-    horizon, steps = config.network.horizon_s, 0
-    while env.peek() <= horizon:
-        env.step()
-        steps += 1
-        if steps + nlb.probes > config.max_events:
-            raise LimitExceeded(f"max_events={config.max_events} (simulation steps plus target probes) "
-                                f"reached at t={env.now:.0f} s of horizon_s={horizon:g}; raise max_events, "
-                                "health_check_interval_s or lower target_share_fraction")
+    steps = run_until(env, config.network.horizon_s, max_events=config.max_events,
+                      count=lambda steps: steps + nlb.probes, counted="simulation steps plus target probes",
+                      advice="raise max_events, health_check_interval_s or lower target_share_fraction")
     events = pd.DataFrame(nlb.log, columns=["time_s", "kind", "az", "target", "value"])
     events = events.astype({"time_s": "float64", "az": "int64", "target": "int64", "value": "float64"})
     events["kind"] = pd.Categorical(events["kind"], categories=list(EVENT_KINDS))
