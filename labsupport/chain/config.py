@@ -48,9 +48,13 @@ class StopPoints(Config):
         for f in fields(self):
             check_bool(f.name, getattr(self, f.name))
 
+    def flags(self) -> tuple[bool, ...]:
+        """The six stop points as on/off flags, in order 1-6."""
+        return tuple(getattr(self, f.name) for f in fields(self))
+
     def numbers(self) -> tuple[int, ...]:
         """The numbers (1-6) of the stop points that are on."""
-        return tuple(i + 1 for i, f in enumerate(fields(self)) if getattr(self, f.name))
+        return tuple(i + 1 for i, on in enumerate(self.flags()) if on)
 
     def label(self) -> str:
         """Short label such as ``"1+5"``; ``"none"`` if none is on."""

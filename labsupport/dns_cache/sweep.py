@@ -2,36 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from concurrent.futures import Executor
 
 import pandas as pd
 
-from .._sweep import map_configs, summary_frame
+from .. import _sweep
 from .config import DnsCacheConfig
-from .model import DnsCacheSummary, run
+from .model import run
 
 __all__ = ["sweep"]
 
 
-def sweep(configs: Sequence[DnsCacheConfig], *, executor: Executor | None = None) -> pd.DataFrame:
-    """Run several configs and return one row of summary figures per config, in input order.
+def sweep(configs: Iterable[DnsCacheConfig], *, executor: Executor | None = None) -> pd.DataFrame:
+    """Run many configs; one row per config, in the order given (the same shape for every model).
 
     Args:
         configs: the configs to run.
-        executor: a ``concurrent.futures.Executor`` to spread the runs over, or ``None`` to run
-            them here. The results and their order are the same either way.
+        executor: optional ``concurrent.futures.Executor`` (threads, processes, a Dask client's
+            executor); ``None`` runs in this process. The result is the same either way.
 
     Returns:
-        A DataFrame with a ``run`` column (int64, position in ``configs``) and one column per
-        :class:`DnsCacheSummary` field.
+        ``run`` (int64, the position in ``configs``), then one column per :class:`DnsCacheConfig` field (nested
+        configs flattened as ``<field>.<subfield>``), then one per :class:`DnsCacheSummary` field; tuples as
+        comma-joined text, ``None`` as NaN in number columns (the rule of every sweep, see
+        ``labsupport._sweep``).
 
     Raises:
-        ConfigError: ``configs`` is not an iterable of DnsCacheConfig objects, or ``executor`` is
-            neither ``None`` nor a ``concurrent.futures.Executor``.
+        ConfigError: ``configs`` is not an iterable of DnsCacheConfig values, or ``executor`` is neither
+            ``None`` nor a ``concurrent.futures.Executor``.
     """
-    return summary_frame(map_configs(_summary_of, configs, DnsCacheConfig, executor))
-
-
-def _summary_of(config: DnsCacheConfig) -> DnsCacheSummary:
-    return run(config).summary
+    return _sweep.sweep(run, configs, DnsCacheConfig, executor)

@@ -38,7 +38,7 @@ from .config import GUARDS, INCIDENT, ExploreConfig
 from .engine import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
 from .model import ExploreResult, ExploreSummary, Result, Summary, run, states_table
 from .replay import race_replay, race_replay_config
-from .sweep import verdict_rows, verdict_table
+from .sweep import sweep, verdict_rows, verdict_table
 
 __all__ = [
     "ENACTOR_NAMES",
@@ -55,6 +55,7 @@ __all__ = [
     "race_replay_config",
     "run",
     "states_table",
+    "sweep",
     "verdict_rows",
     "verdict_table",
 ]
