@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 from .. import dns_cache, dwfm, nlb, race, timeline
-from .._validate import Config, check_bool, check_int, check_number, check_seed
+from .._sweep import flags_label
+from .._validate import Config, check_bool, check_instance, check_int, check_number, check_seed
 from ..clock import INCIDENT_START_PDT
 from ..errors import ConfigError
 
@@ -25,10 +26,10 @@ class StopPoints(Config):
     """The six stop points; all off in :data:`INCIDENT`, as on 19 October.
 
     Attributes:
-        check_version_on_write: 1, every endpoint write is a conditional write (race guard 1).
-        delete_only_unreferenced: 2, clean-up never deletes a plan in use (race guard 2).
-        reject_empty_records: 3, refuse and alert on a change that empties an endpoint (race guard 3).
-        self_repair: 4, an Enactor that finds the active plan missing re-applies the newest (race guard 4).
+        guards: 1-4, the race's four guards (a :class:`labsupport.race.Guards`): 1 every endpoint
+            write is a conditional write, 2 clean-up never deletes a plan in use, 3 refuse and alert
+            on a change that empties an endpoint, 4 an Enactor that finds the active plan missing
+            re-applies the newest.
         throttle_recovery_work: 5, admission control by queue length in DWFM
             (``throttle_by_queue_length``) and in Network Manager (``max_queue_count``, the fix AWS
             announced for EC2 data propagation), and the NLB velocity control
@@ -37,20 +38,18 @@ class StopPoints(Config):
             (:func:`labsupport.dependencies.isolate_regions`).
     """
 
-    check_version_on_write: bool = False
-    delete_only_unreferenced: bool = False
-    reject_empty_records: bool = False
-    self_repair: bool = False
+    guards: race.Guards = field(default_factory=race.Guards)
     throttle_recovery_work: bool = False
     isolate_regions: bool = False
 
     def _check(self) -> None:
-        for f in fields(self):
-            check_bool(f.name, getattr(self, f.name))
+        check_instance("guards", self.guards, race.Guards)
+        check_bool("throttle_recovery_work", self.throttle_recovery_work)
+        check_bool("isolate_regions", self.isolate_regions)
 
     def flags(self) -> tuple[bool, ...]:
         """The six stop points as on/off flags, in order 1-6."""
-        return tuple(getattr(self, f.name) for f in fields(self))
+        return (*self.guards.flags(), self.throttle_recovery_work, self.isolate_regions)
 
     def numbers(self) -> tuple[int, ...]:
         """The numbers (1-6) of the stop points that are on."""
@@ -58,18 +57,26 @@ class StopPoints(Config):
 
     def label(self) -> str:
         """Short label such as ``"1+5"``; ``"none"`` if none is on."""
-        return "+".join(map(str, self.numbers())) or "none"
+        return flags_label(self.flags())
 
     @classmethod
     def of(cls, *numbers: int) -> StopPoints:
         """The stop points with the given numbers (1-6) on, e.g. ``StopPoints.of(1, 5)``."""
         for n in numbers:
             check_int("stop point", n, lo=1, hi=6)
-        return cls(**{f.name: i + 1 in numbers for i, f in enumerate(fields(cls))})
+        return cls.from_flags(*(i + 1 in numbers for i in range(6)))
+
+    @classmethod
+    def from_flags(cls, *flags: bool) -> StopPoints:
+        """The stop points from six on/off flags in order 1-6 (the order of :data:`STOP_POINT_NAMES`)."""
+        if len(flags) != 6:
+            raise ConfigError(f"from_flags needs six flags, got {len(flags)}")
+        return cls(guards=race.Guards(**dict(zip(race.GUARD_NAMES, flags[:4]))),
+                   throttle_recovery_work=flags[4], isolate_regions=flags[5])
 
 
-#: Field names of :class:`StopPoints`, in order 1-6.
-STOP_POINT_NAMES: tuple[str, ...] = tuple(f.name for f in fields(StopPoints))
+#: Names of the six stop points, in order 1-6: the four guards' names, then the two others.
+STOP_POINT_NAMES: tuple[str, ...] = (*race.GUARD_NAMES, "throttle_recovery_work", "isolate_regions")
 
 
 def _pes_gap_s(first: str, then: str) -> float:

@@ -86,10 +86,7 @@ def _outage(cfg: ChainConfig, rr: race.RaceResult) -> tuple[float, float] | None
 def run_models(cfg: ChainConfig) -> tuple[Runs, dict[str, Any]]:
     """Run the five models in order; return their results and the chain clock's key times."""
     sp, seeds = cfg.stop_points, _seeds(cfg.seed)
-    guards = race.Guards(check_version_on_write=sp.check_version_on_write,
-                         delete_only_unreferenced=sp.delete_only_unreferenced,
-                         reject_empty_records=sp.reject_empty_records, self_repair=sp.self_repair)
-    rr = race.run(replace(cfg.race, guards=guards, **seeds["race"]))
+    rr = race.run(replace(cfg.race, guards=sp.guards, **seeds["race"]))
     if (rr.empty_windows()["repaired_by"] == "still empty").any():
         raise LimitExceeded(f"an endpoint was still empty at the race's horizon (race.horizon_s="
                             f"{cfg.race.horizon_s:g}); lengthen it so that the chain knows when DNS came back")

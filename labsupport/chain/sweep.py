@@ -26,7 +26,7 @@ def all_stop_point_configs(config: ChainConfig = INCIDENT) -> list[ChainConfig]:
     """The 64 variants of ``config``, one per combination of stop points: none, 1, ..., 6, 1+2, ..., 1+...+6."""
     _check(config)
     combos = flag_combinations(6)
-    return [replace(config, stop_points=StopPoints(**dict(zip(STOP_POINT_NAMES, c)))) for c in combos]
+    return [replace(config, stop_points=StopPoints.from_flags(*c)) for c in combos]
 
 
 def _model_key(config: ChainConfig) -> ChainConfig:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import race
-from .._validate import Config, check_bool, check_int
+from .._validate import Config, check_bool, check_instance, check_int
+from ..race import Guards
 
 __all__ = ["ExploreConfig", "GUARDS", "INCIDENT"]
 
@@ -24,8 +25,7 @@ class ExploreConfig(Config):
         endpoint_count: endpoints each plan is applied to, walked in order (1-2: regional, ipv6).
         cleanup_keep_generations: cleanup deletes plans more than this many generations older than
             the plan just applied (0-4).
-        check_version_on_write, delete_only_unreferenced, reject_empty_records, self_repair: the
-            four guards of :class:`labsupport.race.Guards` (all off, as in October 2025).
+        guards: the four guards, a :class:`labsupport.race.Guards` (all off, as in October 2025).
         reduce_symmetry: count states that differ only in which Enactor is which as one state.
         max_states: stop with :class:`~labsupport.errors.LimitExceeded` beyond this many states
             (1-3,000,000; about 350 MB of memory per million states).
@@ -38,10 +38,7 @@ class ExploreConfig(Config):
     generation_count: int = 4
     endpoint_count: int = 1
     cleanup_keep_generations: int = 1
-    check_version_on_write: bool = False
-    delete_only_unreferenced: bool = False
-    reject_empty_records: bool = False
-    self_repair: bool = False
+    guards: Guards = field(default_factory=Guards)
     reduce_symmetry: bool = True
     max_states: int = 1_000_000
 
@@ -50,8 +47,8 @@ class ExploreConfig(Config):
         check_int("generation_count", self.generation_count, lo=2, hi=6)
         check_int("endpoint_count", self.endpoint_count, lo=1, hi=2)
         check_int("cleanup_keep_generations", self.cleanup_keep_generations, lo=0, hi=4)
-        for name in (*GUARDS, "reduce_symmetry"):
-            check_bool(name, getattr(self, name))
+        check_instance("guards", self.guards, Guards)
+        check_bool("reduce_symmetry", self.reduce_symmetry)
         check_int("max_states", self.max_states, lo=1, hi=3_000_000)
 
 

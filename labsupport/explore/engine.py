@@ -52,7 +52,7 @@ _M = 7  # three bits per generation field
 
 
 class Params(NamedTuple):
-    """The bounds and guards the steps depend on (the fields of ``explore.ExploreConfig``)."""
+    """The bounds and guards the steps depend on (``explore.ExploreConfig``'s, its guards flattened)."""
 
     endpoint_count: int
     generation_count: int
@@ -213,7 +213,9 @@ def goal(s: tuple[int, ...], endpoints: int, generations: int) -> bool:
 
 # -- the search ------------------------------------------------------------------------------
 def params(cfg: ExploreConfig) -> Params:
-    return Params(**{f: getattr(cfg, f) for f in Params._fields})
+    """The bounds and guards of ``cfg`` as the steps read them."""
+    bounds = (cfg.endpoint_count, cfg.generation_count, cfg.cleanup_keep_generations)
+    return Params(*bounds, *cfg.guards.flags())
 
 
 @dataclass

@@ -7,7 +7,6 @@ import pandas as pd
 from .. import race
 from ..errors import ConfigError
 from ..race import RaceConfig
-from .config import GUARDS
 from .engine import ENDPOINT_NAMES
 from .model import ExploreResult
 
@@ -64,7 +63,7 @@ def race_replay_config(result: ExploreResult) -> RaceConfig:
         backoff_jitter_fraction=0.0, cleanup_keep_generations=cfg.cleanup_keep_generations,
         delays=(race.EnactorDelay(enactor=slow, start_s=0.0, lock_losses_count=1, endpoints=(ENDPOINT_NAMES[0],)),),
         horizon_s=t_fast + 30.0, seed=0,
-        guards=race.Guards(**{g: getattr(cfg, g) for g in GUARDS}))
+        guards=cfg.guards)
 
 
 def race_replay(result: ExploreResult) -> pd.DataFrame:

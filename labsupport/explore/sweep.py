@@ -9,8 +9,9 @@ from dataclasses import replace
 import pandas as pd
 
 from .. import _sweep
-from .._sweep import flag_combinations, flags_label, map_items
+from .._sweep import flag_combinations
 from ..errors import ConfigError
+from ..race import Guards
 
 from .config import GUARDS, INCIDENT, ExploreConfig
 from .model import ExploreResult, ExploreSummary, run
@@ -63,7 +64,7 @@ def verdict_table(base: ExploreConfig = INCIDENT, *, executor: Executor | None =
     """
     if not isinstance(base, ExploreConfig):
         raise ConfigError(f"base must be an ExploreConfig, got {type(base).__name__}")
-    configs = [replace(base, **dict(zip(GUARDS, flags))) for flags in flag_combinations(len(GUARDS))]
+    configs = [replace(base, guards=Guards(**dict(zip(GUARDS, flags)))) for flags in flag_combinations(len(GUARDS))]
     return _verdict(sweep(configs, executor=executor))
 
 
@@ -85,6 +86,5 @@ def verdict_rows(results: Iterable[ExploreResult]) -> pd.DataFrame:
 
 def _verdict(frame: pd.DataFrame) -> pd.DataFrame:
     """The verdict table's columns from a :func:`sweep` table: guard flags, their label, the verdicts."""
-    flags = frame[list(GUARDS)]
-    label = [flags_label(row) for row in flags.itertuples(index=False)]
-    return frame[list(GUARDS)].assign(guards=label).join(frame[list(_VERDICT)]).reset_index(drop=True)
+    flags = frame[[f"guards.{g}" for g in GUARDS]].set_axis(list(GUARDS), axis=1)
+    return flags.join(frame[["guards", *_VERDICT]]).reset_index(drop=True)

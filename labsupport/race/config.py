@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 
+from .._sweep import flags_label
 from .._validate import check_bool, check_int, check_names, check_number, check_seed, show, store_plain_numbers
 from ..clock import INCIDENT_START_PDT
 from ..errors import ConfigError
@@ -39,6 +40,9 @@ def _str_tuple(name: str, values: object, *, allow_empty: bool) -> tuple[str, ..
 class Guards:
     """The four guards (stop points 1-4); all off in :data:`INCIDENT`, as on 19 October.
 
+    The one vocabulary of the guards: :attr:`RaceConfig.guards`, :attr:`labsupport.explore.ExploreConfig.guards`
+    and :attr:`labsupport.chain.StopPoints.guards` each hold one.
+
     Attributes:
         check_version_on_write: guard 1, each endpoint write is a conditional write (compare-and-set)
             that applies only if the endpoint's plan is older than the one being written.
@@ -60,10 +64,13 @@ class Guards:
         for f in fields(self):
             check_bool(f.name, getattr(self, f.name))
 
+    def flags(self) -> tuple[bool, ...]:
+        """The four guards as on/off flags, guard 1 to 4."""
+        return tuple(getattr(self, f.name) for f in fields(self))
+
     def label(self) -> str:
         """Short label of the guards that are on, for example ``"1+3"``; ``"none"`` if none."""
-        on = [str(i + 1) for i, f in enumerate(fields(self)) if getattr(self, f.name)]
-        return "+".join(on) or "none"
+        return flags_label(self.flags())
 
 
 @dataclass(frozen=True, kw_only=True)
