@@ -146,7 +146,7 @@ def _check(config: object) -> None:
         raise ConfigError(f"config must be a ChainConfig, got {type(config).__name__}")
 
 
-def _assemble(cfg: ChainConfig, runs: _st.Runs, t: dict) -> ChainResult:
+def _assemble(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes) -> ChainResult:
     windows = _st.stage_windows(cfg, runs, t)
     impact = _st.impact_rows(runs, t, windows)
     miles = _st.milestones(cfg, runs, t, windows)
@@ -175,9 +175,9 @@ def _events(stages: pd.DataFrame, miles: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["time_s", "kind"], kind="stable").reset_index(drop=True)
 
 
-def _summarise(cfg: ChainConfig, runs: _st.Runs, t: dict, stages: pd.DataFrame) -> ChainSummary:
+def _summarise(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes, stages: pd.DataFrame) -> ChainSummary:
     dur = dict(zip(stages["stage"].astype(str), stages["duration_s"]))
-    out, later = t["outage"], STAGES[1] in dur
+    out, later = t.outage, STAGES[1] in dur
     outside = 0
     if out is not None:
         radius = dependencies.what_fails_with("DynamoDB", dependencies.HOME_REGION,
@@ -192,13 +192,13 @@ def _summarise(cfg: ChainConfig, runs: _st.Runs, t: dict, stages: pd.DataFrame) 
         nlb_s=float(dur.get(STAGES[2], 0.0)),
         dns_empty_s=float(runs.race.summary.regional_empty_s),
         dns_clients_after_restore_s=None if dns is None else dns.recovery_most_s,
-        leases_back_after_dns_s=None if out is None or t["leases_back"] is None else t["leases_back"] - out[1],
-        propagation_normal_at_s=t.get("propagation_normal") if later else None,
-        ec2_recovered_at_s=t.get("ec2_recovered") if later else None,
-        dwfm_operators_acted=t["dwfm_operator_at"] is not None,
-        nlb_failover_disabled=t.get("failover_disabled") is not None,
-        backlog_count=int(t.get("backlog_count", 0)), retry_launches_count=int(t.get("retry_launches_count", 0)),
+        leases_back_after_dns_s=None if out is None or t.leases_back_s is None else t.leases_back_s - out[1],
+        propagation_normal_at_s=t.propagation_normal_s if later else None,
+        ec2_recovered_at_s=t.ec2_recovered_s if later else None,
+        dwfm_operators_acted=t.dwfm_operator_at_s is not None,
+        nlb_failover_disabled=t.failover_disabled_s is not None,
+        backlog_count=int(t.backlog_count), retry_launches_count=int(t.retry_launches_count),
         nlb_peak_error_fraction=float(runs.nlb.summary.peak_error_fraction) if runs.nlb is not None else 0.0,
         outside_region_failures_count=outside,
         outside_region_impact_s=float(dur.get(STAGES[0], 0.0)) if outside else 0.0,
-        truncated=bool(t["truncated"]))
+        truncated=bool(t.truncated))
