@@ -43,7 +43,8 @@ Conventions shared by every model:
   the same events.
 * **Numbers.** Every numeric field takes Python or numpy integers and floats of any width and
   stores the equivalent Python ``int`` / ``float``; every bad value raises
-  :class:`~labsupport.errors.ConfigError` naming the field, the value and the allowed range.
+  :class:`~labsupport.errors.ConfigError` naming the field, the value and the allowed range. Every
+  config is built on one base, ``labsupport._validate.Config``, which applies these rules.
 """
 
 from __future__ import annotations

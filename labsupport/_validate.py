@@ -151,7 +151,7 @@ def check_seed(name: str, value: object) -> int:
 def store_plain_numbers(config: object) -> None:
     """Replace validated numbers (numpy scalars, Fractions, Decimals) by plain ``float``/``int``.
 
-    Call first thing in a frozen config's ``__post_init__``, so that every check (and every
+    :class:`Config` calls it first, before ``_check``, so that every check (and every
     cross-field bound) sees plain numbers; values of the wrong kind are left for the checks to refuse.
     A field annotated ``float`` (or ``float | None``) becomes a ``float``, one annotated ``int``
     an ``int``, and a ``tuple[float, ...]`` a tuple of floats. A config then holds exactly what the

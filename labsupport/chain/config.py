@@ -121,7 +121,7 @@ class ChainConfig(Config):
             through ``race`` to ask how often it does).
 
     Raises:
-        ConfigError: (a ``ValueError``) naming the first invalid field, its value and its range.
+        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
     """
 
     stop_points: StopPoints = field(default_factory=StopPoints)

@@ -32,18 +32,17 @@ class DnsCacheConfig(Config):
         empty_duration_s: how long it stays empty (> 0).
         lookup_interval_s: mean time between two lookups of one client (0.1 s to 1 h).
         sample_interval_s: spacing of the :attr:`DnsCacheResult.timeseries` rows.
-        horizon_s: end of the run; must leave time after the restore (up to 7 days); the run covers the
-            closed interval [0, horizon_s]: an event due at exactly horizon_s happens and is kept (the
-            rule of every model, see :mod:`labsupport`).
+        horizon_s: end of the run; must leave time after the restore (up to 7 days); closed, as in
+            every config (:class:`~labsupport._validate.Config`).
         max_refresh_cycles: bound on the negative-cache refresh cycles the outage can take
             (``empty_duration_s / negative_ttl_s``); more raises ``LimitExceeded``.
         max_cache_refreshes: bound on the run's work, the refreshes of all resolver caches
             together (caches x refresh cycles, 1 to 4,000,000,000; the incident needs 120,000, and
             10**9 take about 15 s); more raises ``LimitExceeded`` before any work is done.
-        seed: seed of the run's one ``numpy.random.Generator`` (an integer from 0 to 2**63 - 1, the rule of every config).
+        seed: seed of the run's one ``numpy.random.Generator`` (every config's rule, :class:`~labsupport._validate.Config`).
 
     Raises:
-        ConfigError: (a ``ValueError``) naming the first invalid field, its value and its range.
+        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
     """
 
     clients_count: int = 10_000

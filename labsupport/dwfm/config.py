@@ -58,19 +58,17 @@ class DwfmConfig(Config):
             ``None``.
         launch_attempts_per_s: customer launch attempts per second (observed, not queued).
         report_interval_s: spacing of the time-series rows.
-        horizon_s: simulated time (< 7 days); the outage must end before it. The run covers the closed
-            interval [0, horizon_s]: an event due at exactly horizon_s happens and is kept (the rule of
-            every model, see :mod:`labsupport`); the last time-series row is taken after every event at
-            the horizon.
+        horizon_s: simulated time (< 7 days); the outage must end before it. Closed, as in every
+            config (:class:`~labsupport._validate.Config`); the last time-series row is taken after every event at the horizon.
         max_events: bound on the run's work, 1 to 10,000,000 (the incident needs about 125,000;
             the cap keeps any run under about 30 s and 1 GB). It counts one unit per simulation
             step, one per work item a step handles (queued, started and finished, released from
             backoff, cleared by a restart) and one per 64 droplets a state check or a report
             reads; exceeding it raises ``LimitExceeded``.
-        seed: seed of the run's one ``random.Random`` (an integer from 0 to 2**63 - 1, the rule of every config).
+        seed: seed of the run's one ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`).
 
     Raises:
-        ConfigError: (a ``ValueError``) naming the first invalid field, its value and its range.
+        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
     """
 
     fleet_droplets_count: int = 6_600

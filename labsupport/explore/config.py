@@ -31,7 +31,7 @@ class ExploreConfig(Config):
             (1-3,000,000; about 350 MB of memory per million states).
 
     Raises:
-        ConfigError: (a ValueError) naming the field, the value and the allowed range.
+        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
     """
 
     enactor_count: int = 3

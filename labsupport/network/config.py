@@ -51,15 +51,13 @@ class NetworkConfig(Config):
             this many items waiting is refused; ``None`` for no limit.
         normal_delay_s: launch-to-connectivity delay up to which propagation counts as normal.
         sample_interval_s: spacing of the :attr:`NetworkResult.timeseries` rows.
-        horizon_s: simulated time, 1 s to 7 days; the run covers the closed interval [0, horizon_s]: an
-            event due at exactly horizon_s happens and is kept (the rule of every model, see
-            :mod:`labsupport`).
+        horizon_s: simulated time, 1 s to 7 days; closed, as in every config (:class:`~labsupport._validate.Config`).
         max_events: bound on simulation steps (and on ``backlog_count``), 1 to 2,000,000 (a run
             that long needs about 700 MB); exceeding it raises ``LimitExceeded``.
-        seed: seed of the run's one ``random.Random`` (an integer from 0 to 2**63 - 1, the rule of every config).
+        seed: seed of the run's one ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`).
 
     Raises:
-        ConfigError: (a ``ValueError``) naming the first invalid field, its value and its range.
+        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
     """
 
     backlog_count: int = 318

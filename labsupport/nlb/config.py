@@ -52,15 +52,13 @@ class NlbConfig(Config):
         error_threshold_fraction: error fraction above which the summary counts a sample as
             "connection errors".
         sample_interval_s: spacing of the :attr:`NlbResult.timeseries` rows (row k at k * interval,
-            whole ms). The run's horizon is ``network.horizon_s``: the run covers the closed interval
-            [0, horizon_s]: an event due at exactly horizon_s happens and is kept (the rule of every
-            model, see :mod:`labsupport`).
+            whole ms). The run's horizon is ``network.horizon_s``, closed as in every config (:class:`~labsupport._validate.Config`).
         max_events: bound on simulation steps plus target probes, 1 to 10,000,000 (a run that
             long needs up to about 1 GB); exceeding it raises ``LimitExceeded``.
-        seed: seed of the run's one ``random.Random`` (an integer from 0 to 2**63 - 1, the rule of every config; the network run uses its own config's).
+        seed: seed of the run's one ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`; the network run uses its own config's).
 
     Raises:
-        ConfigError: (a ``ValueError``) naming the first invalid field, its value and its range.
+        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
     """
 
     network: NetworkConfig = network.INCIDENT
