@@ -157,7 +157,7 @@ def calibration(result: ChainResult | None = None, *, tolerance_fraction: float 
 
     Args:
         result: a chain run with no stop points (default: ``run(INCIDENT)``).
-        tolerance_fraction: allowed relative error (0 to 1; the issue asks for 0.2).
+        tolerance_fraction: allowed relative error (0 to 1; the course holds the model to 0.2).
 
     Returns:
         One row per boundary: ``interval`` and ``label`` (string), ``pes_s`` and ``model_s``

@@ -52,6 +52,6 @@ class ExploreConfig(Config):
         check_int("max_states", self.max_states, lo=1, hi=3_000_000)
 
 
-#: The protocol as it ran in October 2025 (no guards), at the issue's default bounds:
+#: The protocol as it ran in October 2025 (no guards), at the course's default bounds:
 #: 3 Enactors, 4 plan generations, 1 endpoint, cleanup of plans more than 1 generation older.
 INCIDENT = ExploreConfig()
