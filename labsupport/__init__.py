@@ -49,8 +49,32 @@ Conventions shared by every model:
 
 from __future__ import annotations
 
+import importlib
+
 from .errors import ConfigError, LabSupportError, LimitExceeded
 
 __version__ = "0.1.0"
 
-__all__ = ["ConfigError", "LabSupportError", "LimitExceeded", "__version__"]
+#: The modules ``labsupport.<name>`` gives without an import of its own (imported on first use).
+_LAZY = ("chain", "charts", "clock", "dependencies", "dns_cache", "dwfm", "explore", "network", "nlb", "presets",
+         "race", "route53", "timeline", "widgets")
+
+__all__ = ["ConfigError", "LabSupportError", "LimitExceeded", "__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> object:
+    """``labsupport.race`` and the other modules of :data:`_LAZY`, imported when first used (PEP 562).
+
+    ``import labsupport`` stays light (it imports only the errors), and ``labsupport.race.run()``
+    works without ``from labsupport import race``.
+    """
+    if name in _LAZY:
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The package's names, the lazily imported modules included."""
+    return sorted(set(globals()) | set(_LAZY))

@@ -288,7 +288,7 @@ def test_shortest_counterexample_replayed_in_race_reproduces_the_empty_record(tw
         assert steps["race_time_s"].is_monotonic_increasing
     last = replay.iloc[-1]
     assert last["race_action"] == "delete_active" and last["race_time_s"] == last["race_endpoint_empty_s"]
-    assert sim.summary.active_plan_deleted and sim.summary.stale_overwrites >= 1
+    assert sim.summary.active_plan_deleted and sim.summary.stale_overwrites_count >= 1
     assert sim.summary.empty_started_at_s == last["race_time_s"]
     # The dependent steps on the regional endpoint happen in the same order in both.
     regional = replay.loc[replay["endpoint"] == "regional"]
@@ -302,7 +302,7 @@ def test_the_same_schedule_with_guard_1_2_or_3_leaves_the_endpoint_answering(two
     cfg = replace(explore.race_replay_config(two_endpoints), guards=race.Guards(**{guard: True}))
     s = race.run(cfg).summary
     assert s.regional_empty_s == 0 and not s.active_plan_deleted
-    assert (s.alerts > 0) == (guard == "reject_empty_records")
+    assert (s.alerts_count > 0) == (guard == "reject_empty_records")
 
 
 def test_the_same_schedule_with_guard_4_repairs_itself(two_endpoints):
@@ -311,7 +311,7 @@ def test_the_same_schedule_with_guard_4_repairs_itself(two_endpoints):
     cfg = replace(explore.race_replay_config(two_endpoints), guards=race.Guards(self_repair=True),
                   horizon_s=600.0)
     s = race.run(cfg).summary
-    assert s.active_plan_deleted and s.self_repairs >= 1 and not s.stuck
+    assert s.active_plan_deleted and s.self_repairs_count >= 1 and not s.stuck
     assert 0 < s.regional_empty_s < cfg.horizon_s and math.isfinite(s.regional_empty_s)
 
 

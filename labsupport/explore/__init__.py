@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from .config import GUARDS, INCIDENT, ExploreConfig
 from .engine import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
-from .model import ExploreResult, ExploreSummary, Result, Summary, run, states_table
+from .model import ExploreResult, ExploreSummary, run, states_table
 from .replay import race_replay, race_replay_config
 from .sweep import sweep, verdict_rows, verdict_table
 
@@ -49,8 +49,6 @@ __all__ = [
     "GUARDS",
     "INCIDENT",
     "PLANNER",
-    "Result",
-    "Summary",
     "race_replay",
     "race_replay_config",
     "run",

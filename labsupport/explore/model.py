@@ -12,7 +12,7 @@ from . import engine as proto
 from .config import INCIDENT, ExploreConfig
 from .engine import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
 
-__all__ = ["ExploreResult", "ExploreSummary", "Result", "Summary", "run", "states_table"]
+__all__ = ["ExploreResult", "ExploreSummary", "run", "states_table"]
 
 
 @dataclass(frozen=True)
@@ -76,12 +76,6 @@ class ExploreResult:
     events: pd.DataFrame
     stuck_path: pd.DataFrame
 
-
-
-#: Earlier names of :class:`ExploreResult` and :class:`ExploreSummary` (named like
-#: ``race.RaceResult`` / ``race.RaceSummary`` now); kept so that existing notebooks still run.
-Result = ExploreResult
-Summary = ExploreSummary
 
 def run(cfg: ExploreConfig = INCIDENT) -> ExploreResult:
     """Search every interleaving of ``cfg``'s protocol; check safety and recovery.

@@ -85,9 +85,9 @@ def _binned_regional(config: RaceConfig, bin_s: float) -> pd.DataFrame:
         binned[name] = getattr(config.guards, name)
     binned["guards"] = config.guards.label()
     binned["regional_empty_s"] = res.summary.regional_empty_s
-    binned["alerts"] = res.summary.alerts
+    binned["alerts_count"] = res.summary.alerts_count
     binned["manual_repair"] = res.summary.repaired_at_s is not None
-    return binned[[*GUARD_NAMES, "guards", "time_min", "records", "regional_empty_s", "alerts", "manual_repair"]]
+    return binned[[*GUARD_NAMES, "guards", "time_min", "records", "regional_empty_s", "alerts_count", "manual_repair"]]
 
 
 def guard_explorer_data(config: RaceConfig = INCIDENT, *, bin_s: float = 120.0,
@@ -102,7 +102,7 @@ def guard_explorer_data(config: RaceConfig = INCIDENT, *, bin_s: float = 120.0,
     Returns:
         Columns: the four guard flags (bool), ``guards`` (label), ``time_min`` (float64, bin start
         in minutes), ``records`` (int64, fewest records in the bin), and that combination's
-        ``regional_empty_s`` (float64), ``alerts`` (int64) and ``manual_repair`` (bool).
+        ``regional_empty_s`` (float64), ``alerts_count`` (int64) and ``manual_repair`` (bool).
         16 * (horizon_s / bin_s + 1) rows at most.
     """
     _check_config(config)
