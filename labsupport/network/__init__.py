@@ -29,6 +29,9 @@ rate. Item counts are a scaled-down sample of the Region: only rates and times m
 
 :mod:`labsupport.nlb` takes this model's per-instance propagation times as the moments when new
 NLB targets get their network state.
+
+Modules: ``config`` (:class:`NetworkConfig`, the presets), ``engine`` (the simpy actors), ``model``
+(:func:`run`, the result and summary) and ``sweep``.
 """
 
 from .config import INCIDENT, MAX_ITEMS, SHED_AT_0700, START_PDT, NetworkConfig, pdt_seconds
