@@ -227,7 +227,7 @@ def simulate(cfg: RaceConfig, names: Sequence[str]) -> _World:
     w.env.process(planner(w))
     for name, offset in zip(names, offsets):
         Enactor(w, name, offset)
-    run_until(w.env, cfg.horizon_s, max_events=cfg.max_events, count=lambda _: len(w.rows), counted="events logged")
+    run_until(w.env, cfg.horizon_s, max_events=cfg.max_events, log=w.rows, counted="events logged")
     for e, start in w.empty_since.items():
         if e == cfg.regional_endpoint:
             w.regional_empty_s += cfg.horizon_s - start
