@@ -2,11 +2,11 @@
 
 Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.py`` checks it)::
 
-    base      errors, clock, presets, timeline, route53, dependencies  (+ private _validate, _sweep)
-    models    race/, dwfm/ (config/model, engine, sweep), network, dns_cache   config -> run -> result
-    composed  nlb (on network), explore/ (on race), chain/ (on all)            (model, stages, sweep)
-    charts    charts/ (one module per model)                          data -> DataFrame -> encoding
-    wiring    widgets/ (panel, one module per lab), book, colab, student   controls -> run -> charts
+    base      errors, clock, presets, timeline, route53, dependencies (+ private _validate, _sweep, _engine)
+    models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) -> sweep
+    composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same four parts each
+    charts    charts/ (one module per model)                        data -> DataFrame -> encoding
+    wiring    widgets/ (panel, one module per lab), book, colab, student  controls -> run -> charts
 
 * :mod:`labsupport.errors`: the errors this package raises.
 * :mod:`labsupport.clock`: the incident's time origins, wall-clock conversions and sampling grids.
@@ -43,13 +43,38 @@ Conventions shared by every model:
   the same events.
 * **Numbers.** Every numeric field takes Python or numpy integers and floats of any width and
   stores the equivalent Python ``int`` / ``float``; every bad value raises
-  :class:`~labsupport.errors.ConfigError` naming the field, the value and the allowed range.
+  :class:`~labsupport.errors.ConfigError` naming the field, the value and the allowed range. Every
+  config is built on one base, ``labsupport._validate.Config``, which applies these rules.
 """
 
 from __future__ import annotations
+
+import importlib
 
 from .errors import ConfigError, LabSupportError, LimitExceeded
 
 __version__ = "0.1.0"
 
-__all__ = ["ConfigError", "LabSupportError", "LimitExceeded", "__version__"]
+#: The modules ``labsupport.<name>`` gives without an import of its own (imported on first use).
+_LAZY = ("chain", "charts", "clock", "dependencies", "dns_cache", "dwfm", "explore", "network", "nlb", "presets",
+         "race", "route53", "timeline", "widgets")
+
+__all__ = ["ConfigError", "LabSupportError", "LimitExceeded", "__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> object:
+    """``labsupport.race`` and the other modules of :data:`_LAZY`, imported when first used (PEP 562).
+
+    ``import labsupport`` stays light (it imports only the errors), and ``labsupport.race.run()``
+    works without ``from labsupport import race``.
+    """
+    if name in _LAZY:
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The package's names, the lazily imported modules included."""
+    return sorted(set(globals()) | set(_LAZY))

@@ -14,8 +14,8 @@ from numbers import Integral, Real
 
 from .errors import ConfigError
 
-__all__ = ["SEED_MAX", "check_bool", "check_choice", "check_int", "check_names", "check_number", "check_seed",
-           "show", "store_plain_numbers", "tick_s", "to_ms"]
+__all__ = ["SEED_MAX", "Config", "check_bool", "check_choice", "check_instance", "check_int", "check_names",
+           "check_number", "check_seed", "show", "store_plain_numbers", "tick_s", "to_ms"]
 
 #: Largest seed any config accepts. One rule for every model: a seed is an integer in
 #: ``[0, SEED_MAX]``. Negative seeds are refused because ``random.Random(-n)`` is the same stream
@@ -151,7 +151,7 @@ def check_seed(name: str, value: object) -> int:
 def store_plain_numbers(config: object) -> None:
     """Replace validated numbers (numpy scalars, Fractions, Decimals) by plain ``float``/``int``.
 
-    Call first thing in a frozen config's ``__post_init__``, so that every check (and every
+    :class:`Config` calls it first, before ``_check``, so that every check (and every
     cross-field bound) sees plain numbers; values of the wrong kind are left for the checks to refuse.
     A field annotated ``float`` (or ``float | None``) becomes a ``float``, one annotated ``int``
     an ``int``, and a ``tuple[float, ...]`` a tuple of floats. A config then holds exactly what the
@@ -181,6 +181,41 @@ def _plain(value: object, to: type) -> object:
     except (OverflowError, ValueError):
         return value
     return out + 0.0 if to is float else out  # -0.0 + 0.0 is 0.0; every other float is unchanged
+
+
+class Config:
+    """Base of every model config: the rules every config follows, written once.
+
+    A config is a frozen, keyword-only dataclass (``@dataclass(frozen=True, kw_only=True)``) that
+    subclasses this class and puts its checks in ``_check()``. On construction:
+
+    1. **Numbers become plain.** :func:`store_plain_numbers` replaces numpy scalars, Fractions and
+       Decimals in the fields annotated ``int`` / ``float`` by the equivalent Python ``int`` /
+       ``float`` first, so every check and every run sees plain numbers (``np.uint16(5)`` and ``5``
+       give the same run).
+    2. **Every field is checked** by ``_check()``; the first bad value raises
+       :class:`~labsupport.errors.ConfigError` (a ``ValueError``) naming the field, the value and
+       the allowed range.
+    3. **Seeds** are integers from 0 to :data:`SEED_MAX` (:func:`check_seed`); **horizons** are
+       closed: a run covers ``[0, horizon_s]`` and an event due at exactly ``horizon_s`` happens
+       (see :mod:`labsupport`).
+
+    Variants come from ``dataclasses.replace(INCIDENT, ...)``, which validates again.
+    """
+
+    def __post_init__(self) -> None:
+        store_plain_numbers(self)
+        self._check()
+
+    def _check(self) -> None:
+        """Raise :class:`~labsupport.errors.ConfigError` on the first invalid field (override)."""
+
+
+def check_instance(name: str, value: object, kind: type) -> object:
+    """Return ``value`` if it is a ``kind`` (a nested config, say), else raise ConfigError naming both types."""
+    if not isinstance(value, kind):
+        raise ConfigError(f"{name} must be a {kind.__name__}, got {type(value).__name__}")
+    return value
 
 
 def to_ms(seconds: float) -> int:

@@ -6,6 +6,8 @@ import importlib
 import inspect
 import pkgutil
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -46,3 +48,12 @@ def test_errors_are_value_errors():
     assert issubclass(labsupport.ConfigError, ValueError)
     assert issubclass(labsupport.ConfigError, labsupport.LabSupportError)
     assert issubclass(labsupport.LimitExceeded, labsupport.ConfigError)
+
+
+def test_models_are_attributes_of_the_package_imported_on_first_use():
+    code = ("import sys, labsupport\n"
+            "assert 'labsupport.race' not in sys.modules\n"
+            "assert labsupport.race.run is sys.modules['labsupport.race'].run\n"
+            "assert {'race', 'chain', 'explore'} <= set(dir(labsupport)) and 'race' in labsupport.__all__\n"
+            "try:\n    labsupport.no_such_module\nexcept AttributeError:\n    pass\nelse:\n    raise SystemExit(1)\n")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

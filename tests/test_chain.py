@@ -43,14 +43,14 @@ def single(table):
 
 def test_stop_points_label_numbers_and_of():
     sp = StopPoints.of(1, 5)
-    assert sp.check_version_on_write and sp.throttle_recovery_work and not sp.self_repair
+    assert sp.guards.check_version_on_write and sp.throttle_recovery_work and not sp.guards.self_repair
     assert sp.numbers() == (1, 5) and sp.label() == "1+5"
     assert StopPoints().label() == "none"
     assert chain.STOP_POINT_NAMES[4] == "throttle_recovery_work"
     with pytest.raises(ConfigError, match="stop point"):
         StopPoints.of(7)
     with pytest.raises(ConfigError, match="self_repair"):
-        StopPoints(self_repair=1)
+        StopPoints(guards=race.Guards(self_repair=1))
 
 
 def test_levers_cover_all_six_points_and_name_aws_fixes():

@@ -171,7 +171,7 @@ def test_invariants_hold_for_any_valid_config(cfg):
 
 
 def assert_fails_only_through_an_empty_resolver(res) -> None:
-    """Every failing client's resolver served the empty answer at that moment (issue 17, item 2)."""
+    """Every failing client's resolver served the empty answer at that moment."""
     ev = res.events
     start = ev[ev["kind"] == "resolver_cached_empty"].set_index("resolver")["time_s"]
     end = ev[ev["kind"] == "resolver_cached_records"].set_index("resolver")["time_s"]
@@ -184,8 +184,8 @@ def assert_fails_only_through_an_empty_resolver(res) -> None:
     assert (back["recovered_s"] >= back["resolver"].map(end)).all()
 
 
-def test_issue17_no_client_fails_behind_a_resolver_that_never_held_the_empty_answer():
-    # Issue 17, item 2: 0 of 100 resolvers cached the empty answer, yet 4,992 clients were
+def test_no_client_fails_behind_a_resolver_that_never_held_the_empty_answer():
+    # Once 0 of 100 resolvers cached the empty answer, yet 4,992 clients were
     # reported failing (peak 1.2 %), the first at 66.8 s, after the restore at 1 s.
     cfg = replace(dns_cache.INCIDENT, clients_count=10_000, clients_per_resolver_count=100,
                   positive_ttl_s=3600, empty_duration_s=1, horizon_s=7200)
@@ -196,7 +196,7 @@ def test_issue17_no_client_fails_behind_a_resolver_that_never_held_the_empty_ans
     assert res.summary.recovery_half_s is None and res.summary.half_failing_after_s is None
 
 
-def test_issue17_shared_resolvers_fail_only_inside_their_empty_windows():
+def test_shared_resolvers_fail_only_inside_their_empty_windows():
     # The same rule where some caches do hold the empty answer (a 10-minute outage, 1-hour TTL).
     cfg = replace(dns_cache.INCIDENT, clients_count=10_000, clients_per_resolver_count=100,
                   positive_ttl_s=3600, empty_duration_s=600, horizon_s=7200)

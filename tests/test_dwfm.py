@@ -65,7 +65,7 @@ def test_one_droplet_deadline_just_missed_never_recovers():
     s = result.summary
     assert not s.recovered and s.recovered_at_s is None and s.recovery_after_outage_s is None
     # Started every 10 s from 300 s to 1,000 s: events at exactly the horizon happen (the package's
-    # horizon rule, issue 17 item 8), so the round ending at 1,000 s is wasted and one more starts.
+    # the package's horizon rule), so the round ending at 1,000 s is wasted and one more starts.
     assert (s.started_count, s.goodput_count, s.wasted_count) == (71, 0, 70)
     assert s.wasted_fraction == 1.0
     assert result.timeseries["leased_count"].iloc[-1] == 0
@@ -477,8 +477,8 @@ def test_clock_time_of_day_reads_times_up_to_a_year():
     assert dwfm.CLOCK.time_of_day(365 * 86_400.0) == "11:48 PM"
 
 
-def test_issue17_the_last_row_is_at_the_horizon_after_every_event_there():
-    # Issue 17, item 8: events at exactly horizon_s happen; the last time-series row is taken after them.
+def test_the_last_row_is_at_the_horizon_after_every_event_there():
+    # Events at exactly horizon_s happen; the last time-series row is taken after them.
     result = run(replace(ONE, work_deadline_s=9.999))
     assert result.events["time_s"].max() == 1_000.0
     assert result.timeseries["time_s"].iloc[-1] == 1_000.0 and result.timeseries["time_s"].is_unique

@@ -45,7 +45,7 @@ def small(model: str) -> Any:
 
 
 def _sweeps() -> dict[str, Sweep]:
-    from labsupport import chain, dns_cache, dwfm, explore, nlb, race
+    from labsupport import chain, dns_cache, dwfm, explore, network, nlb, race
 
     return {
         "labsupport.race.sweep": Sweep(lambda ex: race.sweep(
@@ -54,6 +54,9 @@ def _sweeps() -> dict[str, Sweep]:
         "labsupport.race.seed_sweep": Sweep(lambda ex: race.seed_sweep(small("race"), range(4), executor=ex)),
         "labsupport.race.guard_explorer_data": Sweep(lambda ex: race.guard_explorer_data(
             small("race"), bin_s=60.0, executor=ex)),
+        "labsupport.explore.sweep": Sweep(lambda ex: explore.sweep(
+            [small("explore"), replace(small("explore"), generation_count=2)], executor=ex),
+            volatile=("elapsed_s", "states_per_s")),
         "labsupport.explore.verdict_table": Sweep(lambda ex: explore.verdict_table(small("explore"), executor=ex),
                                                   volatile=("elapsed_s",)),
         "labsupport.dwfm.sweep": Sweep(lambda ex: dwfm.sweep(
@@ -62,6 +65,8 @@ def _sweeps() -> dict[str, Sweep]:
             small("dwfm"), fleet_sizes=(150, 300), outage_lengths_s=(600.0, 1_200.0), executor=ex)),
         "labsupport.dwfm.explorer_grid": Sweep(lambda ex: dwfm.explorer_grid(
             small("dwfm"), fleet_sizes=(150, 300), step_s=600.0, executor=ex)),
+        "labsupport.network.sweep": Sweep(lambda ex: network.sweep(
+            [replace(small("network"), seed=s) for s in (2, 1)], executor=ex)),
         "labsupport.nlb.sweep": Sweep(lambda ex: nlb.sweep(
             [replace(small("nlb"), seed=s) for s in (2, 1)], executor=ex)),
         "labsupport.dns_cache.sweep": Sweep(lambda ex: dns_cache.sweep(
@@ -162,5 +167,6 @@ def test_rows_come_back_in_the_order_given(process_pool):
     configs = [replace(small("race"), seed=s) for s in range(4)]
     forward = race.sweep(configs, executor=process_pool)
     backward = race.sweep(configs[::-1], executor=process_pool)
-    assert list(forward["seed"]) == [0, 1, 2, 3]
-    pd.testing.assert_frame_equal(backward.iloc[::-1].reset_index(drop=True), forward)
+    assert list(forward["seed"]) == [0, 1, 2, 3] and list(backward["run"]) == [0, 1, 2, 3]
+    pd.testing.assert_frame_equal(backward.iloc[::-1].reset_index(drop=True).drop(columns="run"),
+                                  forward.drop(columns="run"))

@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labsupport import _explore_protocol as proto
+from labsupport.explore import engine as proto
 from labsupport import charts, explore
 from labsupport.errors import ConfigError, LimitExceeded
 from labsupport.explore import GUARDS, INCIDENT, ExploreConfig, run, verdict_table
+from labsupport.race import Guards
 
 TINY = replace(INCIDENT, enactor_count=1, generation_count=2, cleanup_keep_generations=0)
 PAIR = replace(TINY, enactor_count=2)
@@ -38,10 +39,14 @@ def test_out_of_bounds_config_names_field_value_and_range(field, value, allowed)
 
 @pytest.mark.parametrize("field, value", [("enactor_count", True), ("generation_count", 3.0),
                                           ("endpoint_count", "1"), ("self_repair", 1),
-                                          ("check_version_on_write", None), ("reduce_symmetry", "yes")])
+                                          ("check_version_on_write", None), ("reduce_symmetry", "yes"),
+                                          ("guards", "1+3")])
 def test_wrong_types_are_rejected(field, value):
     with pytest.raises(ConfigError, match=field):
-        replace(INCIDENT, **{field: value})
+        if field in GUARDS:
+            replace(INCIDENT, guards=replace(INCIDENT.guards, **{field: value}))
+        else:
+            replace(INCIDENT, **{field: value})
 
 
 def test_run_rejects_a_config_of_another_kind():
@@ -197,7 +202,7 @@ def test_verdicts_hold_at_larger_bounds_too():
 
 def test_one_enactor_is_always_safe():
     for guards in ({}, {"self_repair": True}):
-        s = run(replace(INCIDENT, enactor_count=1, generation_count=6, **guards)).summary
+        s = run(replace(INCIDENT, enactor_count=1, generation_count=6, guards=Guards(**guards))).summary
         assert s.safe and s.recovers and not s.stale_overwrite_reachable
 
 
@@ -220,7 +225,7 @@ def test_max_states_stops_with_a_clear_message():
        guards=st.tuples(*[st.booleans()] * 4), sym=st.booleans(), limit=st.integers(1, 4000))
 def test_random_small_configs_terminate_within_max_states(n, g, e, keep, guards, sym, limit):
     cfg = ExploreConfig(enactor_count=n, generation_count=g, endpoint_count=e, cleanup_keep_generations=keep,
-                        reduce_symmetry=sym, max_states=limit, **dict(zip(GUARDS, guards)))
+                        reduce_symmetry=sym, max_states=limit, guards=Guards(**dict(zip(GUARDS, guards))))
     try:
         res = run(cfg)
     except LimitExceeded as err:
@@ -283,7 +288,7 @@ def test_shortest_counterexample_replayed_in_race_reproduces_the_empty_record(tw
         assert steps["race_time_s"].is_monotonic_increasing
     last = replay.iloc[-1]
     assert last["race_action"] == "delete_active" and last["race_time_s"] == last["race_endpoint_empty_s"]
-    assert sim.summary.active_plan_deleted and sim.summary.stale_overwrites >= 1
+    assert sim.summary.active_plan_deleted and sim.summary.stale_overwrites_count >= 1
     assert sim.summary.empty_started_at_s == last["race_time_s"]
     # The dependent steps on the regional endpoint happen in the same order in both.
     regional = replay.loc[replay["endpoint"] == "regional"]
@@ -297,7 +302,7 @@ def test_the_same_schedule_with_guard_1_2_or_3_leaves_the_endpoint_answering(two
     cfg = replace(explore.race_replay_config(two_endpoints), guards=race.Guards(**{guard: True}))
     s = race.run(cfg).summary
     assert s.regional_empty_s == 0 and not s.active_plan_deleted
-    assert (s.alerts > 0) == (guard == "reject_empty_records")
+    assert (s.alerts_count > 0) == (guard == "reject_empty_records")
 
 
 def test_the_same_schedule_with_guard_4_repairs_itself(two_endpoints):
@@ -306,7 +311,7 @@ def test_the_same_schedule_with_guard_4_repairs_itself(two_endpoints):
     cfg = replace(explore.race_replay_config(two_endpoints), guards=race.Guards(self_repair=True),
                   horizon_s=600.0)
     s = race.run(cfg).summary
-    assert s.active_plan_deleted and s.self_repairs >= 1 and not s.stuck
+    assert s.active_plan_deleted and s.self_repairs_count >= 1 and not s.stuck
     assert 0 < s.regional_empty_s < cfg.horizon_s and math.isfinite(s.regional_empty_s)
 
 
@@ -314,7 +319,7 @@ def test_replay_needs_the_october_shape(incident):
     with pytest.raises(ValueError, match="endpoint_count=2"):
         explore.race_replay_config(incident)
     with pytest.raises(ValueError):
-        explore.race_replay_config(run(replace(INCIDENT, endpoint_count=2, check_version_on_write=True)))
+        explore.race_replay_config(run(replace(INCIDENT, endpoint_count=2, guards=Guards(check_version_on_write=True))))
 
 
 # --- every state as a table ----------------------------------------------------------------------
@@ -339,7 +344,7 @@ def test_tiny_state_table_is_the_hand_counted_line():
 
 def test_only_guard_2_keeps_every_rollback_record_pointing_at_a_tree():
     for guard in GUARDS:
-        t = explore.states_table(replace(INCIDENT, **{guard: True}))
+        t = explore.states_table(replace(INCIDENT, guards=Guards(**{guard: True})))
         dangling = [str(r) not in trees.split(",") for r, trees in zip(t["regional_rollback"], t["regional_trees"])]
         assert any(dangling) == (guard != "delete_only_unreferenced")
 

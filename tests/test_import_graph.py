@@ -5,47 +5,48 @@ imports, bottom layer first.
 
 Layers (a module may import only from its own layer or a lower one)::
 
-    0  base      errors, clock, _validate, _sweep, presets, route53, timeline, dependencies
-    1  engines   the private simulation engines of each model (race.engine, dwfm.engine, _network_sim, _nlb_sim,
-                 _explore_protocol)
-    2  models    one home per model: race/ (config, model, sweep), dwfm/ (model, sweep), network,
-                 dns_cache (config, run, summary, sweep)
-    3  composed  models built on other models: nlb (on network), explore/ (on race), chain/ (on all)
-    4  charts    labsupport.charts and its per-model modules
-    5  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf
+    0  base      errors, clock, _validate, _sweep, _engine, presets, route53, timeline, dependencies
+    1  models    one package per model: race/, dwfm/, network/, dns_cache/
+    2  composed  models built on other models: nlb/ (on network), explore/ (on race), chain/ (on all)
+    3  charts    labsupport.charts and its per-model modules
+    4  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf
 
-The package's ``__init__`` imports only the errors, so it counts as the base.
+Inside a model's package the parts are ordered too: ``config`` -> ``engine`` -> ``model`` ->
+``sweep`` -> ``replay``; a part imports only the parts before it (the package's ``__init__``
+re-exports them all). Every import counts, those under ``if TYPE_CHECKING:`` too: a type-only
+import is still a dependency, and hiding it hid circles. The package's ``__init__`` imports only
+the errors (the models it names are loaded lazily), so it counts as the base.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "labsupport"
 
 #: The layer of each module, by the first part of its dotted name that is listed (longest first).
 LAYERS: dict[str, int] = {
-    "labsupport.errors": 0, "labsupport.clock": 0, "labsupport._validate": 0, "labsupport._sweep": 0,
-    "labsupport.presets": 0, "labsupport.route53": 0, "labsupport.timeline": 0,
-    "labsupport.dependencies": 0,
     "labsupport": 0,
-    "labsupport.race": 2, "labsupport.dwfm": 2, "labsupport.network": 2,
-    "labsupport.dns_cache": 2,
-    "labsupport.nlb": 3, "labsupport.explore": 3, "labsupport.chain": 3,
-    "labsupport._chain_stages": 3, "labsupport._chain_sweep": 3,
-    "labsupport.charts": 4,
-    "labsupport.widgets": 5, "labsupport.book": 5, "labsupport.colab": 5, "labsupport.student": 5,
-    "labsupport.pdf": 5,
+    "labsupport.errors": 0, "labsupport.clock": 0, "labsupport._validate": 0, "labsupport._sweep": 0,
+    "labsupport._engine": 0, "labsupport.presets": 0, "labsupport.route53": 0, "labsupport.timeline": 0,
+    "labsupport.dependencies": 0,
+    "labsupport.race": 1, "labsupport.dwfm": 1, "labsupport.network": 1, "labsupport.dns_cache": 1,
+    "labsupport.nlb": 2, "labsupport.explore": 2, "labsupport.chain": 2,
+    "labsupport.charts": 3,
+    "labsupport.widgets": 4, "labsupport.book": 4, "labsupport.colab": 4, "labsupport.student": 4,
+    "labsupport.pdf": 4,
 }
-#: Modules inside a single model's home that are its engine (layer 1): the model imports them.
-ENGINE_SUFFIXES = (".engine",)
-#: Flat engine modules: the network's, NLB's and the explorer's protocol, and (for the BEFORE graph) old ones.
-ENGINE_MODULES = {"labsupport._dwfm_sim", "labsupport._nlb_sim", "labsupport._race_sim",
-                  "labsupport._network_sim", "labsupport._explore_protocol"}
-LAYER_NAMES = ("base", "engines", "models", "composed", "charts", "wiring")
+LAYER_NAMES = ("base", "models", "composed", "charts", "wiring")
+#: The packages that are models (layers 1 and 2), each with these parts, in this order.
+MODELS = tuple(m for m, n in LAYERS.items() if n in (1, 2))
+PARTS = ("config", "engine", "model", "sweep", "replay")
+#: Parts every model has.
+REQUIRED_PARTS = ("config", "engine", "model", "sweep")
 
 
 def module_name(path: Path) -> str:
@@ -57,12 +58,15 @@ def module_name(path: Path) -> str:
 
 
 def layer(module: str) -> int:
-    """The layer of ``module``: an engine is 1, otherwise the longest listed prefix in :data:`LAYERS`."""
-    if module in ENGINE_MODULES or (module.endswith(ENGINE_SUFFIXES) and not module.startswith(
-            ("labsupport.chain", "labsupport.nlb", "labsupport.explore"))):
-        return 1
+    """The layer of ``module``: that of the longest prefix listed in :data:`LAYERS`."""
     best = max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
     return LAYERS[best]
+
+
+def part(module: str) -> tuple[str, int] | None:
+    """``(model package, rank in PARTS)`` for a part of a model (``labsupport.race.engine`` -> race, 1)."""
+    package, _, name = module.rpartition(".")
+    return (package, PARTS.index(name)) if package in MODELS and name in PARTS else None
 
 
 def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
@@ -80,34 +84,26 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
 
 
 def graph() -> dict[str, set[str]]:
-    """``{module: {labsupport modules it imports at run time}}``; ``if TYPE_CHECKING:`` blocks are skipped."""
+    """``{module: {labsupport modules it imports}}``, ``if TYPE_CHECKING:`` blocks included."""
     files = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
     edges: dict[str, set[str]] = {}
     for name, path in files.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        found: set[str] = set()
-        for node in _runtime_nodes(tree):
-            targets: list[str] = []
-            if isinstance(node, ast.ImportFrom):
-                targets = _resolve(name, path.name == "__init__.py", node)
-            elif isinstance(node, ast.Import):
-                targets = [a.name for a in node.names if a.name.startswith("labsupport")]
-            found |= {t for t in targets if t in files and t != name}
-        edges[name] = found
+        edges[name] = imports_of(name, path.name == "__init__.py", path.read_text(encoding="utf-8"), set(files))
     return edges
 
 
-def _runtime_nodes(tree: ast.AST):
-    """Every import node except those under ``if TYPE_CHECKING:``."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
-            stack.extend(node.orelse)
+def imports_of(name: str, is_package: bool, source: str, modules: set[str]) -> set[str]:
+    """The modules of ``modules`` that the code of module ``name`` imports, anywhere in it."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            targets = _resolve(name, is_package, node)
+        elif isinstance(node, ast.Import):
+            targets = [a.name for a in node.names if a.name.startswith("labsupport")]
+        else:
             continue
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-        stack.extend(ast.iter_child_nodes(node))
+        found |= {t for t in targets if t in modules and t != name}
+    return found
 
 
 def function_imports() -> list[str]:
@@ -159,12 +155,18 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def upward(edges: dict[str, set[str]]) -> list[str]:
-    """``"a (layer) -> b (layer)"`` for every import of a higher layer, except a package's own ``__init__``."""
+    """``"a (layer) -> b (layer)"`` for every import of a higher layer, or of a later part of the same model.
+
+    A package's own ``__init__`` may import its modules.
+    """
     out = []
     for a, targets in sorted(edges.items()):
         for b in sorted(targets):
+            pa, pb = part(a), part(b)
             if layer(b) > layer(a) and not a == b.rsplit(".", 1)[0]:
                 out.append(f"{a} ({LAYER_NAMES[layer(a)]}) -> {b} ({LAYER_NAMES[layer(b)]})")
+            elif pa and pb and pa[0] == pb[0] and pb[1] > pa[1]:
+                out.append(f"{a} ({PARTS[pa[1]]}) -> {b} ({PARTS[pb[1]]}), a later part of the same model")
     return out
 
 
@@ -174,7 +176,7 @@ def render(edges: dict[str, set[str]]) -> str:
     lines = []
     for m in sorted(edges, key=lambda m: (layer(m), m)):
         targets = ", ".join(sorted(short(t) for t in edges[m])) or "-"
-        lines.append(f"[{layer(m)} {LAYER_NAMES[layer(m)]:7}] {short(m):28} -> {targets}")
+        lines.append(f"[{layer(m)} {LAYER_NAMES[layer(m)]:8}] {short(m):24} -> {targets}")
     return "\n".join(lines)
 
 
@@ -190,6 +192,32 @@ def test_nothing_imports_upward():
 
 def test_no_package_imports_inside_functions():
     assert function_imports() == [], "move these imports to the top of their module"
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_every_listed_module_exists(name):
+    assert importlib.util.find_spec(name) is not None, f"LAYERS names {name}, which does not exist"
+
+
+def test_every_module_has_a_layer_it_was_listed_for():
+    unlisted = [m for m in graph() if not any(m == p or m.startswith(p + ".") for p in LAYERS if p != "labsupport")
+                and m != "labsupport"]
+    assert unlisted == [], "add these modules to LAYERS"
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_every_model_has_the_same_parts(model):
+    modules = set(graph())
+    missing = [p for p in REQUIRED_PARTS if f"{model}.{p}" not in modules]
+    extra = sorted(m for m in modules if m.startswith(model + ".") and m.rpartition(".")[2] not in PARTS)
+    assert missing == [] and extra == [], f"{model}: missing {missing}, unexpected {extra}"
+
+
+def test_a_type_only_import_counts_and_closes_a_circle():
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .config import RaceConfig\n"
+    modules = {"labsupport.race.engine", "labsupport.race.config"}
+    assert imports_of("labsupport.race.engine", False, source, modules) == {"labsupport.race.config"}
+    assert cycles({"a": {"b"}, "b": {"a"}}) == [["a", "b"]]
 
 
 def test_the_graph_is_read_from_the_code():

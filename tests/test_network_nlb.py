@@ -440,10 +440,10 @@ def test_nlb_panel_with_a_short_horizon_offers_only_valid_settings():
     assert panel.update(**{**panel.values(), "failover": next(iter(widgets.NLB_FAILOVER_CHOICES))})
 
 
-# --- issue 17: float ties and the horizon rule ----------------------------------------------------
+# --- float ties and the horizon rule ------------------------------------------------------------
 
-def test_issue17_failover_tie_is_decided_in_whole_milliseconds():
-    # Issue 17, item 3: with 12.3 s ticks summed, a result 20 ticks old was 246.00000000000364 s
+def test_failover_tie_is_decided_in_whole_milliseconds():
+    # With 12.3 s ticks summed, a result 20 ticks old was 246.00000000000364 s
     # old, > 246, so the AZ failed over at 5108.6 s. Ticks are now k * interval in whole ms, and a
     # result exactly the threshold old is still fresh.
     r = nlb.run(replace(nlb.INCIDENT, health_check_interval_s=12.3, failover_delay_threshold_s=246))
@@ -452,7 +452,7 @@ def test_issue17_failover_tie_is_decided_in_whole_milliseconds():
     assert probes.summary.first_failover_s == 5256.2   # one ms over the tie changes nothing here
 
 
-def test_issue17_samples_are_at_k_times_the_interval():
+def test_samples_are_at_k_times_the_interval():
     cfg = replace(nlb.INCIDENT, network=replace(network.INCIDENT, horizon_s=3_600.0), sample_interval_s=1.1,
                   disable_failover_at_s=None, reenable_failover_at_s=None)
     t = nlb.run(cfg).timeseries["time_s"].to_numpy()
@@ -460,8 +460,8 @@ def test_issue17_samples_are_at_k_times_the_interval():
     assert t[-1] <= 3_600.0
 
 
-def test_issue17_events_at_exactly_the_horizon_are_kept():
-    # Issue 17, item 8: one rule for every model: the run covers [0, horizon_s].
+def test_events_at_exactly_the_horizon_are_kept():
+    # One rule for every model: the run covers [0, horizon_s].
     net = network.run(replace(network.INCIDENT, horizon_s=600.0))
     assert (net.events["time_s"] == 600.0).any() and net.events["time_s"].max() == 600.0
     n = nlb.run(replace(nlb.INCIDENT, network=replace(network.INCIDENT, horizon_s=600.0),

@@ -173,7 +173,7 @@ def test_scripted_summary_and_derived_tables():
     res = race.run(SCRIPTED)
     s = res.summary
     assert (s.regional_empty_s, s.empty_started_at_s, s.repaired_at_s) == (5.0, 43.5, 48.5)
-    assert s.stuck and s.active_plan_deleted and s.alerts == 0
+    assert s.stuck and s.active_plan_deleted and s.alerts_count == 0
     w = res.empty_windows()
     reg = w[w["endpoint"] == "regional"].iloc[0]
     assert (reg["start_s"], reg["end_s"], reg["duration_s"], reg["repaired_by"]) == (43.5, 48.5, 5.0, "operator")
@@ -200,7 +200,7 @@ def test_manual_repair_default_comes_from_the_pes_times():
 
 def test_incident_empties_the_regional_endpoint_until_the_manual_repair(table):
     s = race.run(race.INCIDENT).summary
-    assert s.stale_overwrites >= 1 and s.active_plan_deleted and s.stuck
+    assert s.stale_overwrites_count >= 1 and s.active_plan_deleted and s.stuck
     assert s.regional_empty_s == pytest.approx(race.PES_EMPTY_TO_RESTORED_S)
     assert s.repaired_at_s == pytest.approx(s.empty_started_at_s + race.PES_EMPTY_TO_RESTORED_S)
     assert table.loc["none", "regional_empty_s"] == s.regional_empty_s
@@ -210,11 +210,11 @@ def test_guard_pattern(table):
     assert len(table) == 16 and table.index[0] == "none" and table.index[-1] == "1+2+3+4"
     for alone in ("1", "2"):
         assert table.loc[alone, "regional_empty_s"] == 0 and not table.loc[alone, "stuck"]
-    assert table.loc["1", "stale_overwrites"] == 0
-    assert table.loc["3", "regional_empty_s"] == 0 and table.loc["3", "alerts"] >= 1
+    assert table.loc["1", "stale_overwrites_count"] == 0
+    assert table.loc["3", "regional_empty_s"] == 0 and table.loc["3", "alerts_count"] >= 1
     four = table.loc["4"]
     assert 0 < four["regional_empty_s"] < 3 * race.INCIDENT.plan_interval_s
-    assert math.isnan(four["repaired_at_s"]) and four["self_repairs"] >= 1 and not four["stuck"]
+    assert math.isnan(four["repaired_at_s"]) and four["self_repairs_count"] >= 1 and not four["stuck"]
     # Any combination with guard 1, 2 or 3 never empties the regional endpoint.
     for label, row in table.iterrows():
         if set(label.split("+")) & {"1", "2", "3"}:
@@ -479,11 +479,11 @@ def test_empty_windows_refuses_an_end_before_a_window_opens():
     assert (race.empty_windows(events, end_s=5000)["duration_s"] >= 0).all()
 
 
-# --- issue 17: numpy integers and huge integers --------------------------------------------------
+# --- numpy integers and huge integers --------------------------------------------------------
 
 @pytest.mark.parametrize("value", [5, pytest.param("uint16", id="np.uint16"), pytest.param("uint8", id="np.uint8")])
-def test_issue17_numpy_unsigned_keep_generations_do_not_fake_an_outage(value):
-    # Issue 17, item 1: np.uint16(5) wrapped in `gen - keep` (regional_empty_s=9420, deleted, stuck);
+def test_numpy_unsigned_keep_generations_do_not_fake_an_outage(value):
+    # np.uint16(5) once wrapped in `gen - keep` (regional_empty_s=9420, deleted, stuck);
     # np.uint8(5) raised OverflowError mid-run. Each must give exactly what the Python 5 gives.
     import numpy as np
 
@@ -495,9 +495,9 @@ def test_issue17_numpy_unsigned_keep_generations_do_not_fake_an_outage(value):
     assert s == race.run(replace(race.INCIDENT, delays=(), cleanup_keep_generations=5)).summary
 
 
-def test_issue17_numpy_uint8_records_per_tree_gives_the_python_alerts():
-    # Issue 17, item 1: records_per_tree_count=np.uint8(200) with guard 3 raised a storm of alerts
-    # (1,012 on this branch's seed; 2,211 in the issue) against 1 for the Python 200.
+def test_numpy_uint8_records_per_tree_gives_the_python_alerts():
+    # records_per_tree_count=np.uint8(200) with guard 3 once raised a storm of alerts (1,012 with
+    # this seed) against 1 for the Python 200: fixed-width arithmetic wrapped mid-run.
     import numpy as np
 
     guards = race.Guards(reject_empty_records=True)
@@ -505,11 +505,11 @@ def test_issue17_numpy_uint8_records_per_tree_gives_the_python_alerts():
     want = race.run(replace(race.INCIDENT, records_per_tree_count=200, guards=guards))
     assert got.summary == want.summary
     assert got.events.equals(want.events)
-    assert got.summary.alerts == 1
+    assert got.summary.alerts_count == 1
 
 
-def test_issue17_huge_seed_is_refused_by_the_course_error_naming_the_field():
-    # Issue 17, item 5: 10**5000 made the message builder's repr() raise Python's digit-limit error.
+def test_huge_seed_is_refused_by_the_course_error_naming_the_field():
+    # 10**5000 once made the message builder's repr() raise Python's digit-limit error.
     with pytest.raises(ConfigError, match=r"seed must be an integer >= 0 and <= 9223372036854775807, got an integer "
                                           r"of about 5001 digits"):
         race.RaceConfig(seed=10**5000)
@@ -519,8 +519,8 @@ def test_issue17_huge_seed_is_refused_by_the_course_error_naming_the_field():
         race.RaceConfig(plan_interval_s=10**5000)
 
 
-def test_issue17_plans_are_made_at_k_times_the_interval_and_the_horizon_is_inclusive():
-    # Issue 17, items 3 and 8: plan k at k * plan_interval_s in whole ms (1.1 s summed drifts: 10
+def test_plans_are_made_at_k_times_the_interval_and_the_horizon_is_inclusive():
+    # Plan k at k * plan_interval_s in whole ms (1.1 s summed drifts: 10
     # sums give 11.000000000000002), and a plan due exactly at horizon_s is made (events there are
     # kept): plan 100 of a 1.1 s Planner is at 110.0 s, not 110.00000000000001, after the horizon.
     r = race.run(replace(race.INCIDENT, plan_interval_s=1.1, delays=(), horizon_s=110.0))

@@ -802,7 +802,7 @@ def _returned(value: Any) -> None:
     assert value is not None, "a public function returned None"
 
 
-# --- issue 17: numpy numbers of every width behave as the Python number they stand for ------------
+# --- numpy numbers of every width behave as the Python number they stand for ------------
 
 #: numpy scalar types a reader might pass for a number (every width numpy has on this platform).
 NP_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
@@ -863,7 +863,7 @@ def _plain(value: Any) -> bool:
 @settings(max_examples=NUMPY_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(numpy_field_values())
 def test_numpy_numbers_act_as_python_numbers_in_every_numeric_field(case):
-    # Issue 17, Build: every numeric field of every config, fed a numpy integer or float of any
+    # Every numeric field of every config, fed a numpy integer or float of any
     # width, either gives the config (and the run) the equivalent Python number gives, or is
     # refused with ConfigError naming the field, exactly when the Python number is refused too.
     name, field, np_value, py_value = case
@@ -916,8 +916,8 @@ def test_seeded_configs_are_the_ones_expected():
 
 
 @pytest.mark.parametrize("name", SEEDED)
-def test_issue17_one_seed_rule_for_every_config(name):
-    # Issue 17, item 6: DWFM (and the network and NLB models) took seed=-1, dns_cache refused it.
+def test_one_seed_rule_for_every_config(name):
+    # DWFM (and the network and NLB models) once took seed=-1 while dns_cache refused it.
     # One rule now: an integer in [0, 2**63 - 1], numpy integers stored as int.
     from labsupport._validate import SEED_MAX
 
@@ -931,8 +931,8 @@ def test_issue17_one_seed_rule_for_every_config(name):
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_issue17_summaries_hold_no_numpy_scalars(name):
-    # Issue 17, item 7: nothing a reader sees shows a numpy repr (np.float64(2.1)); every summary
+def test_summaries_hold_no_numpy_scalars(name):
+    # Nothing a reader sees shows a numpy repr (np.float64(2.1)); every summary
     # field is a Python number, bool, string, None or a tuple of them.
     model = MODELS[name]
     for cfg in (model.base(), model.preset(model.mod(), 3)):

@@ -39,24 +39,16 @@ empty record at 11:48 PM, and the two factors that turn DWFM's damage into Netwo
 Everything else is either a sub-model's own calibrated preset or a PES interval used as a rule.
 Sweeps: :func:`sweep`, :func:`stop_point_table` (all 64 combinations) and
 :func:`single_point_savings` ("which single stop point buys the most time?").
+
+Modules: ``config`` (:class:`StopPoints`, :class:`ChainConfig`, :data:`INCIDENT`), ``engine`` (runs
+the five models in order and reads the stages off them), ``model`` (:func:`run`, the result and
+summary) and ``sweep``.
 """
 
 from __future__ import annotations
 
-from .model import (
-    CLOCK,
-    ChainConfig,
-    ChainResult,
-    ChainSummary,
-    EVENT_KINDS,
-    INCIDENT,
-    STAGES,
-    STOP_POINT_NAMES,
-    STOP_POINT_TITLES,
-    StopPoints,
-    run,
-    stop_point_levers,
-)
+from .config import CLOCK, INCIDENT, STOP_POINT_NAMES, STOP_POINT_TITLES, ChainConfig, StopPoints
+from .model import EVENT_KINDS, STAGES, ChainResult, ChainSummary, run, stop_point_levers
 from .sweep import (
     all_stop_point_configs,
     calibration,

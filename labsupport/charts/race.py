@@ -253,7 +253,7 @@ def race_guard_explorer_data(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataF
     short = {g: f"g{i + 1}" for i, g in enumerate(guards)}
     d = data[[*guards, "time_min", "records"]].rename(columns={**short, "time_min": "t", "records": "r"})
     d["t"] = d["t"].round(3)
-    extra = [c for c in ("alerts", "manual_repair") if c in data.columns]
+    extra = [c for c in ("alerts_count", "manual_repair") if c in data.columns]
     totals = data.groupby(list(guards), as_index=False)[["regional_empty_s", *extra]].first().rename(columns=short)
     totals["label"] = [_explorer_label(row) for row in totals.to_dict("records")]
     return d, _wrapped(totals[["g1", "g2", "g3", "g4", "label"]], "label", chars=40, offset_px=12)
@@ -316,6 +316,6 @@ def _explorer_label(row: dict) -> str:
         text += ", until the manual repair"
     elif v > 0:
         text += ", no manual repair"
-    if row.get("alerts"):
-        text += f"; {int(row['alerts'])} alert(s) raised"
+    if row.get("alerts_count"):
+        text += f"; {int(row['alerts_count'])} alert(s) raised"
     return text

@@ -41,22 +41,16 @@ What is aggregated (so that 100,000 droplets over 15 h run in seconds):
 
 Not modelled: the EC2 API's own request throttling ("request limit exceeded"), Network Manager
 and the NLB (see the recovery models), and any slowdown of DynamoDB itself.
+
+Modules: ``config`` (:class:`DwfmConfig`, :data:`INCIDENT`, :data:`SMALL_FLEET`), ``engine`` (the
+simpy actors), ``model`` (:func:`run`, the result and summary) and ``sweep`` (:func:`sweep` and
+the named grids :func:`phase_sweep` and :func:`explorer_grid`).
 """
 
 from __future__ import annotations
 
-from .model import (
-    CLOCK,
-    DwfmConfig,
-    DwfmResult,
-    DwfmSummary,
-    EVENT_KINDS,
-    INCIDENT,
-    RETRY_POLICIES,
-    SMALL_FLEET,
-    goodput_fraction,
-    run,
-)
+from .config import CLOCK, INCIDENT, RETRY_POLICIES, SMALL_FLEET, DwfmConfig
+from .model import EVENT_KINDS, DwfmResult, DwfmSummary, goodput_fraction, run
 from .sweep import (
     EXPLORER_FLEETS,
     explorer_grid,

@@ -20,16 +20,12 @@ import heapq
 import random
 from array import array
 from collections import deque
-from typing import TYPE_CHECKING
-
 import numpy as np
 import simpy
 
 from .._validate import to_ms
 from ..errors import LimitExceeded
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .model import DwfmConfig
+from .config import RETRY_POLICIES, DwfmConfig
 
 #: State checks are aggregated into this many cohorts per state-check interval.
 COHORTS = 30
@@ -59,7 +55,7 @@ _KIND_CODE = {kind: code for code, kind in enumerate(EVENT_KINDS)}
 
 #: The retry strategy of each :attr:`DwfmConfig.retry_policy` value: the ``_Model`` method that
 #: takes a host's timed-out items ``(droplet, attempt)`` and queues them again.
-RETRY_STRATEGIES: dict[str, str] = {"immediate": "retry_immediately", "backoff_full_jitter": "retry_after_backoff"}
+RETRY_STRATEGIES: dict[str, str] = dict(zip(RETRY_POLICIES, ("retry_immediately", "retry_after_backoff")))
 
 #: Time-series columns after ``time_s`` (all counts).
 SERIES_COLUMNS: tuple[str, ...] = (

@@ -26,11 +26,13 @@ from dataclasses import replace
 
 import pandas as pd
 
-from .._sweep import map_configs, map_items, summary_frame
+from .. import _sweep
+from .._sweep import map_items
 from .._validate import check_bool, check_int, check_number, show
 from ..errors import ConfigError
-from .model import INCIDENT, DwfmConfig, DwfmSummary, run
 from ..presets import DWFM_FLEET_SIZES
+from .config import INCIDENT, DwfmConfig
+from .model import run
 
 __all__ = ["EXPLORER_FLEETS", "explorer_grid", "phase_sweep", "sweep"]
 
@@ -44,26 +46,6 @@ _SWEEP_COLUMNS = {
     "peak_queue_count": "int64", "goodput_count": "int64", "wasted_count": "int64",
     "wasted_fraction": "float64",
 }
-
-
-def _sweep_point(cfg: DwfmConfig) -> dict[str, object]:
-    """Run one config and keep the sweep's columns (top level, so that it pickles)."""
-    s = run(cfg).summary
-    nan = float("nan")
-    return {
-        "throttle_by_queue_length": cfg.throttle_by_queue_length,
-        "fleet_droplets_count": cfg.fleet_droplets_count,
-        "outage_s": cfg.outage_end_s - cfg.outage_start_s,
-        "recovered": s.recovered,
-        "recovered_at_s": nan if s.recovered_at_s is None else s.recovered_at_s,
-        "recovery_after_outage_s": nan if s.recovery_after_outage_s is None else s.recovery_after_outage_s,
-        "peak_queue_count": s.peak_queue_count,
-        "goodput_count": s.goodput_count,
-        "wasted_count": s.wasted_count,
-        "wasted_fraction": s.wasted_fraction,
-    }
-
-
 
 
 def _values(name: str, values: Iterable[object], check) -> list:
@@ -119,8 +101,9 @@ def phase_sweep(
                 throttle_by_queue_length=t, **ops)
         for t in throttles for n in fleets for length in outages
     ]
-    rows = map_items(_sweep_point, configs, executor)
-    return pd.DataFrame(rows, columns=list(_SWEEP_COLUMNS)).astype(_SWEEP_COLUMNS)
+    frame = sweep(configs, executor=executor)
+    frame["outage_s"] = frame["outage_end_s"] - frame["outage_start_s"]
+    return frame[list(_SWEEP_COLUMNS)].astype(_SWEEP_COLUMNS)
 
 
 def _explorer_point(args: tuple[DwfmConfig, float]) -> pd.DataFrame:
@@ -183,14 +166,21 @@ def explorer_grid(
 
 
 def sweep(configs: Iterable[DwfmConfig], *, executor: Executor | None = None) -> pd.DataFrame:
-    """Run many configs; one row per config, in input order: ``run`` (int64) and the
-    :class:`~labsupport.dwfm.DwfmSummary` fields. The same signature as every model's ``sweep``.
+    """Run many configs; one row per config, in the order given (the same shape for every model).
+
+    Args:
+        configs: the configs to run.
+        executor: optional ``concurrent.futures.Executor`` (threads, processes, a Dask client's
+            executor); ``None`` runs in this process. The result is the same either way.
+
+    Returns:
+        ``run`` (int64, the position in ``configs``), then one column per :class:`DwfmConfig` field (nested
+        configs flattened as ``<field>.<subfield>``), then one per :class:`DwfmSummary` field; tuples as
+        comma-joined text, ``None`` as NaN in number columns (the rule of every sweep, see
+        ``labsupport._sweep``).
 
     Raises:
-        ConfigError: ``configs`` is not an iterable of DwfmConfig, or a bad ``executor``.
+        ConfigError: ``configs`` is not an iterable of DwfmConfig values, or ``executor`` is neither
+            ``None`` nor a ``concurrent.futures.Executor``.
     """
-    return summary_frame(map_configs(_summary_of, configs, DwfmConfig, executor))
-
-
-def _summary_of(config: DwfmConfig) -> DwfmSummary:
-    return run(config).summary
+    return _sweep.sweep(run, configs, DwfmConfig, executor)

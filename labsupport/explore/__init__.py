@@ -26,17 +26,19 @@ transaction), one cleanup delete. The TXT-record lock serialises the transaction
 here every transaction is atomic already, and an Enactor that loses the lock and backs off is one
 that is not scheduled for a while: every such delay is among the interleavings searched.
 
-Modules: ``model`` (config, search, :func:`run`, :func:`states_table`), ``sweep`` (the 16-row
-verdict table) and ``replay`` (a counterexample replayed in :mod:`labsupport.race`); the protocol's
-states and steps are in ``labsupport._explore_protocol``.
+Modules: ``config`` (:class:`ExploreConfig`, :data:`INCIDENT`), ``engine`` (the protocol's states
+and atomic steps, and the breadth-first search), ``model`` (:func:`run`, :func:`states_table`),
+``sweep`` (the 16-row verdict table) and ``replay`` (a counterexample replayed in
+:mod:`labsupport.race`).
 """
 
 from __future__ import annotations
 
-from .._explore_protocol import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
-from .model import GUARDS, INCIDENT, ExploreConfig, ExploreResult, ExploreSummary, Result, Summary, run, states_table
+from .config import GUARDS, INCIDENT, ExploreConfig
+from .engine import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
+from .model import ExploreResult, ExploreSummary, run, states_table
 from .replay import race_replay, race_replay_config
-from .sweep import verdict_rows, verdict_table
+from .sweep import sweep, verdict_rows, verdict_table
 
 __all__ = [
     "ENACTOR_NAMES",
@@ -47,12 +49,11 @@ __all__ = [
     "GUARDS",
     "INCIDENT",
     "PLANNER",
-    "Result",
-    "Summary",
     "race_replay",
     "race_replay_config",
     "run",
     "states_table",
+    "sweep",
     "verdict_rows",
     "verdict_table",
 ]

@@ -1,73 +1,18 @@
-"""The checker itself: :class:`ExploreConfig`, the breadth-first search, :func:`run` and its tables."""
+"""One check: :func:`run`, its result and summary, and :func:`states_table` (the search is in ``engine``)."""
 
 from __future__ import annotations
 
 import time
-from array import array
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .. import _explore_protocol as proto
-from .. import race
-from .._explore_protocol import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
-from .._validate import check_bool, check_int, store_plain_numbers
-from ..errors import ConfigError, LimitExceeded
+from . import engine as proto
+from .config import INCIDENT, ExploreConfig
+from .engine import ENACTOR_NAMES, ENDPOINT_NAMES, PLANNER
 
-__all__ = ["ExploreConfig", "ExploreResult", "ExploreSummary", "GUARDS", "INCIDENT", "Result", "Summary", "run",
-           "states_table"]
-
-#: The four guards, in the order of the course's stop points: the same tuple as
-#: :data:`labsupport.race.GUARD_NAMES` (one vocabulary for both models).
-GUARDS: tuple[str, ...] = race.GUARD_NAMES
-
-
-@dataclass(frozen=True, kw_only=True)
-class ExploreConfig:
-    """Bounds and guards of one exhaustive check.
-
-    Attributes:
-        enactor_count: DNS Enactors running the protocol (1-3; the PES says three).
-        generation_count: plan generations the Planner can make, the initial plan 1 included (2-6).
-        endpoint_count: endpoints each plan is applied to, walked in order (1-2: regional, ipv6).
-        cleanup_keep_generations: cleanup deletes plans more than this many generations older than
-            the plan just applied (0-4).
-        check_version_on_write, delete_only_unreferenced, reject_empty_records, self_repair: the
-            four guards of :class:`labsupport.race.Guards` (all off, as in October 2025).
-        reduce_symmetry: count states that differ only in which Enactor is which as one state.
-        max_states: stop with :class:`~labsupport.errors.LimitExceeded` beyond this many states
-            (1-3,000,000; about 350 MB of memory per million states).
-
-    Raises:
-        ConfigError: (a ValueError) naming the field, the value and the allowed range.
-    """
-
-    enactor_count: int = 3
-    generation_count: int = 4
-    endpoint_count: int = 1
-    cleanup_keep_generations: int = 1
-    check_version_on_write: bool = False
-    delete_only_unreferenced: bool = False
-    reject_empty_records: bool = False
-    self_repair: bool = False
-    reduce_symmetry: bool = True
-    max_states: int = 1_000_000
-
-    def __post_init__(self) -> None:
-        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
-        check_int("enactor_count", self.enactor_count, lo=1, hi=3)
-        check_int("generation_count", self.generation_count, lo=2, hi=6)
-        check_int("endpoint_count", self.endpoint_count, lo=1, hi=2)
-        check_int("cleanup_keep_generations", self.cleanup_keep_generations, lo=0, hi=4)
-        for name in (*GUARDS, "reduce_symmetry"):
-            check_bool(name, getattr(self, name))
-        check_int("max_states", self.max_states, lo=1, hi=3_000_000)
-
-
-#: The protocol as it ran in October 2025 (no guards), at the issue's default bounds:
-#: 3 Enactors, 4 plan generations, 1 endpoint, cleanup of plans more than 1 generation older.
-INCIDENT = ExploreConfig()
+__all__ = ["ExploreResult", "ExploreSummary", "run", "states_table"]
 
 
 @dataclass(frozen=True)
@@ -132,73 +77,6 @@ class ExploreResult:
     stuck_path: pd.DataFrame
 
 
-
-#: Earlier names of :class:`ExploreResult` and :class:`ExploreSummary` (named like
-#: ``race.RaceResult`` / ``race.RaceSummary`` now); kept so that existing notebooks still run.
-Result = ExploreResult
-Summary = ExploreSummary
-
-def _params(cfg: ExploreConfig) -> proto.Params:
-    return proto.Params(**{f: getattr(cfg, f) for f in proto.Params._fields})
-
-
-@dataclass
-class _Graph:
-    """The explored graph: states in breadth-first order, parent links, edges and what was seen."""
-
-    states: list[tuple[int, ...]]
-    parent: list[int]
-    depth: list[int]
-    src: np.ndarray
-    dst: np.ndarray
-    actions: set[str]
-    first_bad: int
-    canon: object
-    stuck: np.ndarray
-    bad: np.ndarray
-
-
-def _search(cfg: ExploreConfig) -> _Graph:
-    """Breadth-first search over canonical states, then reverse reachability for recovery."""
-    if not isinstance(cfg, ExploreConfig):
-        raise ConfigError(f"cfg must be an ExploreConfig, got {type(cfg).__name__}")
-    t0 = time.perf_counter()
-    p, endpoints, generations = _params(cfg), cfg.endpoint_count, cfg.generation_count
-    base = 1 + 3 * endpoints
-    canon = (lambda s: proto.canon(s, base)) if cfg.reduce_symmetry else (lambda s: s)
-    states = [canon(proto.initial(cfg.enactor_count, endpoints))]
-    index, parent, depth = {states[0]: 0}, [-1], [0]
-    src, dst = array("l"), array("l")
-    first_bad, actions, head = -1, set(), 0
-    while head < len(states):
-        for step in proto.successors(states[head], p):
-            c = canon(step.state)
-            j = index.get(c)
-            if j is None:
-                j = len(states)
-                if j >= cfg.max_states:
-                    raise LimitExceeded(
-                        f"max_states={cfg.max_states} reached after {time.perf_counter() - t0:.1f} s: the "
-                        f"state space of enactor_count={cfg.enactor_count}, generation_count={generations}, "
-                        f"endpoint_count={endpoints} is larger. Lower a bound, or raise max_states (at most 3000000).")
-                index[c] = j
-                states.append(c)
-                parent.append(head)
-                depth.append(depth[head] + 1)
-                if first_bad < 0 and proto.violates(c, endpoints):
-                    first_bad = j
-            src.append(head)
-            dst.append(j)
-            actions.add(step.race_action)
-        head += 1
-    n = len(states)
-    src_a, dst_a = np.frombuffer(src, dtype=np.int_), np.frombuffer(dst, dtype=np.int_)
-    goal = np.fromiter((proto.goal(s, endpoints, generations) for s in states), dtype=bool, count=n)
-    stuck = np.flatnonzero(~_can_reach(goal, src_a, dst_a))
-    bad = np.fromiter((proto.violates(s, endpoints) for s in states), dtype=bool, count=n)
-    return _Graph(states, parent, depth, src_a, dst_a, actions, first_bad, canon, stuck, bad)
-
-
 def run(cfg: ExploreConfig = INCIDENT) -> ExploreResult:
     """Search every interleaving of ``cfg``'s protocol; check safety and recovery.
 
@@ -218,7 +96,7 @@ def run(cfg: ExploreConfig = INCIDENT) -> ExploreResult:
         ConfigError: if ``cfg`` is not an ExploreConfig.
     """
     t0 = time.perf_counter()
-    g = _search(cfg)
+    g = proto.search(cfg)
     n, stuck, actions = len(g.states), g.stuck, g.actions
     events = _path_table(cfg, g.states, g.parent, g.first_bad, g.canon)
     stuck_path = _path_table(cfg, g.states, g.parent, int(stuck[0]) if stuck.size else -1, g.canon)
@@ -253,7 +131,7 @@ def states_table(cfg: ExploreConfig = INCIDENT) -> pd.DataFrame:
     Raises:
         LimitExceeded: if more than ``cfg.max_states`` states are reachable.
     """
-    g = _search(cfg)
+    g = proto.search(cfg)
     endpoints = cfg.endpoint_count
     stuck = np.zeros(len(g.states), dtype=bool)
     stuck[g.stuck] = True
@@ -277,16 +155,6 @@ def _describe(code: int) -> str:
     return f"{now} (applied {last} before)"
 
 
-def _can_reach(goal: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """States from which some path reaches a goal state: a fixpoint over the reversed edges."""
-    reach = goal.copy()
-    while True:
-        grow = reach[dst] & ~reach[src]
-        if not grow.any():
-            return reach
-        reach[src[grow]] = True
-
-
 _DTYPES = {"step": "int64", "actor": str, "action": str, "race_action": str, "plan_generation": "int64",
            "endpoint": str, "outcome": str, "role": str, "aliases_after": str, "trees_after": str,
            "empty_after": bool}
@@ -298,7 +166,7 @@ def _path_table(cfg: ExploreConfig, states: list, parent: list[int], target: int
     while target > 0:
         chain.append(states[target])
         target = parent[target]
-    p, endpoints = _params(cfg), cfg.endpoint_count
+    p, endpoints = proto.params(cfg), cfg.endpoint_count
     cur, rows = proto.initial(cfg.enactor_count, endpoints), []
     for want in reversed(chain):
         step = next(t for t in proto.successors(cur, p) if canon(t.state) == want)

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pandas as pd
 
 from .. import race
-from .._explore_protocol import ENDPOINT_NAMES
 from ..errors import ConfigError
-
-if TYPE_CHECKING:
-    from ..race import RaceConfig
-
-from .model import GUARDS, ExploreResult
+from ..race import RaceConfig
+from .engine import ENDPOINT_NAMES
+from .model import ExploreResult
 
 __all__ = ["race_replay", "race_replay_config"]
 
@@ -68,7 +63,7 @@ def race_replay_config(result: ExploreResult) -> RaceConfig:
         backoff_jitter_fraction=0.0, cleanup_keep_generations=cfg.cleanup_keep_generations,
         delays=(race.EnactorDelay(enactor=slow, start_s=0.0, lock_losses_count=1, endpoints=(ENDPOINT_NAMES[0],)),),
         horizon_s=t_fast + 30.0, seed=0,
-        guards=race.Guards(**{g: getattr(cfg, g) for g in GUARDS}))
+        guards=cfg.guards)
 
 
 def race_replay(result: ExploreResult) -> pd.DataFrame:

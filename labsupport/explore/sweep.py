@@ -1,4 +1,4 @@
-"""All 16 guard combinations checked at once: the verdict table."""
+"""Many checks: :func:`sweep` (one summary row per config) and the 16-row verdict table built on it."""
 
 from __future__ import annotations
 
@@ -8,12 +8,40 @@ from dataclasses import replace
 
 import pandas as pd
 
-from .._sweep import flag_combinations, map_items
+from .. import _sweep
+from .._sweep import flag_combinations
 from ..errors import ConfigError
+from ..race import Guards
 
-from .model import GUARDS, INCIDENT, ExploreConfig, ExploreResult, run
+from .config import GUARDS, INCIDENT, ExploreConfig
+from .model import ExploreResult, ExploreSummary, run
 
-__all__ = ["verdict_rows", "verdict_table"]
+__all__ = ["sweep", "verdict_rows", "verdict_table"]
+
+#: The verdict table's columns after the guard flags and their label, from the summary.
+_VERDICT = ("safe", "recovers", "empty_reachable", "stale_overwrite_reachable", "alert_reachable", "states_count",
+            "transitions_count", "counterexample_steps_count", "stuck_states_count", "elapsed_s")
+
+
+def sweep(configs: Iterable[ExploreConfig], *, executor: Executor | None = None) -> pd.DataFrame:
+    """Check many configs; one row per config, in the order given (the same shape for every model).
+
+    Args:
+        configs: the configs to check.
+        executor: optional ``concurrent.futures.Executor``; ``None`` checks in this process. The
+            result is the same either way, but for the wall-clock ``elapsed_s`` and ``states_per_s``.
+
+    Returns:
+        ``run`` (int64, the position in ``configs``), then one column per :class:`ExploreConfig`
+        field (nested configs flattened as ``<field>.<subfield>``), then one per
+        :class:`ExploreSummary` field (``reachable_actions`` as comma-joined text; the rule of
+        every sweep, see ``labsupport._sweep``).
+
+    Raises:
+        ConfigError: ``configs`` is not an iterable of ExploreConfig values, or a bad ``executor``.
+        LimitExceeded: a config has more than its ``max_states`` states.
+    """
+    return _sweep.sweep(run, configs, ExploreConfig, executor)
 
 
 def verdict_table(base: ExploreConfig = INCIDENT, *, executor: Executor | None = None) -> pd.DataFrame:
@@ -36,9 +64,8 @@ def verdict_table(base: ExploreConfig = INCIDENT, *, executor: Executor | None =
     """
     if not isinstance(base, ExploreConfig):
         raise ConfigError(f"base must be an ExploreConfig, got {type(base).__name__}")
-    configs = [replace(base, **dict(zip(GUARDS, flags))) for flags in flag_combinations(len(GUARDS))]
-    results = map_items(run, configs, executor)
-    return verdict_rows(results)
+    configs = [replace(base, guards=Guards(**dict(zip(GUARDS, flags)))) for flags in flag_combinations(len(GUARDS))]
+    return _verdict(sweep(configs, executor=executor))
 
 
 def verdict_rows(results: Iterable[ExploreResult]) -> pd.DataFrame:
@@ -50,20 +77,14 @@ def verdict_rows(results: Iterable[ExploreResult]) -> pd.DataFrame:
     Returns:
         The columns of :func:`verdict_table`.
     """
-    rows = []
+    results = list(results)
     for res in results:
         if not isinstance(res, ExploreResult):
             raise ConfigError(f"results must hold labsupport.explore.ExploreResult values, got {type(res).__name__}")
-        flags, s = {g: getattr(res.config, g) for g in GUARDS}, res.summary
-        rows.append({**flags, "guards": "+".join(str(k + 1) for k, g in enumerate(GUARDS) if flags[g]) or "none",
-                     "safe": s.safe, "recovers": s.recovers, "empty_reachable": s.empty_reachable,
-                     "stale_overwrite_reachable": s.stale_overwrite_reachable,
-                     "alert_reachable": s.alert_reachable, "states_count": s.states_count,
-                     "transitions_count": s.transitions_count,
-                     "counterexample_steps_count": s.counterexample_steps_count,
-                     "stuck_states_count": s.stuck_states_count, "elapsed_s": s.elapsed_s})
-    ints = ("states_count", "transitions_count", "counterexample_steps_count", "stuck_states_count")
-    return pd.DataFrame(rows).astype({**{c: "int64" for c in ints}, "elapsed_s": "float64"})
+    return _verdict(_sweep.sweep_frame([r.config for r in results], [r.summary for r in results]))
 
 
-# --- replaying a counterexample in labsupport.race (glue only: the search above never uses race) ---
+def _verdict(frame: pd.DataFrame) -> pd.DataFrame:
+    """The verdict table's columns from a :func:`sweep` table: guard flags, their label, the verdicts."""
+    flags = frame[[f"guards.{g}" for g in GUARDS]].set_axis(list(GUARDS), axis=1)
+    return flags.join(frame[["guards", *_VERDICT]]).reset_index(drop=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 
-from .._validate import check_bool, check_int, check_names, check_number, check_seed, show, store_plain_numbers
+from .._sweep import flags_label
+from .._validate import Config, check_bool, check_int, check_names, check_number, check_seed, show
 from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 
@@ -36,8 +37,11 @@ def _str_tuple(name: str, values: object, *, allow_empty: bool) -> tuple[str, ..
 
 
 @dataclass(frozen=True, kw_only=True)
-class Guards:
+class Guards(Config):
     """The four guards (stop points 1-4); all off in :data:`INCIDENT`, as on 19 October.
+
+    The one vocabulary of the guards: :attr:`RaceConfig.guards`, :attr:`labsupport.explore.ExploreConfig.guards`
+    and :attr:`labsupport.chain.StopPoints.guards` each hold one.
 
     Attributes:
         check_version_on_write: guard 1, each endpoint write is a conditional write (compare-and-set)
@@ -55,19 +59,21 @@ class Guards:
     reject_empty_records: bool = False
     self_repair: bool = False
 
-    def __post_init__(self) -> None:
-        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
+    def _check(self) -> None:
         for f in fields(self):
             check_bool(f.name, getattr(self, f.name))
 
+    def flags(self) -> tuple[bool, ...]:
+        """The four guards as on/off flags, guard 1 to 4."""
+        return tuple(getattr(self, f.name) for f in fields(self))
+
     def label(self) -> str:
         """Short label of the guards that are on, for example ``"1+3"``; ``"none"`` if none."""
-        on = [str(i + 1) for i, f in enumerate(fields(self)) if getattr(self, f.name)]
-        return "+".join(on) or "none"
+        return flags_label(self.flags())
 
 
 @dataclass(frozen=True, kw_only=True)
-class EnactorDelay:
+class EnactorDelay(Config):
     """An injected fault: one Enactor is held up while it applies one plan.
 
     The fault hits the first plan that ``enactor`` picks up at or after ``start_s``. On each affected
@@ -89,8 +95,7 @@ class EnactorDelay:
     extra_latency_s: float = 0.0
     endpoints: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
-        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
+    def _check(self) -> None:
         if not isinstance(self.enactor, str):
             raise ConfigError(f"delays.enactor must be a string, got {show(self.enactor)}")
         check_number("delays.start_s", self.start_s, lo=0, hi=7 * 86400)
@@ -108,7 +113,7 @@ INCIDENT_DELAY = EnactorDelay(enactor="enactor-a", start_s=120.0, lock_losses_co
 
 
 @dataclass(frozen=True, kw_only=True)
-class RaceConfig:
+class RaceConfig(Config):
     """Everything one run of the race model depends on. Defaults reproduce 19 October 2025.
 
     Timings other than ``manual_repair_after_s`` are illustrative: AWS published none of them.
@@ -134,10 +139,8 @@ class RaceConfig:
         delays: injected faults, see :class:`EnactorDelay`.
         manual_repair_after_s: seconds from an endpoint going empty to the operators' repair;
             default :data:`PES_EMPTY_TO_RESTORED_S` (PES, 11:48 PM to 2:25 AM).
-        horizon_s: simulated seconds (1 to 7 days); the run covers the closed interval [0, horizon_s]:
-            an event due at exactly horizon_s happens and is kept (the rule of every model, see
-            :mod:`labsupport`).
-        seed: seed of the run's one ``random.Random`` (an integer from 0 to 2**63 - 1, the rule of every config).
+        horizon_s: simulated seconds (1 to 7 days); closed, as in every config (:class:`~labsupport._validate.Config`).
+        seed: seed of the run's one ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`).
         max_events: the run raises :class:`~labsupport.errors.LimitExceeded` past this many events.
         guards: the four guards.
     """
@@ -165,8 +168,7 @@ class RaceConfig:
     max_events: int = 200_000
     guards: Guards = field(default_factory=Guards)
 
-    def __post_init__(self) -> None:
-        store_plain_numbers(self)  # numpy and other numbers become plain int/float first
+    def _check(self) -> None:
         check_number("plan_interval_s", self.plan_interval_s, lo=1, hi=3600)
         check_int("enactor_count", self.enactor_count, lo=1, hi=9)
         check_number("enactor_poll_interval_s", self.enactor_poll_interval_s, lo=0.5, hi=3600)

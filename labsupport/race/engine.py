@@ -1,7 +1,7 @@
 """The actors of the race model on a simpy clock: DNS Planner, DNS Enactors, operators.
 
 Scenario:
-    Private engine of :mod:`labsupport.race` (use :func:`labsupport.race.run`). The DNS Planner
+    The engine of :mod:`labsupport.race` (use :func:`labsupport.race.run`). The DNS Planner
     writes plans; each DNS Enactor polls, makes its one-time check, walks the endpoints with one
     Route 53 transaction each (losing the lock means exponential backoff with jitter and a retry of
     that endpoint), then cleans up old plans; operators repair an empty endpoint by hand after
@@ -23,17 +23,14 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import pandas as pd
 import simpy
 
 from .. import route53 as r53
+from .._engine import run_until
 from .._validate import tick_s
-from ..errors import LimitExceeded
-
-if TYPE_CHECKING:
-    from .config import EnactorDelay, RaceConfig
+from .config import EnactorDelay, RaceConfig
 
 __all__ = ["ACTIONS", "STATE_ACTIONS", "frame", "simulate"]
 
@@ -72,9 +69,6 @@ class _World:
 
     def log(self, actor: str, action: str, endpoint: str | None, gen: int | None,
             records: int | None, detail: str) -> None:
-        if len(self.rows) >= self.cfg.max_events:
-            raise LimitExceeded(f"the race run reached max_events={self.cfg.max_events} events before "
-                                f"horizon_s={self.cfg.horizon_s:g}; raise max_events or shorten horizon_s")
         self.rows.append((self.env.now, actor, action, endpoint, gen, records, detail))
 
     def records_of(self, gen: int, endpoint: str) -> int:
@@ -233,8 +227,7 @@ def simulate(cfg: RaceConfig, names: Sequence[str]) -> _World:
     w.env.process(planner(w))
     for name, offset in zip(names, offsets):
         Enactor(w, name, offset)
-    while w.env.peek() <= cfg.horizon_s:   # events at exactly horizon_s happen (the package's rule)
-        w.env.step()
+    run_until(w.env, cfg.horizon_s, max_events=cfg.max_events, log=w.rows, counted="events logged")
     for e, start in w.empty_since.items():
         if e == cfg.regional_endpoint:
             w.regional_empty_s += cfg.horizon_s - start

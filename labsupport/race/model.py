@@ -22,12 +22,12 @@ class RaceSummary:
     Attributes:
         regional_empty_s: seconds the regional endpoint answered with zero records (NOERROR, empty).
         empty_started_at_s: when the regional endpoint first went empty (None if never).
-        stale_overwrites: writes that replaced a newer plan with an older one, on any endpoint.
+        stale_overwrites_count: writes that replaced a newer plan with an older one, on any endpoint.
         active_plan_deleted: whether clean-up ever deleted the plan an alias pointed at.
         stuck: whether any transaction failed because the active plan was missing (inconsistent state).
         repaired_at_s: time of the operators' manual repair of the regional endpoint (None if none).
-        alerts: alerts raised by guard 3.
-        self_repairs: active-plan rebuilds done by guard 4.
+        alerts_count: alerts raised by guard 3.
+        self_repairs_count: active-plan rebuilds done by guard 4.
         max_generation_lag: largest gap, in plan generations, between the newest plan and the plan an
             endpoint served.
         endpoints_emptied: endpoints that answered with zero records at some point.
@@ -35,12 +35,12 @@ class RaceSummary:
 
     regional_empty_s: float
     empty_started_at_s: float | None
-    stale_overwrites: int
+    stale_overwrites_count: int
     active_plan_deleted: bool
     stuck: bool
     repaired_at_s: float | None
-    alerts: int
-    self_repairs: int
+    alerts_count: int
+    self_repairs_count: int
     max_generation_lag: int
     endpoints_emptied: tuple[str, ...]
 
@@ -92,9 +92,9 @@ def run(config: RaceConfig = INCIDENT) -> RaceResult:
     w = _sim.simulate(config, names)
     summary = RaceSummary(
         regional_empty_s=float(w.regional_empty_s), empty_started_at_s=w.first_empty,
-        stale_overwrites=w.counts["stale"], active_plan_deleted=w.flags["deleted_active"],
-        stuck=w.flags["stuck"], repaired_at_s=w.flags["repaired_at"], alerts=w.counts["alerts"],
-        self_repairs=w.counts["repairs"], max_generation_lag=w.counts["lag"],
+        stale_overwrites_count=w.counts["stale"], active_plan_deleted=w.flags["deleted_active"],
+        stuck=w.flags["stuck"], repaired_at_s=w.flags["repaired_at"], alerts_count=w.counts["alerts"],
+        self_repairs_count=w.counts["repairs"], max_generation_lag=w.counts["lag"],
         endpoints_emptied=tuple(w.emptied))
     return RaceResult(config=config, events=_sim.frame(w.rows, names), summary=summary)
 

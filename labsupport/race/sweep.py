@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from concurrent.futures import Executor
-from dataclasses import asdict, replace
+from dataclasses import replace
 from functools import partial
 
 import pandas as pd
 
+from .. import _sweep
 from .._sweep import flag_combinations, map_items
 from .._validate import check_number, show
 from ..errors import ConfigError
@@ -25,17 +26,6 @@ def guard_configs(config: RaceConfig = INCIDENT) -> list[RaceConfig]:
     return [replace(config, guards=Guards(**dict(zip(GUARD_NAMES, combo)))) for combo in combos]
 
 
-def _summary_row(config: RaceConfig) -> dict:
-    """Run one config and flatten its guards, seed, fault and summary into a row (picklable worker)."""
-    s = run(config).summary
-    row: dict = {name: getattr(config.guards, name) for name in GUARD_NAMES}
-    row.update(guards=config.guards.label(), seed=config.seed, plan_interval_s=config.plan_interval_s,
-               lock_losses_count=sum(d.lock_losses_count for d in config.delays))
-    row.update(asdict(s))
-    row["endpoints_emptied"] = ",".join(s.endpoints_emptied)
-    return row
-
-
 def _check_config(config: object) -> None:
     if not isinstance(config, RaceConfig):
         raise ConfigError(f"config must be a RaceConfig, got {type(config).__name__}")
@@ -47,10 +37,8 @@ def _listed(name: str, values: object) -> list:
     return list(values)
 
 
-
-
 def sweep(configs: Iterable[RaceConfig], *, executor: Executor | None = None) -> pd.DataFrame:
-    """Run many configs and return one summary row per config, in the order given.
+    """Run many configs; one row per config, in the order given (the same shape for every model).
 
     Args:
         configs: the configs to run.
@@ -58,16 +46,16 @@ def sweep(configs: Iterable[RaceConfig], *, executor: Executor | None = None) ->
             executor); ``None`` runs in this process. The result is the same either way.
 
     Returns:
-        Columns: the four guard flags (bool), ``guards`` (label), ``seed``, ``plan_interval_s``,
-        ``lock_losses_count`` and every :class:`RaceSummary` field (``endpoints_emptied`` joined by
-        commas; ``empty_started_at_s`` and ``repaired_at_s`` are NaN when None).
+        ``run`` (int64, the position in ``configs``), then one column per :class:`RaceConfig` field (nested
+        configs flattened as ``<field>.<subfield>``), then one per :class:`RaceSummary` field; tuples as
+        comma-joined text, ``None`` as NaN in number columns (the rule of every sweep, see
+        ``labsupport._sweep``).
+
+    Raises:
+        ConfigError: ``configs`` is not an iterable of RaceConfig values, or ``executor`` is neither
+            ``None`` nor a ``concurrent.futures.Executor``.
     """
-    configs = _listed("configs", configs)
-    for c in configs:
-        if not isinstance(c, RaceConfig):
-            raise ConfigError(f"configs must hold RaceConfig values, got {type(c).__name__}")
-    df = pd.DataFrame(map_items(_summary_row, configs, executor))
-    return df.astype({"empty_started_at_s": "float64", "repaired_at_s": "float64"}) if len(df) else df
+    return _sweep.sweep(run, configs, RaceConfig, executor)
 
 
 def guard_table(config: RaceConfig = INCIDENT, *, executor: Executor | None = None) -> pd.DataFrame:
@@ -97,9 +85,9 @@ def _binned_regional(config: RaceConfig, bin_s: float) -> pd.DataFrame:
         binned[name] = getattr(config.guards, name)
     binned["guards"] = config.guards.label()
     binned["regional_empty_s"] = res.summary.regional_empty_s
-    binned["alerts"] = res.summary.alerts
+    binned["alerts_count"] = res.summary.alerts_count
     binned["manual_repair"] = res.summary.repaired_at_s is not None
-    return binned[[*GUARD_NAMES, "guards", "time_min", "records", "regional_empty_s", "alerts", "manual_repair"]]
+    return binned[[*GUARD_NAMES, "guards", "time_min", "records", "regional_empty_s", "alerts_count", "manual_repair"]]
 
 
 def guard_explorer_data(config: RaceConfig = INCIDENT, *, bin_s: float = 120.0,
@@ -114,7 +102,7 @@ def guard_explorer_data(config: RaceConfig = INCIDENT, *, bin_s: float = 120.0,
     Returns:
         Columns: the four guard flags (bool), ``guards`` (label), ``time_min`` (float64, bin start
         in minutes), ``records`` (int64, fewest records in the bin), and that combination's
-        ``regional_empty_s`` (float64), ``alerts`` (int64) and ``manual_repair`` (bool).
+        ``regional_empty_s`` (float64), ``alerts_count`` (int64) and ``manual_repair`` (bool).
         16 * (horizon_s / bin_s + 1) rows at most.
     """
     _check_config(config)

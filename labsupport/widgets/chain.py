@@ -69,13 +69,14 @@ def chain_panel(base: chain.ChainConfig | None = None) -> Panel:
         raise ConfigError(f"base must be a ChainConfig, got {type(base).__name__}")
     incident = chain.run(replace(base, stop_points=chain.StopPoints()))
     controls: dict[str, widgets.Widget] = {
-        name: widgets.Checkbox(value=getattr(base.stop_points, name), indent=False,
+        name: widgets.Checkbox(value=base.stop_points.flags()[i], indent=False,
                                description=f"{i + 1}: {chain.STOP_POINT_TITLES[i]}",
                                layout=widgets.Layout(width="auto"))
         for i, name in enumerate(chain.STOP_POINT_NAMES)
     }
 
     def render(**flags: bool) -> list[Shown]:
-        return chain_view(replace(base, stop_points=chain.StopPoints(**flags)), reference=incident)
+        return chain_view(replace(base, stop_points=chain.StopPoints.from_flags(*(flags[n] for n in chain.STOP_POINT_NAMES))),
+                          reference=incident)
 
     return make_panel(controls, render)

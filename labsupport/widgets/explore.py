@@ -33,7 +33,7 @@ def explore_panel(base: explore.ExploreConfig | None = None, *, max_states: int 
     base = replace(base, max_states=check_int("max_states", max_states, lo=1, hi=3_000_000))
     style = {"description_width": "initial"}
     controls: dict[str, widgets.Widget] = {
-        name: widgets.Checkbox(value=getattr(base, name), description=f"{i + 1}: {name}", indent=False)
+        name: widgets.Checkbox(value=getattr(base.guards, name), description=f"{i + 1}: {name}", indent=False)
         for i, name in enumerate(explore.GUARDS)
     }
     for name, lo, hi, label in (("enactor_count", 1, 3, "Enactors"), ("generation_count", 2, 6, "Plan generations"),
@@ -43,7 +43,8 @@ def explore_panel(base: explore.ExploreConfig | None = None, *, max_states: int 
                                            style=style, continuous_update=False)
 
     def render(**values: int | bool) -> list[Shown]:
-        cfg = replace(base, **values)
+        guards = replace(base.guards, **{g: values.pop(g) for g in explore.GUARDS})
+        cfg = replace(base, guards=guards, **values)
         try:
             result = explore.run(cfg)
         except LimitExceeded as err:

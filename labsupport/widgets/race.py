@@ -44,9 +44,9 @@ def race_view(config: race.RaceConfig, *, window_s: float | None = None) -> list
     empty = format_duration(s.regional_empty_s) if s.regional_empty_s >= 60 else f"{s.regional_empty_s:.0f} s"
     text = (
         f"**Guards on:** {config.guards.label()} · **regional endpoint empty for {empty}** "
-        f"(first {when(s.empty_started_at_s)}) · stale overwrites: {s.stale_overwrites} · "
+        f"(first {when(s.empty_started_at_s)}) · stale overwrites: {s.stale_overwrites_count} · "
         f"active plan deleted: {'yes' if s.active_plan_deleted else 'no'} · stuck: {'yes' if s.stuck else 'no'} · "
-        f"manual repair: {when(s.repaired_at_s)} · alerts: {s.alerts} · self-repairs: {s.self_repairs} · "
+        f"manual repair: {when(s.repaired_at_s)} · alerts: {s.alerts_count} · self-repairs: {s.self_repairs_count} · "
         f"largest lag: {s.max_generation_lag} generations · endpoints that went empty: "
         f"{', '.join(s.endpoints_emptied) or 'none'}"
     )

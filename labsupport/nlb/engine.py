@@ -11,16 +11,13 @@ import bisect
 import itertools
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import simpy
 
-from ._validate import check_int, check_number, tick_s, to_ms
-
-if TYPE_CHECKING:
-    from .network import NetworkResult
-    from .nlb import NlbConfig
+from .._validate import check_int, check_number, tick_s, to_ms
+from ..network import NetworkResult
+from .config import NlbConfig
 
 __all__ = ["SERIES", "flap_transitions_per_check"]
 

@@ -1,4 +1,4 @@
-"""Runs the models behind :mod:`labsupport.chain` and reads the stages off them (private).
+"""The chain's engine: runs the models behind :mod:`labsupport.chain` and reads the stages off them.
 
 :func:`run_models` runs race, dns_cache, dwfm, network and nlb in that order, each configured from
 the results of the ones before and from the chain's operator rules; :func:`stage_windows`,
@@ -13,16 +13,13 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from .. import dns_cache, dwfm, network, nlb, race
 from ..errors import ConfigError, LimitExceeded
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .model import ChainConfig
+from .config import ChainConfig
 
 #: The three stages, in the order of the summary's impact periods it matches (see ``PERIODS``).
 STAGES: tuple[str, ...] = ("DynamoDB unreachable", "Launches failing", "NLB connection errors")
@@ -51,6 +48,44 @@ class Runs:
     dwfm: dwfm.DwfmResult
     network: network.NetworkResult | None
     nlb: nlb.NlbResult | None
+
+
+@dataclass(frozen=True)
+class ChainTimes:
+    """What one chain run hands from model to model: key moments and quantities, chain clock.
+
+    Times are seconds since 11:48 PM PDT (the network and NLB models count from ``leases_back_s``
+    and are shifted onto this clock); ``None`` where it did not happen or was not reached.
+
+    Attributes:
+        outage: (first empty, last restored) of DynamoDB's regional endpoint, or ``None``.
+        truncated: a stage was still going at the end of a model's horizon.
+        dwfm_operator_at_s: when DWFM's operators acted (rule A), or ``None`` if they had nothing to do.
+        leases_back_s: when DWFM had leases on every droplet again.
+        unleased_droplet_h: droplet-hours without a lease (what Network Manager's backlog scales with).
+        backlog_count, retry_launches_count: what DWFM's damage handed Network Manager.
+        first_late_config_s, propagation_normal_s: the first new instance configured late, and
+            propagation normal again.
+        last_refused_s: end of the sample of the last launch refused by admission control.
+        ec2_recovered_s: EC2 recovered (rule C).
+        first_failover_s, failover_disabled_s, failover_reenabled_s: the first AZ failover, and the
+            operators' rules B and C on automatic failover.
+    """
+
+    outage: tuple[float, float] | None
+    truncated: bool = False
+    dwfm_operator_at_s: float | None = None
+    leases_back_s: float | None = None
+    unleased_droplet_h: float = 0.0
+    backlog_count: int = 0
+    retry_launches_count: int = 0
+    first_late_config_s: float | None = None
+    propagation_normal_s: float | None = None
+    last_refused_s: float | None = None
+    ec2_recovered_s: float | None = None
+    first_failover_s: float | None = None
+    failover_disabled_s: float | None = None
+    failover_reenabled_s: float | None = None
 
 
 def _seeds(seed: int | None) -> dict[str, dict[str, int]]:
@@ -85,32 +120,30 @@ def _outage(cfg: ChainConfig, rr: race.RaceResult) -> tuple[float, float] | None
     return (start, end) if end > start else None
 
 
-def run_models(cfg: ChainConfig) -> tuple[Runs, dict[str, Any]]:
+def run_models(cfg: ChainConfig) -> tuple[Runs, ChainTimes]:
     """Run the five models in order; return their results and the chain clock's key times."""
     sp, seeds = cfg.stop_points, _seeds(cfg.seed)
-    guards = race.Guards(check_version_on_write=sp.check_version_on_write,
-                         delete_only_unreferenced=sp.delete_only_unreferenced,
-                         reject_empty_records=sp.reject_empty_records, self_repair=sp.self_repair)
-    rr = race.run(replace(cfg.race, guards=guards, **seeds["race"]))
+    rr = race.run(replace(cfg.race, guards=sp.guards, **seeds["race"]))
     if (rr.empty_windows()["repaired_by"] == "still empty").any():
         raise LimitExceeded(f"an endpoint was still empty at the race's horizon (race.horizon_s="
                             f"{cfg.race.horizon_s:g}); lengthen it so that the chain knows when DNS came back")
     out = _outage(cfg, rr)
-    t: dict[str, Any] = {"outage": out, "truncated": False}
+    t = ChainTimes(outage=out)
     dns = None
     if out is not None:
         aftermath = cfg.dns.horizon_s - cfg.dns.restored_s
         dns = dns_cache.run(replace(cfg.dns, empty_start_s=out[0], empty_duration_s=out[1] - out[0],
                                     horizon_s=out[1] + aftermath, **seeds["dns"]))
     dw, t = _run_dwfm(cfg, out, t, seeds["dwfm"])
-    if t["leases_back"] is None:
-        return Runs(rr, dns, dw, None, None), {**t, "truncated": True}
+    if t.leases_back_s is None:
+        return Runs(rr, dns, dw, None, None), replace(t, truncated=True)
     net, nr, t = _run_network(cfg, dw, t, seeds["network"])
-    n = _run_nlb(cfg, net, t, seeds["nlb"])
+    n, t = _run_nlb(cfg, net, t, seeds["nlb"])
     return Runs(rr, dns, dw, nr, n), t
 
 
-def _run_dwfm(cfg: ChainConfig, out: tuple[float, float] | None, t: dict, seed: dict) -> tuple:
+def _run_dwfm(cfg: ChainConfig, out: tuple[float, float] | None, t: ChainTimes,
+              seed: dict) -> tuple[dwfm.DwfmResult, ChainTimes]:
     """DWFM through the outage; operator rule A: act ``dwfm_operator_delay_s`` after the restore."""
     base = cfg.dwfm
     start, end = out if out is not None else (0.0, 0.0)
@@ -123,10 +156,11 @@ def _run_dwfm(cfg: ChainConfig, out: tuple[float, float] | None, t: dict, seed: 
     back = dw.summary.recovered_at_s
     acted = op is not None and (base.operator_throttle_at_s is not None or base.operator_restart_at_s is not None)
     acted = acted and (back is None or back > op)
-    return dw, {**t, "dwfm_operator_at": op if acted else None, "leases_back": back}
+    return dw, replace(t, dwfm_operator_at_s=op if acted else None, leases_back_s=back)
 
 
-def _run_network(cfg: ChainConfig, dw: dwfm.DwfmResult, t: dict, seed: dict) -> tuple:
+def _run_network(cfg: ChainConfig, dw: dwfm.DwfmResult, t: ChainTimes,
+                 seed: dict) -> tuple[network.NetworkConfig, network.NetworkResult, ChainTimes]:
     """Network Manager from the last lease: backlog and retries scale with DWFM's damage (calibrated)."""
     ts, fleet = dw.timeseries, dw.config.fleet_droplets_count
     missing = (fleet - ts["leased_count"]).to_numpy(dtype=float)
@@ -141,19 +175,20 @@ def _run_network(cfg: ChainConfig, dw: dwfm.DwfmResult, t: dict, seed: dict) -> 
                   max_queue_count=cfg.network_queue_limit_count if cfg.stop_points.throttle_recovery_work
                   else base.max_queue_count, **seed)
     nr = network.run(net)
-    back, s = t["leases_back"], nr.summary
+    back, s = t.leases_back_s, nr.summary
     items = nr.items
     refused = items.loc[items["is_launch"] & items["refused"], "queued_s"]
     step = net.sample_interval_s
     normal = s.propagation_normal_s
-    relax = cfg.ec2_throttle_relax_s if t["dwfm_operator_at"] is not None else 0.0
+    relax = cfg.ec2_throttle_relax_s if t.dwfm_operator_at_s is not None else 0.0
     ec2 = (net.horizon_s if normal is None else normal) + relax
-    return net, nr, {**t, "unleased_droplet_h": unleased_h, "backlog_count": net.backlog_count,
-                     "retry_launches_count": net.retry_launches_count,
-                     "first_late_config": None if s.first_late_config_s is None else back + s.first_late_config_s,
-                     "propagation_normal": None if normal is None else back + normal,
-                     "last_refused": None if not len(refused) else back + step * np.ceil(refused.max() / step),
-                     "ec2_recovered": back + ec2, "truncated": t["truncated"] or normal is None}
+    return net, nr, replace(
+        t, unleased_droplet_h=unleased_h, backlog_count=net.backlog_count,
+        retry_launches_count=net.retry_launches_count,
+        first_late_config_s=None if s.first_late_config_s is None else back + s.first_late_config_s,
+        propagation_normal_s=None if normal is None else back + normal,
+        last_refused_s=None if not len(refused) else back + step * np.ceil(refused.max() / step),
+        ec2_recovered_s=back + ec2, truncated=t.truncated or normal is None)
 
 
 def _network_count(cfg: ChainConfig, factor: str, damage: float, what: str, target: str, max_events: int) -> int:
@@ -179,25 +214,26 @@ def _floor4(x: float) -> float:
     return math.floor(x / step) * step
 
 
-def _run_nlb(cfg: ChainConfig, net: network.NetworkConfig, t: dict, seed: dict) -> nlb.NlbResult:
+def _run_nlb(cfg: ChainConfig, net: network.NetworkConfig, t: ChainTimes,
+             seed: dict) -> tuple[nlb.NlbResult, ChainTimes]:
     """The NLB, twice if needed: rule B (disable failover) needs the first failover of a run without it."""
     base = cfg.nlb
     first = replace(base, network=net, disable_failover_at_s=None, reenable_failover_at_s=None,
                     limit_capacity_removal=cfg.stop_points.throttle_recovery_work or base.limit_capacity_removal,
                     **seed)
     n = nlb.run(first)
-    back, ff = t["leases_back"], n.summary.first_failover_s
-    t.update(first_failover=None if ff is None else back + ff, failover_disabled=None, failover_reenabled=None)
-    if base.disable_failover_at_s is None or ff is None or back + ff + cfg.nlb_disable_delay_s >= t["ec2_recovered"]:
-        return n
+    back, ff = t.leases_back_s, n.summary.first_failover_s
+    t = replace(t, first_failover_s=None if ff is None else back + ff)
+    if base.disable_failover_at_s is None or ff is None or back + ff + cfg.nlb_disable_delay_s >= t.ec2_recovered_s:
+        return n, t
     off = ff + cfg.nlb_disable_delay_s
     on = None
     if base.reenable_failover_at_s is not None:
-        on = max(off, t["ec2_recovered"] - back + cfg.nlb_reenable_delay_s)
-    t.update(failover_disabled=back + off, failover_reenabled=None if on is None else back + on)
+        on = max(off, t.ec2_recovered_s - back + cfg.nlb_reenable_delay_s)
+    t = replace(t, failover_disabled_s=back + off, failover_reenabled_s=None if on is None else back + on)
     horizon = net.horizon_s
     return nlb.run(replace(first, disable_failover_at_s=off if off <= horizon else None,
-                           reenable_failover_at_s=on if on is not None and on <= horizon else None))
+                           reenable_failover_at_s=on if on is not None and on <= horizon else None)), t
 
 
 def _binned_max(time_s: pd.Series, values: pd.Series, step: float) -> pd.DataFrame:
@@ -206,32 +242,32 @@ def _binned_max(time_s: pd.Series, values: pd.Series, step: float) -> pd.DataFra
     return frame.groupby("time_s", as_index=False)["impact_fraction"].max()
 
 
-def stage_windows(cfg: ChainConfig, runs: Runs, t: dict) -> list[tuple[str, float, float]]:
+def stage_windows(cfg: ChainConfig, runs: Runs, t: ChainTimes) -> list[tuple[str, float, float]]:
     """The stages that happened, as ``(stage, start_s, end_s)`` on the chain clock."""
-    out, stages = t["outage"], []
+    out, stages = t.outage, []
     if out is None:
         return stages
     dns = runs.dns.summary
     after = dns.recovery_most_s if dns.recovery_most_s is not None else (
         runs.dns.config.horizon_s - out[1] if dns.failed_count else 0.0)
     stages.append((STAGES[0], out[0], out[1] + after))
-    back = t["leases_back"]
+    back = t.leases_back_s
     if back is None:
         stages.append((STAGES[1], out[1], runs.dwfm.config.horizon_s))
         return stages
-    ends = [back] + [t[k] for k in ("propagation_normal", "last_refused") if t.get(k) is not None]
+    ends = [back] + [v for v in (t.propagation_normal_s, t.last_refused_s) if v is not None]
     if max(ends) > out[1]:
         stages.append((STAGES[1], out[1], max(ends)))
     s = runs.nlb.summary
     if s.error_start_s is not None:
         end = back + s.error_end_s + runs.nlb.config.sample_interval_s
-        if t["failover_reenabled"] is not None:
-            end = max(end, t["failover_reenabled"])
+        if t.failover_reenabled_s is not None:
+            end = max(end, t.failover_reenabled_s)
         stages.append((STAGES[2], back + s.error_start_s, end))
     return stages
 
 
-def impact_rows(runs: Runs, t: dict, stages: list[tuple[str, float, float]]) -> pd.DataFrame:
+def impact_rows(runs: Runs, t: ChainTimes, stages: list[tuple[str, float, float]]) -> pd.DataFrame:
     """Client-visible impact over time, per stage: one row per sample inside the stage's window."""
     parts = []
     windows = {name: (a, b) for name, a, b in stages}
@@ -239,8 +275,8 @@ def impact_rows(runs: Runs, t: dict, stages: list[tuple[str, float, float]]) -> 
         ts = runs.dns.timeseries
         parts.append(_binned_max(ts["time_s"], ts["failing_fraction"], 60.0).assign(stage=STAGES[0], interval_s=60.0))
     if STAGES[1] in windows:
-        ts, back = runs.dwfm.timeseries, t["leases_back"] or np.inf
-        rows = ts[(ts["time_s"] > t["outage"][1]) & (ts["time_s"] <= back) & (ts["launch_attempts_count"] > 0)]
+        ts, back = runs.dwfm.timeseries, t.leases_back_s or np.inf
+        rows = ts[(ts["time_s"] > t.outage[1]) & (ts["time_s"] <= back) & (ts["launch_attempts_count"] > 0)]
         frac = rows["insufficient_capacity_count"] / rows["launch_attempts_count"]
         parts.append(pd.DataFrame({"time_s": rows["time_s"], "impact_fraction": frac, "stage": STAGES[1],
                                    "interval_s": runs.dwfm.config.report_interval_s}))
@@ -248,7 +284,7 @@ def impact_rows(runs: Runs, t: dict, stages: list[tuple[str, float, float]]) -> 
             parts.append(_launch_failures(runs.network, back).assign(stage=STAGES[1], interval_s=60.0))
     if STAGES[2] in windows:
         ts = runs.nlb.timeseries
-        parts.append(pd.DataFrame({"time_s": ts["time_s"] + t["leases_back"], "impact_fraction": ts["error_fraction"],
+        parts.append(pd.DataFrame({"time_s": ts["time_s"] + t.leases_back_s, "impact_fraction": ts["error_fraction"],
                                    "stage": STAGES[2], "interval_s": runs.nlb.config.sample_interval_s}))
     if not parts:
         return pd.DataFrame({"time_s": pd.Series(dtype="float64"), "stage": pd.Categorical([], categories=STAGES),
@@ -274,11 +310,11 @@ def _launch_failures(nr: network.NetworkResult, back: float) -> pd.DataFrame:
     return pd.DataFrame({"time_s": share["bin"] * 60.0 + back, "impact_fraction": share["bad"]})
 
 
-def milestones(cfg: ChainConfig, runs: Runs, t: dict, stages: list[tuple[str, float, float]]) -> pd.DataFrame:
+def milestones(cfg: ChainConfig, runs: Runs, t: ChainTimes, stages: list[tuple[str, float, float]]) -> pd.DataFrame:
     """Key moments on the chain clock: ``time_s``, ``milestone``, ``source`` (model or rule).
 
     Moments after DNS is restored are listed only if the launches stage happened."""
-    rows, out = [], t["outage"]
+    rows, out = [], t.outage
     later = any(name == STAGES[1] for name, _, _ in stages)
     alerts = runs.race.events.loc[runs.race.events["action"] == "alert", "time_s"]
     if len(alerts):
@@ -289,19 +325,18 @@ def milestones(cfg: ChainConfig, runs: Runs, t: dict, stages: list[tuple[str, fl
         rows.append((out[1], f"DNS record restored ({how})", "race"))
         if runs.dns.summary.recovery_most_s is not None:
             rows.append((out[1] + runs.dns.summary.recovery_most_s, "99 % of clients resolve it again", "dns_cache"))
-    labels = [("dwfm_operator_at", "operators throttle work and restart DWFM hosts", "operator rule A"),
-              ("leases_back", "DWFM has leases on all droplets", "dwfm"),
-              ("first_late_config", "first new instance gets its network state late", "network"),
-              ("propagation_normal", "network propagation normal again", "network"),
-              ("first_failover", "first AZ failover (detected)", "nlb"),
-              ("failover_disabled", "operators disable automatic AZ failover", "operator rule B"),
-              ("ec2_recovered", "EC2 recovered", "operator rule C"),
-              ("failover_reenabled", "operators re-enable automatic AZ failover", "operator rule C")]
-    for key, text, source in labels:
-        if later and t.get(key) is not None:
-            if key == "ec2_recovered" and t.get("dwfm_operator_at") is None:
-                source = "network"
-            rows.append((float(t[key]), text, source))
+    labels = [(t.dwfm_operator_at_s, "operators throttle work and restart DWFM hosts", "operator rule A"),
+              (t.leases_back_s, "DWFM has leases on all droplets", "dwfm"),
+              (t.first_late_config_s, "first new instance gets its network state late", "network"),
+              (t.propagation_normal_s, "network propagation normal again", "network"),
+              (t.first_failover_s, "first AZ failover (detected)", "nlb"),
+              (t.failover_disabled_s, "operators disable automatic AZ failover", "operator rule B"),
+              (t.ec2_recovered_s, "EC2 recovered",
+               "network" if t.dwfm_operator_at_s is None else "operator rule C"),
+              (t.failover_reenabled_s, "operators re-enable automatic AZ failover", "operator rule C")]
+    for at, text, source in labels:
+        if later and at is not None:
+            rows.append((float(at), text, source))
     frame = pd.DataFrame(rows, columns=["time_s", "milestone", "source"])
     frame = frame.astype({"time_s": "float64", "milestone": "string", "source": "string"})
     return frame.sort_values("time_s", kind="stable").reset_index(drop=True)

@@ -1,7 +1,7 @@
-"""The explorer's protocol: states and atomic steps of the DNS Planner/Enactor transition system.
+"""The checker's engine: the DNS Planner/Enactor transition system and the breadth-first search over it.
 
 Scenario:
-    Private engine of :mod:`labsupport.explore` (use :func:`labsupport.explore.run`). A state is a
+    The engine of :mod:`labsupport.explore` (use :func:`labsupport.explore.run`). A state is a
     flat tuple of small ints; :func:`successors` lists every atomic step enabled in it. The rules
     are those of :mod:`labsupport.race` and :mod:`labsupport.route53`, re-stated without a clock.
 Covers:
@@ -27,10 +27,18 @@ Covers:
 
 from __future__ import annotations
 
+import time
+from array import array
+from dataclasses import dataclass
 from typing import NamedTuple
 
-__all__ = ["ENACTOR_NAMES", "ENDPOINT_NAMES", "PLANNER", "Params", "Step", "canon", "goal", "initial", "successors",
-           "violates"]
+import numpy as np
+
+from ..errors import ConfigError, LimitExceeded
+from .config import ExploreConfig
+
+__all__ = ["ENACTOR_NAMES", "ENDPOINT_NAMES", "PLANNER", "Graph", "Params", "Step", "canon", "goal", "initial",
+           "params", "search", "successors", "violates"]
 
 #: Names as in labsupport.race (its Enactors and its first two endpoints).
 ENACTOR_NAMES: tuple[str, ...] = ("enactor-a", "enactor-b", "enactor-c")
@@ -44,7 +52,7 @@ _M = 7  # three bits per generation field
 
 
 class Params(NamedTuple):
-    """The bounds and guards the steps depend on (the fields of ``explore.ExploreConfig``)."""
+    """The bounds and guards the steps depend on (``explore.ExploreConfig``'s, its guards flattened)."""
 
     endpoint_count: int
     generation_count: int
@@ -201,3 +209,77 @@ def violates(s: tuple[int, ...], endpoints: int) -> bool:
 def goal(s: tuple[int, ...], endpoints: int, generations: int) -> bool:
     """The newest possible plan is made and applied on every endpoint."""
     return s[0] == generations and all(s[1 + k] == generations and s[1 + 2 * endpoints + k] >> generations & 1 for k in range(endpoints))
+
+
+# -- the search ------------------------------------------------------------------------------
+def params(cfg: ExploreConfig) -> Params:
+    """The bounds and guards of ``cfg`` as the steps read them."""
+    bounds = (cfg.endpoint_count, cfg.generation_count, cfg.cleanup_keep_generations)
+    return Params(*bounds, *cfg.guards.flags())
+
+
+@dataclass
+class Graph:
+    """The explored graph: states in breadth-first order, parent links, edges and what was seen."""
+
+    states: list[tuple[int, ...]]
+    parent: list[int]
+    depth: list[int]
+    src: np.ndarray
+    dst: np.ndarray
+    actions: set[str]
+    first_bad: int
+    canon: object
+    stuck: np.ndarray
+    bad: np.ndarray
+
+
+def search(cfg: ExploreConfig) -> Graph:
+    """Breadth-first search over canonical states, then reverse reachability for recovery."""
+    if not isinstance(cfg, ExploreConfig):
+        raise ConfigError(f"cfg must be an ExploreConfig, got {type(cfg).__name__}")
+    t0 = time.perf_counter()
+    p, endpoints, generations = params(cfg), cfg.endpoint_count, cfg.generation_count
+    base = 1 + 3 * endpoints
+    key = (lambda s: canon(s, base)) if cfg.reduce_symmetry else (lambda s: s)
+    states = [key(initial(cfg.enactor_count, endpoints))]
+    index, parent, depth = {states[0]: 0}, [-1], [0]
+    src, dst = array("l"), array("l")
+    first_bad, actions, head = -1, set(), 0
+    while head < len(states):
+        for step in successors(states[head], p):
+            c = key(step.state)
+            j = index.get(c)
+            if j is None:
+                j = len(states)
+                if j >= cfg.max_states:
+                    raise LimitExceeded(
+                        f"max_states={cfg.max_states} reached after {time.perf_counter() - t0:.1f} s: the "
+                        f"state space of enactor_count={cfg.enactor_count}, generation_count={generations}, "
+                        f"endpoint_count={endpoints} is larger. Lower a bound, or raise max_states (at most 3000000).")
+                index[c] = j
+                states.append(c)
+                parent.append(head)
+                depth.append(depth[head] + 1)
+                if first_bad < 0 and violates(c, endpoints):
+                    first_bad = j
+            src.append(head)
+            dst.append(j)
+            actions.add(step.race_action)
+        head += 1
+    n = len(states)
+    src_a, dst_a = np.frombuffer(src, dtype=np.int_), np.frombuffer(dst, dtype=np.int_)
+    done = np.fromiter((goal(s, endpoints, generations) for s in states), dtype=bool, count=n)
+    stuck = np.flatnonzero(~_can_reach(done, src_a, dst_a))
+    bad = np.fromiter((violates(s, endpoints) for s in states), dtype=bool, count=n)
+    return Graph(states, parent, depth, src_a, dst_a, actions, first_bad, key, stuck, bad)
+
+
+def _can_reach(goal: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """States from which some path reaches a goal state: a fixpoint over the reversed edges."""
+    reach = goal.copy()
+    while True:
+        grow = reach[dst] & ~reach[src]
+        if not grow.any():
+            return reach
+        reach[src[grow]] = True

@@ -1,4 +1,4 @@
-"""The actors of the Network Manager model on a simpy clock (private: use :func:`labsupport.network.run`).
+"""The actors of the Network Manager model on a simpy clock (use :func:`labsupport.network.run`).
 
 Scenario:
     One FIFO queue and one server stand for Network Manager's propagation pipeline. The
@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from typing import TYPE_CHECKING
 
 import numpy as np
 import simpy
 
-if TYPE_CHECKING:
-    from .network import NetworkConfig
+from .config import NetworkConfig
 
 __all__ = ["NetworkManager", "launcher", "network_manager", "retrier"]
 

@@ -1,0 +1,77 @@
+"""The DNS-cache model's engine: when each resolver cache serves the empty answer, vectorised with numpy.
+
+Scenario:
+    Used by :func:`labsupport.dns_cache.run`. Nothing queues, so there is no simpy clock: each
+    resolver's refresh cycles are drawn in bulk from the run's one ``numpy.random.Generator``,
+    exact for Poisson lookups (memorylessness).
+Covers:
+    RFC 2308 negative caching of the PES's empty DynamoDB record, and the refetch after the restore.
+
+::
+
+    resolver_windows:  first fetch in the outage -> empty answer, refetched every negative TTL
+                       (plus a lookup wait) -> first fetch at or after the restore: records
+    later_unless_trigger: the client whose lookup made the cache fetch sees the answer at once,
+                       the others an exponential wait later
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LimitExceeded
+from .config import DnsCacheConfig
+
+__all__ = ["later_unless_trigger", "resolver_windows"]
+
+
+def resolver_windows(cfg: DnsCacheConfig, rng: np.random.Generator,
+                     clients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """When each resolver cache starts and stops serving the empty answer.
+
+    A cache fetches at the first lookup of one of its clients after its entry expired; with
+    Poisson lookups that wait is exponential with mean ``lookup_interval_s / clients``.
+
+    Args:
+        cfg: the run's config.
+        rng: the run's generator (consumed in a fixed order).
+        clients: clients per cache (int array, each >= 1).
+
+    Returns:
+        ``(empty_from_s, records_from_s)``, float64 arrays: the cache's first fetch in the outage
+        (it returns the empty answer if it comes before the restore), and its first fetch at or
+        after the restore. A cache whose first fetch is already after the restore never holds the
+        empty answer; both values are then that fetch.
+
+    Raises:
+        LimitExceeded: the outage needs more than ``cfg.max_refresh_cycles`` refresh cycles, or
+            more than ``cfg.max_cache_refreshes`` refreshes of all caches together.
+    """
+    cycles = int(np.ceil(cfg.empty_duration_s / cfg.negative_ttl_s)) + 1
+    if cycles > cfg.max_refresh_cycles:
+        raise LimitExceeded(f"the empty window needs up to {cycles} negative-cache refresh cycles, "
+                            f"more than max_refresh_cycles={cfg.max_refresh_cycles}; raise it or "
+                            "the negative TTL")
+    work = cycles * len(clients)
+    if work > cfg.max_cache_refreshes:
+        raise LimitExceeded(f"{len(clients):,} resolver caches x up to {cycles:,} negative-cache refresh "
+                            f"cycles = {work:,} cache refreshes, more than max_cache_refreshes="
+                            f"{cfg.max_cache_refreshes:,}; raise it, shorten empty_duration_s, raise the "
+                            "negative TTL or use fewer caches (clients_count / clients_per_resolver_count)")
+    mean_wait = cfg.lookup_interval_s / clients
+    fetch = (cfg.empty_start_s + rng.uniform(0.0, cfg.positive_ttl_s, len(clients))
+             + rng.exponential(1.0, len(clients)) * mean_wait)
+    empty_from = fetch.copy()
+    active = np.flatnonzero(fetch < cfg.restored_s)
+    while len(active):
+        fetch[active] += cfg.negative_ttl_s + rng.exponential(1.0, len(active)) * mean_wait[active]
+        active = active[fetch[active] < cfg.restored_s]
+    return empty_from, fetch
+
+
+def later_unless_trigger(rng: np.random.Generator, cfg: DnsCacheConfig, first: np.ndarray,
+                          size: np.ndarray, resolver_of: np.ndarray) -> np.ndarray:
+    trigger = first + np.floor(rng.uniform(0.0, 1.0, len(first)) * size).astype("int64")
+    wait = rng.exponential(cfg.lookup_interval_s, len(resolver_of))
+    wait[trigger] = 0.0
+    return wait

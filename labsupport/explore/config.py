@@ -1,0 +1,57 @@
+"""The checker's configuration: :class:`ExploreConfig` (bounds and guards) and :data:`INCIDENT`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import race
+from .._validate import Config, check_bool, check_instance, check_int
+from ..race import Guards
+
+__all__ = ["ExploreConfig", "GUARDS", "INCIDENT"]
+
+#: The four guards, in the order of the course's stop points: the same tuple as
+#: :data:`labsupport.race.GUARD_NAMES` (one vocabulary for both models).
+GUARDS: tuple[str, ...] = race.GUARD_NAMES
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExploreConfig(Config):
+    """Bounds and guards of one exhaustive check.
+
+    Attributes:
+        enactor_count: DNS Enactors running the protocol (1-3; the PES says three).
+        generation_count: plan generations the Planner can make, the initial plan 1 included (2-6).
+        endpoint_count: endpoints each plan is applied to, walked in order (1-2: regional, ipv6).
+        cleanup_keep_generations: cleanup deletes plans more than this many generations older than
+            the plan just applied (0-4).
+        guards: the four guards, a :class:`labsupport.race.Guards` (all off, as in October 2025).
+        reduce_symmetry: count states that differ only in which Enactor is which as one state.
+        max_states: stop with :class:`~labsupport.errors.LimitExceeded` beyond this many states
+            (1-3,000,000; about 350 MB of memory per million states).
+
+    Raises:
+        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
+    """
+
+    enactor_count: int = 3
+    generation_count: int = 4
+    endpoint_count: int = 1
+    cleanup_keep_generations: int = 1
+    guards: Guards = field(default_factory=Guards)
+    reduce_symmetry: bool = True
+    max_states: int = 1_000_000
+
+    def _check(self) -> None:
+        check_int("enactor_count", self.enactor_count, lo=1, hi=3)
+        check_int("generation_count", self.generation_count, lo=2, hi=6)
+        check_int("endpoint_count", self.endpoint_count, lo=1, hi=2)
+        check_int("cleanup_keep_generations", self.cleanup_keep_generations, lo=0, hi=4)
+        check_instance("guards", self.guards, Guards)
+        check_bool("reduce_symmetry", self.reduce_symmetry)
+        check_int("max_states", self.max_states, lo=1, hi=3_000_000)
+
+
+#: The protocol as it ran in October 2025 (no guards), at the course's default bounds:
+#: 3 Enactors, 4 plan generations, 1 endpoint, cleanup of plans more than 1 generation older.
+INCIDENT = ExploreConfig()
