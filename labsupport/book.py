@@ -5,10 +5,11 @@ Vega, Vega-Lite and Vega-Embed, writes it next to the build output, and adds it 
 script in the page head. The charts' HTML (see :func:`labsupport.charts.render_bundle`) calls the global
 ``vegaEmbed`` that the bundle defines. Nothing is committed and nothing is fetched. One stylesheet
 (:data:`CSS_NAME`, from the files in ``labsupport/book_css/``) lays out the charts' in-page controls,
-narrow screens, accessibility fixes and print. Two small scripts from ``labsupport/book_js/``: one
-opens the dropdowns before a reader prints a page (:data:`PRINT_JS_NAME`); the other makes every box
+narrow screens, accessibility fixes and print. Three small scripts from ``labsupport/book_js/``: one
+opens the dropdowns before a reader prints a page (:data:`PRINT_JS_NAME`); one makes every box
 of a page that scrolls (a wide table, code block or chart on a phone) a labelled, keyboard-focusable
-region (:data:`SCROLL_REGIONS_JS_NAME`).
+region (:data:`SCROLL_REGIONS_JS_NAME`); one checks the concept quiz's answers in the page
+(:data:`QUIZ_JS_NAME`, see :mod:`labsupport.quiz`).
 
 The download menu's ".pdf" item (the theme's ``window.print()``) is labelled "Print this page";
 once ``python -m labsupport.pdf`` has written the PDF of the whole book into the built HTML folder,
@@ -50,8 +51,8 @@ from sphinx.util import logging
 
 from .charts import BOOK_BUILD_ENV
 
-__all__ = ["BRAND_TEMPLATE", "BUNDLE_NAME", "CSS_NAME", "PDF_NAME", "PRINT_JS_NAME", "SCROLL_REGIONS_JS_NAME",
-           "offer_pdf", "setup"]
+__all__ = ["BRAND_TEMPLATE", "BUNDLE_NAME", "CSS_NAME", "PDF_NAME", "PRINT_JS_NAME", "QUIZ_JS_NAME",
+           "SCROLL_REGIONS_JS_NAME", "offer_pdf", "setup"]
 
 BUNDLE_NAME = "labsupport-vega.js"
 _STAMP = "iife-"  # bump when the way the bundle is written changes
@@ -73,7 +74,7 @@ _WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 CSS_NAME = "labsupport-book.css"
 # The book's stylesheet is the concatenation of the files in book_css/, in this order; each file
 # says what it is for. One file per concern keeps each rule near its reason.
-CSS_PARTS = ("charts.css", "layout.css", "a11y.css", "print.css")
+CSS_PARTS = ("charts.css", "layout.css", "a11y.css", "print.css", "quiz.css")
 _CSS_DIR = Path(__file__).with_name("book_css")
 
 # The book's own scripts: served name -> source file in book_js/ (each file says what it does).
@@ -81,7 +82,9 @@ _CSS_DIR = Path(__file__).with_name("book_css")
 # served: labsupport.charts inlines it after each chart.)
 PRINT_JS_NAME = "labsupport-print.js"
 SCROLL_REGIONS_JS_NAME = "labsupport-scroll-regions.js"
-JS_PARTS = {PRINT_JS_NAME: "print.js", SCROLL_REGIONS_JS_NAME: "scroll-regions.js"}
+# The concept quiz's script (labsupport.quiz writes the quiz's HTML) acts only on a page with a quiz.
+QUIZ_JS_NAME = "labsupport-quiz.js"
+JS_PARTS = {PRINT_JS_NAME: "print.js", SCROLL_REGIONS_JS_NAME: "scroll-regions.js", QUIZ_JS_NAME: "quiz.js"}
 _JS_DIR = Path(__file__).with_name("book_js")
 
 

@@ -237,7 +237,8 @@ def test_the_books_scripts_are_files_from_book_js_loaded_in_the_head(tmp_path, m
                                add_js_file=lambda name, **kw: added.append((name, kw)))
     monkeypatch.setenv(charts.BOOK_BUILD_ENV, "")
     book.setup(recorder)
-    assert [name for name, _ in added] == [book.BUNDLE_NAME, book.PRINT_JS_NAME, book.SCROLL_REGIONS_JS_NAME]
+    assert [name for name, _ in added] == [book.BUNDLE_NAME, book.PRINT_JS_NAME, book.SCROLL_REGIONS_JS_NAME,
+                                           book.QUIZ_JS_NAME]
     assert added[0][1] == {"priority": 300} and not any("body" in kw for _, kw in added)
 
 

@@ -3,8 +3,9 @@ exercises that have solutions, and links the glossary terms it uses; every lab h
 sections and a self-check.
 
 Pages checked (:data:`PAGES`): every ``labs/*.ipynb`` and every ``chapters/*.md`` except the pages
-that are not lessons: the glossary and the references (reference pages) and the instructor guide
-(a part written for teachers). A new chapter or lab is checked as soon as its file exists.
+that are not lessons: the glossary and the references (reference pages), the instructor guide
+(a part written for teachers), and the concept quiz before and after the course (its questions
+are data, checked by tests/test_quiz.py). A new chapter or lab is checked as soon as its file exists.
 
 The rules, page by page:
 
@@ -57,7 +58,7 @@ import pytest
 from test_glossary import GLOSSARY, parse_glossary
 
 ROOT = Path(__file__).resolve().parents[1]
-NOT_LESSONS = {"glossary", "references", "instructor-guide"}
+NOT_LESSONS = {"glossary", "references", "instructor-guide", "quiz-before", "quiz-after"}
 CHAPTERS = sorted(p for p in (ROOT / "chapters").glob("*.md") if p.stem not in NOT_LESSONS)
 LABS = sorted((ROOT / "labs").glob("*.ipynb"))
 PAGES = CHAPTERS + LABS
