@@ -368,9 +368,12 @@ def contrast(a: str, b: str) -> float:
 
 
 def _theme_colours(mode: str) -> dict[str, str]:
+    """The page's background and surface colours in one mode: pydata's, then the book theme's over them."""
     import pydata_sphinx_theme
+    import sphinx_book_theme
 
-    css = next(Path(pydata_sphinx_theme.__file__).parent.rglob("pydata-sphinx-theme.css")).read_text(encoding="utf-8")
+    css = "".join(next(Path(m.__file__).parent.rglob(name)).read_text(encoding="utf-8") for m, name in (
+        (pydata_sphinx_theme, "pydata-sphinx-theme.css"), (sphinx_book_theme, "sphinx-book-theme.css")))
     found: dict[str, str] = {}
     for block in re.findall(rf"html\[data-theme={mode}\]\{{([^}}]*)\}}", css):
         found.update(re.findall(r"--pst-color-(background|surface):(#[0-9a-f]{6}\b|#[0-9a-f]{3}\b)", block))
