@@ -11,6 +11,8 @@ the tests check what a learner sees:
 * the score before the course, kept in the browser, compared on the page after it;
 * at 390 px the page does not scroll sideways, with feedback shown; printed, the buttons and
   verdicts are gone and the questions and answers remain;
+* axe-core finds nothing once every question shows its feedback and the answers are open, in the
+  light and the dark theme (tests/browser/test_book_axe.py checks the pages as they load);
 * every link in the answers reaches an existing page and id of the built book.
 
 Off by default: ``pytest tests/browser --run-browser -k quiz`` after a book build (see conftest.py).
@@ -24,6 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from test_book_axe import failures, run_axe
 from test_book_in_browser import Visit, _open, _watch
 
 from labsupport import quiz
@@ -204,6 +207,28 @@ def test_on_a_phone_and_on_paper(browser, book_html, base_url):
           answers: [...document.querySelectorAll('.ls-quiz-answer-list > li')].filter(e => e.offsetParent).length,
         })""")
         assert shown == {"buttons": 0, "verdicts": 0, "questions": len(QUESTIONS), "answers": len(QUESTIONS)}, shown
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_axe_finds_nothing_with_every_verdict_shown(browser, book_html, base_url, mode):
+    if not (book_html / BEFORE).is_file():
+        pytest.skip(f"the built book has no {BEFORE}")
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=mode, service_workers="block")
+    context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
+    try:
+        tab, _ = _open_quiz(context, base_url + BEFORE)
+        for q in QUESTIONS:  # a right and a wrong option in each: every kind of mark and explanation
+            tab.locator(f"label[for='ls-quiz-before-{q.id}-{_wrong(q.id)}']").click()
+            if q.kind == "multiple":
+                tab.locator(f"label[for='ls-quiz-before-{q.id}-{q.answer[0]}']").click()
+        tab.get_by_role("button", name="Score all my answers").click()
+        tab.locator("details.ls-quiz-answers > summary").click()
+        assert tab.evaluate("document.documentElement.dataset.theme") == mode
+        assert tab.locator(".ls-quiz-mark").count() >= 2 * len(QUESTIONS)
+        found = failures(run_axe(tab))
+        assert not found, f"{BEFORE} ({mode}), answered, axe-core:\n" + "\n".join(found)
     finally:
         context.close()
 
