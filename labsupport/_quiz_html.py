@@ -42,7 +42,8 @@ def _option_html(question: Question, option: Option, base: str) -> str:
     oid = f"{base}-{option.id}"
     return (f'<div class="ls-quiz-option"><input type="{kind}" id="{oid}" name="{base}" value="{option.id}" '
             f'data-correct="{str(option.correct).lower()}">'
-            f'<label for="{oid}"><span class="ls-quiz-letter">{_letter(option)}.</span> {_inline(option.text)}</label></div>')
+            f'<label for="{oid}"><span class="ls-quiz-letter">{_letter(option)}.</span> '
+            f'{_inline(option.text)}</label></div>')
 
 
 def form_html(questions: Sequence[Question], *, stage: str, other: str, version: str) -> str:
@@ -76,7 +77,8 @@ def _why_html(question: Question, option: Option, base: str, page: str) -> str:
     links = "; ".join(f"<em>{html.escape(title)}</em>, section{'s' if len(refs) > 1 else ''} {_list(refs)}"
                       for title, refs in pages.items())
     return (f'<li class="ls-quiz-why" id="{base}-{option.id}-why" data-correct="{str(option.correct).lower()}">'
-            f'<strong>{_letter(option)}. {verdict}</strong> <span class="ls-quiz-option-text">{_inline(option.text)}</span> '
+            f'<strong>{_letter(option)}. {verdict}</strong> '
+            f'<span class="ls-quiz-option-text">{_inline(option.text)}</span> '
             f'{_inline(option.explanation)} <span class="ls-quiz-see">See {links}.</span></li>')
 
 

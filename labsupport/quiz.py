@@ -1,7 +1,7 @@
 """The course's concept quiz: one question per common misconception, taken before and after the course.
 
 Covers:
-    The twelve entries of the instructor guide's page *Common misconceptions*
+    Every entry of the instructor guide's page *Common misconceptions*
     (``chapters/instructor-guide/misconceptions.md``), one question each, multiple choice or "select
     all that apply". Every answer option carries an explanation that says why it is right or wrong
     and names the lab or chapter section where the learner can see it (:attr:`Option.see`); the
@@ -19,7 +19,7 @@ checks answers in the page, announces the result and keeps the learner's score i
 own storage, so that the page after the course can compare it with the one before. It needs no
 kernel and no network.
 
-Text in the data file may hold ```code``` spans and ``{figure}`` placeholders; :func:`figures` fills
+Text in the data file may hold code spans in backticks and ``{figure}`` placeholders; :func:`figures` fills
 them from :mod:`labsupport.timeline`, under the names and with the values that the misconceptions
 page glues (``whole_event``, ``after_dns``, ...), so that the quiz quotes no figure of its own.
 """
@@ -162,6 +162,10 @@ def _fill(where: str, text: Any) -> str:
     return _PLACEHOLDER.sub(one, text)
 
 
+def _keys(raw: Any) -> str:
+    return str(sorted(raw)) if isinstance(raw, dict) else repr(raw)
+
+
 def _references(where: str, raw: Any, pages: Mapping[str, str]) -> tuple[Reference, ...]:
     if not isinstance(raw, list) or not raw:
         raise ConfigError(f"{where} must be a non-empty list of {{page, section}}, got {raw!r}")
@@ -170,7 +174,8 @@ def _references(where: str, raw: Any, pages: Mapping[str, str]) -> tuple[Referen
         if not isinstance(ref, dict) or set(ref) != {"page", "section"}:
             raise ConfigError(f"{where}[{i}] must have exactly the keys page and section, got {ref!r}")
         if ref["page"] not in pages:
-            raise ConfigError(f"{where}[{i}].page must be one of the data file's pages {sorted(pages)}, got {ref['page']!r}")
+            raise ConfigError(f"{where}[{i}].page must be one of the data file's pages {sorted(pages)}, "
+                              f"got {ref['page']!r}")
         refs.append(Reference(page=ref["page"], section=_fill(f"{where}[{i}].section", ref["section"]),
                               title=pages[ref["page"]]))
     return tuple(refs)
@@ -179,7 +184,7 @@ def _references(where: str, raw: Any, pages: Mapping[str, str]) -> tuple[Referen
 def _option(where: str, raw: Any, pages: Mapping[str, str]) -> Option:
     keys = {"id", "text", "correct", "explanation", "see"}
     if not isinstance(raw, dict) or set(raw) != keys:
-        raise ConfigError(f"{where} must have exactly the keys {sorted(keys)}, got {sorted(raw) if isinstance(raw, dict) else raw!r}")
+        raise ConfigError(f"{where} must have exactly the keys {sorted(keys)}, got {_keys(raw)}")
     if not isinstance(raw["id"], str) or not re.fullmatch(r"[a-z]", raw["id"]):
         raise ConfigError(f"{where}.id must be one lower-case letter, got {raw['id']!r}")
     if not isinstance(raw["correct"], bool):
@@ -192,7 +197,7 @@ def _option(where: str, raw: Any, pages: Mapping[str, str]) -> Option:
 def _question(where: str, raw: Any, pages: Mapping[str, str]) -> Question:
     keys = {"id", "misconception", "belief", "kind", "prompt", "options"}
     if not isinstance(raw, dict) or set(raw) != keys:
-        raise ConfigError(f"{where} must have exactly the keys {sorted(keys)}, got {sorted(raw) if isinstance(raw, dict) else raw!r}")
+        raise ConfigError(f"{where} must have exactly the keys {sorted(keys)}, got {_keys(raw)}")
     for key in ("id", "misconception"):
         if not isinstance(raw[key], str) or not _ID.match(raw[key]):
             raise ConfigError(f"{where}.{key} must be lower-case letters, digits and hyphens, got {raw[key]!r}")
@@ -228,7 +233,7 @@ def load(path: str | Path | None = None) -> tuple[Question, ...]:
         data = json.loads(Path(path or _DATA).read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise ConfigError(f"path must name a readable JSON quiz file, got {str(path or _DATA)!r}: {err}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("pages"), dict) or not isinstance(data.get("questions"), list):
+    if not (isinstance(data, dict) and isinstance(data.get("pages"), dict) and isinstance(data.get("questions"), list)):
         raise ConfigError("the quiz file must be an object with 'pages' (an object) and 'questions' (a list)")
     questions = tuple(_question(f"questions[{i}]", q, data["pages"]) for i, q in enumerate(data["questions"]))
     if not questions:

@@ -207,7 +207,8 @@ def _write(tmp_path: Path, mutate) -> Path:
     (lambda d: d["questions"][0]["options"][0].update(correct=True), r"questions\[0\] is a 'single' question with 2"),
     (lambda d: d["questions"][4]["options"][1].update(correct=True) or
      [o.update(correct=True) for o in d["questions"][4]["options"]], r"questions\[4\] is a 'multiple' question with 5"),
-    (lambda d: d["questions"][1]["options"][0]["see"][0].update(page="labs/99-nothing"), r"questions\[1\]\.options\[0\]\.see\[0\]\.page"),
+    (lambda d: d["questions"][1]["options"][0]["see"][0].update(page="labs/99-nothing"),
+     r"questions\[1\]\.options\[0\]\.see\[0\]\.page"),
     (lambda d: d["questions"][2].update(prompt="How long was {no_such_figure}?"), r"no_such_figure"),
     (lambda d: d["questions"][3].update(id=d["questions"][0]["id"]), "id must be unique"),
     (lambda d: d["questions"][3].update(kind="essay"), r"questions\[3\]\.kind"),
