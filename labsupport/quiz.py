@@ -19,9 +19,10 @@ checks answers in the page, announces the result and keeps the learner's score i
 own storage, so that the page after the course can compare it with the one before. It needs no
 kernel and no network.
 
-Text in the data file may hold code spans in backticks and ``{figure}`` placeholders; :func:`figures` fills
-them from :mod:`labsupport.timeline`, under the names and with the values that the misconceptions
-page glues (``whole_event``, ``after_dns``, ...), so that the quiz quotes no figure of its own.
+Text in the data file may hold code spans in backticks and ``{figure}`` placeholders;
+:func:`figures` fills them from :mod:`labsupport.timeline`, under the names and with the values
+that the misconceptions page glues (``whole_event``, ``after_dns``, ...), so that the quiz quotes
+no figure of its own.
 """
 
 from __future__ import annotations
