@@ -58,8 +58,8 @@ def form_html(questions: Sequence[Question], *, stage: str, other: str, version:
             f'<legend><span class="ls-quiz-number">Question {n}.</span> {_inline(q.prompt)} '
             f'<span class="ls-quiz-how">{how}</span></legend>'
             + "".join(_option_html(q, o, base) for o in q.options)
-            + '<div class="ls-quiz-tools" hidden><button type="button" class="ls-quiz-check">Check answer '
-            f'<span class="ls-quiz-visually-hidden">to question {n}</span></button></div>'
+            + '<div class="ls-quiz-tools" hidden><button type="button" class="ls-quiz-check" '
+            f'aria-label="Check answer to question {n}">Check answer</button></div>'
             '<p class="ls-quiz-verdict" role="status" aria-live="polite"></p>'
             '<div class="ls-quiz-feedback"></div></fieldset>')
     parts.append('<div class="ls-quiz-actions" hidden><button type="submit" class="ls-quiz-score">Score all my answers'
