@@ -11,7 +11,8 @@
    - "Score all my answers" judges every question and announces the score; it keeps the score in this
      browser's localStorage (nothing leaves the browser) under the quiz's fingerprint and stage, and
      the page of the other stage, once scored, compares the two;
-   - changing an answer clears that question's verdict; "Clear my answers" clears everything.
+   - changing an answer clears that question's verdict and the score; "Clear my answers" clears
+     everything.
    The script does nothing on a page without a quiz. */
 (function () {
   "use strict";
@@ -149,7 +150,11 @@
     all(form, ".ls-quiz-tools, .ls-quiz-actions").forEach(function (el) { el.hidden = false; });
     all(form, "fieldset.ls-quiz-question").forEach(function (fieldset) {
       fieldset.querySelector(".ls-quiz-check").addEventListener("click", function () { showQuestion(fieldset); });
-      fieldset.addEventListener("change", function () { clearQuestion(fieldset); });
+      fieldset.addEventListener("change", function () {
+        clearQuestion(fieldset);
+        form.querySelector(".ls-quiz-result").textContent = "";  // the score no longer holds
+        form.removeAttribute("data-score");
+      });
     });
     form.addEventListener("submit", function (event) { event.preventDefault(); scoreAll(form); });
     form.addEventListener("reset", function () {

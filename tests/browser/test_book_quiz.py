@@ -120,7 +120,15 @@ def test_a_right_and_a_wrong_answer_by_clicking(quiz_context, base_url):
     assert tab.locator("form.ls-quiz").get_attribute("data-score") == "2"
     assert not visit.external and not visit.console, (visit.external, visit.console)
 
+    # Changing an answer after scoring withdraws the score, which no longer holds.
+    third = QUESTIONS[2]
+    tab.locator(f"label[for='ls-quiz-before-{third.id}-{third.answer[0]}']").click()
+    assert tab.locator(".ls-quiz-result").inner_text() == ""
+    assert tab.locator("form.ls-quiz").get_attribute("data-score") is None
+
     # "Clear my answers" clears the answers, the verdicts and the score.
+    tab.get_by_role("button", name="Score all my answers").click()
+    assert tab.locator(".ls-quiz-result").inner_text().startswith(f"You scored 3 of {len(QUESTIONS)}.")
     tab.get_by_role("button", name="Clear my answers").click()
     assert tab.locator(".ls-quiz-result").inner_text() == "" and tab.locator("input:checked").count() == 0
     assert all(t == "" for t in tab.locator(".ls-quiz-verdict").all_inner_texts())
