@@ -12,14 +12,36 @@ from __future__ import annotations
 
 import html
 import re
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from .quiz import Option, Question
+from collections.abc import Sequence
+from typing import Protocol
 
 __all__ = ["answers_html", "form_html"]
+
+
+# What the HTML needs of labsupport.quiz's Reference, Option and Question (described here, not
+# imported: labsupport.quiz imports this module).
+class _Reference(Protocol):
+    section: str
+    title: str
+
+    def href(self, from_page: str) -> str: ...
+
+
+class Option(Protocol):
+    id: str
+    text: str
+    correct: bool
+    explanation: str
+    see: Sequence[_Reference]
+
+
+class Question(Protocol):
+    id: str
+    misconception: str
+    belief: str
+    kind: str
+    prompt: str
+    options: Sequence[Option]
 
 _CODE = re.compile(r"`([^`]+)`")
 
