@@ -172,11 +172,29 @@ class LiveServer:
     # Talking to it ------------------------------------------------------------------------
 
     def api(self, method: str, path: str, *, timeout: float = 10) -> Any:
-        request = urllib.request.Request(self.url + path, method=method,
-                                         headers={"Authorization": f"token {self.token}"})
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            body = response.read()
-        return json.loads(body) if body else None
+        """One REST call to the server, its JSON body decoded (None if empty).
+
+        A GET that the server answers with a 5xx is asked again, up to three times in all: jupyter_server
+        can fail ``GET /api/kernels`` with a 500 while a kernel is shutting down (its list is read as an
+        entry leaves; jupyter/notebook#5875 describes the race), and JupyterLab's own poll simply asks
+        again. A third 5xx, or any error on another method, raises ``urllib.error.HTTPError`` with the
+        server log's tail in its message.
+        """
+        attempts = 3 if method == "GET" else 1
+        for attempt in range(1, attempts + 1):
+            request = urllib.request.Request(self.url + path, method=method,
+                                             headers={"Authorization": f"token {self.token}"})
+            try:
+                with urllib.request.urlopen(request, timeout=timeout) as response:
+                    body = response.read()
+                return json.loads(body) if body else None
+            except urllib.error.HTTPError as err:
+                if err.code < 500 or attempt == attempts:
+                    raise urllib.error.HTTPError(err.url, err.code,
+                                                 f"{err.msg} ({method} {path}); server log:\n{self.log_tail()}",
+                                                 err.hdrs, None) from err
+                time.sleep(0.5 * attempt)
+        raise AssertionError("unreachable")
 
     def page_url(self, path: str, *, ui: str = "lab") -> str:
         if ui == "lab":  # reset: a fresh workspace, not the tabs an earlier page left open
