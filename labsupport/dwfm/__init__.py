@@ -44,16 +44,19 @@ and the NLB (see the recovery models), and any slowdown of DynamoDB itself.
 
 Modules: ``config`` (:class:`DwfmConfig`, :data:`INCIDENT`, :data:`SMALL_FLEET`), ``engine`` (the
 simpy actors), ``model`` (:func:`run`, the result and summary) and ``sweep`` (:func:`sweep` and
-the named grids :func:`phase_sweep` and :func:`explorer_grid`).
+the named grids :func:`phase_sweep` and :func:`explorer_grid`, and :func:`lever_table`, every
+remedy the course discusses compared on one preset).
 """
 
 from __future__ import annotations
 
-from .config import CLOCK, INCIDENT, RETRY_POLICIES, SMALL_FLEET, DwfmConfig
+from .config import CLOCK, INCIDENT, QUEUE_ORDERS, RETRY_POLICIES, SMALL_FLEET, DwfmConfig
 from .model import EVENT_KINDS, DwfmResult, DwfmSummary, goodput_fraction, run
 from .sweep import (
     EXPLORER_FLEETS,
+    LEVER_BUDGET_PER_S,
     explorer_grid,
+    lever_table,
     phase_sweep,
     sweep,
 )
@@ -66,10 +69,13 @@ __all__ = [
     "EVENT_KINDS",
     "EXPLORER_FLEETS",
     "INCIDENT",
+    "LEVER_BUDGET_PER_S",
+    "QUEUE_ORDERS",
     "RETRY_POLICIES",
     "SMALL_FLEET",
     "explorer_grid",
     "goodput_fraction",
+    "lever_table",
     "phase_sweep",
     "run",
     "sweep",

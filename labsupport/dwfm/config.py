@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from .._validate import Config, check_bool, check_choice, check_int, check_number, check_seed
 from ..clock import INCIDENT_CLOCK
 
-__all__ = ["DwfmConfig", "INCIDENT", "RETRY_POLICIES", "SMALL_FLEET", "CLOCK"]
+__all__ = ["DwfmConfig", "INCIDENT", "QUEUE_ORDERS", "RETRY_POLICIES", "SMALL_FLEET", "CLOCK"]
 
 #: The model's clock: t = 0 is 11:48 PM PDT on 19 October 2025, when DynamoDB's endpoint went empty.
 CLOCK = INCIDENT_CLOCK
@@ -15,6 +15,10 @@ CLOCK = INCIDENT_CLOCK
 #: Values of :attr:`DwfmConfig.retry_policy`, one per retry strategy of the engine
 #: (``engine.RETRY_STRATEGIES`` maps each to its method).
 RETRY_POLICIES: tuple[str, ...] = ("immediate", "backoff_full_jitter")
+
+#: Values of :attr:`DwfmConfig.queue_order`: ``"fifo"`` serves the oldest waiting item first,
+#: ``"lifo"`` the newest.
+QUEUE_ORDERS: tuple[str, ...] = ("fifo", "lifo")
 
 _DAY_S = 7 * 86_400.0
 
@@ -47,6 +51,19 @@ class DwfmConfig(Config):
             (after a uniform random wait in ``[0, min(retry_cap_s, retry_base_s * 2**attempt)]``,
             Brooker 2015).
         retry_base_s, retry_cap_s: the backoff's base and cap (used only with backoff).
+        drop_expired_work: the deadline travels with the work: when a host takes its next items,
+            it drops, without working on them, those whose deadline has already passed (joined
+            the queue more than ``work_deadline_s`` ago, in whole milliseconds) and hands each to
+            the retry policy as a failed attempt. ``False`` (the incident): every item is worked on.
+        queue_order: ``"fifo"`` (the incident: oldest waiting item first) or ``"lifo"`` (newest
+            first, so fresh requests are served while old ones wait).
+        retry_budget_per_s: a retry budget in the token-bucket form (as in the AWS SDKs' retry
+            quota and Envoy's retry budgets): each DWFM host has a bucket of
+            ``retry_budget_burst_count`` tokens that refills at this many tokens per second; a
+            retry takes one token, and a failed item that finds the bucket empty is not retried:
+            its droplet asks again at its next state check. ``None`` (the incident): no budget.
+        retry_budget_burst_count: the bucket's size (and its content at the start), 0 to
+            10,000,000 (used only with a budget).
         throttle_by_queue_length: admission control from the start: an item that finds its host's
             waiting queue at ``queue_limit_count`` is refused; the droplet asks again at its next
             state check (the fix AWS announced).
@@ -84,6 +101,10 @@ class DwfmConfig(Config):
     retry_policy: str = "immediate"
     retry_base_s: float = 30.0
     retry_cap_s: float = 1_800.0
+    drop_expired_work: bool = False
+    queue_order: str = "fifo"
+    retry_budget_per_s: float | None = None
+    retry_budget_burst_count: int = 100
     throttle_by_queue_length: bool = False
     queue_limit_count: int = 50
     operator_throttle_at_s: float | None = 15_960.0
@@ -120,6 +141,11 @@ class DwfmConfig(Config):
         check_choice("retry_policy", self.retry_policy, RETRY_POLICIES)
         check_number("retry_base_s", self.retry_base_s, lo=0, hi=86_400, lo_open=True)
         check_number("retry_cap_s", self.retry_cap_s, lo=self.retry_base_s, lo_name="retry_base_s", hi=_DAY_S)
+        check_bool("drop_expired_work", self.drop_expired_work)
+        check_choice("queue_order", self.queue_order, QUEUE_ORDERS)
+        if self.retry_budget_per_s is not None:
+            check_number("retry_budget_per_s", self.retry_budget_per_s, lo=0, hi=1e6)
+        check_int("retry_budget_burst_count", self.retry_budget_burst_count, lo=0, hi=10_000_000)
         check_bool("throttle_by_queue_length", self.throttle_by_queue_length)
         check_int("queue_limit_count", self.queue_limit_count, lo=1, hi=10_000_000)
         for name in ("operator_throttle_at_s", "operator_restart_at_s"):

@@ -6,7 +6,9 @@ Actors, each a generator that takes ``env`` first:
   cohort of droplets (renew the lease, notice an expired one, ask for a new one) and releases the
   backoff retries that are due;
 * :meth:`_Model.dwfm_host`: one per DWFM host; takes up to ``host_concurrency_count`` waiting
-  items, works on them for ``lease_establish_s``, then commits each lease or wastes the work;
+  items (oldest or newest first, dropping expired ones if configured), works on them for
+  ``lease_establish_s``, then commits each lease or wastes the work; failed items go through the
+  optional retry budget (a token bucket per host) to the retry policy;
 * :meth:`_Model.operator`: the optional operator actions (throttle, selective restart);
 * :meth:`_Model.monitor`: one time-series row every ``report_interval_s``.
 
@@ -49,6 +51,8 @@ EVENT_KINDS: tuple[str, ...] = (
     "operator_throttle",
     "host_restarted",
     "leases_restored",
+    "work_dropped_expired",
+    "retry_refused",
 )
 
 _KIND_CODE = {kind: code for code, kind in enumerate(EVENT_KINDS)}
@@ -95,6 +99,10 @@ class _Model:
         self.events: tuple[array, array, array, array] = (array("d"), array("b"), array("q"), array("q"))
         self.series: list[tuple] = []
         self.retry = getattr(self, RETRY_STRATEGIES[cfg.retry_policy])
+        self.dropped_total = self.refused_total = 0
+        # Retry budget: one token bucket per host, full at the start.
+        self.tokens = [float(cfg.retry_budget_burst_count)] * h
+        self.tokens_at = [0.0] * h
         self.env.process(self.dynamodb(self.env))
         self.hosts = [self.env.process(self.dwfm_host(self.env, i)) for i in range(h)]
         for proc in (self.state_checker, self.operator, self.monitor):
@@ -211,11 +219,10 @@ class _Model:
                     self.wake[h] = env.event()
                     yield self.wake[h]
                 self.wake[h] = None
-                take = min(cfg.host_concurrency_count, len(q))
-                self.step(items=take)
-                batch = [q.popleft() for _ in range(take)]
+                batch = self.take(h, env.now)
+                if not batch:
+                    continue   # every item it looked at had expired
                 self.inflight[h] = batch
-                self.queue_total -= len(batch)
                 self.inflight_total += len(batch)
                 self.counts["started"] += len(batch)
                 self.record("work_started", len(batch), h)
@@ -225,6 +232,58 @@ class _Model:
             self.inflight[h] = []
             self.inflight_total -= len(batch)
             self.finish(h, batch, env.now)
+
+    def take(self, h: int, now: float) -> list[tuple[int, float, int]]:
+        """Take host ``h``'s next round from its queue, in ``queue_order``.
+
+        With ``drop_expired_work``, items whose deadline has already passed are dropped instead of
+        taken (without host time) and handed to :meth:`fail`; the round is then filled from the
+        remaining items, and may be empty.
+        """
+        cfg, q = self.cfg, self.queues[h]
+        pop = q.pop if cfg.queue_order == "lifo" else q.popleft
+        if not cfg.drop_expired_work:
+            take = min(cfg.host_concurrency_count, len(q))
+            self.step(items=take)
+            batch = [pop() for _ in range(take)]
+            self.queue_total -= len(batch)
+            return batch
+        batch: list[tuple[int, float, int]] = []
+        expired: list[tuple[int, float, int]] = []
+        now_ms, deadline_ms = to_ms(now), to_ms(cfg.work_deadline_s)
+        while q and len(batch) < cfg.host_concurrency_count:
+            item = pop()
+            (expired if now_ms > to_ms(item[1]) + deadline_ms else batch).append(item)
+        self.step(items=len(batch) + len(expired))
+        self.queue_total -= len(batch) + len(expired)
+        if expired:
+            self.dropped_total += len(expired)
+            self.record("work_dropped_expired", len(expired), h)
+            self.fail(h, [(d, attempt + 1) for d, _, attempt in expired], now)
+        return batch
+
+    def fail(self, h: int, failed: list[tuple[int, int]], now: float) -> None:
+        """Hand failed items ``(droplet, attempt)`` to the retry policy, within the retry budget.
+
+        Without a budget every item is retried. With one, host ``h``'s bucket first refills at
+        ``retry_budget_per_s`` tokens per second up to ``retry_budget_burst_count``; each retry
+        takes a whole token, and the items left when the bucket is empty are not retried: their
+        droplets ask again at their next state check.
+        """
+        cfg = self.cfg
+        if cfg.retry_budget_per_s is not None:
+            tokens = min(float(cfg.retry_budget_burst_count),
+                         self.tokens[h] + cfg.retry_budget_per_s * (now - self.tokens_at[h]))
+            allowed = min(len(failed), int(tokens))
+            self.tokens[h], self.tokens_at[h] = tokens - allowed, now
+            refused = failed[allowed:]
+            failed = failed[:allowed]
+            if refused:
+                self.outstanding[[d for d, _ in refused]] = False
+                self.refused_total += len(refused)
+                self.record("retry_refused", len(refused), h)
+        if failed:
+            self.retry(h, failed, now)
 
     def finish(self, h: int, batch: list[tuple[int, float, int]], now: float) -> None:
         """Commit the leases whose deadline still holds; waste and retry the others."""
@@ -246,7 +305,7 @@ class _Model:
             self.last_established_s = now
         if failed:
             self.record("work_timed_out", len(failed), h)
-            self.retry(h, failed, now)
+            self.fail(h, failed, now)
 
     # -- retry strategies (DwfmConfig.retry_policy picks one; see RETRY_STRATEGIES) -------------
     def retry_immediately(self, h: int, failed: list[tuple[int, int]], now: float) -> None:

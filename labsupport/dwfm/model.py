@@ -74,7 +74,10 @@ class DwfmResult:
             ``lease_established``, ``work_timed_out`` (one host round: started, finished in time,
             wasted); ``retry_queued`` (retries admitted); ``operator_throttle``;
             ``host_restarted`` (items dropped by a restart); ``leases_restored`` (the last lease
-            came back; once, only if every droplet holds a lease at the horizon).
+            came back; once, only if every droplet holds a lease at the horizon);
+            ``work_dropped_expired`` (items a host dropped unworked because their deadline had
+            passed, with ``drop_expired_work``); ``retry_refused`` (failed items not retried
+            because the host's retry budget was empty).
         timeseries: one row per ``report_interval_s`` and one at the horizon: ``time_s`` (float64),
             then int64 columns ``leased_count``, ``queue_count``, ``in_flight_count``,
             ``backoff_count`` (states at ``time_s``) and ``started_count``, ``goodput_count``,

@@ -34,7 +34,11 @@ from ..presets import DWFM_FLEET_SIZES
 from .config import INCIDENT, DwfmConfig
 from .model import run
 
-__all__ = ["EXPLORER_FLEETS", "explorer_grid", "phase_sweep", "sweep"]
+__all__ = ["EXPLORER_FLEETS", "LEVER_BUDGET_PER_S", "explorer_grid", "lever_table", "phase_sweep", "sweep"]
+
+#: The retry budget :func:`lever_table` gives each DWFM host: 0.02 retries per second (72 an hour),
+#: about an eighth of what one incident host finishes (10 items per 60 s), with a burst of 10.
+LEVER_BUDGET_PER_S: float = 0.02
 
 #: Fleet sizes of the in-page explorer (the incident's 8 DWFM hosts throughout): the same sizes as
 #: every other DWFM sweep of the book, :data:`labsupport.presets.DWFM_FLEET_SIZES`.
@@ -184,3 +188,63 @@ def sweep(configs: Iterable[DwfmConfig], *, executor: Executor | None = None) ->
             ``None`` nor a ``concurrent.futures.Executor``.
     """
     return _sweep.sweep(run, configs, DwfmConfig, executor)
+
+
+_LEVER_COLUMNS = {
+    "lever": "string", "setting": "string", "recovered": "bool", "recovered_at_s": "float64",
+    "peak_queue_count": "int64", "wasted_fraction": "float64", "dropped_count": "int64",
+    "retries_refused_count": "int64",
+}
+
+
+def _lever_row(args: tuple[str, str, DwfmConfig]) -> dict:
+    lever, setting, cfg = args
+    result = run(cfg)
+    s, by_kind = result.summary, result.events.groupby("kind", observed=False)["count"].sum()
+    return {"lever": lever, "setting": setting, "recovered": s.recovered,
+            "recovered_at_s": float("nan") if s.recovered_at_s is None else s.recovered_at_s,
+            "peak_queue_count": s.peak_queue_count, "wasted_fraction": s.wasted_fraction,
+            "dropped_count": int(by_kind["work_dropped_expired"]),
+            "retries_refused_count": int(by_kind["retry_refused"])}
+
+
+def lever_table(config: DwfmConfig = INCIDENT, *, executor: Executor | None = None) -> pd.DataFrame:
+    """Every remedy the course discusses, one at a time, on ``config`` without its operators.
+
+    Rows: ``config`` as given (with its operators, if any), then without operators: no lever;
+    admission control (``throttle_by_queue_length``); exponential backoff with full jitter
+    (``retry_policy="backoff_full_jitter"``); dropping expired work (``drop_expired_work``); a LIFO
+    queue (``queue_order="lifo"``); a retry budget (``retry_budget_per_s`` =
+    :data:`LEVER_BUDGET_PER_S` per host, burst 10); and dropping expired work with a LIFO queue.
+
+    Args:
+        config: the starting config (the incident preset by default).
+        executor: optional ``concurrent.futures.Executor``; ``None`` runs in this process.
+
+    Returns:
+        One row per lever: ``lever``, ``setting`` (string: the fields changed), ``recovered``
+        (bool), ``recovered_at_s`` (float64, seconds since 11:48 PM PDT; NaN if not recovered
+        within the horizon), ``peak_queue_count`` (int64), ``wasted_fraction`` (float64),
+        ``dropped_count`` (int64, items dropped unworked because their deadline had passed) and
+        ``retries_refused_count`` (int64, failed items the retry budget did not retry).
+
+    Raises:
+        ConfigError: ``config`` is not a DwfmConfig, or a bad ``executor``.
+    """
+    if not isinstance(config, DwfmConfig):
+        raise ConfigError(f"config must be a DwfmConfig, got {type(config).__name__}")
+    alone = replace(config, operator_restart_at_s=None, operator_throttle_at_s=None)
+    rows = [
+        ("as configured", "operators as in the config", config),
+        ("no operators", "operator_restart_at_s=None, operator_throttle_at_s=None", alone),
+        ("admission control", "throttle_by_queue_length=True", replace(alone, throttle_by_queue_length=True)),
+        ("backoff with full jitter", 'retry_policy="backoff_full_jitter"',
+         replace(alone, retry_policy="backoff_full_jitter")),
+        ("drop expired work", "drop_expired_work=True", replace(alone, drop_expired_work=True)),
+        ("LIFO queue", 'queue_order="lifo"', replace(alone, queue_order="lifo")),
+        ("retry budget", f"retry_budget_per_s={LEVER_BUDGET_PER_S:g}, retry_budget_burst_count=10",
+         replace(alone, retry_budget_per_s=LEVER_BUDGET_PER_S, retry_budget_burst_count=10)),
+        ("drop expired work + LIFO queue", 'drop_expired_work=True, queue_order="lifo"',
+         replace(alone, drop_expired_work=True, queue_order="lifo")),
+    ]
+    return pd.DataFrame(map_items(_lever_row, rows, executor)).astype(_LEVER_COLUMNS)

@@ -1,4 +1,4 @@
-"""The DWFM lab's panel (lab 02): fleet, outage, deadline, retries, throttle and the operators."""
+"""The DWFM lab's panel (lab 02): fleet, outage, deadline, retries, queue, throttle and the operators."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ def dwfm_panel() -> Panel:
 
     Controls, varying :data:`labsupport.dwfm.INCIDENT`: ``fleet_droplets_count`` (500 to 12,000),
     ``outage_min`` (DynamoDB outage from 11:48 PM, 0 to 240 min), ``work_deadline_s`` (120 to
-    1,800 s), ``retry_policy``, ``throttle_by_queue_length``, ``queue_limit_count`` (5 to 400) and
-    ``operators_at_s`` (when operators throttle and restart hosts, or never). The panel shows the
-    run's chart and a summary table.
+    1,800 s), ``retry_policy``, ``drop_expired_work``, ``queue_order``, ``retry_budget_per_s`` (none,
+    or 0.005 to 0.1 retries per second per host, with a burst of 10), ``throttle_by_queue_length``,
+    ``queue_limit_count`` (5 to 400) and ``operators_at_s`` (when operators throttle and restart
+    hosts, or never). The panel shows the run's chart and a summary table.
     """
     base = dwfm.INCIDENT
     times = sorted({base.operator_restart_at_s, *(1_800.0 * k + 2_520.0 for k in range(20))})
@@ -34,6 +35,12 @@ def dwfm_panel() -> Panel:
                                              step=30, description="Deadline per item (s)", style=style),
         "retry_policy": widgets.Dropdown(options=list(dwfm.RETRY_POLICIES), value=base.retry_policy,
                                          description="Retries", style=style),
+        "drop_expired_work": widgets.Checkbox(value=base.drop_expired_work, description="drop_expired_work"),
+        "queue_order": widgets.Dropdown(options=list(dwfm.QUEUE_ORDERS), value=base.queue_order,
+                                        description="Queue order", style=style),
+        "retry_budget_per_s": widgets.Dropdown(
+            options=[("none", None)] + [(f"{r:g} retries/s per host", r) for r in (0.005, 0.02, 0.1)],
+            value=base.retry_budget_per_s, description="Retry budget", style=style),
         "throttle_by_queue_length": widgets.Checkbox(value=False, description="throttle_by_queue_length"),
         "queue_limit_count": widgets.IntSlider(value=base.queue_limit_count, min=5, max=400, step=5,
                                                description="Queue limit (items)", style=style),
@@ -43,10 +50,13 @@ def dwfm_panel() -> Panel:
     }
 
     def render(fleet_droplets_count: int, outage_min: int, work_deadline_s: int, retry_policy: str,
+               drop_expired_work: bool, queue_order: str, retry_budget_per_s: float | None,
                throttle_by_queue_length: bool, queue_limit_count: int,
                operators_at_s: float | None) -> list[Shown]:
         cfg = replace(base, fleet_droplets_count=fleet_droplets_count, outage_end_s=60.0 * outage_min,
                       work_deadline_s=float(work_deadline_s), retry_policy=retry_policy,
+                      drop_expired_work=drop_expired_work, queue_order=queue_order,
+                      retry_budget_per_s=retry_budget_per_s, retry_budget_burst_count=10,
                       throttle_by_queue_length=throttle_by_queue_length,
                       queue_limit_count=queue_limit_count, operator_restart_at_s=operators_at_s,
                       operator_throttle_at_s=operators_at_s)
