@@ -53,6 +53,7 @@ from .sweep import (
     all_stop_point_configs,
     calibration,
     single_point_savings,
+    stop_point_5_split,
     stop_point_table,
     sweep,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "calibration",
     "run",
     "single_point_savings",
+    "stop_point_5_split",
     "stop_point_levers",
     "stop_point_table",
     "sweep",

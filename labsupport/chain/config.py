@@ -114,6 +114,13 @@ class ChainConfig(Config):
         nlb_disable_delay_s: rule B, from the first AZ failover to failover disabled.
         ec2_throttle_relax_s: rule C, from propagation normal to EC2 recovered, if operators
             throttled EC2 by hand.
+        relax_only_after_manual_throttle: ``True`` (the incident's reading): rule C's
+            ``ec2_throttle_relax_s`` is added only in a run where the DWFM operators acted (rule
+            A fired), because only throttles set by hand have to be unwound; a run whose leases
+            come back before rule A (as with stop point 5) skips the interval. That skip is an
+            assumption, not an effect the models produce. ``False``: the interval is added in
+            every run, so a stop point saves only what the models themselves produce (see
+            :func:`labsupport.chain.stop_point_5_split`).
         nlb_reenable_delay_s: rule C, from EC2 recovered to failover re-enabled.
         seed: ``None`` keeps every sub-config's seed; an int draws the seeds of the DNS-cache,
             DWFM, network and NLB models from one ``random.Random(seed)``. The race keeps
@@ -136,6 +143,7 @@ class ChainConfig(Config):
     network_queue_limit_count: int = 60
     nlb_disable_delay_s: float = field(default_factory=lambda: _pes_gap_s("nlb-detected", "nlb-failover-off"))
     ec2_throttle_relax_s: float = field(default_factory=lambda: _pes_gap_s("ec2-propagation-normal", "ec2-normal"))
+    relax_only_after_manual_throttle: bool = True
     nlb_reenable_delay_s: float = field(default_factory=lambda: _pes_gap_s("ec2-normal", "nlb-failover-on"))
     seed: int | None = None
 
@@ -151,6 +159,7 @@ class ChainConfig(Config):
             check_number(name, getattr(self, name), lo=0, hi=week)
         check_number("backlog_per_unleased_droplet_hour", self.backlog_per_unleased_droplet_hour, lo=0, hi=1_000)
         check_number("retry_launches_per_refused_launch", self.retry_launches_per_refused_launch, lo=0, hi=100)
+        check_bool("relax_only_after_manual_throttle", self.relax_only_after_manual_throttle)
         check_int("network_queue_limit_count", self.network_queue_limit_count, lo=1, hi=10_000_000)
         if self.seed is not None:
             check_seed("seed", self.seed)

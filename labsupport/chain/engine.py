@@ -180,7 +180,8 @@ def _run_network(cfg: ChainConfig, dw: dwfm.DwfmResult, t: ChainTimes,
     refused = items.loc[items["is_launch"] & items["refused"], "queued_s"]
     step = net.sample_interval_s
     normal = s.propagation_normal_s
-    relax = cfg.ec2_throttle_relax_s if t.dwfm_operator_at_s is not None else 0.0
+    manual = t.dwfm_operator_at_s is not None or not cfg.relax_only_after_manual_throttle
+    relax = cfg.ec2_throttle_relax_s if manual else 0.0
     ec2 = (net.horizon_s if normal is None else normal) + relax
     return net, nr, replace(
         t, unleased_droplet_h=unleased_h, backlog_count=net.backlog_count,

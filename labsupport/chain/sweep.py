@@ -184,3 +184,36 @@ def calibration(result: ChainResult | None = None, *, tolerance_fraction: float 
     frame["within_tolerance"] = frame["error_fraction"].abs() <= tolerance_fraction
     return frame.astype({"interval": "string", "label": "string", "pes_text": "string", "model_text": "string",
                          "set_by": "string"})
+
+
+def stop_point_5_split(config: ChainConfig = INCIDENT) -> pd.DataFrame:
+    """Stop point 5's saving, split into what the models produce and what rule C assumes.
+
+    With ``relax_only_after_manual_throttle`` (the incident's reading), a run in which DWFM's leases
+    come back before the operators act skips rule C's ``ec2_throttle_relax_s``: nobody throttled
+    by hand, so nothing has to be unwound. That skip is an assumption. This function runs ``config``
+    without stop points, with stop point 5 and the interval always added, and with stop point 5
+    as ``config`` reads rule C, and splits the saving between the last two.
+
+    Args:
+        config: the chain config to start from (its ``stop_points`` are replaced).
+
+    Returns:
+        Three rows, ``part`` (string): ``"measured"`` (saving with the interval added in every
+        run: what the models produce), ``"assumed"`` (the further saving from skipping the interval)
+        and ``"total"`` (stop point 5's saving as ``config`` reads rule C); columns ``saved_s``
+        (float64, seconds) and ``saved_fraction`` (float64, of the total saving; 0 if it is 0).
+
+    Raises:
+        ConfigError: ``config`` is not a ChainConfig.
+    """
+    _check(config)
+    five = StopPoints.of(5)
+    base = run(replace(config, stop_points=StopPoints())).summary.total_s
+    always = run(replace(config, stop_points=five, relax_only_after_manual_throttle=False)).summary.total_s
+    as_read = run(replace(config, stop_points=five)).summary.total_s
+    saved = {"measured": base - always, "assumed": always - as_read, "total": base - as_read}
+    frame = pd.DataFrame({"part": list(saved), "saved_s": [float(v) for v in saved.values()]})
+    total = saved["total"]
+    frame["saved_fraction"] = frame["saved_s"] / total if total else 0.0
+    return frame.astype({"part": "string", "saved_s": "float64", "saved_fraction": "float64"})
