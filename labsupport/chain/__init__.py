@@ -48,7 +48,7 @@ summary) and ``sweep``.
 from __future__ import annotations
 
 from .config import CLOCK, INCIDENT, STOP_POINT_NAMES, STOP_POINT_TITLES, ChainConfig, StopPoints
-from .model import EVENT_KINDS, STAGES, ChainResult, ChainSummary, run, stop_point_levers
+from .model import EVENT_KINDS, STAGES, ChainResult, ChainSummary, run, stop_point_costs, stop_point_levers
 from .sweep import (
     all_stop_point_configs,
     calibration,
@@ -74,6 +74,7 @@ __all__ = [
     "run",
     "single_point_savings",
     "stop_point_5_split",
+    "stop_point_costs",
     "stop_point_levers",
     "stop_point_table",
     "sweep",

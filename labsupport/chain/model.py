@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -11,7 +12,9 @@ from .. import dependencies
 from ..errors import ConfigError
 from .config import INCIDENT, STOP_POINT_TITLES, ChainConfig
 
-__all__ = ["ChainResult", "ChainSummary", "EVENT_KINDS", "STAGES", "run", "stop_point_levers"]
+__all__ = ["ChainResult", "ChainSummary", "EVENT_KINDS", "STAGES", "run", "stop_point_costs", "stop_point_levers"]
+
+_COSTS = Path(__file__).resolve().parent.parent / "data" / "stop_point_costs.csv"
 
 #: The stages, in the order of the PES's impact periods they reproduce.
 STAGES: tuple[str, ...] = _st.STAGES
@@ -40,6 +43,29 @@ def stop_point_levers() -> pd.DataFrame:
     ]
     frame = pd.DataFrame(rows, columns=["point", "model", "lever", "value", "aws_fix"]).astype(
         {"point": "int64", "model": "string", "lever": "string", "value": "string", "aws_fix": "string"})
+    frame.insert(1, "title", pd.Series([STOP_POINT_TITLES[p - 1] for p in frame["point"]], dtype="string"))
+    return frame
+
+
+def stop_point_costs() -> pd.DataFrame:
+    """What each stop point costs to build and run: the course's stated costs, one place for all.
+
+    No source gives a cost for any of the six stop points; AWS announced some of the fixes (see
+    :func:`stop_point_levers`) but not what they cost. The values are therefore the course's
+    assumptions, declared in ``data/stop_point_costs.csv``, so that "cheapest" and "budget" in the
+    exercises have one answer that can be marked.
+
+    Returns:
+        Six rows, points 1-6: ``point`` (int64), ``title`` (string), ``effort_points`` (int64, the
+        relative effort to build and test it, 1 = least, 5 = most: the course's assumption),
+        ``effort``, ``risk`` (what it can break), ``latency_added`` (what it adds to normal
+        operation), ``basis`` (``"course assumption"``, and what a source says, if anything) and
+        ``cite`` (string, a key of ``references.bib`` or empty).
+    """
+    frame = pd.read_csv(_COSTS, dtype={"point": "int64", "effort_points": "int64"}, keep_default_na=False,
+                        encoding="utf-8")
+    text = ["effort", "risk", "latency_added", "basis", "cite"]
+    frame = frame.astype(dict.fromkeys(text, "string"))
     frame.insert(1, "title", pd.Series([STOP_POINT_TITLES[p - 1] for p in frame["point"]], dtype="string"))
     return frame
 
