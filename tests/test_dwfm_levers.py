@@ -135,3 +135,25 @@ def test_lever_table_compares_every_lever_on_the_incident_preset():
     assert by.at["admission control", "recovered"] and by.at["drop expired work", "recovered"]
     assert by.at["drop expired work", "dropped_count"] > 0 and by.at["retry budget", "retries_refused_count"] > 0
     assert pd.isna(by.at["no operators", "recovered_at_s"])
+
+
+def test_backoff_sweep_shows_backoff_spreading_the_queue_and_admission_control_bounding_it():
+    df = dwfm.backoff_sweep([3_000])
+    assert list(df.columns) == ["fleet_droplets_count", "setting", "recovered", "recovered_at_s",
+                                "peak_queue_per_host", "mean_queue_per_host", "mean_wait_s",
+                                "peak_backoff_count", "wasted_fraction"]
+    assert list(df["setting"]) == [label for label, _ in dwfm.BACKOFF_SETTINGS]
+    by = df.set_index("setting")
+    immediate, guarded = by.loc["immediate retries"], by.loc["admission control"]
+    backoff = by[by.index.str.startswith("backoff")]
+    # Backoff moves items out of the queue into waiting: a shorter mean queue, items in backoff ...
+    assert (backoff["mean_queue_per_host"] < immediate["mean_queue_per_host"]).all()
+    assert (backoff["peak_backoff_count"] > 0).all() and immediate["peak_backoff_count"] == 0
+    # ... but the first wave of requests fills the queue as high as without it.
+    assert (backoff["peak_queue_per_host"] == immediate["peak_queue_per_host"]).all()
+    # Admission control bounds the queue, hence the wait, by its limit.
+    assert guarded["peak_queue_per_host"] <= INCIDENT.queue_limit_count and guarded["recovered"]
+    assert (df["mean_wait_s"] == df["mean_queue_per_host"] * INCIDENT.lease_establish_s
+            / INCIDENT.host_concurrency_count).all()
+    with pytest.raises(ValueError, match="fleet_sizes"):
+        dwfm.backoff_sweep([0])

@@ -53,8 +53,10 @@ from __future__ import annotations
 from .config import CLOCK, INCIDENT, QUEUE_ORDERS, RETRY_POLICIES, SMALL_FLEET, DwfmConfig
 from .model import EVENT_KINDS, DwfmResult, DwfmSummary, goodput_fraction, run
 from .sweep import (
+    BACKOFF_SETTINGS,
     EXPLORER_FLEETS,
     LEVER_BUDGET_PER_S,
+    backoff_sweep,
     explorer_grid,
     lever_table,
     phase_sweep,
@@ -62,6 +64,7 @@ from .sweep import (
 )
 
 __all__ = [
+    "BACKOFF_SETTINGS",
     "CLOCK",
     "DwfmConfig",
     "DwfmResult",
@@ -73,6 +76,7 @@ __all__ = [
     "QUEUE_ORDERS",
     "RETRY_POLICIES",
     "SMALL_FLEET",
+    "backoff_sweep",
     "explorer_grid",
     "goodput_fraction",
     "lever_table",

@@ -34,7 +34,18 @@ from ..presets import DWFM_FLEET_SIZES
 from .config import INCIDENT, DwfmConfig
 from .model import run
 
-__all__ = ["EXPLORER_FLEETS", "LEVER_BUDGET_PER_S", "explorer_grid", "lever_table", "phase_sweep", "sweep"]
+__all__ = ["BACKOFF_SETTINGS", "EXPLORER_FLEETS", "LEVER_BUDGET_PER_S", "backoff_sweep", "explorer_grid",
+           "lever_table", "phase_sweep", "sweep"]
+
+#: The retry settings :func:`backoff_sweep` compares: ``(label, fields changed)``.
+BACKOFF_SETTINGS: tuple[tuple[str, dict], ...] = (
+    ("immediate retries", {}),
+    ("backoff, base 30 s, cap 30 min", {"retry_policy": "backoff_full_jitter"}),
+    ("backoff, base 30 s, cap 4 h", {"retry_policy": "backoff_full_jitter", "retry_cap_s": 14_400.0}),
+    ("backoff, base 5 min, cap 4 h", {"retry_policy": "backoff_full_jitter", "retry_base_s": 300.0,
+                                      "retry_cap_s": 14_400.0}),
+    ("admission control", {"throttle_by_queue_length": True}),
+)
 
 #: The retry budget :func:`lever_table` gives each DWFM host: 0.02 retries per second (72 an hour),
 #: about an eighth of what one incident host finishes (10 items per 60 s), with a burst of 10.
@@ -248,3 +259,61 @@ def lever_table(config: DwfmConfig = INCIDENT, *, executor: Executor | None = No
          replace(alone, drop_expired_work=True, queue_order="lifo")),
     ]
     return pd.DataFrame(map_items(_lever_row, rows, executor)).astype(_LEVER_COLUMNS)
+
+
+_BACKOFF_COLUMNS = {
+    "fleet_droplets_count": "int64", "setting": "string", "recovered": "bool", "recovered_at_s": "float64",
+    "peak_queue_per_host": "float64", "mean_queue_per_host": "float64", "mean_wait_s": "float64",
+    "peak_backoff_count": "int64", "wasted_fraction": "float64",
+}
+
+
+def _backoff_row(args: tuple[str, DwfmConfig]) -> dict:
+    label, cfg = args
+    result = run(cfg)
+    s, ts = result.summary, result.timeseries
+    after = ts[ts["time_s"] > cfg.outage_end_s]
+    mean_q = float(after["queue_count"].mean()) / cfg.dwfm_hosts_count if len(after) else 0.0
+    return {"fleet_droplets_count": cfg.fleet_droplets_count, "setting": label, "recovered": s.recovered,
+            "recovered_at_s": float("nan") if s.recovered_at_s is None else s.recovered_at_s,
+            "peak_queue_per_host": s.peak_queue_count / cfg.dwfm_hosts_count,
+            "mean_queue_per_host": mean_q,
+            "mean_wait_s": mean_q * cfg.lease_establish_s / cfg.host_concurrency_count,
+            "peak_backoff_count": int(after["backoff_count"].max()) if len(after) else 0,
+            "wasted_fraction": s.wasted_fraction}
+
+
+def backoff_sweep(fleet_sizes: Iterable[int] = (3_000, 6_600, 9_000), config: DwfmConfig = INCIDENT, *,
+                  executor: Executor | None = None) -> pd.DataFrame:
+    """Backoff against admission control, over fleet sizes and backoff parameters, without operators.
+
+    Each fleet size runs every :data:`BACKOFF_SETTINGS` entry on ``config`` with its operators
+    removed. The queue columns show the mechanism: backoff moves items from the queue into waiting
+    (``peak_backoff_count``), which shortens the mean queue, while the first wave of requests,
+    which no retry policy touches, still fills it (``peak_queue_per_host``).
+
+    Args:
+        fleet_sizes: droplet counts (each valid for ``fleet_droplets_count``).
+        config: the starting config (the incident preset by default).
+        executor: optional ``concurrent.futures.Executor``; ``None`` runs in this process.
+
+    Returns:
+        One row per fleet size and setting: ``fleet_droplets_count`` (int64), ``setting`` (string),
+        ``recovered`` (bool, within ``horizon_s``), ``recovered_at_s`` (float64, seconds since
+        11:48 PM PDT, NaN if not recovered), ``peak_queue_per_host`` and ``mean_queue_per_host``
+        (float64, items waiting per DWFM host: the peak over the run, the mean over the rows after
+        DynamoDB returns), ``mean_wait_s`` (float64, seconds: that mean queue times
+        ``lease_establish_s / host_concurrency_count``, the wait it implies), ``peak_backoff_count``
+        (int64, items waiting out a backoff at once, after DynamoDB returns) and ``wasted_fraction``
+        (float64).
+
+    Raises:
+        ConfigError: a bad fleet size, ``config`` not a DwfmConfig, or a bad ``executor``.
+    """
+    if not isinstance(config, DwfmConfig):
+        raise ConfigError(f"config must be a DwfmConfig, got {type(config).__name__}")
+    fleets = _values("fleet_sizes", fleet_sizes, lambda n, v: check_int(n, v, lo=1, hi=1_000_000))
+    alone = replace(config, operator_restart_at_s=None, operator_throttle_at_s=None)
+    items = [(label, replace(alone, fleet_droplets_count=n, **fields)) for n in fleets
+             for label, fields in BACKOFF_SETTINGS]
+    return pd.DataFrame(map_items(_backoff_row, items, executor)).astype(_BACKOFF_COLUMNS)
