@@ -242,13 +242,13 @@ class _Model:
         """
         cfg, q = self.cfg, self.queues[h]
         pop = q.pop if cfg.queue_order == "lifo" else q.popleft
+        batch: list[tuple[int, float, int]] = []
         if not cfg.drop_expired_work:
             take = min(cfg.host_concurrency_count, len(q))
             self.step(items=take)
             batch = [pop() for _ in range(take)]
             self.queue_total -= len(batch)
             return batch
-        batch: list[tuple[int, float, int]] = []
         expired: list[tuple[int, float, int]] = []
         now_ms, deadline_ms = to_ms(now), to_ms(cfg.work_deadline_s)
         while q and len(batch) < cfg.host_concurrency_count:
