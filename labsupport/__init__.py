@@ -2,7 +2,7 @@
 
 Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.py`` checks it)::
 
-    base      errors, clock, presets, timeline, route53, dependencies, quiz
+    base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy
               (+ private _validate, _sweep, _engine, _quiz_html)
     models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) -> sweep
     composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same four parts each
@@ -16,6 +16,7 @@ Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.p
 * :mod:`labsupport.route53`: the Route 53 hosted-zone rules the race's Enactors write through.
 * :mod:`labsupport.dependencies`: hidden single-Region dependencies as a graph (stop point 6).
 * :mod:`labsupport.quiz`: the concept quiz on the common misconceptions, and its scoring.
+* :mod:`labsupport.strategy`: student code the engines run (a conditional write, a failover decision), bounded.
 * :mod:`labsupport.race`: the DNS Planner/Enactor race (simpy), its guards and sweeps.
 * :mod:`labsupport.dwfm`: EC2's DropletWorkflow Manager: lease expiry, congestive collapse, sweeps.
 * :mod:`labsupport.network`: Network Manager's propagation queue and its backlog.

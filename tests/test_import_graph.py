@@ -5,7 +5,7 @@ imports, bottom layer first.
 
 Layers (a module may import only from its own layer or a lower one)::
 
-    0  base      errors, clock, _validate, _sweep, _engine, presets, route53, timeline, dependencies,
+    0  base      errors, clock, _validate, _sweep, _engine, presets, route53, timeline, dependencies, strategy,
                  quiz (with _quiz_html): the concept quiz's data, scoring and HTML
     1  models    one package per model: race/, dwfm/, network/, dns_cache/
     2  composed  models built on other models: nlb/ (on network), explore/ (on race), chain/ (on all)
@@ -36,6 +36,7 @@ LAYERS: dict[str, int] = {
     "labsupport.errors": 0, "labsupport.clock": 0, "labsupport._validate": 0, "labsupport._sweep": 0,
     "labsupport._engine": 0, "labsupport.presets": 0, "labsupport.route53": 0, "labsupport.timeline": 0,
     "labsupport.dependencies": 0, "labsupport.quiz": 0, "labsupport._quiz_html": 0,
+    "labsupport.strategy": 0,
     "labsupport.race": 1, "labsupport.dwfm": 1, "labsupport.network": 1, "labsupport.dns_cache": 1,
     "labsupport.nlb": 2, "labsupport.explore": 2, "labsupport.chain": 2,
     "labsupport.charts": 3,
