@@ -7,7 +7,7 @@ Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.p
     models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) -> sweep
     composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same four parts each
     charts    charts/ (one module per model)                        data -> DataFrame -> encoding
-    wiring    widgets/ (panel, one module per lab), book, colab, student  controls -> run -> charts
+    wiring    widgets/ (panel, one module per lab), book, colab, student, grading/  controls -> run -> charts
 
 * :mod:`labsupport.errors`: the errors this package raises.
 * :mod:`labsupport.clock`: the incident's time origins, wall-clock conversions and sampling grids.
@@ -29,6 +29,7 @@ Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.p
 * :mod:`labsupport.colab`: the one setting (the published repository) and the install cells derived from it.
 * :mod:`labsupport.student`: student notebooks, the labs in plain CommonMark for any front end (also a Sphinx extension).
 * :mod:`labsupport.book`: the Sphinx extension that bundles the Vega JavaScript into the book.
+* :mod:`labsupport.grading`: graded assignments: each student's parameters and key, grading with otter.
 * :mod:`labsupport.pdf`: ``python -m labsupport.pdf``, a PDF of the whole built book (Chromium, pypdf).
 
 Every model's ``sweep(configs, *, executor=None)`` runs configs and returns one summary row each.

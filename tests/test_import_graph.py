@@ -10,7 +10,7 @@ Layers (a module may import only from its own layer or a lower one)::
     1  models    one package per model: race/, dwfm/, network/, dns_cache/
     2  composed  models built on other models: nlb/ (on network), explore/ (on race), chain/ (on all)
     3  charts    labsupport.charts and its per-model modules
-    4  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf
+    4  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf, grading/
 
 Inside a model's package the parts are ordered too: ``config`` -> ``engine`` -> ``model`` ->
 ``sweep`` -> ``replay``; a part imports only the parts before it (the package's ``__init__``
@@ -41,7 +41,7 @@ LAYERS: dict[str, int] = {
     "labsupport.nlb": 2, "labsupport.explore": 2, "labsupport.chain": 2,
     "labsupport.charts": 3,
     "labsupport.widgets": 4, "labsupport.book": 4, "labsupport.colab": 4, "labsupport.student": 4,
-    "labsupport.pdf": 4,
+    "labsupport.pdf": 4, "labsupport.grading": 4,
 }
 LAYER_NAMES = ("base", "models", "composed", "charts", "wiring")
 #: The packages that are models (layers 1 and 2), each with these parts, in this order.
