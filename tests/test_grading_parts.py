@@ -165,3 +165,12 @@ def test_the_csv_has_a_row_per_student_a_column_per_question_and_a_total(tmp_pat
     assert lines[0] == "student_id,q1,q2,q3,auto_total,auto_max,flags,seconds"
     assert lines[1].startswith("s1,1,1,,2,3,,") and lines[2].startswith("s2,0,2,,2,3,timed out,")
     assert "q2: 1 / 2" in (tmp_path / "fb" / "s1.md").read_text()
+
+
+def test_a_run_that_reports_no_question_scores_is_flagged():
+    g = grade.Grade("s1")
+    grade._read_results(g, {"tests": [{"name": "Public Tests", "status": "passed"}]})
+    assert g.scores == {} and "no question scores" in g.flags[0]
+    ok = grade.Grade("s2")
+    grade._read_results(ok, {"tests": [{"name": "q1", "score": 1, "max_score": 1, "output": "passed"}]})
+    assert ok.scores == {"q1": 1.0} and ok.flags == []

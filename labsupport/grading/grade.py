@@ -241,6 +241,8 @@ def _read_results(grade: Grade, results: dict) -> None:
         grade.scores[name] = float(test.get("score") or 0.0)
         grade.max_scores[name] = float(test["max_score"])
         grade.feedback[name] = str(test.get("output", ""))
+    if not grade.scores:   # otter ran, yet graded no question: its tests were replaced or removed
+        grade.flags.append("flagged for review: otter run reported no question scores (were the tests changed?)")
 
 
 def grade_folder(folder: Path, autograder: Path, *, assignment: str, jobs: int = 1, timeout_s: float = 300.0,
