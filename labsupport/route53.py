@@ -116,6 +116,7 @@ class HostedZone:
         reject_empty_records: bool,
         self_repair: bool,
         max_record_drop_fraction: float,
+        condition_holds: bool | None = None,
     ) -> Change:
         """Commit one Enactor batch: build plan ``generation``'s tree, flip the alias, move the rollback.
 
@@ -130,12 +131,17 @@ class HostedZone:
             self_repair: guard 4, if the active plan's tree is missing, re-apply the newest plan from
                 scratch instead of failing.
             max_record_drop_fraction: largest allowed cut in records under guard 3 (fraction, 0-1].
+            condition_holds: the batch's write condition as a strategy evaluated it (see
+                :class:`labsupport.strategy.WriteRequest`): ``False`` refuses the batch as guard 1
+                would, ``True`` lets it go on; ``None`` (default) leaves the decision to guard 1.
 
         Returns:
             A :class:`Change`. Only ``applied``, ``stale_applied`` and ``self_repaired`` change state.
         """
         before = self.alias
-        if check_version_on_write and before is not None and before >= generation:
+        if condition_holds is None:
+            condition_holds = not (check_version_on_write and before is not None and before >= generation)
+        if not condition_holds:
             return self._unchanged(REFUSED_NOT_NEWER, generation,
                                    f"conditional write refused: endpoint already on plan {before}")
         if before is not None and before not in self.trees:

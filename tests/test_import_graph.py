@@ -5,12 +5,12 @@ imports, bottom layer first.
 
 Layers (a module may import only from its own layer or a lower one)::
 
-    0  base      errors, clock, _validate, _sweep, _engine, presets, route53, timeline, dependencies,
+    0  base      errors, clock, _validate, _sweep, _engine, presets, route53, timeline, dependencies, strategy,
                  quiz (with _quiz_html): the concept quiz's data, scoring and HTML
     1  models    one package per model: race/, dwfm/, network/, dns_cache/
     2  composed  models built on other models: nlb/ (on network), explore/ (on race), chain/ (on all)
     3  charts    labsupport.charts and its per-model modules
-    4  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf
+    4  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf, grading/
 
 Inside a model's package the parts are ordered too: ``config`` -> ``engine`` -> ``model`` ->
 ``sweep`` -> ``replay``; a part imports only the parts before it (the package's ``__init__``
@@ -36,11 +36,12 @@ LAYERS: dict[str, int] = {
     "labsupport.errors": 0, "labsupport.clock": 0, "labsupport._validate": 0, "labsupport._sweep": 0,
     "labsupport._engine": 0, "labsupport.presets": 0, "labsupport.route53": 0, "labsupport.timeline": 0,
     "labsupport.dependencies": 0, "labsupport.quiz": 0, "labsupport._quiz_html": 0,
+    "labsupport.strategy": 0,
     "labsupport.race": 1, "labsupport.dwfm": 1, "labsupport.network": 1, "labsupport.dns_cache": 1,
     "labsupport.nlb": 2, "labsupport.explore": 2, "labsupport.chain": 2,
     "labsupport.charts": 3,
     "labsupport.widgets": 4, "labsupport.book": 4, "labsupport.colab": 4, "labsupport.student": 4,
-    "labsupport.pdf": 4,
+    "labsupport.pdf": 4, "labsupport.grading": 4,
 }
 LAYER_NAMES = ("base", "models", "composed", "charts", "wiring")
 #: The packages that are models (layers 1 and 2), each with these parts, in this order.

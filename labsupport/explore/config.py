@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import race
 from .._validate import Config, check_bool, check_instance, check_int
+from ..errors import ConfigError
 from ..race import Guards
+from ..strategy import WriteRequest, check_strategy
 
 __all__ = ["ExploreConfig", "GUARDS", "INCIDENT"]
 
@@ -29,6 +32,9 @@ class ExploreConfig(Config):
         reduce_symmetry: count states that differ only in which Enactor is which as one state.
         max_states: stop with :class:`~labsupport.errors.LimitExceeded` beyond this many states
             (1-3,000,000; about 350 MB of memory per million states).
+        conditional_write: the Enactor's write strategy, as :attr:`labsupport.race.RaceConfig.conditional_write`
+            (``f(request: WriteRequest) -> bool``; ``None`` keeps guard 1's rule). The checker asks it
+            once per (endpoint, active plan, new plan), so it must answer the same way every time.
 
     Raises:
         ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
@@ -41,6 +47,7 @@ class ExploreConfig(Config):
     guards: Guards = field(default_factory=Guards)
     reduce_symmetry: bool = True
     max_states: int = 1_000_000
+    conditional_write: Callable[[WriteRequest], bool] | None = None
 
     def _check(self) -> None:
         check_int("enactor_count", self.enactor_count, lo=1, hi=3)
@@ -50,6 +57,10 @@ class ExploreConfig(Config):
         check_instance("guards", self.guards, Guards)
         check_bool("reduce_symmetry", self.reduce_symmetry)
         check_int("max_states", self.max_states, lo=1, hi=3_000_000)
+        check_strategy("conditional_write", self.conditional_write)
+        if self.conditional_write is not None and self.guards.check_version_on_write:
+            raise ConfigError("conditional_write replaces guards.check_version_on_write: turn the guard off "
+                              "or leave conditional_write None")
 
 
 #: The protocol as it ran in October 2025 (no guards), at the course's default bounds:

@@ -17,7 +17,8 @@ Covers:
                                                       | last applied<<9 | last failed<<12
 
     endpoint write on e (guards in labsupport.route53's order):
-      guard 1 and alias >= plan        -> refused, next endpoint
+      guard 1 and alias >= plan        -> refused, next endpoint (a conditional_write strategy,
+                                          if given, decides instead)
       alias tree missing               -> guard 4: rebuild newest plan; else rejected (stuck)
       alias == plan                    -> no-op, next endpoint
       otherwise                        -> build tree, rollback := alias, alias := plan
@@ -29,12 +30,14 @@ from __future__ import annotations
 
 import time
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import ConfigError, LimitExceeded
+from ..strategy import WriteRequest, call_strategy
 from .config import ExploreConfig
 
 __all__ = ["ENACTOR_NAMES", "ENDPOINT_NAMES", "PLANNER", "Graph", "Params", "Step", "canon", "goal", "initial",
@@ -61,6 +64,8 @@ class Params(NamedTuple):
     delete_only_unreferenced: bool
     reject_empty_records: bool
     self_repair: bool
+    #: (endpoint index, active plan, new plan) -> may the write commit; None: guard 1's rule.
+    write_allowed: Callable[[int, int, int], bool] | None = None
 
 
 class Step(NamedTuple):
@@ -149,7 +154,8 @@ def _write(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
     plan, ep, last, failed = code >> 2 & _M, code >> 5 & 1, code >> 9 & _M, code >> 12 & _M
     alias_at, rollback_at, trees_at = 1 + ep, 1 + endpoints + ep, 1 + 2 * endpoints + ep  # this endpoint's alias, rollback, trees
     t, a, trees, newest = list(s), s[alias_at], s[trees_at], s[0]
-    if p.check_version_on_write and a >= plan:
+    if (not p.write_allowed(ep, a, plan) if p.write_allowed is not None
+            else p.check_version_on_write and a >= plan):
         action, what = "write_refused", f"conditional write refused: endpoint on plan {a}"
         t[at] = _after_write(s, endpoints, ep, plan, last, failed, keep)
     elif not trees >> a & 1:  # the rollback record cannot point at the missing active plan
@@ -214,8 +220,25 @@ def goal(s: tuple[int, ...], endpoints: int, generations: int) -> bool:
 # -- the search ------------------------------------------------------------------------------
 def params(cfg: ExploreConfig) -> Params:
     """The bounds and guards of ``cfg`` as the steps read them."""
-    bounds = (cfg.endpoint_count, cfg.generation_count, cfg.cleanup_keep_generations)
-    return Params(*bounds, *cfg.guards.flags())
+    g = cfg.guards
+    return Params(cfg.endpoint_count, cfg.generation_count, cfg.cleanup_keep_generations,
+                  g.check_version_on_write, g.delete_only_unreferenced, g.reject_empty_records, g.self_repair,
+                  _write_allowed(cfg))
+
+
+def _write_allowed(cfg: ExploreConfig) -> Callable[[int, int, int], bool] | None:
+    """The config's write strategy asked once per (endpoint, active plan, new plan), or None."""
+    strategy = cfg.conditional_write
+    if strategy is None:
+        return None
+    memo: dict[tuple[int, int, int], bool] = {}
+
+    def allowed(ep: int, active: int, new: int) -> bool:
+        key = (ep, active, new)
+        if key not in memo:
+            memo[key] = call_strategy("conditional_write", strategy, WriteRequest(ENDPOINT_NAMES[ep], active, new))
+        return memo[key]
+    return allowed
 
 
 @dataclass

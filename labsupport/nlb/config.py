@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .. import network
 from .._validate import Config, check_bool, check_instance, check_int, check_number, check_seed
 from ..clock import NETWORK_CLOCK
 from ..network import NetworkConfig
+from ..strategy import FailoverRequest, check_strategy
 
 __all__ = ["CLOCK", "INCIDENT", "NlbConfig", "VELOCITY_CONTROL"]
 
@@ -61,6 +63,13 @@ class NlbConfig(Config):
         max_events: bound on simulation steps plus target probes, 1 to 10,000,000 (a run that
             long needs up to about 1 GB); exceeding it raises ``LimitExceeded``.
         seed: seed of the run's one ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`; the network run uses its own config's).
+        failover_decision: a strategy, ``f(request: FailoverRequest) -> bool``, asked at each
+            review of an AZ while automatic failover is on: ``True`` fails the AZ over (within
+            the fail-open and velocity limits), ``False`` keeps or restores its DNS weight
+            (see :class:`~labsupport.strategy.FailoverRequest`). ``None`` (default) is the rule
+            above: a result more than ``failover_delay_threshold_s`` old. A strategy that raises,
+            returns a non-``bool`` or does not return stops the run with a
+            :class:`~labsupport.errors.ConfigError` naming it.
 
     Raises:
         ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
@@ -89,6 +98,7 @@ class NlbConfig(Config):
     sample_interval_s: float = 60.0
     max_events: int = 1_000_000
     seed: int = 20251020
+    failover_decision: Callable[[FailoverRequest], bool] | None = None
 
     def _check(self) -> None:
         check_instance("network", self.network, NetworkConfig)
@@ -118,6 +128,7 @@ class NlbConfig(Config):
                      hi=horizon)
         check_int("max_events", self.max_events, lo=1, hi=10_000_000)  # memory: < ~1 GB
         check_seed("seed", self.seed)
+        check_strategy("failover_decision", self.failover_decision)
 
 
 #: The incident: failover on, disabled at 9:36 AM and re-enabled at 2:09 PM (PES times), no

@@ -17,6 +17,7 @@ import simpy
 
 from .._validate import check_int, check_number, tick_s, to_ms
 from ..network import NetworkResult
+from ..strategy import FailoverRequest, call_strategy
 from .config import NlbConfig
 
 __all__ = ["SERIES", "flap_transitions_per_check"]
@@ -166,6 +167,12 @@ class _Nlb:
         if not self.failover_on:
             return
         stale = now_ms - az.last_result_ms > self.threshold_ms
+        decide = self.cfg.failover_decision
+        if decide is not None:
+            removed = sum((1.0 - a.weight) * self.share(a) for a in self.azs)
+            stale = call_strategy("failover_decision", decide, FailoverRequest(
+                az.index, (now_ms - az.last_result_ms) / 1000, self.cfg.failover_delay_threshold_s,
+                az.latency_s, az.weight, removed))
         if stale and az.weight > 0:
             self.remove(az, now_ms)
         elif not stale and az.weight < 1:

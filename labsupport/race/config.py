@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 
@@ -9,6 +10,7 @@ from .._sweep import flags_label
 from .._validate import Config, check_bool, check_int, check_names, check_number, check_seed, show
 from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
+from ..strategy import WriteRequest, check_strategy
 
 __all__ = ["EnactorDelay", "GUARD_NAMES", "Guards", "INCIDENT", "INCIDENT_DELAY", "PES_DNS_RESTORED_PDT",
            "PES_EMPTY_AT_PDT", "PES_EMPTY_TO_RESTORED_S", "RaceConfig", "enactor_names"]
@@ -143,6 +145,12 @@ class RaceConfig(Config):
         seed: seed of the run's one ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`).
         max_events: the run raises :class:`~labsupport.errors.LimitExceeded` past this many events.
         guards: the four guards.
+        conditional_write: a strategy, ``f(request: WriteRequest) -> bool``, evaluated atomically
+            with each Enactor's change batch on an endpoint (see :class:`~labsupport.strategy.WriteRequest`):
+            ``False`` refuses the batch, as guard 1 does. ``None`` (default) keeps guard 1's rule;
+            a strategy replaces it, so ``guards.check_version_on_write`` must then be off. A
+            strategy that raises, returns a non-``bool`` or does not return stops the run with a
+            :class:`~labsupport.errors.ConfigError` naming it (:func:`~labsupport.strategy.call_strategy`).
     """
 
     plan_interval_s: float = 30.0
@@ -167,6 +175,7 @@ class RaceConfig(Config):
     seed: int = 2
     max_events: int = 200_000
     guards: Guards = field(default_factory=Guards)
+    conditional_write: Callable[[WriteRequest], bool] | None = None
 
     def _check(self) -> None:
         check_number("plan_interval_s", self.plan_interval_s, lo=1, hi=3600)
@@ -199,6 +208,10 @@ class RaceConfig(Config):
         check_int("max_events", self.max_events, lo=1, hi=10**8)
         if not isinstance(self.guards, Guards):
             raise ConfigError(f"guards must be a Guards value, got {show(self.guards)}")
+        check_strategy("conditional_write", self.conditional_write)
+        if self.conditional_write is not None and self.guards.check_version_on_write:
+            raise ConfigError("conditional_write replaces guards.check_version_on_write: turn the guard off "
+                              "or leave conditional_write None")
 
     def _check_delays(self) -> None:
         if not isinstance(self.delays, (tuple, list)) or not all(isinstance(d, EnactorDelay) for d in self.delays):

@@ -30,6 +30,7 @@ import simpy
 from .. import route53 as r53
 from .._engine import run_until
 from .._validate import tick_s
+from ..strategy import WriteRequest, call_strategy
 from .config import EnactorDelay, RaceConfig
 
 __all__ = ["ACTIONS", "STATE_ACTIONS", "frame", "simulate"]
@@ -192,10 +193,13 @@ class Enactor:
             duration += fault.extra_latency_s if hit else 0.0
             zone.take_lock(self.name, w.env.now + duration + cfg.lock_ttl_s)
             yield w.env.timeout(duration)
+            holds = None if cfg.conditional_write is None else call_strategy(
+                "conditional_write", cfg.conditional_write, WriteRequest(endpoint, zone.alias, gen))
             change = zone.apply_plan(
                 gen, w.records_of(gen, endpoint), newest=(w.newest, w.records_of(w.newest, endpoint)),
                 check_version_on_write=g.check_version_on_write, reject_empty_records=g.reject_empty_records,
-                self_repair=g.self_repair, max_record_drop_fraction=cfg.max_record_drop_fraction)
+                self_repair=g.self_repair, max_record_drop_fraction=cfg.max_record_drop_fraction,
+                condition_holds=holds)
             w.record(self.name, zone, change)
             w.note_lag()
             return change.kind

@@ -1,0 +1,64 @@
+"""``python -m labsupport.grading``: build an assignment, print the key for an id, grade a folder.
+
+::
+
+    python -m labsupport.grading build 01-enactor-race --out dist/01-enactor-race
+    python -m labsupport.grading key 01-enactor-race --id s1234567
+    python -m labsupport.grading grade SUBMISSIONS --autograder dist/01-enactor-race/autograder/*.zip \\
+        --out grades.csv --feedback feedback/ [--jobs 2] [--timeout 300] [--memory-mb 3072]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from . import grade, lab01
+
+#: Assignments this command knows: name -> (parameters of an id, key of an id, manual questions).
+ASSIGNMENTS = {lab01.ASSIGNMENT: (lab01.params, lab01.key, ("q4_explain",))}
+#: The assignment sources, at the repository's root.
+SOURCES = Path(__file__).resolve().parents[2] / "assignments"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m labsupport.grading", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="otter assign: write the student copy and the autograder")
+    b.add_argument("assignment", choices=sorted(ASSIGNMENTS))
+    b.add_argument("--out", type=Path, required=True)
+    k = sub.add_parser("key", help="print the instructor's key for one student id (JSON)")
+    k.add_argument("assignment", choices=sorted(ASSIGNMENTS))
+    k.add_argument("--id", required=True, dest="student_id")
+    g = sub.add_parser("grade", help="grade a folder of submissions into a CSV and feedback files")
+    g.add_argument("submissions", type=Path)
+    g.add_argument("--assignment", choices=sorted(ASSIGNMENTS), default=lab01.ASSIGNMENT)
+    g.add_argument("--autograder", type=Path, required=True)
+    g.add_argument("--out", type=Path, required=True)
+    g.add_argument("--feedback", type=Path, default=None)
+    g.add_argument("--jobs", type=int, default=1)
+    g.add_argument("--timeout", type=float, default=300.0)
+    g.add_argument("--memory-mb", type=int, default=3072)
+    args = parser.parse_args(argv)
+    if args.command == "build":
+        source = SOURCES / args.assignment / f"{args.assignment}.ipynb"
+        return subprocess.call([sys.executable, "-m", "otter", "assign", "--no-run-tests", str(source),
+                                str(args.out)])
+    params, key, manual = ASSIGNMENTS[args.assignment]
+    if args.command == "key":
+        print(json.dumps(key(args.student_id), indent=2))
+        return 0
+    grades = grade.grade_folder(args.submissions, args.autograder, assignment=args.assignment, jobs=args.jobs,
+                                timeout_s=args.timeout, memory_mb=args.memory_mb)
+    grade.write_csv(grades, args.out, manual=manual, feedback_dir=args.feedback,
+                    params=lambda i: {k: v for k, v in asdict(params(i)).items() if k != "student_id"})
+    print(f"graded {len(grades)} submissions into {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

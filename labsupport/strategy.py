@@ -1,0 +1,164 @@
+"""Student code the engines run: the strategy requests, their checks and the bounded call.
+
+A strategy is a small callable a student writes and passes through a model's config: the
+engine calls it with one frozen request and expects a ``bool`` back. Three things can go
+wrong with code written by someone else, and each becomes the course's
+:class:`~labsupport.errors.ConfigError` naming the strategy's field and function:
+
+* it raises: the error names the exception (the student's traceback is chained as ``__cause__``);
+* it returns something other than a ``bool`` (``1``, ``None``, ``"yes"``, ``numpy.True_``);
+* it never returns: each call may execute at most :data:`STEP_BUDGET` Python lines (counted with
+  :func:`sys.settrace`), so a ``while True`` loop is stopped after a bounded number of steps.
+
+Limits: a loop inside C code (``sum(range(10**12))``, ``time.sleep``) executes no Python lines
+and is not counted, and a strategy that catches every exception (``except BaseException``) can
+swallow the stop; a grading run's per-submission timeout is the last line of defence for those.
+
+::
+
+    engine --WriteRequest / FailoverRequest--> call_strategy(field, fn, request)
+                                                 |-- settrace: count lines, stop at STEP_BUDGET
+                                                 |-- raises?       -> ConfigError(field, fn, error)
+                                                 '-- not a bool?   -> ConfigError(field, fn, type)
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+from .errors import ConfigError
+
+__all__ = ["FailoverRequest", "STEP_BUDGET", "StrategyTimeout", "WriteRequest", "call_strategy",
+           "check_strategy", "strategy_name"]
+
+#: Python lines one strategy call may execute before it is stopped (a correct strategy needs < 50).
+STEP_BUDGET = 100_000
+
+
+@dataclass(frozen=True)
+class WriteRequest:
+    """What the DNS Enactor's write strategy sees when its change batch commits on one endpoint.
+
+    The strategy answers the compare-and-set question: commit this batch (``True``) or refuse it
+    (``False``). Route 53 evaluates it atomically with the batch, under the endpoint's lock
+    (:mod:`labsupport.route53`), so nothing changes between the look and the write.
+
+    Attributes:
+        endpoint: the endpoint's name (``"regional"``, ``"ipv6"``, ...).
+        active_plan: generation the endpoint's alias points at now (None before the first plan).
+        new_plan: generation the Enactor is writing.
+    """
+
+    endpoint: str
+    active_plan: int | None
+    new_plan: int
+
+
+@dataclass(frozen=True)
+class FailoverRequest:
+    """What the NLB's failover strategy sees when it reviews one Availability Zone's DNS weight.
+
+    The strategy answers: is this AZ's health-check data too old to trust, so that its DNS
+    weight should be removed (``True``, within the fail-open and velocity limits), or is it fresh
+    (``False``, its weight is restored)?
+
+    Attributes:
+        az: the AZ's index (0-based).
+        result_age_s: seconds since the probe tick of the newest health-check result delivered.
+        threshold_s: the config's ``failover_delay_threshold_s``.
+        check_latency_s: the AZ's current health-check delay, seconds.
+        dns_weight: the AZ's DNS weight now, in [0, 1].
+        removed_fraction: share of the NLB's capacity that failover has removed now, in [0, 1].
+    """
+
+    az: int
+    result_age_s: float
+    threshold_s: float
+    check_latency_s: float
+    dns_weight: float
+    removed_fraction: float
+
+
+class StrategyTimeout(ConfigError):
+    """A strategy call executed more than :data:`STEP_BUDGET` Python lines (it would not return)."""
+
+
+def strategy_name(fn: object) -> str:
+    """A readable name of a strategy: its qualified name, else its type's."""
+    return getattr(fn, "__qualname__", None) or type(fn).__name__
+
+
+def check_strategy(name: str, fn: object) -> None:
+    """Raise ConfigError unless ``fn`` is None or a callable that takes exactly one positional argument.
+
+    Args:
+        name: the config field, for the message (``"write_strategy"``).
+        fn: the strategy.
+
+    Raises:
+        ConfigError: ``fn`` is not callable, or cannot be called with one argument.
+    """
+    if fn is None:
+        return
+    if not callable(fn):
+        raise ConfigError(f"{name} must be None or a function of one request, got {type(fn).__name__}")
+    try:
+        inspect.signature(fn).bind(None)
+    except TypeError as exc:
+        raise ConfigError(f"{name} must take exactly one argument (the request), "
+                          f"{strategy_name(fn)} does not: {exc}") from None
+    except ValueError:  # builtins without a signature: let the call decide
+        return
+
+
+def call_strategy(name: str, fn: Callable[[Any], object], request: object,
+                  *, budget: int = STEP_BUDGET) -> bool:
+    """Call a student's strategy on ``request`` within a step budget; return its ``bool``.
+
+    Args:
+        name: the config field the strategy came from, for messages.
+        fn: the strategy.
+        request: the frozen request (:class:`WriteRequest`, :class:`FailoverRequest`).
+        budget: the most Python lines the call may execute (count).
+
+    Returns:
+        The strategy's answer, exactly ``True`` or ``False``.
+
+    Raises:
+        StrategyTimeout: the call executed more than ``budget`` lines.
+        ConfigError: the strategy raised (chained as ``__cause__``) or returned a non-``bool``.
+    """
+    who = f"{name}={strategy_name(fn)}"
+    steps = 0
+
+    def tracer(frame: FrameType, event: str, arg: object) -> Callable | None:
+        nonlocal steps
+        if event == "line":
+            steps += 1
+            if steps > budget:
+                sys.settrace(None)
+                raise StrategyTimeout(f"{who} did not return within {budget:,} Python lines on {request!r}; "
+                                      "a strategy must answer at once (no loops that wait)")
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        answer = fn(request)
+    except StrategyTimeout:
+        raise
+    except Exception as exc:
+        raise ConfigError(f"{who} raised {type(exc).__name__}: {exc} on {request!r}") from exc
+    finally:
+        sys.settrace(previous)
+    if steps > budget:  # the student's code caught the stop and went on: still a timeout
+        raise StrategyTimeout(f"{who} did not return within {budget:,} Python lines on {request!r}")
+    if type(answer) is not bool:
+        raise ConfigError(f"{who} must return True or False, got {type(answer).__name__} {answer!r} "
+                          f"on {request!r}")
+    return answer

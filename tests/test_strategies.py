@@ -1,0 +1,190 @@
+"""Student strategies the engines run: the Enactor's conditional write and the NLB's failover decision.
+
+A strategy equal to a built-in rule gives the same trace as the rule; a strategy that raises,
+returns a non-bool or never returns stops the run with a ConfigError naming it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import replace
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labsupport import explore, nlb, race
+from labsupport.errors import ConfigError
+from labsupport.strategy import STEP_BUDGET, StrategyTimeout, WriteRequest, call_strategy
+
+GUARD_1 = race.Guards(check_version_on_write=True)
+
+
+def compare_and_set(request: WriteRequest) -> bool:
+    """The conditional write: commit only a plan newer than the active one."""
+    return request.active_plan is None or request.new_plan > request.active_plan
+
+
+def always_write(request: WriteRequest) -> bool:
+    return True
+
+
+def never_returns(request: object) -> bool:
+    while True:
+        pass
+
+
+def swallows_the_stop(request: object) -> bool:
+    for _ in range(2 * STEP_BUDGET):
+        with contextlib.suppress(ConfigError):
+            pass
+    return True
+
+
+def raises(request: object) -> bool:
+    raise KeyError("oops")
+
+
+def returns_int(request: object) -> bool:
+    return 1  # type: ignore[return-value]
+
+
+def returns_none(request: object) -> bool:
+    return None  # type: ignore[return-value]
+
+
+# -- the race ----------------------------------------------------------------------------------
+def test_compare_and_set_strategy_gives_guard_1s_exact_trace():
+    by_guard = race.run(replace(race.INCIDENT, guards=GUARD_1))
+    by_strategy = race.run(replace(race.INCIDENT, conditional_write=compare_and_set))
+    pd.testing.assert_frame_equal(by_guard.events, by_strategy.events)
+    assert by_strategy.summary == by_guard.summary
+    assert by_strategy.summary.regional_empty_s == 0 and not by_strategy.summary.active_plan_deleted
+
+
+def test_an_unconditional_write_strategy_gives_the_incidents_exact_trace():
+    incident = race.run(race.INCIDENT)
+    unconditional = race.run(replace(race.INCIDENT, conditional_write=always_write))
+    pd.testing.assert_frame_equal(incident.events, unconditional.events)
+    assert unconditional.summary.regional_empty_s > 0
+
+
+def test_the_strategy_sees_the_endpoints_active_plan_and_the_plan_being_written():
+    seen: list[WriteRequest] = []
+
+    def spy(request: WriteRequest) -> bool:
+        seen.append(request)
+        return compare_and_set(request)
+
+    result = race.run(replace(race.INCIDENT, conditional_write=spy, horizon_s=600.0))
+    writes = result.events[result.events["action"].isin(["write", "write_noop", "write_refused", "stale_write"])]
+    assert [(r.endpoint, r.new_plan) for r in seen] == list(zip(writes["endpoint"], writes["generation"], strict=True))
+    assert all(r.active_plan is not None for r in seen)
+    assert {r.endpoint for r in seen} == set(race.INCIDENT.endpoints)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), losses=st.integers(0, 12))
+def test_compare_and_set_never_empties_an_endpoint_whatever_the_seed_and_lock_losses(seed, losses):
+    delay = replace(race.INCIDENT_DELAY, lock_losses_count=losses)
+    cfg = replace(race.INCIDENT, seed=seed, delays=(delay,), horizon_s=1800.0, conditional_write=compare_and_set)
+    summary = race.run(cfg).summary
+    assert summary.endpoints_emptied == () and summary.stale_overwrites_count == 0
+    assert not summary.active_plan_deleted and not summary.stuck
+
+
+@pytest.mark.parametrize("bad, words", [
+    (raises, ["conditional_write=raises", "KeyError", "oops"]),
+    (returns_int, ["conditional_write=returns_int", "True or False", "int 1"]),
+    (returns_none, ["conditional_write=returns_none", "NoneType"]),
+    (never_returns, ["conditional_write=never_returns", f"{STEP_BUDGET:,} Python lines"]),
+    (swallows_the_stop, ["conditional_write=swallows_the_stop", "Python lines"]),
+])
+def test_a_faulty_write_strategy_stops_the_run_with_an_error_naming_it(bad, words):
+    with pytest.raises(ConfigError) as caught:
+        race.run(replace(race.INCIDENT, conditional_write=bad))
+    for word in words:
+        assert word in str(caught.value)
+
+
+def test_a_raising_strategys_own_error_is_kept_as_the_cause():
+    with pytest.raises(ConfigError) as caught:
+        race.run(replace(race.INCIDENT, conditional_write=raises))
+    chain, error = [], caught.value
+    while error is not None:   # simpy re-raises a process's error as a copy caused by the original
+        chain.append(type(error))
+        error = error.__cause__
+    assert chain[-1] is KeyError
+
+
+def test_a_strategy_that_never_returns_is_stopped_after_a_bounded_number_of_lines():
+    with pytest.raises(StrategyTimeout):
+        call_strategy("conditional_write", never_returns, WriteRequest("regional", 1, 2), budget=1_000)
+
+
+@pytest.mark.parametrize("value, words", [
+    (42, ["conditional_write", "function of one request", "int"]),
+    (lambda: True, ["conditional_write", "exactly one argument"]),
+    (lambda a, b: True, ["conditional_write", "exactly one argument"]),
+])
+def test_a_strategy_that_cannot_be_called_with_one_request_is_refused_by_the_config(value, words):
+    with pytest.raises(ConfigError) as caught:
+        replace(race.INCIDENT, conditional_write=value)
+    for word in words:
+        assert word in str(caught.value)
+
+
+def test_a_strategy_and_guard_1_together_are_refused_as_ambiguous():
+    with pytest.raises(ConfigError, match=r"replaces guards\.check_version_on_write"):
+        replace(race.INCIDENT, guards=GUARD_1, conditional_write=compare_and_set)
+    with pytest.raises(ConfigError, match=r"replaces guards\.check_version_on_write"):
+        replace(explore.INCIDENT, guards=GUARD_1, conditional_write=compare_and_set)
+
+
+# -- the explorer, over every interleaving -------------------------------------------------------
+def test_the_explorer_proves_compare_and_set_safe_and_finds_the_unconditional_write_unsafe():
+    cas = explore.run(replace(explore.INCIDENT, conditional_write=compare_and_set)).summary
+    guard = explore.run(replace(explore.INCIDENT, guards=GUARD_1)).summary
+    unconditional = explore.run(replace(explore.INCIDENT, conditional_write=always_write)).summary
+    incident = explore.run(explore.INCIDENT).summary
+    assert cas.safe and cas.recovers and not cas.empty_reachable
+    assert (cas.states_count, cas.transitions_count) == (guard.states_count, guard.transitions_count)
+    assert not unconditional.safe and unconditional.empty_reachable
+    assert (unconditional.states_count, unconditional.violating_states_count) == (
+        incident.states_count, incident.violating_states_count)
+
+
+def test_the_explorer_stops_on_a_faulty_strategy_with_an_error_naming_it():
+    with pytest.raises(ConfigError, match="conditional_write=returns_int"):
+        explore.run(replace(explore.INCIDENT, conditional_write=returns_int))
+
+
+# -- the NLB's failover decision ------------------------------------------------------------------
+_NLB = replace(nlb.INCIDENT, targets_per_az_count=5)
+
+
+def threshold_rule(request) -> bool:
+    return request.result_age_s > request.threshold_s
+
+
+def never_fail_over(request) -> bool:
+    return False
+
+
+def test_a_failover_strategy_equal_to_the_threshold_rule_gives_the_same_run():
+    base, same = nlb.run(_NLB), nlb.run(replace(_NLB, failover_decision=threshold_rule))
+    pd.testing.assert_frame_equal(base.events, same.events)
+    assert (base.events["kind"] == "az_failover").any()
+
+
+def test_a_failover_strategy_that_never_fails_over_removes_no_capacity():
+    events = nlb.run(replace(_NLB, failover_decision=never_fail_over)).events
+    assert not (events["kind"] == "az_failover").any()
+
+
+def test_a_faulty_failover_strategy_stops_the_run_with_an_error_naming_it():
+    with pytest.raises(ConfigError, match="failover_decision=returns_none"):
+        nlb.run(replace(_NLB, failover_decision=returns_none))
+    with pytest.raises(ConfigError, match="failover_decision"):
+        replace(_NLB, failover_decision="fail over")
