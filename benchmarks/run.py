@@ -18,7 +18,8 @@ Groups: the models' own figures (``race``, ``explore``, ``dwfm``, ``recovery``: 
 explorer's states per second), ``simpy`` (events per second of each simpy model next to a bare
 simpy loop), ``scale`` (each model at region scale: time and peak memory), ``labs`` (each lab's
 widget update, median and p90, and each notebook top to bottom in a fresh kernel), ``live`` (each
-lab's widget panel in a real JupyterLab in headless Chromium: click to chart redrawn), ``book``
+lab's widget panel in a real JupyterLab in headless Chromium, per control kind: from the move
+until every output of the panel is redrawn, beside the Python-side update and the model alone), ``book``
 (cold build of the whole book) and, opt-in, ``ci``.
 """
 

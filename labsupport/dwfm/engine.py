@@ -165,31 +165,59 @@ class _Model:
             yield env.timeout(end - start)
             self.record("dynamodb_restored")
 
+    def enqueue_new(self, droplets: list[int], now: float) -> int:
+        """:meth:`enqueue` for each droplet in turn (first attempts, none outstanding); the count admitted.
+
+        The same effects, in the same order, as one ``enqueue(d, now, 0)`` per droplet: within one
+        call the throttle's state cannot change, and a host woken by an earlier item cannot run
+        before this call returns, so the loop is kept tight and the bookkeeping done once.
+        """
+        queues, host_of, wake = self.queues, self.host_of, self.wake
+        limit = self.cfg.queue_limit_count if self.throttled(now) else None
+        admitted: list[int] = []
+        for d in droplets:
+            h = host_of[d]
+            q = queues[h]
+            if limit is not None and len(q) >= limit:
+                continue  # held back (it was not outstanding): the droplet asks again at its next check
+            q.append((d, now, 0))
+            admitted.append(d)
+            w = wake[h]
+            if w is not None and not w.triggered:
+                w.succeed()
+        self.outstanding[admitted] = True
+        self.counts["held_back"] += len(droplets) - len(admitted)
+        self.queue_total += len(admitted)
+        self.peak_queue = max(self.peak_queue, self.queue_total)
+        return len(admitted)
+
     def state_checker(self, env: simpy.Environment):
         """Check one cohort per tick: renew live leases, notice lapsed ones, request new ones."""
         cfg, k, j = self.cfg, COHORTS, 0
         n, tick = cfg.fleet_droplets_count, cfg.state_check_interval_s / COHORTS
+        # Each cohort's views of the per-droplet arrays (written through in place), made once.
+        cohorts = [(c, self.leased_until[c:n:k], self.noticed[c:n:k], self.outstanding[c:n:k],
+                    self.ttl_arr[c:n:k]) for c in range(k)]
         while True:
-            now, c = env.now, j % k
-            lu = self.leased_until[c:n:k]
+            now = env.now
+            c, lu, noticed, outstanding, ttl = cohorts[j % k]
             self.step(droplets=len(lu))
             up = self.dynamodb_up(now)
             lapsed = lu <= now
-            new = lapsed & ~self.noticed[c:n:k]
+            new = lapsed > noticed  # lapsed and not yet noticed
             if new.any():
-                self.noticed[c:n:k] |= new
-                self.record("lease_expired", int(new.sum()))
+                noticed |= new
+                self.record("lease_expired", int(np.count_nonzero(new)))
             if up:
-                live = ~lapsed
-                lu[live] = now + self.ttl_arr[c:n:k][live]
-                held, asked = self.counts["held_back"], 0
-                ask = np.flatnonzero(lapsed & ~self.outstanding[c:n:k]).tolist()
+                np.add(ttl, now, out=lu, where=~lapsed)  # renew the live leases
+                held = self.counts["held_back"]
+                ask = np.flatnonzero(lapsed > outstanding)  # lapsed and nothing outstanding
                 self.charge(len(ask))
-                for i in ask:
-                    asked += self.enqueue(c + i * k, now, 0)
+                asked = self.enqueue_new((ask * k + c).tolist(), now) if len(ask) else 0
                 self.counts["requested"] += asked
                 self._flush(asked, self.counts["held_back"] - held, "lease_requested")
-                self.release_retries(now)
+                if self.backoff_total:
+                    self.release_retries(now)
             j += 1
             yield env.timeout(j * tick - now)
 

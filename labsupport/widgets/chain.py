@@ -11,6 +11,7 @@ from IPython.display import Markdown
 from .. import chain, charts
 from ..errors import ConfigError
 from ..timeline import format_duration
+from ._runs import cached_run
 from .panel import Panel, Shown, expect, make_panel
 
 __all__ = ["chain_panel", "chain_view"]
@@ -30,7 +31,7 @@ def chain_view(config: chain.ChainConfig, *, reference: chain.ChainResult | None
     expect("config", config, chain.ChainConfig)
     if reference is not None:
         expect("reference", reference, chain.ChainResult)
-    result = chain.run(config)
+    result = cached_run(chain.run, config)
     s = result.summary
     total = format_duration(s.total_s) if s.total_s > 0 else "no stage at all"
     text = (f"**Stop points on:** {s.stop_points} · **whole event: {total}** · DynamoDB unreachable "
@@ -67,7 +68,7 @@ def chain_panel(base: chain.ChainConfig | None = None) -> Panel:
     base = chain.INCIDENT if base is None else base
     if not isinstance(base, chain.ChainConfig):
         raise ConfigError(f"base must be a ChainConfig, got {type(base).__name__}")
-    incident = chain.run(replace(base, stop_points=chain.StopPoints()))
+    incident = cached_run(chain.run, replace(base, stop_points=chain.StopPoints()))
     controls: dict[str, widgets.Widget] = {
         name: widgets.Checkbox(value=base.stop_points.flags()[i], indent=False,
                                description=f"{i + 1}: {chain.STOP_POINT_TITLES[i]}",

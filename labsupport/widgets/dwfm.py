@@ -8,6 +8,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from .. import charts, dwfm
+from ._runs import cached_run
 from .panel import Panel, Shown, make_panel
 
 __all__ = ["dwfm_panel"]
@@ -60,7 +61,7 @@ def dwfm_panel() -> Panel:
                       throttle_by_queue_length=throttle_by_queue_length,
                       queue_limit_count=queue_limit_count, operator_restart_at_s=operators_at_s,
                       operator_throttle_at_s=operators_at_s)
-        result = dwfm.run(cfg)
+        result = cached_run(dwfm.run, cfg)
         s = result.summary
         table = pd.DataFrame({
             "figure": ["All leases back", "Peak queue (items)", "Work wasted", "Insufficient-capacity launches"],

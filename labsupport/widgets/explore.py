@@ -10,6 +10,7 @@ from IPython.display import Markdown
 from .. import charts, explore
 from .._validate import check_int
 from ..errors import LimitExceeded
+from ._runs import cached_run
 from .panel import Panel, Shown, expect, make_panel
 
 __all__ = ["explore_panel"]
@@ -46,7 +47,7 @@ def explore_panel(base: explore.ExploreConfig | None = None, *, max_states: int 
         guards = replace(base.guards, **{g: values.pop(g) for g in explore.GUARDS})
         cfg = replace(base, guards=guards, **values)
         try:
-            result = explore.run(cfg)
+            result = cached_run(explore.run, cfg)
         except LimitExceeded as err:
             # Nothing was verified, so there is nothing to draw: say so instead of an empty chart.
             return [Markdown(f"**Stopped at the bound.** {err}")]

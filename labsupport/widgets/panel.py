@@ -13,7 +13,7 @@ from IPython.display import DisplayHandle, Markdown, display
 
 from ..errors import ConfigError
 
-__all__ = ["Panel", "Shown", "expect", "make_panel"]
+__all__ = ["LiveChart", "Panel", "Shown", "expect", "make_panel"]
 
 #: What a panel's render function returns, item by item: charts, tables and Markdown text.
 Shown = Union[alt.TopLevelMixin, pd.DataFrame, Markdown]
@@ -77,8 +77,9 @@ class Panel:
         display(self.box)
         self._handles = [display(item, display_id=True) for item in self._padded(self._items)]
 
-    def _padded(self, items: list[Shown]) -> list[Shown]:
-        return list(items) + [_NOTHING] * (self.slots - len(items))
+    def _padded(self, items: list[Shown]) -> list[object]:
+        shown: list[object] = [LiveChart(item) if isinstance(item, alt.TopLevelMixin) else item for item in items]
+        return shown + [_NOTHING] * (self.slots - len(items))
 
     def _show(self, items: list[Shown]) -> None:
         if len(items) > self.slots:
@@ -90,6 +91,34 @@ class Panel:
     def values(self) -> dict[str, Any]:
         """Current value of every control."""
         return {name: w.value for name, w in self.controls.items()}
+
+
+class LiveChart:
+    """A chart as a live panel sends it: its Vega-Lite spec built without Altair's schema validation.
+
+    Displaying an Altair chart validates its whole spec against the Vega-Lite JSON schema, which
+    took about half of a chart's build time on every change of a control. The specs a panel shows
+    come from :mod:`labsupport.charts`, whose every chart kind the tests validate against the
+    schema (``tests/test_live_chart_schema.py``), so the live path skips that check and sends the
+    same spec (``chart.to_dict(validate=False)``) through the active Altair renderer.
+
+    Attributes:
+        chart: the Altair chart, as the panel's ``update`` returned it.
+    """
+
+    __slots__ = ("chart",)
+
+    def __init__(self, chart: alt.TopLevelMixin) -> None:
+        self.chart = chart
+
+    def spec(self) -> dict[str, Any]:
+        """The chart's Vega-Lite spec, as Altair's own display builds it, unvalidated."""
+        return self.chart.to_dict(validate=False, context={"pre_transform": False})
+
+    def _repr_mimebundle_(self, *args: Any, **kwargs: Any) -> Any:
+        """The MIME bundle of the active Altair renderer (as ``alt.Chart._repr_mimebundle_`` gives)."""
+        renderer = alt.renderers.get()
+        return renderer(self.spec()) if renderer else {}
 
 
 _SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.SelectionSlider, widgets.FloatLogSlider)

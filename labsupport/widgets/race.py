@@ -11,6 +11,7 @@ from .. import charts, race
 from .._validate import check_number
 from ..errors import ConfigError
 from ..timeline import format_duration
+from ._runs import cached_run
 from .panel import Panel, Shown, expect, make_panel
 
 __all__ = ["race_panel", "race_view"]
@@ -35,7 +36,7 @@ def race_view(config: race.RaceConfig, *, window_s: float | None = None) -> list
     expect("config", config, race.RaceConfig)
     if window_s is not None:
         window_s = check_number("window_s", window_s, lo=0, lo_open=True)
-    res = race.run(config)
+    res = cached_run(race.run, config)
     s, ev = res.summary, res.events
     states, windows = res.endpoint_states(), res.empty_windows()
     def when(t: float | None) -> str:

@@ -10,6 +10,7 @@ import pandas as pd
 from .. import charts, dns_cache, nlb
 from .._validate import check_choice, check_int, check_number
 from ..errors import ConfigError
+from ._runs import cached_run
 from .panel import Panel, Shown, make_panel
 
 __all__ = ["NLB_FAILOVER_CHOICES", "dns_config", "dns_panel", "dns_view", "nlb_config", "nlb_panel", "nlb_view"]
@@ -65,7 +66,7 @@ def nlb_view(config: nlb.NlbConfig) -> list[Shown]:
     Args:
         config: a :class:`labsupport.nlb.NlbConfig`.
     """
-    result = nlb.run(config)
+    result = cached_run(nlb.run, config)
     s, ns = result.summary, result.network.summary
 
     def clock(t: float | None) -> str:
@@ -173,7 +174,7 @@ def dns_view(config: dns_cache.DnsCacheConfig) -> list[Shown]:
     Args:
         config: a :class:`labsupport.dns_cache.DnsCacheConfig`.
     """
-    result = dns_cache.run(config)
+    result = cached_run(dns_cache.run, config)
     s = result.summary
 
     def minutes(v: float | None) -> str:

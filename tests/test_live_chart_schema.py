@@ -1,0 +1,133 @@
+"""What a live panel sends: unvalidated specs that still meet the schema, and runs cached safely.
+
+A panel displays each chart through :class:`labsupport.widgets.panel.LiveChart`, which builds the
+spec without Altair's schema validation. Here every chart each lab panel shows at its defaults is
+checked against the Vega-Lite JSON schema once, and its live MIME bundle is compared with the one
+Altair's own (validating) display gives. The panels' model runs are memoised by config
+(:mod:`labsupport.widgets._runs`); the cache must return equal results, run each config once,
+and hand every caller its own copy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from dataclasses import replace
+
+import altair as alt
+import jsonschema
+import pytest
+from altair.vegalite.v5.schema import core
+
+from labsupport import dwfm, race, widgets
+from labsupport.widgets import _runs
+from labsupport.widgets.panel import LiveChart
+
+FACTORIES = ["timeline_panel", "race_panel", "dwfm_panel", "nlb_panel", "dns_panel", "chain_panel",
+             "explore_panel"]
+
+
+@pytest.fixture(scope="module")
+def vega_lite_schema() -> jsonschema.protocols.Validator:
+    schema = core.load_schema()
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def _charts(factory: str) -> list[alt.TopLevelMixin]:
+    with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel, display() prints
+        panel = getattr(widgets, factory)()
+        items = panel.update(**panel.values())
+    return [item for item in items if isinstance(item, alt.TopLevelMixin)]
+
+
+@pytest.mark.parametrize("factory", FACTORIES)
+def test_every_chart_a_panel_sends_unvalidated_meets_the_vega_lite_schema(factory, vega_lite_schema):
+    charts = _charts(factory)
+    assert charts, f"{factory} shows no chart at its defaults"
+    for chart in charts:
+        live = LiveChart(chart)
+        errors = [e.message[:200] for e in vega_lite_schema.iter_errors(live.spec())]
+        assert not errors, f"{factory}: {type(chart).__name__} breaks the schema: {errors[:3]}"
+        assert live.spec() == chart.to_dict()  # the validating build gives the same spec
+        assert live._repr_mimebundle_() == chart._repr_mimebundle_()  # and the same bundle
+
+
+def test_a_spec_that_breaks_the_schema_is_caught_here(vega_lite_schema):
+    broken = LiveChart(alt.Chart(alt.Data(values=[{"x": 1}])).mark_point().encode(x="x:Q"))
+    spec = broken.spec()
+    spec["mark"] = {"type": "no-such-mark"}
+    assert list(vega_lite_schema.iter_errors(spec))
+
+
+def test_a_panel_displays_its_charts_unvalidated():
+    panel = widgets.make_panel({}, lambda: [alt.Chart(alt.Data(values=[{"x": 1}])).mark_point()], slots=2)
+    shown = panel._padded(panel._items)
+    assert isinstance(shown[0], LiveChart) and not isinstance(shown[1], LiveChart)
+
+
+def _counting(calls: list):
+    def run(config):
+        calls.append(config)
+        return race.run(config)
+    return run
+
+
+def test_a_cached_run_runs_each_config_once_and_equals_a_fresh_run():
+    _runs.clear_run_cache()
+    calls: list = []
+    run = _counting(calls)
+    cfg = replace(race.INCIDENT, seed=7)
+    first, second = _runs.cached_run(run, cfg), _runs.cached_run(run, cfg)
+    assert len(calls) == 1
+    fresh = race.run(cfg)
+    assert second.events.equals(fresh.events) and second.summary == fresh.summary
+    _runs.cached_run(run, replace(cfg, seed=8))
+    assert len(calls) == 2  # another config is another run
+    assert first is not second
+
+
+def test_a_caller_changing_its_result_cannot_change_the_next_callers():
+    _runs.clear_run_cache()
+    cfg = replace(dwfm.INCIDENT, fleet_droplets_count=600)
+    fresh = dwfm.run(cfg)
+    mine = _runs.cached_run(dwfm.run, cfg)
+    mine.timeseries.loc[:, "leased_count"] = -1
+    mine.events.iloc[0, 0] = -1.0
+    del mine.timeseries["time_s"]
+    theirs = _runs.cached_run(dwfm.run, cfg)
+    assert theirs.timeseries.equals(fresh.timeseries)
+    assert theirs.events.equals(fresh.events)
+
+
+def test_the_cache_can_be_turned_off_and_does_not_keep_failures(monkeypatch):
+    _runs.clear_run_cache()
+    calls: list = []
+    run = _counting(calls)
+    monkeypatch.setenv(_runs.RUN_CACHE_ENV, "0")
+    _runs.cached_run(run, race.INCIDENT)
+    _runs.cached_run(run, race.INCIDENT)
+    assert len(calls) == 2
+    monkeypatch.delenv(_runs.RUN_CACHE_ENV)
+
+    failures: list = []
+
+    def failing(config):
+        failures.append(config)
+        raise ValueError("no run")
+
+    for _ in range(2):
+        with pytest.raises(ValueError, match="no run"):
+            _runs.cached_run(failing, race.INCIDENT)
+    assert len(failures) == 2
+
+
+def test_the_cache_is_bounded():
+    _runs.clear_run_cache()
+    calls: list = []
+    run = _counting(calls)
+    seeds = range(_runs.RUN_CACHE_SIZE + 1)
+    for seed in seeds:
+        _runs.cached_run(run, replace(race.INCIDENT, seed=seed))
+    _runs.cached_run(run, replace(race.INCIDENT, seed=0))  # the oldest was dropped: it runs again
+    assert len(calls) == len(seeds) + 1
+    _runs.clear_run_cache()
