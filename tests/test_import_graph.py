@@ -35,7 +35,7 @@ LAYERS: dict[str, int] = {
     "labsupport": 0,
     "labsupport.errors": 0, "labsupport.clock": 0, "labsupport._validate": 0, "labsupport._sweep": 0,
     "labsupport._engine": 0, "labsupport.presets": 0, "labsupport.route53": 0, "labsupport.timeline": 0,
-    "labsupport.dependencies": 0, "labsupport.quiz": 0, "labsupport._quiz_html": 0,
+    "labsupport.dependencies": 0, "labsupport.quiz": 0, "labsupport._quiz_html": 0, "labsupport.predict": 0,
     "labsupport.race": 1, "labsupport.dwfm": 1, "labsupport.network": 1, "labsupport.dns_cache": 1,
     "labsupport.nlb": 2, "labsupport.explore": 2, "labsupport.chain": 2,
     "labsupport.charts": 3,
