@@ -40,7 +40,7 @@ LAYERS: dict[str, int] = {
     "labsupport.nlb": 2, "labsupport.explore": 2, "labsupport.chain": 2,
     "labsupport.charts": 3,
     "labsupport.widgets": 4, "labsupport.book": 4, "labsupport.colab": 4, "labsupport.student": 4,
-    "labsupport.pdf": 4,
+    "labsupport.pdf": 4, "labsupport.apidoc": 4,
 }
 LAYER_NAMES = ("base", "models", "composed", "charts", "wiring")
 #: The packages that are models (layers 1 and 2), each with these parts, in this order.
