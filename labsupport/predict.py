@@ -105,7 +105,8 @@ class Question:
             return str(value)
         if _is_number(value):
             if self.unit == "%":
-                return f"{float(value):.0%}" if abs(float(value)) >= 0.1 else f"{float(value):.1%}"
+                # Two significant figures below 10 %, so a goodput of 0.03 % does not print as 0.0 %.
+                return f"{float(value):.0%}" if abs(float(value)) >= 0.1 else f"{100 * float(value):.2g}%"
             number = f"{value:,}" if isinstance(value, int) else f"{float(value):,.3g}"
             return f"{number} {self.unit}".strip()
         if isinstance(value, (set, frozenset, list, tuple)):

@@ -63,7 +63,7 @@ def test_booleans_choices_and_sets() -> None:
 
 def test_percent_unit_and_nearest() -> None:
     q = Question("goodput", guess=0.5, model=0.004, unit="%")
-    assert q.show(q.guess) == "50%" and q.show(q.model) == "0.4%"
+    assert q.show(q.guess) == "50%" and q.show(q.model) == "0.4%" and q.show(0.00031) == "0.031%"
     assert predict.nearest(1_850, (100, 1_000, 1_000_000)) == 1_000
     with pytest.raises(ValueError, match="nearest"):
         predict.nearest(0, (1, 10))
