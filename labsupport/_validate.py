@@ -17,8 +17,8 @@ from .errors import ConfigError
 __all__ = ["SEED_MAX", "Config", "check_bool", "check_choice", "check_instance", "check_int", "check_names",
            "check_number", "check_seed", "show", "store_plain_numbers", "tick_s", "to_ms"]
 
-#: Largest seed any config accepts. One rule for every model: a seed is an integer in
-#: ``[0, SEED_MAX]``. Negative seeds are refused because ``random.Random(-n)`` is the same stream
+#: Largest seed any config accepts, the same for every model (a seed is an integer in
+#: ``[0, SEED_MAX]``). Negative seeds are refused because ``random.Random(-n)`` is the same stream
 #: as ``random.Random(n)`` (it seeds with the absolute value) and numpy's generators refuse them.
 SEED_MAX = 2**63 - 1
 
@@ -198,7 +198,7 @@ class Config:
        the allowed range.
     3. **Seeds** are integers from 0 to :data:`SEED_MAX` (:func:`check_seed`); **horizons** are
        closed: a run covers ``[0, horizon_s]`` and an event due at exactly ``horizon_s`` happens
-       (see :mod:`labsupport`).
+       (see the ``labsupport`` package docstring).
 
     Variants come from ``dataclasses.replace(INCIDENT, ...)``, which validates again.
     """

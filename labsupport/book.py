@@ -46,13 +46,15 @@ from typing import Any
 
 import altair as alt
 import vl_convert
+from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
 from .charts import BOOK_BUILD_ENV
 
 __all__ = ["BRAND_TEMPLATE", "BUNDLE_NAME", "CSS_NAME", "PDF_NAME", "PRINT_JS_NAME", "QUIZ_JS_NAME",
-           "SCROLL_REGIONS_JS_NAME", "offer_pdf", "setup"]
+           "SCROLL_REGIONS_JS_NAME", "ExercisesNumberedPerPage", "offer_pdf", "setup"]
 
 BUNDLE_NAME = "labsupport-vega.js"
 _STAMP = "iife-"  # bump when the way the bundle is written changes
@@ -279,8 +281,39 @@ def _with_named_toggles(generate: Any) -> Any:
     return generate_named
 
 
+class ExercisesNumberedPerPage(SphinxPostTransform):
+    """Number each page's exercises 1, 2, 3, ... as the student copies do (:mod:`labsupport.student`).
+
+    The course's exercises are sphinx-exercise directives with ``:nonumber:``: numbered, Sphinx
+    would count them across the whole book (the book's table of contents has no section numbers),
+    so lab 03's first exercise would be "Exercise 37". This transform turns each unnumbered
+    exercise's title "Exercise" into "Exercise N", N counting the page's exercises in order, before
+    sphinx-exercise resolves the titles (its priority 20), and does the same to the copy that
+    sphinx-exercise keeps for solution titles, so a solution reads "Solution to Exercise N".
+    """
+
+    default_priority = 19
+
+    def run(self, **kwargs: Any) -> None:
+        from sphinx_exercise.nodes import exercise_node, exercise_title  # type: ignore[import-untyped]
+
+        registry = getattr(self.env, "sphinx_exercise_registry", {})
+        for number, node in enumerate(self.document.findall(exercise_node), start=1):
+            copies = [node]
+            entry = registry.get(node.get("label", ""))
+            if entry is not None and entry.get("docname") == self.env.docname and entry.get("node") is not None:
+                copies.append(entry["node"])
+            for copy in copies:
+                title = copy.children[0] if copy.children else None
+                if isinstance(title, exercise_title) and title.children and isinstance(title.children[0], nodes.Text):
+                    text = title.children[0].astext()
+                    if text.strip() and not text.rstrip().endswith(f" {number}"):
+                        title.replace(title.children[0], nodes.Text(f"{text.rstrip()} {number}"))
+
+
 def setup(app: Sphinx) -> dict[str, object]:
     """Register the extension with Sphinx (called by Sphinx; not for direct use)."""
+    app.add_post_transform(ExercisesNumberedPerPage)
     # Kernels started by MyST-NB inherit this; see labsupport.charts.BOOK_BUILD_ENV.
     os.environ[BOOK_BUILD_ENV] = "1"
     app.connect("builder-inited", _write_bundle)

@@ -123,11 +123,12 @@ class Clock:
         return (self.origin + pd.to_timedelta(times, unit="s")).dt.strftime("%Y-%m-%dT%H:%M:%S")
 
 
-#: t = 0 of the race, DWFM, DNS-cache and chain models: 11:48 PM on 19 Oct 2025, when the regional
-#: endpoint went empty (PES).
+#: The clock of the race, DWFM, DNS-cache and chain models, whose t = 0 is
+#: 11:48 PM on 19 Oct 2025, when the regional endpoint went empty (PES).
 INCIDENT_CLOCK = Clock(pd.Timestamp("2025-10-19 23:48:00"))
-#: t = 0 of the network and NLB models: 5:28 AM on 20 Oct 2025, when "DWFM had established leases
-#: with all droplets" (PES) and Network Manager began on its backlog.
+#: The clock of the network and NLB models, whose t = 0 is
+#: 5:28 AM on 20 Oct 2025, when "DWFM had established leases with all droplets" (PES) and Network
+#: Manager began on its backlog.
 NETWORK_CLOCK = Clock(pd.Timestamp("2025-10-20 05:28:00"))
 
 

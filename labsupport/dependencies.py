@@ -57,7 +57,7 @@ __all__ = [
 
 _DATA = Path(__file__).resolve().parent / "data" / "dependencies.csv"
 
-#: Region names: us-east-1, and one node that stands for every other Region.
+#: Region names, us-east-1 and one node that stands for every other Region.
 REGIONS: tuple[str, ...] = ("us-east-1", "other Regions")
 #: The Region whose failure the course studies.
 HOME_REGION = "us-east-1"

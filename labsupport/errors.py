@@ -1,4 +1,4 @@
-"""Errors raised by :mod:`labsupport`.
+"""Errors raised by the ``labsupport`` package.
 
 ::
 

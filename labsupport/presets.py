@@ -5,7 +5,7 @@ negative-caching TTLs compared, the names of the NLB runs) take it from here, so
 reaches every page at once and no two pages disagree. The incident's own numbers stay in each
 model's ``INCIDENT`` preset (for example ``race.INCIDENT_DELAY.lock_losses_count``) and the
 durations in :func:`labsupport.timeline.durations`; this module holds only what sits between models
-and pages. Colours for these labels are in :data:`labsupport.charts.CONCEPT_COLOURS`.
+and pages. Colours for these labels are in ``labsupport.charts.CONCEPT_COLOURS``.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ __all__ = [
     "ttl_label",
 ]
 
-#: Fleet sizes (droplets, on the incident's DWFM hosts) of every DWFM sweep in the book: the
+#: Fleet sizes (droplets, on the incident's DWFM hosts) of every DWFM sweep in the book, in the
 #: chapter's heat map, the lab's heat map and the lab's in-page explorer (which takes at most 8).
 DWFM_FLEET_SIZES: tuple[int, ...] = (600, 1_200, 2_400, 3_600, 4_800, 6_600, 9_000)
 
 #: Negative-caching TTLs (s) of the TTL sweep in lab 04.
 NEGATIVE_TTLS_S: tuple[float, ...] = (60.0, 120.0, 300.0, 600.0, 900.0, 1_200.0, 1_800.0, 2_700.0, 3_600.0)
 
-#: Negative TTLs (s) that pages compare run against run: 5 min, the incident's assumed 15 min, 1 h.
+#: Negative TTLs (s) that pages compare run against run, 5 min, the incident's assumed 15 min and 1 h.
 NEGATIVE_TTL_VARIANTS_S: tuple[float, ...] = (300.0, 900.0, 3_600.0)
 
 #: One name per NLB run that several pages compare (chapter Recovery, lab 03).

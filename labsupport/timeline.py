@@ -59,7 +59,7 @@ TZ = "America/Los_Angeles"
 #: Confidence tags, strongest first.
 TAGS: tuple[str, ...] = ("AWS-verbatim", "AWS-paraphrase", "OTHER", "UNVERIFIED")
 
-#: The summary's introduction: "three distinct periods of impact" ([AWS-verbatim]), in its order.
+#: The "three distinct periods of impact" of the summary's introduction ([AWS-verbatim]), in its order.
 IMPACT_PERIODS: tuple[tuple[str, str, str], ...] = (
     ("DynamoDB API errors", "2025-10-19 23:48", "2025-10-20 02:40"),
     ("NLB connection errors", "2025-10-20 05:30", "2025-10-20 14:09"),

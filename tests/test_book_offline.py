@@ -234,6 +234,7 @@ def test_the_books_scripts_are_files_from_book_js_loaded_in_the_head(tmp_path, m
 
     added: list[tuple[object, dict]] = []
     recorder = SimpleNamespace(connect=lambda *a, **k: None, add_css_file=lambda *a, **k: None,
+                               add_post_transform=lambda *a, **k: None,
                                add_js_file=lambda name, **kw: added.append((name, kw)))
     monkeypatch.setenv(charts.BOOK_BUILD_ENV, "")
     book.setup(recorder)

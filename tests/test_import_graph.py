@@ -35,13 +35,13 @@ LAYERS: dict[str, int] = {
     "labsupport": 0,
     "labsupport.errors": 0, "labsupport.clock": 0, "labsupport._validate": 0, "labsupport._sweep": 0,
     "labsupport._engine": 0, "labsupport.presets": 0, "labsupport.route53": 0, "labsupport.timeline": 0,
-    "labsupport.dependencies": 0, "labsupport.quiz": 0, "labsupport._quiz_html": 0,
+    "labsupport.dependencies": 0, "labsupport.quiz": 0, "labsupport._quiz_html": 0, "labsupport.predict": 0,
     "labsupport.strategy": 0,
     "labsupport.race": 1, "labsupport.dwfm": 1, "labsupport.network": 1, "labsupport.dns_cache": 1,
     "labsupport.nlb": 2, "labsupport.explore": 2, "labsupport.chain": 2,
     "labsupport.charts": 3,
     "labsupport.widgets": 4, "labsupport.book": 4, "labsupport.colab": 4, "labsupport.student": 4,
-    "labsupport.pdf": 4, "labsupport.grading": 4,
+    "labsupport.pdf": 4, "labsupport.grading": 4, "labsupport.apidoc": 4,
 }
 LAYER_NAMES = ("base", "models", "composed", "charts", "wiring")
 #: The packages that are models (layers 1 and 2), each with these parts, in this order.

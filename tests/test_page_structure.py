@@ -58,7 +58,7 @@ import pytest
 from test_glossary import GLOSSARY, parse_glossary
 
 ROOT = Path(__file__).resolve().parents[1]
-NOT_LESSONS = {"glossary", "references", "instructor-guide", "quiz-before", "quiz-after"}
+NOT_LESSONS = {"glossary", "references", "instructor-guide", "quiz-before", "quiz-after", "api-reference"}
 CHAPTERS = sorted(p for p in (ROOT / "chapters").glob("*.md") if p.stem not in NOT_LESSONS)
 LABS = sorted((ROOT / "labs").glob("*.ipynb"))
 PAGES = CHAPTERS + LABS

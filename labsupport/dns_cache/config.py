@@ -77,7 +77,7 @@ class DnsCacheConfig(Config):
 
     @property
     def negative_ttl_s(self) -> float:
-        """How long a resolver caches the empty answer: ``min(SOA MINIMUM, SOA TTL, cap)`` (RFC 2308 §5)."""
+        """How long a resolver caches the empty answer, ``min(SOA MINIMUM, SOA TTL, cap)`` (RFC 2308 §5)."""
         return min(self.soa_minimum_s, self.soa_ttl_s, self.negative_ttl_cap_s)
 
     @property
