@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import replace
 
@@ -24,6 +25,7 @@ from labsupport.game import (
     search,
 )
 from labsupport.game import engine as game_engine
+from labsupport.game import model as game_model
 
 END = GameConfig(clock_s=HORIZON_S)
 
@@ -160,6 +162,7 @@ def test_play_refuses_what_is_not_a_game_config():
 
 def test_runs_are_deterministic(aws):
     game_engine.chain_run.cache_clear()
+    game_model._dashboards.cache_clear()
     again = play(replace(END, actions=AWS_ACTIONS))
     pd.testing.assert_frame_equal(again.score, aws.score)
     pd.testing.assert_frame_equal(again.dashboards, aws.dashboards)
@@ -220,3 +223,17 @@ def test_search_respects_the_earliest_times_it_is_given():
         search(budget=2, not_before={"panic": 0.0})
     with pytest.raises(ConfigError, match="budget"):
         search(budget=0)
+
+
+def test_facilitator_plans_run_without_gaps_to_60_and_90_minutes():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "chapters" / "instructor-guide" / "game-day.md").read_text(
+        encoding="utf-8")
+    for length in (60, 90):
+        section = text.split(f"## The {length}-minute plan", 1)[1].split("\n## ", 1)[0]
+        spans = [tuple(int(h) * 60 + int(m) for h, m in re.findall(r"(\d+):(\d\d)", row.split("|")[1]))
+                 for row in section.splitlines() if re.match(r"\| \d+:\d\d–\d+:\d\d \|", row)]
+        assert spans and spans[0][0] == 0 and spans[-1][1] == length, (length, spans)
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(spans)), spans

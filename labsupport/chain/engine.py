@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd

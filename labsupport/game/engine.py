@@ -114,13 +114,17 @@ def dashboards(result: chain.ChainResult, horizon_s: float) -> pd.DataFrame:
     """Every operator-visible signal of one chain run, over the whole game (filter by time to play).
 
     Returns:
-        One row per sample: ``time_s`` (float64, chain clock), ``time_pdt`` (string, naive PDT
+        One row per sample (DynamoDB's error rate per minute, the worst of its samples):
+        ``time_s`` (float64, chain clock), ``time_pdt`` (string, naive PDT
         ISO time), ``panel``, ``signal``, ``unit`` (string, see :data:`SIGNALS`), ``value``
         (float64), ``source`` (string, always ``"model"``: every curve is the chain model's),
         ``note`` (string, "" or :data:`NOTES`). Sorted by panel order, signal, time.
     """
     runs, parts = result.runs, []
     ts = runs.dns.timeseries if runs.dns is not None else pd.DataFrame({"time_s": [0.0], "failing_fraction": [0.0]})
+    # Per minute (the worst sample of each), as a service dashboard shows it.
+    ts = ts.assign(time_s=np.ceil(ts["time_s"] / 60.0) * 60.0)
+    ts = ts.groupby("time_s", as_index=False)["failing_fraction"].max()
     parts.append(_series("DynamoDB", "API error rate", [*ts["time_s"], horizon_s],
                          [*ts["failing_fraction"], 0.0 if runs.dns is not None else ts["failing_fraction"].iloc[-1]]))
     imp, dw = result.impact, runs.dwfm.timeseries

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -81,6 +82,18 @@ class GameResult:
     chain: chain.ChainResult
 
 
+@functools.lru_cache(maxsize=64)
+def _dashboards(ops: chain.OperatorActions) -> pd.DataFrame:
+    """The whole game's dashboards for ``ops`` (cached; :func:`play` filters them by the clock)."""
+    return _en.dashboards(_en.chain_run(ops), ops.horizon_s)
+
+
+@functools.lru_cache(maxsize=1)
+def _feed() -> pd.DataFrame:
+    return _en.feed()
+
+
+@functools.lru_cache(maxsize=1)
 def _aws_rows() -> pd.DataFrame:
     rows = timeline.load().set_index("id")
     rows["time_s"] = (rows["time_pdt"].dt.tz_localize(None) - CLOCK.origin).dt.total_seconds()
@@ -108,8 +121,8 @@ def play(config: GameConfig | None = None) -> GameResult:
         raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
     ops, table = _en.fold(config.actions, config.horizon_s)
     result = _en.chain_run(ops)
-    dash = _en.dashboards(result, config.horizon_s)
-    feed = _en.feed()
+    dash = _dashboards(ops)
+    feed = _feed()
     aws = _aws_rows()
     by_name = {a.name: a for a in ACTIONS}
     table["effect"] = pd.Series([by_name[n].effect for n in table["action"]], dtype="string")

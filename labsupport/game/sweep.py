@@ -20,7 +20,7 @@ from .model import play
 SEARCHED: tuple[str, ...] = ("repair_dns", "throttle_ec2", "restart_dwfm", "throttle_network", "relax_throttles",
                              "disable_failover", "reenable_failover")
 #: Offsets the search tries around an action's current time, seconds.
-OFFSETS_S: tuple[float, ...] = (-7200.0, -3600.0, -1800.0, -900.0, 900.0, 1800.0, 3600.0)
+OFFSETS_S: tuple[float, ...] = (-28_800.0, -14_400.0, -7200.0, -3600.0, -1800.0, -900.0, 900.0, 1800.0, 3600.0)
 
 
 def _key(log: tuple[tuple[float, str], ...], horizon_s: float) -> tuple[float, float, float]:
