@@ -29,21 +29,21 @@ from .engine import NOTES, SIGNALS
 from .model import AWS_ENDS, SCORE_ROWS, GameResult, GameSummary, play
 from .sweep import search
 
-__all__ = [
-    "ACTIONS",
+__all__ = [  # noqa: RUF022 - sorted case-insensitively, as tests/test_api.py checks
+    "Action",
     "ACTION_NAMES",
+    "ACTIONS",
     "AWS_ACTIONS",
     "AWS_ENDS",
     "CLOCK",
-    "HORIZON_S",
-    "NOTES",
-    "SCORE_ROWS",
-    "SIGNALS",
-    "STEPS_S",
-    "Action",
     "GameConfig",
     "GameResult",
     "GameSummary",
+    "HORIZON_S",
+    "NOTES",
     "play",
+    "SCORE_ROWS",
     "search",
+    "SIGNALS",
+    "STEPS_S",
 ]

@@ -9,6 +9,7 @@ import pandas as pd
 from IPython.display import Markdown
 
 from .. import charts, game
+from ..errors import ConfigError
 from ..timeline import format_duration
 from .panel import Panel, Shown, make_panel
 
@@ -79,7 +80,6 @@ def game_panel(config: game.GameConfig | None = None) -> Panel:
     """
     config = game.GameConfig() if config is None else config
     if not isinstance(config, game.GameConfig):
-        from ..errors import ConfigError
         raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
     horizon = config.horizon_s
 
