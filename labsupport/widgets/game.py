@@ -69,8 +69,8 @@ def game_panel(config: game.GameConfig | None = None) -> Panel:
     Args:
         config: where to start (default: no actions, 11:48 PM).
 
-    Controls: ``clock_s`` (a slider the clock buttons move, 0 to the horizon in 5-minute steps;
-    disabled so that the clock only moves forward), ``log`` (the actions taken so far, each
+    Controls: ``clock_s`` (a slider the clock buttons move, 0 to the horizon in 5-minute steps; a
+    facilitator may drag it to jump, an action is taken at the time it shows), ``log`` (the actions taken so far, each
     selected; unselecting one withdraws it), ``debrief`` (checkbox: show the score). Every
     reachable value is a valid :class:`labsupport.game.GameConfig`. Buttons: one per action of
     :data:`labsupport.game.ACTIONS` (taken at the clock's time), and one per clock step.
@@ -90,7 +90,7 @@ def game_panel(config: game.GameConfig | None = None) -> Panel:
     log = widgets.SelectMultiple(options=[option(e) for e in config.actions], value=tuple(config.actions),
                                  description="Actions taken", rows=6, layout=widgets.Layout(width="min(100%, 36rem)"))
     clock = widgets.IntSlider(value=int(config.clock_s) // 300 * 300, min=0, max=int(horizon) // 300 * 300, step=300,
-                              description="Clock (s since 11:48 PM)", disabled=True)
+                              description="Clock (s since 11:48 PM)")
     debrief = widgets.Checkbox(value=False, description="Debrief (reveals the score)", indent=False)
     controls: dict[str, widgets.Widget] = {"clock_s": clock, "log": log, "debrief": debrief}
 
