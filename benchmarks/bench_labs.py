@@ -35,6 +35,7 @@ LABS: dict[str, tuple[str, float, str]] = {
     "04-dns-caches": ("dns_panel", 0.5, "issue 5"),
     "05-six-stop-points": ("chain_panel", 1.0, "issue 6"),
     "06-every-interleaving": ("explore_panel", 0.5, "issue 7"),
+    "07-game-day": ("game_panel", 0.3, "issue 24 (clock steps; an action re-runs the chain)"),
 }
 NOTEBOOK_TARGET_S = 60.0
 

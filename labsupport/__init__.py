@@ -6,6 +6,7 @@ Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.p
               (+ private _validate, _sweep, _engine, _quiz_html)
     models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) -> sweep
     composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same four parts each
+              game/ (on chain)
     charts    charts/ (one module per model)                        data -> DataFrame -> encoding
     wiring    widgets/ (panel, one module per lab), book, colab, student, grading/  controls -> run -> charts
 
@@ -24,6 +25,7 @@ Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.p
 * :mod:`labsupport.nlb`: NLB health checks, flapping, AZ DNS failover and the velocity control.
 * :mod:`labsupport.explore`: an explicit-state model checker of the same Enactor protocol.
 * :mod:`labsupport.chain`: the whole chain end to end, and the six stop points.
+* :mod:`labsupport.game`: the night played as the operators saw it, scored against the real timeline.
 * :mod:`labsupport.charts`: Altair charts of model output, and the offline renderer.
 * :mod:`labsupport.widgets`: ipywidgets panels for readers who run the labs live.
 * :mod:`labsupport.colab`: the one setting (the published repository) and the install cells derived from it.
@@ -60,8 +62,8 @@ from .errors import ConfigError, LabSupportError, LimitExceeded
 __version__ = "0.1.0"
 
 #: The modules ``labsupport.<name>`` gives without an import of its own (imported on first use).
-_LAZY = ("chain", "charts", "clock", "dependencies", "dns_cache", "dwfm", "explore", "network", "nlb", "presets",
-         "race", "route53", "timeline", "widgets")
+_LAZY = ("chain", "charts", "clock", "dependencies", "dns_cache", "dwfm", "explore", "game", "network", "nlb",
+         "presets", "race", "route53", "timeline", "widgets")
 
 __all__ = ["ConfigError", "LabSupportError", "LimitExceeded", "__version__", *_LAZY]
 

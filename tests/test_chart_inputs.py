@@ -27,7 +27,7 @@ import pandas as pd
 import pytest
 
 from labsupport.charts import _render
-from labsupport import chain, charts, dependencies, dns_cache, dwfm, explore, network, nlb, race, timeline
+from labsupport import chain, charts, dependencies, dns_cache, dwfm, explore, game, network, nlb, race, timeline
 from labsupport._validate import check_bool, check_int, check_number
 
 #: Width of the book's content column at the browser test's 1280 px viewport.
@@ -35,6 +35,11 @@ CONTENT_COLUMN_PX = 680
 
 
 # --- model output, computed once ----------------------------------------------------------------------
+
+@cache
+def game_played() -> game.GameResult:
+    return game.play(game.GameConfig(actions=game.AWS_ACTIONS[:3], clock_s=4 * 3600.0))
+
 
 @cache
 def race_run() -> Any:
@@ -138,6 +143,9 @@ VALID: dict[str, tuple[Any, ...]] = {
                                                              for c in chain_table_columns()})}, ("table",)),
     "chain_impact_chart": (lambda: {"impact": chain_run().impact}, ("impact",)),
     "chain_savings_chart": (lambda: {"savings": savings([3_600.0, 0.0])}, ("savings",)),
+    "game_dashboard_chart": (lambda: {"dashboards": game_played().dashboards}, ("dashboards",)),
+    "game_debrief_chart": (lambda: {"stages": game_played().chain.stages, "actions": game_played().actions,
+                                    "aws_actions": game_played().actions}, ("stages", "actions", "aws_actions")),
     "dependency_blast_chart": (lambda: {"radius": dependencies.blast_radius("DynamoDB", "us-east-1"),
                                         "compare": dependencies.blast_radius("DynamoDB", "us-east-1",
                                                                               isolate=True)}, ("radius", "compare")),
@@ -145,7 +153,9 @@ VALID: dict[str, tuple[Any, ...]] = {
 
 #: (chart, frame argument) pairs that may be empty: a reader reaches them (tested below one by one).
 MAY_BE_EMPTY = {("timeline_chart", "events"), ("race_records_chart", "windows"), ("chain_timeline_chart", "stages"),
-                ("chain_timeline_chart", "reference"), ("chain_impact_chart", "impact")}
+                ("chain_timeline_chart", "reference"), ("chain_impact_chart", "impact"),
+                ("game_dashboard_chart", "dashboards"), ("game_debrief_chart", "actions"),
+                ("game_debrief_chart", "aws_actions")}
 
 
 def call(name: str, **override: Any) -> Any:
@@ -216,7 +226,8 @@ def test_the_data_functions_are_exported_in_order():
 
 
 #: Frame arguments for which ``None`` means "none" (no reference run, no second panel).
-OPTIONAL = {("chain_timeline_chart", "reference"), ("dependency_blast_chart", "compare")}
+OPTIONAL = {("chain_timeline_chart", "reference"), ("dependency_blast_chart", "compare"),
+            ("game_debrief_chart", "aws_actions")}
 
 
 @pytest.mark.parametrize("name, arg", [(n, a) for n, (_, args) in VALID.items() for a in args])

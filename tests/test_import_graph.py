@@ -8,7 +8,8 @@ Layers (a module may import only from its own layer or a lower one)::
     0  base      errors, clock, _validate, _sweep, _engine, presets, route53, timeline, dependencies, strategy,
                  quiz (with _quiz_html): the concept quiz's data, scoring and HTML
     1  models    one package per model: race/, dwfm/, network/, dns_cache/
-    2  composed  models built on other models: nlb/ (on network), explore/ (on race), chain/ (on all)
+    2  composed  models built on other models: nlb/ (on network), explore/ (on race), chain/ (on all),
+                 game/ (on chain)
     3  charts    labsupport.charts and its per-model modules
     4  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf, grading/
 
@@ -39,6 +40,7 @@ LAYERS: dict[str, int] = {
     "labsupport.strategy": 0,
     "labsupport.race": 1, "labsupport.dwfm": 1, "labsupport.network": 1, "labsupport.dns_cache": 1,
     "labsupport.nlb": 2, "labsupport.explore": 2, "labsupport.chain": 2,
+    "labsupport.game": 2,
     "labsupport.charts": 3,
     "labsupport.widgets": 4, "labsupport.book": 4, "labsupport.colab": 4, "labsupport.student": 4,
     "labsupport.pdf": 4, "labsupport.grading": 4, "labsupport.apidoc": 4,

@@ -48,6 +48,7 @@ PANELS: dict[str, Lab] = {
     "04-dns-caches": Lab("dns_panel", "labsupport.dns_cache:run"),
     "05-six-stop-points": Lab("chain_panel", "labsupport.chain:run"),
     "06-every-interleaving": Lab("explore_panel", "labsupport.explore:run"),
+    "07-game-day": Lab("game_panel", "labsupport.game:play"),
 }
 
 

@@ -47,7 +47,15 @@ summary) and ``sweep``.
 
 from __future__ import annotations
 
-from .config import CLOCK, INCIDENT, STOP_POINT_NAMES, STOP_POINT_TITLES, ChainConfig, StopPoints
+from .config import (
+    CLOCK,
+    INCIDENT,
+    STOP_POINT_NAMES,
+    STOP_POINT_TITLES,
+    ChainConfig,
+    OperatorActions,
+    StopPoints,
+)
 from .model import EVENT_KINDS, STAGES, ChainResult, ChainSummary, run, stop_point_costs, stop_point_levers
 from .sweep import (
     all_stop_point_configs,
@@ -65,6 +73,7 @@ __all__ = [
     "ChainSummary",
     "EVENT_KINDS",
     "INCIDENT",
+    "OperatorActions",
     "STAGES",
     "STOP_POINT_NAMES",
     "STOP_POINT_TITLES",

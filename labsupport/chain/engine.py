@@ -13,13 +13,14 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import dns_cache, dwfm, network, nlb, race
 from ..errors import ConfigError, LimitExceeded
-from .config import ChainConfig
+from .config import ChainConfig, OperatorActions
 
 #: The three stages, in the order of the summary's impact periods it matches (see ``PERIODS``).
 STAGES: tuple[str, ...] = ("DynamoDB unreachable", "Launches failing", "NLB connection errors")
@@ -139,6 +140,83 @@ def run_models(cfg: ChainConfig) -> tuple[Runs, ChainTimes]:
         return Runs(rr, dns, dw, None, None), replace(t, truncated=True)
     net, nr, t = _run_network(cfg, dw, t, seeds["network"])
     n, t = _run_nlb(cfg, net, t, seeds["nlb"])
+    return Runs(rr, dns, dw, nr, n), t
+
+
+def run_operated(cfg: ChainConfig, ops: OperatorActions) -> tuple[Runs, ChainTimes]:
+    """Run the five models with the operators' actions at fixed times instead of rules A, B and C.
+
+    DNS is repaired by hand at ``ops.dns_repair_at_s`` (never: the record stays empty until
+    ``ops.horizon_s``); DWFM, Network Manager and the NLB take the actions at their times, shifted
+    onto each model's clock (an action before a model's start is in force from its start, one
+    after its horizon never happens). Horizons are stretched to cover ``ops.horizon_s``.
+    """
+    sp, horizon = cfg.stop_points, ops.horizon_s
+    seeds: dict[str, dict[str, Any]] = dict(_seeds(cfg.seed))
+    repair = horizon if ops.dns_repair_at_s is None else ops.dns_repair_at_s
+    rc = replace(cfg.race, guards=sp.guards, manual_repair_after_s=repair,
+                 horizon_s=max(cfg.race.horizon_s, cfg.race_lead_s + repair + 600.0), **seeds["race"])
+    rr = race.run(rc)
+    out = _outage(cfg, rr)
+    if out is not None:
+        out = (out[0], min(out[1], horizon))
+    t = ChainTimes(outage=out)
+    dns = None
+    if out is not None:
+        aftermath = cfg.dns.horizon_s - cfg.dns.restored_s
+        dns = dns_cache.run(replace(cfg.dns, empty_start_s=out[0], empty_duration_s=out[1] - out[0],
+                                    horizon_s=out[1] + aftermath, **seeds["dns"]))
+    start, end = out if out is not None else (0.0, 0.0)
+    dw_horizon = max(cfg.dwfm.horizon_s, horizon + cfg.dwfm.report_interval_s)
+    dw_cfg = replace(cfg.dwfm, outage_start_s=start, outage_end_s=end, horizon_s=dw_horizon,
+                     throttle_by_queue_length=sp.throttle_recovery_work or cfg.dwfm.throttle_by_queue_length,
+                     operator_throttle_at_s=ops.ec2_throttle_at_s, operator_restart_at_s=ops.dwfm_restart_at_s,
+                     **seeds["dwfm"])
+    dw = dwfm.run(dw_cfg)
+    back = dw.summary.recovered_at_s
+    acts = [a for a in (ops.ec2_throttle_at_s, ops.dwfm_restart_at_s) if a is not None]
+    acted = min(acts) if acts and (back is None or back > min(acts)) else None
+    t = replace(t, dwfm_operator_at_s=acted, leases_back_s=back)
+    if back is None or back >= horizon:
+        return Runs(rr, dns, dw, None, None), replace(t, leases_back_s=back, truncated=True)
+    base = cfg.nlb.network
+    net_horizon = max(base.horizon_s, horizon - back)
+    throttled = ops.throttled_at_s()
+    relaxed = ops.throttles_relaxed_at_s
+    relaxed = relaxed if relaxed is not None and throttled is not None and relaxed >= throttled else None
+    shed_at = shed_until = None
+    if ops.network_throttle_at_s is not None and ops.network_throttle_at_s - back <= net_horizon:
+        shed_at = max(0.0, ops.network_throttle_at_s - back)
+        if relaxed is not None and relaxed > ops.network_throttle_at_s:
+            until = relaxed - back
+            shed_at, shed_until = (None, None) if until <= 0 else (shed_at, min(until, net_horizon))
+            if shed_at is not None and shed_until <= shed_at:
+                shed_at = shed_until = None
+    wide = replace(cfg, nlb=replace(cfg.nlb, network=replace(base, horizon_s=net_horizon, shed_load_at_s=shed_at,
+                                                              shed_load_until_s=shed_until)))
+    net, nr, t = _run_network(wide, dw, t, seeds["network"])
+    normal = t.propagation_normal_s
+    ec2: float | None = normal
+    if throttled is not None:
+        ec2 = None if relaxed is None or normal is None else max(normal, relaxed) + ops.unwind_s
+    t = replace(t, ec2_recovered_s=ec2, truncated=t.truncated or ec2 is None or ec2 > horizon)
+    off = ops.failover_disabled_at_s
+    on = ops.failover_reenabled_at_s if off is not None and ops.failover_reenabled_at_s is not None \
+        and ops.failover_reenabled_at_s > off else None
+
+    def shift(at: float | None) -> float | None:
+        return None if at is None or at - back > net.horizon_s else max(0.0, at - back)
+
+    n_off, n_on = shift(off), shift(on)
+    if n_off is not None and n_on is not None and n_on <= n_off:
+        n_on = None
+    n = nlb.run(replace(cfg.nlb, network=net, disable_failover_at_s=n_off, reenable_failover_at_s=n_on,
+                        limit_capacity_removal=sp.throttle_recovery_work or cfg.nlb.limit_capacity_removal,
+                        **seeds["nlb"]))
+    ff = n.summary.first_failover_s
+    t = replace(t, first_failover_s=None if ff is None else back + ff,
+                failover_disabled_s=None if n_off is None or off is None else max(off, back),
+                failover_reenabled_s=None if n_on is None or on is None else max(on, back))
     return Runs(rr, dns, dw, nr, n), t
 
 

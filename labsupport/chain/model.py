@@ -10,7 +10,7 @@ import pandas as pd
 from . import engine as _st
 from .. import dependencies
 from ..errors import ConfigError
-from .config import INCIDENT, STOP_POINT_TITLES, ChainConfig
+from .config import INCIDENT, STOP_POINT_TITLES, ChainConfig, OperatorActions
 
 __all__ = ["ChainResult", "ChainSummary", "EVENT_KINDS", "STAGES", "run", "stop_point_costs", "stop_point_levers"]
 
@@ -144,11 +144,14 @@ class ChainResult:
     summary: ChainSummary
 
 
-def run(config: ChainConfig = INCIDENT) -> ChainResult:
+def run(config: ChainConfig = INCIDENT, *, operators: OperatorActions | None = None) -> ChainResult:
     """Run the whole chain once: race, DNS caches, DWFM, Network Manager, NLB, dependencies.
 
     Args:
         config: a :class:`ChainConfig`; the default is :data:`INCIDENT`.
+        operators: ``None`` (the default) runs the operator rules A-C; an :class:`OperatorActions`
+            replaces them with actions at fixed times (the game-day lab's players), and DNS is
+            repaired by hand only at ``operators.dns_repair_at_s``.
 
     Returns:
         A :class:`ChainResult`.
@@ -163,7 +166,11 @@ def run(config: ChainConfig = INCIDENT) -> ChainResult:
     Follows the PES's three impact periods and its remediations; see the module docstring.
     """
     _check(config)
-    return _assemble(config, *_st.run_models(config))
+    if operators is None:
+        return _assemble(config, *_st.run_models(config))
+    if not isinstance(operators, OperatorActions):
+        raise ConfigError(f"operators must be an OperatorActions or None, got {type(operators).__name__}")
+    return _assemble(config, *_st.run_operated(config, operators))
 
 
 def _check(config: object) -> None:

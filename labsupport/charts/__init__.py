@@ -110,6 +110,7 @@ from .chain import (
     chain_timeline_data,
 )
 from .dependencies import DEPENDENCY_STATUS_COLOURS, dependency_blast_chart, dependency_blast_data
+from .game import game_dashboard_chart, game_dashboard_data, game_debrief_chart, game_debrief_data
 
 __all__ = [
     "ALTAIR_MAX_ROWS",
@@ -145,6 +146,10 @@ __all__ = [
     "explore_sequence_data",
     "explore_verdict_chart",
     "explore_verdict_data",
+    "game_dashboard_chart",
+    "game_dashboard_data",
+    "game_debrief_chart",
+    "game_debrief_data",
     "legend_colours",
     "network_backlog_chart",
     "network_backlog_data",

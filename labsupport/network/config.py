@@ -46,6 +46,8 @@ class NetworkConfig(Config):
         az_count: Availability Zones a launch is spread over (uniformly at random).
         shed_load_at_s: from this time a fraction of new launches is refused before it reaches
             Network Manager (shedding load), or ``None`` for never.
+        shed_load_until_s: shedding stops at this time (operators relax the throttle), or ``None``
+            for never; must be after ``shed_load_at_s``.
         shed_load_fraction: that fraction, in [0, 1].
         max_queue_count: admission control by the size of the waiting queue: a launch that finds
             this many items waiting is refused; ``None`` for no limit.
@@ -68,6 +70,7 @@ class NetworkConfig(Config):
     retry_decay_s: float = 5_400.0
     az_count: int = 3
     shed_load_at_s: float | None = None
+    shed_load_until_s: float | None = None
     shed_load_fraction: float = 0.5
     max_queue_count: int | None = None
     normal_delay_s: float = 120.0
@@ -88,6 +91,9 @@ class NetworkConfig(Config):
         check_int("az_count", self.az_count, lo=1, hi=6)
         if self.shed_load_at_s is not None:
             check_number("shed_load_at_s", self.shed_load_at_s, lo=0, hi=horizon)
+        if self.shed_load_until_s is not None:
+            check_number("shed_load_until_s", self.shed_load_until_s, lo=self.shed_load_at_s or 0.0,
+                         lo_name="shed_load_at_s", hi=horizon, lo_open=True)
         check_number("shed_load_fraction", self.shed_load_fraction, lo=0, hi=1)
         if self.max_queue_count is not None:
             check_int("max_queue_count", self.max_queue_count, lo=1, hi=10_000_000)

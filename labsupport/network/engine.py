@@ -59,7 +59,8 @@ class NetworkManager:
         cfg = self.cfg
         if cfg.max_queue_count is not None and len(self.queue) >= cfg.max_queue_count:
             return False
-        shedding = cfg.shed_load_at_s is not None and self.env.now >= cfg.shed_load_at_s
+        shedding = cfg.shed_load_at_s is not None and self.env.now >= cfg.shed_load_at_s and (
+            cfg.shed_load_until_s is None or self.env.now < cfg.shed_load_until_s)
         return not (shedding and rng.random() < cfg.shed_load_fraction)
 
 

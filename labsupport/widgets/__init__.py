@@ -12,7 +12,7 @@ reader to the in-page charts or to running the lab live.
 
 Modules: :mod:`~labsupport.widgets.panel` (the :class:`Panel` / :func:`make_panel` core), then one
 module per lab panel: ``timeline``, ``race``, ``dwfm``, ``recovery`` (NLB and DNS caches),
-``chain`` and ``explore``. Every public name is importable from ``labsupport.widgets``.
+``chain``, ``explore`` and ``game``. Every public name is importable from ``labsupport.widgets``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from .dwfm import dwfm_panel
 from .recovery import NLB_FAILOVER_CHOICES, dns_config, dns_panel, dns_view, nlb_config, nlb_panel, nlb_view
 from .chain import chain_panel, chain_view
 from .explore import explore_panel
+from .game import game_panel, game_view
 
 __all__ = [
     "NLB_FAILOVER_CHOICES",
@@ -35,6 +36,8 @@ __all__ = [
     "dns_view",
     "dwfm_panel",
     "explore_panel",
+    "game_panel",
+    "game_view",
     "make_panel",
     "nlb_config",
     "nlb_panel",

@@ -1,0 +1,49 @@
+"""Game day: the night of 19 October 2025, played as the on-call operators saw it.
+
+Scenario:
+    From 11:48 PM PDT (t = 0 of :data:`CLOCK`) the players advance the clock in steps of 5, 15 or
+    60 minutes (:data:`STEPS_S`) to a 16-hour horizon and take the actions the operators had
+    (:data:`ACTIONS`). At each step they see only operator-visible dashboards drawn from the chain
+    model's run and the Health Dashboard's posts at their real times.
+Covers:
+    The post-event summary's three impact periods, through :func:`labsupport.chain.run` with
+    :class:`labsupport.chain.OperatorActions` in place of the chain's operator rules::
+
+        log of (time, action) --fold--> OperatorActions --chain.run--> stages, impact, runs
+                                                                     |
+                       dashboards (model) + feed (timeline, OTHER)  <+--> score vs timeline.csv
+
+Every dashboard curve is the chain model's (``source`` = ``"model"``); every action carries the
+timeline row, time and tag of AWS's operators' own action; the score sets the players' stage ends
+beside AWS's real ones. A run is a function of its log: the same actions give the same score.
+
+Modules: ``config`` (:class:`GameConfig`, :data:`ACTIONS`, :data:`AWS_ACTIONS`), ``engine`` (log
+to actions, dashboards, feed), ``model`` (:func:`play`) and ``sweep`` (:func:`search`, the best
+player a search finds).
+"""
+
+from __future__ import annotations
+
+from .config import ACTION_NAMES, ACTIONS, AWS_ACTIONS, CLOCK, HORIZON_S, STEPS_S, Action, GameConfig
+from .engine import NOTES, SIGNALS
+from .model import AWS_ENDS, SCORE_ROWS, GameResult, GameSummary, play
+from .sweep import search
+
+__all__ = [  # noqa: RUF022 - sorted case-insensitively, as tests/test_api.py checks
+    "Action",
+    "ACTION_NAMES",
+    "ACTIONS",
+    "AWS_ACTIONS",
+    "AWS_ENDS",
+    "CLOCK",
+    "GameConfig",
+    "GameResult",
+    "GameSummary",
+    "HORIZON_S",
+    "NOTES",
+    "play",
+    "SCORE_ROWS",
+    "search",
+    "SIGNALS",
+    "STEPS_S",
+]

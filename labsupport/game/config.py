@@ -1,0 +1,132 @@
+"""The game's configuration: the actions the operators had, the clock's steps and :class:`GameConfig`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .. import timeline
+from .._validate import Config, check_choice, check_number, show
+from ..chain import CLOCK
+from ..errors import ConfigError
+
+__all__ = ["ACTIONS", "ACTION_NAMES", "AWS_ACTIONS", "CLOCK", "HORIZON_S", "STEPS_S", "Action", "GameConfig"]
+
+#: The clock's steps the players choose from: 5, 15 and 60 minutes (seconds).
+STEPS_S: tuple[float, ...] = (300.0, 900.0, 3600.0)
+#: How long a game lasts: 16 hours from 11:48 PM PDT (to 3:48 PM on 20 October), seconds.
+HORIZON_S: float = 16 * 3600.0
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action the operators had.
+
+    Attributes:
+        name: the key a player's log uses (``"repair_dns"``).
+        label: the button's words.
+        field: the :class:`labsupport.chain.OperatorActions` field it sets, or ``""`` (communicate,
+            undo: no effect in the model).
+        aws_id: the timeline row (:func:`labsupport.timeline.load`) at which AWS's operators took it,
+            or ``""`` if the sources give no time.
+        effect: what the chain model does with it (the model's, not a fact about AWS).
+    """
+
+    name: str
+    label: str
+    field: str
+    aws_id: str
+    effect: str
+
+
+#: The operators' actions, in the order the buttons show them.
+ACTIONS: tuple[Action, ...] = (
+    Action("communicate", "Post a status update", "", "dash-first-post",
+           "none in the model; the debrief reads the time of the first update"),
+    Action("stop_automation", "Stop the DNS Enactor automation", "automation_stopped_at_s", "talk-automation-off",
+           "none downstream: once the record is empty the Enactors cannot fix or break it further"),
+    Action("repair_dns", "Repair DynamoDB's DNS records by hand", "dns_repair_at_s", "ddb-dns-restored",
+           "the regional endpoint gets its records back; caches refetch; DWFM's state checks work again"),
+    Action("throttle_ec2", "Throttle EC2 launches (DWFM admission control)", "ec2_throttle_at_s", "dwfm-intervention",
+           "DWFM admits no more work to a full queue; a throttle that must be relaxed later"),
+    Action("restart_dwfm", "Restart DWFM hosts", "dwfm_restart_at_s", "dwfm-intervention",
+           "congested DWFM hosts drop their queues; their droplets ask again"),
+    Action("throttle_network", "Throttle network propagation work", "network_throttle_at_s", "dash-root-cause",
+           "half of new launches are refused before they reach Network Manager (they count as failed launches)"),
+    Action("relax_throttles", "Relax the throttles", "throttles_relaxed_at_s", "ec2-throttles-relaxed",
+           "launches are no longer refused; EC2 is normal once the throttles have unwound"),
+    Action("disable_failover", "Disable NLB automatic AZ failover", "failover_disabled_at_s", "nlb-failover-off",
+           "health checks no longer take an AZ out of DNS"),
+    Action("reenable_failover", "Re-enable NLB automatic AZ failover", "failover_reenabled_at_s", "nlb-failover-on",
+           "health checks may fail an AZ over again"),
+    Action("undo", "Undo the last action", "", "", "withdraws the latest earlier action, as if not taken"),
+)
+#: The action names, in button order.
+ACTION_NAMES: tuple[str, ...] = tuple(a.name for a in ACTIONS)
+
+
+def _aws_time_s(row_id: str) -> float:
+    rows = timeline.load()
+    when = pd.Timestamp(rows.loc[rows["id"] == row_id, "time_pdt"].iloc[0]).tz_localize(None)
+    return float((when - CLOCK.origin).total_seconds())
+
+
+def aws_actions() -> tuple[tuple[float, str], ...]:
+    """AWS's operators' actions at the times the sources give, as a game log (seconds, name).
+
+    Communicate is the Health Dashboard's first post. Sorted by time."""
+    log = [(_aws_time_s(a.aws_id), a.name) for a in ACTIONS if a.aws_id]
+    return tuple(sorted(log))
+
+
+#: AWS's night as a player's log: see :func:`aws_actions`.
+AWS_ACTIONS: tuple[tuple[float, str], ...] = aws_actions()
+
+
+def _entry(i: int, item: object, horizon_s: float) -> tuple[float, str]:
+    if not isinstance(item, (tuple, list)) or len(item) != 2:
+        raise ConfigError(f"actions[{i}] must be a (time_s, action) pair, got {show(item)}")
+    at = check_number(f"actions[{i}] time_s", item[0], lo=0, hi=horizon_s, hi_name="horizon_s")
+    name = check_choice(f"actions[{i}] action", item[1], ACTION_NAMES)
+    return (at, str(name))
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameConfig(Config):
+    """One game: the players' action log and where the clock stands.
+
+    Attributes:
+        actions: the log, ``(time_s, action)`` pairs in any order (sorted by time, stably, when
+            played): ``time_s`` seconds since 11:48 PM PDT (0 to ``horizon_s``), ``action`` one of
+            :data:`ACTION_NAMES`. Taking an action twice keeps the first; ``undo`` withdraws the
+            latest earlier action not yet withdrawn (none: ignored).
+        clock_s: where the clock stands (0 to ``horizon_s``): dashboards and posts up to it are visible.
+        horizon_s: the game's end (3,600 s to 2 days; default :data:`HORIZON_S`).
+
+    Raises:
+        ConfigError: a malformed entry, an unknown action, a time or clock outside [0, ``horizon_s``]
+            (the message names the entry and the range).
+    """
+
+    actions: tuple[tuple[float, str], ...] = ()
+    clock_s: float = 0.0
+    horizon_s: float = HORIZON_S
+
+    def _check(self) -> None:
+        check_number("horizon_s", self.horizon_s, lo=3600, hi=2 * 86_400)
+        check_number("clock_s", self.clock_s, lo=0, hi=self.horizon_s, hi_name="horizon_s")
+        if not isinstance(self.actions, (tuple, list)):
+            raise ConfigError(f"actions must be a tuple of (time_s, action) pairs, got {show(self.actions)}")
+        object.__setattr__(self, "actions", tuple(_entry(i, a, self.horizon_s) for i, a in enumerate(self.actions)))
+
+    def take(self, action: str) -> GameConfig:
+        """This game with ``action`` taken now (at ``clock_s``)."""
+        return GameConfig(actions=(*self.actions, (self.clock_s, action)), clock_s=self.clock_s,
+                          horizon_s=self.horizon_s)
+
+    def advance(self, step_s: float) -> GameConfig:
+        """This game with the clock ``step_s`` seconds later (one of :data:`STEPS_S`), stopping at ``horizon_s``."""
+        check_choice("step_s", step_s, STEPS_S)
+        return GameConfig(actions=self.actions, clock_s=min(self.clock_s + float(step_s), self.horizon_s),
+                          horizon_s=self.horizon_s)

@@ -1,0 +1,191 @@
+"""One game: :func:`play` returns what the players see at the clock and the score against the real night."""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .. import chain, timeline
+from ..errors import ConfigError
+from . import engine as _en
+from .config import ACTIONS, CLOCK, GameConfig
+
+#: Rows of the score: the chain's three stages, then the whole event and the first status update.
+SCORE_ROWS: tuple[str, ...] = (*chain.STAGES, "Whole event", "First status update")
+#: Timeline rows (:func:`labsupport.timeline.load`) of AWS's real time for each score row.
+AWS_ENDS: dict[str, str] = {"DynamoDB unreachable": "ddb-end", "Launches failing": "ec2-propagation-normal",
+                            "NLB connection errors": "nlb-end", "Whole event": "event-end",
+                            "First status update": "dash-first-post"}
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """The game's score in numbers (seconds on the chain clock; ``None`` where not reached by the horizon).
+
+    Attributes:
+        over: every stage ended, EC2's throttles (if any) unwound and NLB failover (if disabled)
+            back on, by the horizon: the game's rule for "the event is over".
+        total_s: 11:48 PM to that moment, or ``None`` if not over.
+        dynamodb_end_s, launches_end_s, nlb_end_s: when each stage ended (``None``: did not
+            happen, or still going at the horizon).
+        first_update_s: the first status update.
+        impact_s: the chain's client-visible impact summed over the stages (fraction of requests
+            or launches failing, integrated over time: seconds).
+        refused_launches_count: launches DWFM refused for lack of capacity plus launches refused
+            before Network Manager.
+        health_check_flaps_count: NLB health-check state changes (most on healthy targets).
+        failover_left_disabled: NLB automatic failover was disabled and never re-enabled.
+    """
+
+    over: bool
+    total_s: float | None
+    dynamodb_end_s: float | None
+    launches_end_s: float | None
+    nlb_end_s: float | None
+    first_update_s: float | None
+    impact_s: float
+    refused_launches_count: int
+    health_check_flaps_count: int
+    failover_left_disabled: bool
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """What :func:`play` returns.
+
+    Attributes:
+        config: the :class:`GameConfig` played.
+        dashboards: the operator-visible signals up to ``config.clock_s``
+            (:func:`labsupport.game.engine.dashboards`' columns).
+        feed: the Health Dashboard posts up to the clock (:func:`labsupport.game.engine.feed`'s columns).
+        actions: the log as played: :func:`labsupport.game.engine.fold`'s columns, then ``effect``
+            (string, the model's), ``aws_time_s`` (float64, when AWS's operators took it; NaN if the
+            sources give no time) and ``aws_tag`` (string, that timeline row's confidence tag).
+        score: one row per :data:`SCORE_ROWS`: ``stage`` (string), ``player_end_s`` (float64, NaN if
+            not reached by the horizon), ``aws_end_s`` (float64, AWS's real time), ``aws_id`` and
+            ``aws_tag`` (string, the timeline row), ``saved_s`` (float64, AWS's time minus the
+            player's: positive is faster than the real night) and ``impact_s`` (float64, the
+            chain's impact in that stage; NaN for the last two rows).
+        summary: a :class:`GameSummary`.
+        chain: the :class:`labsupport.chain.ChainResult` behind it all (the debrief's, not the players').
+    """
+
+    config: GameConfig
+    dashboards: pd.DataFrame
+    feed: pd.DataFrame
+    actions: pd.DataFrame
+    score: pd.DataFrame
+    summary: GameSummary
+    chain: chain.ChainResult
+
+
+@functools.lru_cache(maxsize=64)
+def _dashboards(ops: chain.OperatorActions) -> pd.DataFrame:
+    """The whole game's dashboards for ``ops`` (cached; :func:`play` filters them by the clock)."""
+    return _en.dashboards(_en.chain_run(ops), ops.horizon_s)
+
+
+@functools.lru_cache(maxsize=1)
+def _feed() -> pd.DataFrame:
+    return _en.feed()
+
+
+@functools.lru_cache(maxsize=1)
+def _aws_rows() -> pd.DataFrame:
+    rows = timeline.load().set_index("id")
+    rows["time_s"] = (rows["time_pdt"].dt.tz_localize(None) - CLOCK.origin).dt.total_seconds()
+    return rows
+
+
+def play(config: GameConfig | None = None) -> GameResult:
+    """Play the log in ``config`` through the chain model and show it as the operators would have seen it.
+
+    Args:
+        config: a :class:`GameConfig` (``None``: no actions, clock at 11:48 PM).
+
+    Returns:
+        A :class:`GameResult`. The same config always gives the same result.
+
+    Raises:
+        ConfigError: ``config`` is not a GameConfig.
+
+    Follows the post-event summary's three impact periods through :func:`labsupport.chain.run` with
+    the players' actions as :class:`labsupport.chain.OperatorActions`; AWS's times come from
+    ``timeline.csv``.
+    """
+    config = GameConfig() if config is None else config
+    if not isinstance(config, GameConfig):
+        raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
+    ops, table = _en.fold(config.actions, config.horizon_s)
+    result = _en.chain_run(ops)
+    dash = _dashboards(ops)
+    feed = _feed()
+    aws = _aws_rows()
+    by_name = {a.name: a for a in ACTIONS}
+    table["effect"] = pd.Series([by_name[n].effect for n in table["action"]], dtype="string")
+    aws_s = aws["time_s"].to_dict()
+    table["aws_time_s"] = pd.Series([float(aws_s[by_name[n].aws_id]) if by_name[n].aws_id else math.nan
+                                     for n in table["action"]], dtype="float64")
+    table["aws_tag"] = pd.Series([str(aws.at[by_name[n].aws_id, "tag"]) if by_name[n].aws_id else ""
+                                  for n in table["action"]], dtype="string")
+    summary = _summarise(config, ops, table, result)
+    return GameResult(config=config, dashboards=dash[dash["time_s"] <= config.clock_s].reset_index(drop=True),
+                      feed=feed[feed["time_s"] <= config.clock_s].reset_index(drop=True), actions=table,
+                      score=_score(summary, result, aws), summary=summary, chain=result)
+
+
+def _summarise(config: GameConfig, ops: chain.OperatorActions, table: pd.DataFrame,
+               result: chain.ChainResult) -> GameSummary:
+    horizon, st = config.horizon_s, result.stages
+    trunc = result.summary.truncated
+    ends: dict[str, float | None] = {}
+    for name in chain.STAGES:
+        row = st[st["stage"] == name]
+        end = float(row["end_s"].iloc[0]) if len(row) else None
+        ends[name] = None if end is not None and (end > horizon or (trunc and end >= horizon)) else end
+    happened = [name for name in chain.STAGES if (st["stage"] == name).any()]
+    s = result.summary
+    left_disabled = ops.failover_disabled_at_s is not None and ops.failover_reenabled_at_s is None
+    throttled = ops.throttled_at_s() is not None
+    over = not trunc and all(ends[n] is not None for n in happened) and not left_disabled
+    over = over and not (throttled and (s.ec2_recovered_at_s is None or s.ec2_recovered_at_s > horizon))
+    moments = [ends[n] for n in happened if ends[n] is not None]
+    if throttled and s.ec2_recovered_at_s is not None:
+        moments.append(s.ec2_recovered_at_s)
+    on = result.milestones.loc[result.milestones["milestone"].str.contains("re-enable"), "time_s"]
+    moments += [float(v) for v in on]
+    known = [m for m in moments if m is not None]
+    total = max(known) - float(st["start_s"].min()) if over and known else None
+    posts = table[(table["action"] == "communicate") & table["in_effect"]]["time_s"]
+    runs = result.runs
+    refused = int(runs.dwfm.summary.insufficient_capacity_count)
+    refused += int(runs.network.summary.refused_count) if runs.network is not None else 0
+    return GameSummary(over=bool(over), total_s=None if total is None or total > horizon else float(total),
+                       dynamodb_end_s=ends[chain.STAGES[0]], launches_end_s=ends[chain.STAGES[1]],
+                       nlb_end_s=ends[chain.STAGES[2]], first_update_s=float(posts.min()) if len(posts) else None,
+                       impact_s=float(st["impact_s"].sum()), refused_launches_count=refused,
+                       health_check_flaps_count=int(runs.nlb.summary.flaps_count) if runs.nlb is not None else 0,
+                       failover_left_disabled=bool(left_disabled))
+
+
+def _score(summary: GameSummary, result: chain.ChainResult, aws: pd.DataFrame) -> pd.DataFrame:
+    st = result.stages.set_index(result.stages["stage"].astype(str))
+    player = [summary.dynamodb_end_s, summary.launches_end_s, summary.nlb_end_s, summary.total_s,
+              summary.first_update_s]
+    rows = []
+    times, tags = aws["time_s"].to_dict(), aws["tag"].astype(str).to_dict()
+    for name, end in zip(SCORE_ROWS, player, strict=True):
+        rid = AWS_ENDS[name]
+        aws_s = float(times[rid])
+        if name == "Whole event" and end is not None:
+            end = end + float(result.stages["start_s"].min())
+        impact = float(st["impact_s"].get(name, 0.0)) if name in st.index else (
+            0.0 if name in chain.STAGES else math.nan)
+        rows.append((name, math.nan if end is None else float(end), aws_s, rid, tags[rid], impact))
+    frame = pd.DataFrame(rows, columns=["stage", "player_end_s", "aws_end_s", "aws_id", "aws_tag", "impact_s"])
+    frame["saved_s"] = frame["aws_end_s"] - frame["player_end_s"]
+    frame = frame.astype({"stage": "string", "aws_id": "string", "aws_tag": "string", "player_end_s": "float64"})
+    return frame[["stage", "player_end_s", "aws_end_s", "aws_id", "aws_tag", "saved_s", "impact_s"]]
