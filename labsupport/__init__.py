@@ -2,13 +2,14 @@
 
 Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.py`` checks it)::
 
-    base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy
+    base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy, predict
               (+ private _validate, _sweep, _engine, _quiz_html)
     models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) -> sweep
     composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same four parts each
               game/ (on chain)
     charts    charts/ (one module per model)                        data -> DataFrame -> encoding
-    wiring    widgets/ (panel, one module per lab), book, colab, student, grading/  controls -> run -> charts
+    wiring    widgets/ (panel, one module per lab), book, apidoc, colab, student, grading/
+              (controls -> run -> charts)
 
 * :mod:`labsupport.errors`: the errors this package raises.
 * :mod:`labsupport.clock`: the incident's time origins, wall-clock conversions and sampling grids.
@@ -17,6 +18,7 @@ Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.p
 * :mod:`labsupport.route53`: the Route 53 hosted-zone rules the race's Enactors write through.
 * :mod:`labsupport.dependencies`: hidden single-Region dependencies as a graph (stop point 6).
 * :mod:`labsupport.quiz`: the concept quiz on the common misconceptions, and its scoring.
+* :mod:`labsupport.predict`: a lab's predictions, kept before the runs and compared after them.
 * :mod:`labsupport.strategy`: student code the engines run (a conditional write, a failover decision), bounded.
 * :mod:`labsupport.race`: the DNS Planner/Enactor race (simpy), its guards and sweeps.
 * :mod:`labsupport.dwfm`: EC2's DropletWorkflow Manager: lease expiry, congestive collapse, sweeps.
@@ -31,6 +33,7 @@ Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.p
 * :mod:`labsupport.colab`: the one setting (the published repository) and the install cells derived from it.
 * :mod:`labsupport.student`: student notebooks, the labs in plain CommonMark for any front end (also a Sphinx extension).
 * :mod:`labsupport.book`: the Sphinx extension that bundles the Vega JavaScript into the book.
+* :mod:`labsupport.apidoc`: the Sphinx extension that documents the constants a package re-exports.
 * :mod:`labsupport.grading`: graded assignments: each student's parameters and key, grading with otter.
 * :mod:`labsupport.pdf`: ``python -m labsupport.pdf``, a PDF of the whole built book (Chromium, pypdf).
 

@@ -53,8 +53,8 @@ from sphinx.util import logging
 
 from .charts import BOOK_BUILD_ENV
 
-__all__ = ["BRAND_TEMPLATE", "BUNDLE_NAME", "CSS_NAME", "PDF_NAME", "PRINT_JS_NAME", "QUIZ_JS_NAME",
-           "SCROLL_REGIONS_JS_NAME", "ExercisesNumberedPerPage", "offer_pdf", "setup"]
+__all__ = ["BRAND_TEMPLATE", "BUNDLE_NAME", "CSS_NAME", "ExercisesNumberedPerPage", "offer_pdf",
+           "PDF_NAME", "PRINT_JS_NAME", "QUIZ_JS_NAME", "SCROLL_REGIONS_JS_NAME", "setup"]
 
 BUNDLE_NAME = "labsupport-vega.js"
 _STAMP = "iife-"  # bump when the way the bundle is written changes
