@@ -89,7 +89,7 @@ def _notebook_row(lab: str) -> tuple[dict, list[str]]:
         error = ""
         try:
             client.execute()
-        except Exception as err:  # report it in the row; the benchmark asserts nothing
+        except Exception as err:  # noqa: BLE001 - report it in the row; the benchmark asserts nothing
             error = f"; FAILED: {type(err).__name__}: {str(err).splitlines()[0][:120]}"
         seconds = time.perf_counter() - t0
         new = sorted(_files(folder) - before)

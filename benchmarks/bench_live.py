@@ -34,7 +34,9 @@ DEFAULT_TARGET = 0.5
 def _chromium() -> str | None:
     for candidate in [os.environ.get("CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"]:
         if candidate:
-            found = candidate if os.path.isfile(candidate) and os.access(candidate, os.X_OK) else shutil.which(candidate)
+            found = (
+                candidate if os.path.isfile(candidate) and os.access(candidate, os.X_OK) else shutil.which(candidate)
+            )
             if found:
                 return found
     return None
@@ -67,19 +69,29 @@ def _lab_rows(browser, server, live, lab: str) -> list[dict]:
     if missed:
         note += f"; {missed} of {CHANGES} changes never redrew the chart (counted as {live.REDRAW_S:g} s)"
     return [
-        {"figure": f"lab {number} live redraw in JupyterLab, median", "value": statistics.median(times), "unit": "s",
-         "target": TARGETS.get(number, DEFAULT_TARGET), "better": "lower", "note": note},
-        {"figure": f"lab {number} live redraw in JupyterLab, p90", "value": times[min(len(times) - 1, int(0.9 * len(times)))],
-         "unit": "s", "target": None, "better": "lower"},
+        {
+            "figure": f"lab {number} live redraw in JupyterLab, median",
+            "value": statistics.median(times),
+            "unit": "s",
+            "target": TARGETS.get(number, DEFAULT_TARGET),
+            "better": "lower",
+            "note": note,
+        },
+        {
+            "figure": f"lab {number} live redraw in JupyterLab, p90",
+            "value": times[min(len(times) - 1, int(0.9 * len(times)))],
+            "unit": "s",
+            "target": None,
+            "better": "lower",
+        },
     ]
 
 
 def figures() -> list[dict]:
     chromium = _chromium()
     try:
-        from playwright.sync_api import sync_playwright
-
         import live  # tests/browser/live.py
+        from playwright.sync_api import sync_playwright
     except ImportError as err:
         print(f"  (live: skipped: {err}; pip install -e '.[browser]' -r requirements.txt)", file=sys.stderr)
         return []

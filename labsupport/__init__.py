@@ -26,7 +26,8 @@ Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.p
 * :mod:`labsupport.charts`: Altair charts of model output, and the offline renderer.
 * :mod:`labsupport.widgets`: ipywidgets panels for readers who run the labs live.
 * :mod:`labsupport.colab`: the one setting (the published repository) and the install cells derived from it.
-* :mod:`labsupport.student`: student notebooks, the labs in plain CommonMark for any front end (also a Sphinx extension).
+* :mod:`labsupport.student`: student notebooks, the labs in plain CommonMark for any front end (also a
+  Sphinx extension).
 * :mod:`labsupport.book`: the Sphinx extension that bundles the Vega JavaScript into the book.
 * :mod:`labsupport.pdf`: ``python -m labsupport.pdf``, a PDF of the whole built book (Chromium, pypdf).
 

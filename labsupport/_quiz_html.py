@@ -76,14 +76,16 @@ def form_html(questions: Sequence[Question], *, stage: str, other: str, version:
         base = f"ls-quiz-{stage}-{q.id}"
         how = "Choose one." if q.kind == "single" else "Select all that apply."
         parts.append(
-            f'<fieldset class="ls-quiz-question" id="{base}" data-question="{q.id}" data-kind="{q.kind}" data-number="{n}">'
+            f'<fieldset class="ls-quiz-question" id="{base}" data-question="{q.id}" data-kind="{q.kind}" '
+            f'data-number="{n}">'
             f'<legend><span class="ls-quiz-number">Question {n}.</span> {_inline(q.prompt)} '
             f'<span class="ls-quiz-how">{how}</span></legend>'
             + "".join(_option_html(q, o, base) for o in q.options)
             + '<div class="ls-quiz-tools" hidden><button type="button" class="ls-quiz-check" '
             f'aria-label="Check answer to question {n}">Check answer</button></div>'
             '<p class="ls-quiz-verdict" role="status" aria-live="polite"></p>'
-            '<div class="ls-quiz-feedback"></div></fieldset>')
+            '<div class="ls-quiz-feedback"></div></fieldset>'
+        )
     parts.append('<div class="ls-quiz-actions" hidden><button type="submit" class="ls-quiz-score">Score all my answers'
                  '</button> <button type="reset" class="ls-quiz-reset">Clear my answers</button></div>'
                  '<p class="ls-quiz-result" role="status" aria-live="polite"></p></form>')
@@ -115,7 +117,9 @@ def answers_html(questions: Sequence[Question], *, stage: str, page: str, miscon
             f'<li id="{base}-answer"><p class="ls-quiz-answer-prompt">{_inline(q.prompt)} '
             f'<strong>Answer: {answer}.</strong></p><ul class="ls-quiz-explanations">'
             + "".join(_why_html(q, o, base, page) for o in q.options)
-            + f'</ul><p class="ls-quiz-belief">The belief this question tests: <a href="{html.escape(misconceptions_href)}'
-            f'#{q.misconception}">{_inline(q.belief)}</a> (instructor guide).</p></li>')
+            + '</ul><p class="ls-quiz-belief">The belief this question tests: '
+            f'<a href="{html.escape(misconceptions_href)}'
+            f'#{q.misconception}">{_inline(q.belief)}</a> (instructor guide).</p></li>'
+        )
     parts.append("</ol></details>")
     return "\n".join(parts)

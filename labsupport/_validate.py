@@ -113,7 +113,8 @@ def check_number(
         v = float(value)
     except OverflowError:  # an int too large for a float, e.g. 10**400
         raise ConfigError(
-            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open, lo_name, hi_name)}, got {_show(value)}"
+            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open, lo_name, hi_name)}, "
+            f"got {_show(value)}"
         ) from None
     bad = not math.isfinite(v)
     if lo is not None:
@@ -122,7 +123,8 @@ def check_number(
         bad = bad or (v >= hi if hi_open else v > hi)
     if bad:
         raise ConfigError(
-            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open, lo_name, hi_name)}, got {_show(value)}"
+            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open, lo_name, hi_name)}, "
+            f"got {_show(value)}"
         )
     return v
 

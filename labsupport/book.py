@@ -126,7 +126,7 @@ def offer_pdf(html_dir: Path | str) -> int:
             f'<span class="btn__icon-container"><i class="fas fa-book"></i></span>'
             f'<span class="btn__text-container">{_PDF_TEXT}</span></a></li>'
         )
-        page.write_text(_MENU_AFTER.sub(lambda m: m.group(1) + "\n" + item, text, count=1), encoding="utf-8")
+        page.write_text(_MENU_AFTER.sub(lambda m, item=item: m.group(1) + "\n" + item, text, count=1), encoding="utf-8")
         changed += 1
     return changed
 
@@ -170,13 +170,11 @@ def _is_dead_script(app: Sphinx, js: Any) -> bool:
     filename = os.fspath(getattr(js, "filename", None) or "")
     attributes = getattr(js, "attributes", {}) or {}
     launch = app.config.html_theme_options.get("launch_buttons") or {}
-    if not launch.get("thebe"):
-        # sphinx-thebe loads thebe from unpkg.com when its button is pressed; there is no button.
-        if filename.endswith("sphinx-thebe.js") or "THEBE_JS_URL" in str(attributes.get("body", "")):
-            return True
-    if attributes.get("type") == _WIDGET_STATE and not getattr(app.config, "nb_ipywidgets_js", None):
+    # sphinx-thebe loads thebe from unpkg.com when its button is pressed; without thebe there is no button.
+    if not launch.get("thebe") and (filename.endswith("sphinx-thebe.js")
+                                    or "THEBE_JS_URL" in str(attributes.get("body", ""))):
         return True
-    return False
+    return bool(attributes.get("type") == _WIDGET_STATE and not getattr(app.config, "nb_ipywidgets_js", None))
 
 
 def _offline_page(

@@ -82,7 +82,9 @@ class Published:
                 f"got {self.repository_url!r}"
             )
         if not isinstance(self.branch, str) or not _BRANCH.match(self.branch):
-            raise ConfigError(f"repository.branch must be a git branch name (letters, digits, . _ / -), got {self.branch!r}")
+            raise ConfigError(
+                f"repository.branch must be a git branch name (letters, digits, . _ / -), got {self.branch!r}"
+            )
         object.__setattr__(self, "repository_url", self.repository_url.rstrip("/"))
 
     @property

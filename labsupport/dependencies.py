@@ -238,12 +238,18 @@ def _status(node: tuple[str, str], origin: tuple[str, str], failed: set, cause: 
             path += f"; its failover to {alt[0]} ({alt[1]}) failed too"
         return "fails", len(chain) - 1, path, max(tags, key=TAGS.index)
     mine = edges[(edges["dependent"] == node[0]) & (edges["dependent_region"] == node[1])]
-    down = [(d, r) in failed for d, r, k in zip(mine["dependency"], mine["dependency_region"], mine["kind"])
-            if k in _PROPAGATING]
+    down = [
+        (d, r) in failed
+        for d, r, k in zip(mine["dependency"], mine["dependency_region"], mine["kind"], strict=False)
+        if k in _PROPAGATING
+    ]
     if any(down):
         return "fails over", pd.NA, "", None
-    lagging = [(d, r) in failed for d, r, k in zip(mine["dependency"], mine["dependency_region"], mine["kind"])
-               if k == "replicates with"]
+    lagging = [
+        (d, r) in failed
+        for d, r, k in zip(mine["dependency"], mine["dependency_region"], mine["kind"], strict=False)
+        if k == "replicates with"
+    ]
     return ("degraded" if any(lagging) else "keeps working"), pd.NA, "", None
 
 

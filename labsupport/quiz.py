@@ -47,10 +47,10 @@ from .timeline import durations, format_duration
 __all__ = [
     "KINDS",
     "MISCONCEPTIONS_PAGE",
+    "STAGES",
     "Option",
     "Question",
     "Reference",
-    "STAGES",
     "anchor",
     "answer_key",
     "figures",
@@ -315,7 +315,9 @@ def _check(stage: str, page: str) -> None:
     if stage not in STAGES:
         raise ConfigError(f"stage must be one of {list(STAGES)}, got {stage!r}")
     if not isinstance(page, str) or not page or page.endswith((".md", ".html", "/")):
-        raise ConfigError(f"page must be the quiz page's path without suffix, like 'chapters/quiz-before', got {page!r}")
+        raise ConfigError(
+            f"page must be the quiz page's path without suffix, like 'chapters/quiz-before', got {page!r}"
+        )
 
 
 def render_html(stage: str, *, page: str) -> str:

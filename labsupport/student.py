@@ -102,7 +102,10 @@ class _Converter:
             self.exercises[label] = number
             grade = _GRADE.match(body)
             if not grade:
-                raise ConfigError(f"{self.lab}: exercise {label} must open with its grade, **(Simple|Moderate|Advanced...)**, got {body[:40]!r}")
+                raise ConfigError(
+                    f"{self.lab}: exercise {label} must open with its grade, "
+                    f"**(Simple|Moderate|Advanced...)**, got {body[:40]!r}"
+                )
             return f"### Exercise {number} ({grade['grade']})\n\n{body[grade.end():]}"
         if name == "solution":
             if args.strip() not in self.exercises:
@@ -345,7 +348,10 @@ def _page_buttons(app: Any, pagename: str, templatename: str, context: dict[str,
             buttons[i] = _swap(button, lab)
         if isinstance(button, dict) and button.get("label") == "download-buttons":
             for item in button.get("buttons", []):
-                if isinstance(item, dict) and item.get("label") in ("download-source-button", "download-notebook-button"):
+                if isinstance(item, dict) and item.get("label") in (
+                    "download-source-button",
+                    "download-notebook-button",
+                ):
                     item["url"] = download
 
 

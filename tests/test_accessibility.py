@@ -11,7 +11,6 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from labsupport import charts
 from labsupport.charts import PALETTE, PERIOD_COLOURS, _render
 
 WHITE = "#ffffff"

@@ -113,7 +113,7 @@ def test_book_html_survives_script_breaking_text_and_takes_embed_options(monkeyp
     assert json.loads(payload) == spec and json.loads(embed) == {"actions": True, "renderer": "svg"}
     assert charts.render_bundle(spec)["text/plain"] == "<!--<script> 2025 </script>"
     monkeypatch.delenv(charts.BOOK_BUILD_ENV)
-    bundle, metadata = charts.render_bundle(spec, embed_options={"actions": True})
+    _bundle, metadata = charts.render_bundle(spec, embed_options={"actions": True})
     assert metadata == {"application/vnd.vegalite.v5+json": {"embed_options": {"actions": True}}}
 
 

@@ -135,7 +135,7 @@ def test_incident_stages_in_order_and_total_is_their_span(incident):
     assert s.total_s == pytest.approx(st_["end_s"].max() - st_["start_s"].min())
     assert s.total_s >= max(s.dynamodb_s, s.launches_s, s.nlb_s)
     assert not s.truncated and s.dwfm_operators_acted and s.nlb_failover_disabled
-    assert 0 < st_["peak_impact_fraction"].min() and st_["peak_impact_fraction"].max() <= 1
+    assert st_["peak_impact_fraction"].min() > 0 and st_["peak_impact_fraction"].max() <= 1
 
 
 def test_stages_come_from_the_models(incident):
@@ -152,7 +152,9 @@ def test_stages_come_from_the_models(incident):
 def test_operator_rules_follow_the_model_state(incident):
     m = incident.milestones.set_index("milestone")["time_s"]
     restore = incident.runs.dwfm.config.outage_end_s
-    assert m["operators throttle work and restart DWFM hosts"] == pytest.approx(restore + INCIDENT.dwfm_operator_delay_s)
+    assert m["operators throttle work and restart DWFM hosts"] == pytest.approx(
+        restore + INCIDENT.dwfm_operator_delay_s
+    )
     assert m["operators disable automatic AZ failover"] == pytest.approx(
         m["first AZ failover (detected)"] + INCIDENT.nlb_disable_delay_s)
     assert m["EC2 recovered"] == pytest.approx(m["network propagation normal again"] + INCIDENT.ec2_throttle_relax_s)
@@ -161,11 +163,11 @@ def test_operator_rules_follow_the_model_state(incident):
 
 def test_a_longer_dns_outage_moves_every_later_stage(incident):
     slow = replace(race.INCIDENT, manual_repair_after_s=race.INCIDENT.manual_repair_after_s + 1800)
-    with pytest.raises(LimitExceeded, match="race.horizon_s"):
+    with pytest.raises(LimitExceeded, match=r"race.horizon_s"):
         chain.run(replace(INCIDENT, race=slow))   # still empty when the race model stops
     r = chain.run(replace(INCIDENT, race=replace(slow, horizon_s=4 * 3600.0)))
     assert r.summary.dns_empty_s == pytest.approx(incident.summary.dns_empty_s + 1800)
-    for a, b in zip(r.stages["start_s"].iloc[1:], incident.stages["start_s"].iloc[1:]):
+    for a, b in zip(r.stages["start_s"].iloc[1:], incident.stages["start_s"].iloc[1:], strict=True):
         assert a > b
     assert r.summary.total_s > incident.summary.total_s
 
@@ -322,7 +324,10 @@ def test_explorer_chart_has_six_bound_checkboxes(table):
 
 
 def test_other_chain_charts_build(incident, table):
-    for c in (charts.chain_impact_chart(incident.impact), charts.chain_savings_chart(chain.single_point_savings(table))):
+    for c in (
+        charts.chain_impact_chart(incident.impact),
+        charts.chain_savings_chart(chain.single_point_savings(table)),
+    ):
         spec = c.to_dict()
         assert spec["title"] and spec["description"]
 
@@ -357,7 +362,7 @@ def test_a_factor_too_large_for_network_names_the_chain_field(field, value, prod
 
 
 def test_a_factor_past_network_max_events_is_a_limit_naming_the_chain_field():
-    with pytest.raises(LimitExceeded, match="backlog_per_unleased_droplet_hour=30 .*nlb.network.max_events"):
+    with pytest.raises(LimitExceeded, match=r"backlog_per_unleased_droplet_hour=30 .*nlb.network.max_events"):
         chain.run(replace(INCIDENT, backlog_per_unleased_droplet_hour=30.0))
 
 

@@ -14,6 +14,7 @@ import pytest
 from labsupport import charts, presets
 from labsupport.charts import legend_colours as colour_map
 
+
 def _dns(labels: list[str]):
     ts = pd.DataFrame({"time_s": [0.0, 60.0], "failing_fraction": [0.0, 0.5]})
     return charts.dns_failing_chart({label: ts for label in labels}, restored_s=30.0)

@@ -15,18 +15,10 @@ import pandas as pd
 import pytest
 
 from labsupport import chain, charts, dependencies, dns_cache, dwfm, explore, network, nlb, race, timeline
-from labsupport.charts import chain as chain_charts
 from labsupport.charts import dependencies as dependencies_charts
-from labsupport.clock import INCIDENT_CLOCK
-from labsupport.charts import explore as explore_charts
-from labsupport.charts import timeline as timeline_charts
-from labsupport.charts import race as race_charts
-from labsupport.charts import race_sequence as race_sequence_charts
-from labsupport.charts import dns as dns_charts
 from labsupport.charts import dwfm as dwfm_charts
-from labsupport.charts import network as network_charts
-from labsupport.charts import nlb as nlb_charts
 from labsupport.charts._render import REFLOW_KEY, _datasets
+from labsupport.clock import INCIDENT_CLOCK
 
 
 def _encodings(spec: dict) -> list[dict]:
@@ -225,8 +217,14 @@ def test_nlb_timeseries_data_and_channels():
     np.testing.assert_allclose(data["errors"], ts["error_fraction"].round(4))
     np.testing.assert_allclose(data["flaps"], ts["fleet_flaps_per_min"].round(1))
     np.testing.assert_allclose(data["latency"], ts["check_latency_s"].round(1))    # seconds
-    assert {("y", "fraction", "quantitative"), ("y", "errors", "quantitative"), ("y", "flaps", "quantitative"),
-            ("y", "latency", "quantitative"), ("color", "what", "nominal"), ("y", "y", "quantitative")} <= _channels(chart)
+    assert {
+        ("y", "fraction", "quantitative"),
+        ("y", "errors", "quantitative"),
+        ("y", "flaps", "quantitative"),
+        ("y", "latency", "quantitative"),
+        ("color", "what", "nominal"),
+        ("y", "y", "quantitative"),
+    } <= _channels(chart)
     rule = next(d for d in _datasets(chart) if list(d.columns) == ["y", "label"])
     assert rule["y"].tolist() == [5.0]      # the threshold on the seconds axis
     assert rule["label"].tolist() == ["failover threshold, 5 s"]    # labelled in the axis's unit
@@ -273,8 +271,10 @@ def test_dns_failing_data_and_channels():
         np.testing.assert_allclose(data["failing"], ts["failing_fraction"].round(4))
     else:
         assert data["failing"].between(data["lo"], data["hi"]).all()
-    assert data["failing"].between(0, 1).all()       # a fraction, drawn on a % axis
-    assert {("y", "failing", "quantitative"), ("color", "run", "nominal"), ("x", "clock", "temporal")} <= _channels(chart)
+    assert data["failing"].between(0, 1).all()  # a fraction, drawn on a % axis
+    assert {("y", "failing", "quantitative"), ("color", "run", "nominal"), ("x", "clock", "temporal")} <= _channels(
+        chart
+    )
     late = charts.dns_failing_data({"a": ts}, start_s=float(ts["time_s"].max()) + 1)
     note = charts.dns_failing_chart({"a": ts}, restored_s=9_420.0, start_s=float(ts["time_s"].max()) + 1)
     assert late.empty and _datasets(note)[0]["text"].iloc[0].startswith("No sample")
@@ -328,12 +328,19 @@ def test_race_sequence_labels_the_check_the_stale_write_and_the_deletion():
     assert steps.loc["1 one-time check", "actor"] == steps.loc["2 stale write", "actor"] == stale["actor"]
     assert steps.loc["3 clean-up deletes the active plan", "actor"] == deleted["actor"]
     # The labels give the times the chapter's prose gives (unrounded, to one decimal).
-    assert steps.loc["1 one-time check", "short"] == f"1 one-time check of plan {int(check['generation'])}, {float(check['time_s']):.1f} s"
+    assert (
+        steps.loc["1 one-time check", "short"]
+        == f"1 one-time check of plan {int(check['generation'])}, {float(check['time_s']):.1f} s"
+    )
     assert steps.loc["2 stale write", "label"].startswith(f"2 stale write: plan {int(stale['generation'])} over plan ")
     assert (data.loc[data["step"] == "", ["short", "label"]] == "").all().all()
     # The wait band counts the writer's lock losses on the endpoint between check and write.
-    lost = ev.loc[(ev["action"] == "lock_lost") & (ev["actor"] == stale["actor"]) & (ev["endpoint"] == stale["endpoint"])
-                  & ev["time_s"].between(check["time_s"], stale["time_s"])]
+    lost = ev.loc[
+        (ev["action"] == "lock_lost")
+        & (ev["actor"] == stale["actor"])
+        & (ev["endpoint"] == stale["endpoint"])
+        & ev["time_s"].between(check["time_s"], stale["time_s"])
+    ]
     wait = charts.race_sequence_wait_data(data)
     _carries(chart, wait)
     assert wait["label"].iloc[0].startswith(f"waits {stale['time_s'] - check['time_s']:.0f} s: {len(lost)} lock losses")
@@ -393,7 +400,7 @@ def _reflows_and_wraps(chart, totals: pd.DataFrame, column: str) -> None:
 
     spec = chart.to_dict()
     assert REFLOW_KEY in spec.get("usermeta", {})
-    for text, lines, px in zip(totals[column], totals[f"{column}_lines"], totals[f"{column}_px"]):
+    for text, lines, px in zip(totals[column], totals[f"{column}_lines"], totals[f"{column}_px"], strict=True):
         assert lines.replace("\n", " ") == text and px > 6 * len(text)
         assert max(len(line) for line in lines.split("\n")) <= 40
     tests = [c for enc in _encodings(spec) for c in [enc.get("text", {}).get("condition", {})] if c]
@@ -484,7 +491,9 @@ def test_chain_impact_data_and_channels():
     _carries(chart, data)
     np.testing.assert_allclose(data["share"], impact["impact_fraction"].round(4))
     assert data["start"].tolist() == INCIDENT_CLOCK.wall_clock(impact["time_s"]).tolist()
-    assert {("x", "start", "temporal"), ("y", "share", "quantitative"), ("color", "stage", "nominal")} <= _channels(chart)
+    assert {("x", "start", "temporal"), ("y", "share", "quantitative"), ("color", "stage", "nominal")} <= _channels(
+        chart
+    )
 
 
 def test_chain_savings_data_and_channels():

@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labsupport.charts import _render
 from labsupport import chain, charts, dependencies, dns_cache, dwfm, explore, network, nlb, race, timeline
 from labsupport._validate import check_bool, check_int, check_number
+from labsupport.charts import _render
 
 #: Width of the book's content column at the browser test's 1280 px viewport.
 CONTENT_COLUMN_PX = 680
@@ -653,7 +653,10 @@ def _charts_of(which: str, cfg) -> list:
         return [lambda: charts.network_backlog_chart(ts)]
     if which == "nlb":
         ts = nlb.run(cfg).timeseries
-        return [lambda: charts.nlb_timeseries_chart(ts), lambda: charts.nlb_capacity_comparison_chart({"a": ts, "b": ts})]
+        return [
+            lambda: charts.nlb_timeseries_chart(ts),
+            lambda: charts.nlb_capacity_comparison_chart({"a": ts, "b": ts}),
+        ]
     if which == "race":
         r = race.run(cfg)
         st_, w = r.endpoint_states(), r.empty_windows()

@@ -27,7 +27,7 @@ def test_each_model_exposes_its_own_clock():
         assert module.CLOCK is INCIDENT_CLOCK
     for module in (network, nlb):
         assert module.CLOCK is NETWORK_CLOCK
-    assert PES_EMPTY_AT_PDT == INCIDENT_CLOCK.origin.to_pydatetime()
+    assert INCIDENT_CLOCK.origin.to_pydatetime() == PES_EMPTY_AT_PDT
 
 
 def test_a_time_of_day_is_read_on_the_origins_own_day():

@@ -10,8 +10,14 @@ import pytest
 import yaml
 from IPython.core.inputtransformer2 import TransformerManager
 
-from labsupport.colab import (INSTALL_CELL_TAGS, LAB_INSTALL_CELL, Published, install_cell, published,
-                              student_install_cell)
+from labsupport.colab import (
+    INSTALL_CELL_TAGS,
+    LAB_INSTALL_CELL,
+    Published,
+    install_cell,
+    published,
+    student_install_cell,
+)
 from labsupport.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,17 +46,17 @@ def test_every_address_is_derived_from_the_setting():
 @pytest.mark.parametrize("url", ["https://gitlab.com/a/b", "github.com/a/b", "https://github.com/a", "", None,
                                  "https://github.com/a/b/tree/main"])
 def test_a_bad_address_is_refused_naming_the_field(url):
-    with pytest.raises(ConfigError, match="repository.url"):
+    with pytest.raises(ConfigError, match=r"repository.url"):
         Published(repository_url=url)
 
 
 def test_a_bad_branch_is_refused_naming_the_field():
-    with pytest.raises(ConfigError, match="repository.branch"):
+    with pytest.raises(ConfigError, match=r"repository.branch"):
         Published(repository_url="https://github.com/a/b", branch="")
 
 
 def test_published_names_a_missing_config(tmp_path):
-    with pytest.raises(ConfigError, match="_config.yml"):
+    with pytest.raises(ConfigError, match=r"_config.yml"):
         published(tmp_path)
 
 

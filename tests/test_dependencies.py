@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labsupport import charts, dependencies as deps
+from labsupport import charts
+from labsupport import dependencies as deps
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,7 +41,7 @@ def test_edges_are_typed_tagged_and_sourced():
 
 def test_the_summary_named_features_are_in_the_graph():
     edges = deps.load()
-    pairs = set(zip(edges["dependent"], edges["dependent_region"]))
+    pairs = set(zip(edges["dependent"], edges["dependent_region"], strict=True))
     assert ("Console sign-in (root or federated via signin.aws.amazon.com)", "other Regions") in pairs
     assert {("Redshift queries with IAM user credentials", r) for r in deps.REGIONS} <= pairs
     support = edges[edges["dependent"] == "AWS Support Center"]
@@ -88,7 +89,7 @@ def test_every_answer_carries_the_weakest_tag_on_its_path(radius):
 
 def test_iam_lookup_failure_is_stated_verbatim_in_every_region():
     out = deps.what_fails_with("IAM API: user-group lookup", "us-east-1")
-    assert set(zip(out["service"], out["region"])) == {("Redshift queries with IAM user credentials", r)
+    assert set(zip(out["service"], out["region"], strict=True)) == {("Redshift queries with IAM user credentials", r)
                                                         for r in deps.REGIONS}
     assert (out["weakest_tag"] == "AWS-verbatim").all()
 

@@ -279,7 +279,7 @@ def _corners(panel) -> list[dict]:
     import itertools
 
     ends = {name: (w.min, w.max) if hasattr(w, "min") else (w.value,) for name, w in panel.controls.items()}
-    return [dict(zip(ends, combo)) for combo in itertools.product(*ends.values())]
+    return [dict(zip(ends, combo, strict=True)) for combo in itertools.product(*ends.values())]
 
 
 @pytest.mark.parametrize("base", [

@@ -116,7 +116,7 @@ def test_backoff_waits_within_full_jitter_bounds():
     timed_out = [t for t, k, _, _ in events if k == "work_timed_out"]
     queued = [t for t, k, _, _ in events if k == "retry_queued"]
     tick = cfg.state_check_interval_s / 30
-    for attempt, (failed_at, back_at) in enumerate(zip(timed_out, queued), start=1):
+    for attempt, (failed_at, back_at) in enumerate(zip(timed_out, queued, strict=True), start=1):
         ceiling = min(50.0, 20.0 * 2**attempt)
         assert failed_at <= back_at <= failed_at + ceiling + tick
 
@@ -294,16 +294,27 @@ def small_configs(draw) -> DwfmConfig:
         return draw(st.one_of(st.none(), st.floats(0.0, horizon)))
 
     return DwfmConfig(
-        fleet_droplets_count=draw(st.integers(1, 300)), dwfm_hosts_count=draw(st.integers(1, 5)),
-        host_concurrency_count=draw(st.integers(1, 5)), state_check_interval_s=interval,
-        lease_ttl_min_s=ttl_min, lease_ttl_max_s=ttl_min + draw(st.floats(0.0, 3_000.0)),
-        outage_start_s=start, outage_end_s=end, lease_establish_s=draw(st.floats(1.0, 200.0)),
-        work_deadline_s=draw(st.floats(0.5, 1_000.0)), retry_policy=draw(st.sampled_from(dwfm.RETRY_POLICIES)),
-        retry_base_s=base, retry_cap_s=base + draw(st.floats(0.0, 500.0)),
-        throttle_by_queue_length=draw(st.booleans()), queue_limit_count=draw(st.integers(1, 50)),
-        operator_restart_at_s=maybe_time(), operator_throttle_at_s=maybe_time(),
-        launch_attempts_per_s=draw(st.floats(0.0, 10.0)), report_interval_s=draw(st.floats(min(30.0, horizon), min(900.0, horizon))),
-        horizon_s=horizon, seed=draw(st.integers(0, 2**32)),
+        fleet_droplets_count=draw(st.integers(1, 300)),
+        dwfm_hosts_count=draw(st.integers(1, 5)),
+        host_concurrency_count=draw(st.integers(1, 5)),
+        state_check_interval_s=interval,
+        lease_ttl_min_s=ttl_min,
+        lease_ttl_max_s=ttl_min + draw(st.floats(0.0, 3_000.0)),
+        outage_start_s=start,
+        outage_end_s=end,
+        lease_establish_s=draw(st.floats(1.0, 200.0)),
+        work_deadline_s=draw(st.floats(0.5, 1_000.0)),
+        retry_policy=draw(st.sampled_from(dwfm.RETRY_POLICIES)),
+        retry_base_s=base,
+        retry_cap_s=base + draw(st.floats(0.0, 500.0)),
+        throttle_by_queue_length=draw(st.booleans()),
+        queue_limit_count=draw(st.integers(1, 50)),
+        operator_restart_at_s=maybe_time(),
+        operator_throttle_at_s=maybe_time(),
+        launch_attempts_per_s=draw(st.floats(0.0, 10.0)),
+        report_interval_s=draw(st.floats(min(30.0, horizon), min(900.0, horizon))),
+        horizon_s=horizon,
+        seed=draw(st.integers(0, 2**32)),
     )
 
 
@@ -486,6 +497,6 @@ def test_the_last_row_is_at_the_horizon_after_every_event_there():
 
 
 def test_each_retry_policy_is_a_strategy_of_the_engine():
-    assert dwfm.RETRY_POLICIES == tuple(engine.RETRY_STRATEGIES)
+    assert tuple(engine.RETRY_STRATEGIES) == dwfm.RETRY_POLICIES
     for policy, method in engine.RETRY_STRATEGIES.items():
         assert callable(getattr(engine._Model, method)) and policy in getattr(engine._Model, method).__doc__

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labsupport.explore import engine as proto
 from labsupport import charts, explore
 from labsupport.errors import ConfigError, LimitExceeded
 from labsupport.explore import GUARDS, INCIDENT, ExploreConfig, run, verdict_table
+from labsupport.explore import engine as proto
 from labsupport.race import Guards
 
 TINY = replace(INCIDENT, enactor_count=1, generation_count=2, cleanup_keep_generations=0)
@@ -225,7 +225,7 @@ def test_max_states_stops_with_a_clear_message():
        guards=st.tuples(*[st.booleans()] * 4), sym=st.booleans(), limit=st.integers(1, 4000))
 def test_random_small_configs_terminate_within_max_states(n, g, e, keep, guards, sym, limit):
     cfg = ExploreConfig(enactor_count=n, generation_count=g, endpoint_count=e, cleanup_keep_generations=keep,
-                        reduce_symmetry=sym, max_states=limit, guards=Guards(**dict(zip(GUARDS, guards))))
+                        reduce_symmetry=sym, max_states=limit, guards=Guards(**dict(zip(GUARDS, guards, strict=True))))
     try:
         res = run(cfg)
     except LimitExceeded as err:
@@ -345,7 +345,9 @@ def test_tiny_state_table_is_the_hand_counted_line():
 def test_only_guard_2_keeps_every_rollback_record_pointing_at_a_tree():
     for guard in GUARDS:
         t = explore.states_table(replace(INCIDENT, guards=Guards(**{guard: True})))
-        dangling = [str(r) not in trees.split(",") for r, trees in zip(t["regional_rollback"], t["regional_trees"])]
+        dangling = [
+            str(r) not in trees.split(",") for r, trees in zip(t["regional_rollback"], t["regional_trees"], strict=True)
+        ]
         assert any(dangling) == (guard != "delete_only_unreferenced")
 
 

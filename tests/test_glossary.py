@@ -14,6 +14,7 @@ and optionally a ``*Where it matters:*`` line. tests/browser/test_book_axe.py ch
 
 from __future__ import annotations
 
+import itertools
 import re
 import textwrap
 import unicodedata
@@ -221,7 +222,7 @@ def test_seed_articles_wording_is_used(entries, term, lang, wording):
 
 def test_terms_are_sorted(entries):
     keys = [sort_key(t) for t in _ids(entries)]
-    out_of_order = [(a, b) for a, b in zip(_ids(entries), _ids(entries)[1:]) if sort_key(a) > sort_key(b)]
+    out_of_order = [(a, b) for a, b in itertools.pairwise(_ids(entries)) if sort_key(a) > sort_key(b)]
     assert keys == sorted(keys), f"terms out of order: {out_of_order}"
 
 

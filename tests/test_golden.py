@@ -45,7 +45,9 @@ def incident_summaries() -> dict[str, object]:
         "network": _plain(network.run(network.INCIDENT).summary),
         "nlb": _plain(nlb.run(nlb.INCIDENT).summary),
         "dns_cache": _plain(dns_cache.run(dns_cache.INCIDENT).summary),
-        "explore": {k: v for k, v in _plain(explore.run(explore.INCIDENT).summary).items() if k not in _WALL_CLOCK_FIELDS},
+        "explore": {
+            k: v for k, v in _plain(explore.run(explore.INCIDENT).summary).items() if k not in _WALL_CLOCK_FIELDS
+        },
         "chain": _plain(chain.run(chain.INCIDENT).summary),
     }
 
@@ -72,7 +74,9 @@ def differences(expected: object, actual: object, where: str = "") -> list[str]:
                 out += differences(expected[key], actual[key], path)
         return out
     if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
-        return [d for i, (e, a) in enumerate(zip(expected, actual)) for d in differences(e, a, f"{where}[{i}]")]
+        return [
+            d for i, (e, a) in enumerate(zip(expected, actual, strict=True)) for d in differences(e, a, f"{where}[{i}]")
+        ]
     if isinstance(expected, float) and isinstance(actual, (int, float)) and not isinstance(actual, bool):
         if math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-9):
             return []

@@ -115,7 +115,9 @@ def function_imports() -> list[str]:
         for fn in ast.walk(tree):
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for node in ast.walk(fn):
-                    if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("labsupport")):
+                    if isinstance(node, ast.ImportFrom) and (
+                        node.level or (node.module or "").startswith("labsupport")
+                    ):
                         out.append(f"{module_name(path)}:{node.lineno}")
     return out
 
@@ -164,7 +166,7 @@ def upward(edges: dict[str, set[str]]) -> list[str]:
     for a, targets in sorted(edges.items()):
         for b in sorted(targets):
             pa, pb = part(a), part(b)
-            if layer(b) > layer(a) and not a == b.rsplit(".", 1)[0]:
+            if layer(b) > layer(a) and a != b.rsplit(".", 1)[0]:
                 out.append(f"{a} ({LAYER_NAMES[layer(a)]}) -> {b} ({LAYER_NAMES[layer(b)]})")
             elif pa and pb and pa[0] == pb[0] and pb[1] > pa[1]:
                 out.append(f"{a} ({PARTS[pa[1]]}) -> {b} ({PARTS[pb[1]]}), a later part of the same model")

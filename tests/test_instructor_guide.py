@@ -17,6 +17,7 @@ lab, in at least its own time). These tests read the guide's Markdown tables and
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -48,7 +49,7 @@ def lab_minutes() -> dict[str, int]:
 def tables(path: Path) -> list[list[list[str]]]:
     """Every Markdown table of a page: a list of rows (header included, separator left out)."""
     found, current = [], []
-    for line in path.read_text(encoding="utf-8").splitlines() + [""]:
+    for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
         if line.startswith("|"):
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if not all(re.fullmatch(r":?-+:?", c) for c in cells):
@@ -111,7 +112,7 @@ def test_workshop_schedule_runs_without_gaps_to_its_length(page, length):
     schedule = next(t for t in tables(GUIDE / page) if t[0][0] == "Time")
     s = spans(schedule)
     assert s[0][0] == 0 and s[-1][1] == length, f"{page}: runs {s[0][0]} to {s[-1][1]} min, not 0 to {length}"
-    assert all(a[1] == b[0] for a, b in zip(s, s[1:])), f"{page}: gaps or overlaps in {s}"
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(s)), f"{page}: gaps or overlaps in {s}"
 
 
 @pytest.mark.parametrize("page, length", WORKSHOPS)
@@ -150,7 +151,7 @@ def test_university_sessions_run_without_gaps_to_their_length():
     lengths = sorted(s[-1][1] for s in schedules)
     assert lengths == [90, 120, 120], f"expected one lecture (90 min) and two lab sessions (120 min), got {lengths}"
     for s in schedules:
-        assert s[0][0] == 0 and all(a[1] == b[0] for a, b in zip(s, s[1:])), f"gaps or overlaps in {s}"
+        assert s[0][0] == 0 and all(a[1] == b[0] for a, b in itertools.pairwise(s)), f"gaps or overlaps in {s}"
 
 
 def test_university_lab_sessions_give_a_worked_lab_its_own_time():
@@ -174,7 +175,9 @@ def test_debate_steps_add_up_to_its_stated_lengths():
     for name, minutes in uses.items():
         rows = [r for t in tables(GUIDE / name) for r in t[1:] if "root-cause-debate" in " ".join(r)
                 and minutes_of(r[0]) is not None]
-        assert rows and all(minutes_of(r[0]) == minutes for r in rows), f"{name}: the debate's slot is not {minutes} min"
+        assert rows and all(minutes_of(r[0]) == minutes for r in rows), (
+            f"{name}: the debate's slot is not {minutes} min"
+        )
 
 
 def test_parsers_on_a_small_page(tmp_path):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import subprocess
@@ -224,7 +223,8 @@ def test_same_config_same_events():
 
 
 def test_same_events_across_processes_and_hash_seeds():
-    expr = "replace(nlb.VELOCITY_CONTROL, network=replace(network.INCIDENT, horizon_s=14_000.0), disable_failover_at_s=None, reenable_failover_at_s=None)"
+    expr = ("replace(nlb.VELOCITY_CONTROL, network=replace(network.INCIDENT, horizon_s=14_000.0), "
+            "disable_failover_at_s=None, reenable_failover_at_s=None)")
     assert _digest(expr, "1") == _digest(expr, "4242")
 
 

@@ -85,7 +85,9 @@ def test_notebook_is_in_the_book_and_collected(path):
         # Student copies are written from the labs (labsupport.student); the book serves them from
         # the labs' pages, and nbval collects them because student/ is in pytest's testpaths.
         assert (ROOT / "labs" / path.name).is_file(), f"{path} is the copy of no lab"
-        testpaths = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["testpaths"]
+        testpaths = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"][
+            "testpaths"
+        ]
         assert "student" in testpaths, "student/ is not in pytest's testpaths"
         return
     assert str(path.with_suffix("")) in _toc_files(), f"{path} is not in _toc.yml"

@@ -54,7 +54,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from test_glossary import GLOSSARY, parse_glossary
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -284,10 +283,9 @@ def exercises(text: str) -> list[dict[str, str]]:
         if m.group("name") not in ("exercise", "exercise-start"):
             continue
         label = re.search(r"^:label:\s*(\S+)", m.group("rest"), re.MULTILINE)
-        if m.group("name") == "exercise":
-            body = m.group("rest")
-        else:  # the exercise's text runs from here to {exercise-end}
-            body = text[m.end():text.find("{exercise-end}", m.end())]
+        # A gated exercise's text runs from here to {exercise-end}.
+        body = (m.group("rest") if m.group("name") == "exercise"
+                else text[m.end():text.find("{exercise-end}", m.end())])
         body = "\n".join(line for line in body.splitlines() if not re.match(r"^:[\w-]+:", line)).strip()
         grade = re.match(r"^\*\*\(([^)]*)\)\*\*", body)
         out.append({"label": label.group(1) if label else "", "grade": grade.group(1) if grade else "",
@@ -352,7 +350,9 @@ def test_page_has_graded_exercises_with_solutions(path):
     assert all(labels) and len(set(labels)) == len(labels), f"every exercise needs its own :label: ({labels})"
     for e in found:
         grade = e["grade"].casefold()
-        assert any(g in grade for g in GRADES), f"{e['label']}: no bold grade (Simple/Moderate/Advanced): {e['opening']!r}"
+        assert any(g in grade for g in GRADES), (
+            f"{e['label']}: no bold grade (Simple/Moderate/Advanced): {e['opening']!r}"
+        )
         assert len(sols.get(e["label"], [])) == 1, f"{e['label']}: needs exactly one solution"
         assert sols[e["label"]][0].get("class") == "dropdown", f"{e['label']}: the solution must be a dropdown"
     assert not set(sols) - set(labels), f"solutions for unknown exercises: {set(sols) - set(labels)}"
@@ -475,7 +475,10 @@ def test_exempt_words_are_not_uses():
     text = "a region of the chart, the regional endpoint"
     found = [text[s:e] for s, e, _ in find_terms(prose_mask(text), entries, exempt={"region": "everyday word"})]
     assert found == ["regional endpoint"]
-    assert [text[s:e] for s, e, _ in find_terms(prose_mask(text), entries, exempt={})] == ["region", "regional endpoint"]
+    assert [text[s:e] for s, e, _ in find_terms(prose_mask(text), entries, exempt={})] == [
+        "region",
+        "regional endpoint",
+    ]
 
 
 def test_term_matching_rules():
@@ -533,8 +536,8 @@ def test_lab_checks_find_missing_misordered_sections_and_a_self_check_without_as
     good = _lab(tmp_path, LAB_SECTIONS, "assert 1 + 1 == 2")
     test_lab_has_the_sections_in_order(good)
     test_lab_self_check_asserts(good)
-    swapped = LAB_SECTIONS[:2] + [LAB_SECTIONS[3], LAB_SECTIONS[2]] + LAB_SECTIONS[4:]
-    for sections in (LAB_SECTIONS[1:], swapped, LAB_SECTIONS + ["Run"]):
+    swapped = [*LAB_SECTIONS[:2], LAB_SECTIONS[3], LAB_SECTIONS[2], *LAB_SECTIONS[4:]]
+    for sections in (LAB_SECTIONS[1:], swapped, [*LAB_SECTIONS, "Run"]):
         with pytest.raises(AssertionError):
             test_lab_has_the_sections_in_order(_lab(tmp_path, sections, "assert True"))
     with pytest.raises(AssertionError):

@@ -31,7 +31,7 @@ def test_pages_in_navigation_order_with_their_parts(tmp_path):
 
 
 def test_no_built_book_is_a_config_error(tmp_path):
-    with pytest.raises(ConfigError, match="no index.html"):
+    with pytest.raises(ConfigError, match=r"no index.html"):
         book_pages(tmp_path)
 
 

@@ -121,7 +121,9 @@ SCRIPTED = race.RaceConfig(
 def regional_trace(cfg: race.RaceConfig, start_s: float = 40.0, end_s: float = 49.0) -> list[tuple]:
     e = race.run(cfg).events
     e = e[(e["endpoint"] == "regional") & e["time_s"].between(start_s, end_s)]
-    return list(zip(e["time_s"], e["actor"].astype(str), e["action"].astype(str), e["generation"].astype(int)))
+    return list(
+        zip(e["time_s"], e["actor"].astype(str), e["action"].astype(str), e["generation"].astype(int), strict=True)
+    )
 
 
 def test_scripted_lock_losses_back_off_exponentially():
@@ -333,7 +335,7 @@ def replay_never_dangles(events: pd.DataFrame) -> None:
     trees: dict[str, set[int]] = {}
     alias: dict[str, int] = {}
     for action, endpoint, gen, records in zip(events["action"], events["endpoint"], events["generation"],
-                                              events["records"]):
+                                              events["records"], strict=True):
         if action in ("initial_state", "write", "stale_write", "self_repair", "manual_repair"):
             trees.setdefault(endpoint, set()).add(int(gen))
             alias[endpoint] = int(gen)
@@ -431,7 +433,7 @@ def test_charts_draw_what_the_model_computed():
         assert spec["title"] and spec["description"]
         rows = sum(len(v) for v in spec.get("datasets", {}).values())
         assert 0 < rows < 5000
-    bands = [d for d in rec["datasets"].values() if d and "label" in d[0]][0]
+    bands = next(d for d in rec["datasets"].values() if d and "label" in d[0])
     assert bands == [{"start": t / 60, "end": res.summary.repaired_at_s / 60, "label": "empty 2 h 37 min"}]
     with pytest.raises(ValueError, match="end_s"):
         charts.race_sequence_chart(res.events, start_s=10, end_s=5)
@@ -513,7 +515,7 @@ def test_huge_seed_is_refused_by_the_course_error_naming_the_field():
     with pytest.raises(ConfigError, match=r"seed must be an integer >= 0 and <= 9223372036854775807, got an integer "
                                           r"of about 5001 digits"):
         race.RaceConfig(seed=10**5000)
-    with pytest.raises(ConfigError, match="enactor_offsets_s .*an integer of about 5001 digits"):
+    with pytest.raises(ConfigError, match=r"enactor_offsets_s .*an integer of about 5001 digits"):
         race.RaceConfig(enactor_offsets_s=(10**5000, 0, 0))
     with pytest.raises(ConfigError, match="plan_interval_s must be a finite number"):
         race.RaceConfig(plan_interval_s=10**5000)

@@ -303,8 +303,15 @@ def test_every_field_rejects_or_survives_every_extreme(name):
         for value in EXTREMES:
             must = f.name if wrong_type(kind, value) else None
             try:
-                seen.add(outcome(lambda: replace(base, **{f.name: value}), run, must=must, any_of=field_names(model)))
-            except Exception as err:  # collect every failing input, not just the first
+                seen.add(
+                    outcome(
+                        lambda f=f, value=value: replace(base, **{f.name: value}),
+                        run,
+                        must=must,
+                        any_of=field_names(model),
+                    )
+                )
+            except Exception as err:  # noqa: BLE001 - collect every failing input, not just the first
                 failures.add(f.name, value, err)
     failures.check()
     assert "rejected" in seen
@@ -385,7 +392,7 @@ def all_fields(name: str) -> st.SearchStrategy:
 
 @pytest.mark.parametrize("name", sorted(CLASSES))
 def test_all_fields_at_once(name):
-    model, cls, run, base = CLASSES[name]
+    model, cls, run, _base = CLASSES[name]
 
     @settings(SETTINGS, max_examples=60)
     @given(all_fields(name))
@@ -398,7 +405,7 @@ def test_all_fields_at_once(name):
 
 
 def test_lock_held_for_a_day_does_not_overflow_the_backoff():
-    """Regression: ``base * 2**attempt`` overflowed a float after 1024 lost locks (fixed in labsupport/race/engine.py)."""
+    """``base * 2**attempt`` overflowed a float after 1024 lost locks; the back-off now stays finite."""
     from labsupport import race
 
     cfg = replace(race.INCIDENT, delays=(race.EnactorDelay(enactor="enactor-a", extra_latency_s=86_400.0),),
@@ -454,7 +461,7 @@ def frames_or_junk(frame: Callable[[], pd.DataFrame]) -> st.SearchStrategy:
 
 def names_or_junk(names: list[str] | tuple[str, ...]) -> st.SearchStrategy:
     names = list(names)
-    pick = st.sampled_from(names + ["nonexistent", ""])
+    pick = st.sampled_from([*names, "nonexistent", ""])
     return st.one_of(hostile(), st.lists(pick, max_size=3), st.lists(pick, max_size=3).map(tuple),
                      st.sampled_from(names), st.lists(st.one_of(pick, hostile()), max_size=3))
 
@@ -485,8 +492,20 @@ def numbers_or_junk(lo: float, hi: float) -> st.SearchStrategy:
 def _fns() -> dict[str, Fn]:
     from concurrent.futures import ThreadPoolExecutor
 
-    from labsupport import (chain, charts, clock, dependencies, dns_cache, dwfm, explore, network, nlb, race,
-                            timeline, widgets)
+    from labsupport import (
+        chain,
+        charts,
+        clock,
+        dependencies,
+        dns_cache,
+        dwfm,
+        explore,
+        network,
+        nlb,
+        race,
+        timeline,
+        widgets,
+    )
 
     executors = st.one_of(st.none(), st.just(ThreadPoolExecutor), st.sampled_from(["process", 2]), hostile())
     rr = race_run
@@ -762,9 +781,9 @@ def test_public_function_extremes(name, capsys):
                 continue  # the default value: valid() already calls with it
             kwargs = {**fn.valid(), arg: value}
             try:
-                outcome(lambda: kwargs, lambda kw: _called(fn, kw), must=None,
+                outcome(lambda kwargs=kwargs: kwargs, lambda kw, fn=fn: _called(fn, kw), must=None,
                         any_of={arg, arg.rstrip("s"), *fields}, result_check=_returned)
-            except Exception as err:  # collect every failing input, not just the first
+            except Exception as err:  # noqa: BLE001 - collect every failing input, not just the first
                 failures.add(arg, value, err)
     failures.check()
 
@@ -867,7 +886,7 @@ def test_numpy_numbers_act_as_python_numbers_in_every_numeric_field(case):
     # width, either gives the config (and the run) the equivalent Python number gives, or is
     # refused with ConfigError naming the field, exactly when the Python number is refused too.
     name, field, np_value, py_value = case
-    _, cls, run, base = CLASSES[name]
+    _, _cls, run, base = CLASSES[name]
     with watchdog():
         try:
             want = replace(base, **{field: py_value})
@@ -921,7 +940,7 @@ def test_one_seed_rule_for_every_config(name):
     # One rule now: an integer in [0, 2**63 - 1], numpy integers stored as int.
     from labsupport._validate import SEED_MAX
 
-    _, cls, _, base = CLASSES[name]
+    _, _cls, _, base = CLASSES[name]
     for bad in (-1, SEED_MAX + 1, np.int64(-1), 10**5000):
         with pytest.raises(ConfigError, match=r"^seed must be an integer >= 0 and <= 9223372036854775807, got "):
             replace(base, seed=bad)

@@ -56,9 +56,13 @@ def test_student_notebook_reads_right_without_myst(lab):
     printers = [c.source for c in source.cells if c.cell_type == "code" and c.source.startswith("Markdown(")]
     kept = [c for c in student.cells if c.cell_type == "code" and c.source.startswith("Markdown(")]
     assert [c.source for c in kept] == printers and not any(c.metadata.get("jupyter") for c in kept)
-    assert all(not c.get("outputs") and c.get("execution_count") is None for c in student.cells if c.cell_type == "code")
+    assert all(
+        not c.get("outputs") and c.get("execution_count") is None for c in student.cells if c.cell_type == "code"
+    )
     # The solution code cells say which exercise they solve.
-    solutions = [c.source.splitlines()[0] for c in student.cells if c.cell_type == "code" and c.source.startswith("# Solution")]
+    solutions = [
+        c.source.splitlines()[0] for c in student.cells if c.cell_type == "code" and c.source.startswith("# Solution")
+    ]
     assert all(re.match(r"# Solution to Exercise [1-9]: ", line) for line in solutions)
     assert student.cells[2].source == student_install_cell(WHERE)
 
@@ -79,7 +83,10 @@ def test_convert_markdown_turns_directives_and_links_into_commonmark():
     out = convert_markdown(text, where)
     assert "> **Note**\n>\n> See [lease](https://o.github.io/r/chapters/glossary.html#term-Lease)." in out
     assert "### Exercise 1 (Moderate, design)\n\nWhy?" in out
-    assert "<details>\n<summary>Solution</summary>\n\nBecause [Lab 1](https://o.github.io/r/labs/01-enactor-race.html).\n\n</details>" in out
+    assert (
+        "<details>\n<summary>Solution</summary>\n\nBecause [Lab 1](https://o.github.io/r/labs/01-enactor-race.html).\n\n</details>"
+        in out
+    )
 
 
 @pytest.mark.parametrize("text, message", [

@@ -84,7 +84,7 @@ def test_filter_by_service():
 
 @pytest.mark.parametrize("bad", [["Dynamo"], ["DynamoDB", "nope"], "EC3"])
 def test_unknown_service_lists_valid_ones(bad):
-    with pytest.raises(ValueError, match="valid values are .*DynamoDB"):
+    with pytest.raises(ValueError, match=r"valid values are .*DynamoDB"):
         timeline.load(services=bad)
 
 

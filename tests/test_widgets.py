@@ -74,7 +74,7 @@ def reachable(w: ipywidgets.Widget) -> list[Any]:
         return option_values(w)
     if isinstance(w, (ipywidgets.IntSlider, ipywidgets.BoundedIntText)):
         values = list(range(w.min, w.max + 1, w.step))
-        return values if values[-1] == w.max else values + [w.max]
+        return values if values[-1] == w.max else [*values, w.max]
     if isinstance(w, (ipywidgets.FloatSlider, ipywidgets.BoundedFloatText)):
         values = [float(v) for v in np.arange(w.min, w.max + w.step / 2, w.step)]
         return sorted({min(v, w.max) for v in values} | {float(w.max)})
@@ -191,7 +191,7 @@ def test_callback_returns_a_chart_at_every_corner(lab):
                 failures.append(f"{values}: no chart, got {[type(i).__name__ for i in items]}")
             for chart in drawn:
                 chart.to_dict()  # validates the spec against the Vega-Lite schema
-        except Exception as err:  # collect every failing corner
+        except Exception as err:  # noqa: BLE001 - collect every failing corner
             failures.append(f"{values}: {type(err).__name__}: {err}")
     assert not failures, f"{len(failures)} of {len(tried)} settings failed:\n" + "\n".join(failures)
 

@@ -10,7 +10,7 @@ from .._validate import Config, check_bool, check_instance, check_int, check_num
 from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 
-__all__ = ["ChainConfig", "INCIDENT", "CLOCK", "STOP_POINT_NAMES", "STOP_POINT_TITLES", "StopPoints"]
+__all__ = ["CLOCK", "INCIDENT", "STOP_POINT_NAMES", "STOP_POINT_TITLES", "ChainConfig", "StopPoints"]
 
 #: The model's clock: t = 0 is 11:48 PM PDT on 19 October 2025, when the regional endpoint went empty.
 CLOCK = INCIDENT_CLOCK
@@ -71,7 +71,7 @@ class StopPoints(Config):
         """The stop points from six on/off flags in order 1-6 (the order of :data:`STOP_POINT_NAMES`)."""
         if len(flags) != 6:
             raise ConfigError(f"from_flags needs six flags, got {len(flags)}")
-        return cls(guards=race.Guards(**dict(zip(race.GUARD_NAMES, flags[:4]))),
+        return cls(guards=race.Guards(**dict(zip(race.GUARD_NAMES, flags[:4], strict=False))),
                    throttle_recovery_work=flags[4], isolate_regions=flags[5])
 
 
@@ -121,7 +121,8 @@ class ChainConfig(Config):
             through ``race`` to ask how often it does).
 
     Raises:
-        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
+        ConfigError: the first invalid field, its value and its range (every config's rule,
+            :class:`~labsupport._validate.Config`).
     """
 
     stop_points: StopPoints = field(default_factory=StopPoints)

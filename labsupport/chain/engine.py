@@ -198,7 +198,7 @@ def _network_count(cfg: ChainConfig, factor: str, damage: float, what: str, targ
     it produced, rather than letting the network config fail on a field the user never set.
     """
     per = getattr(cfg, factor)
-    count = int(round(damage * per))
+    count = round(damage * per)
     limits = ((network.MAX_ITEMS, f"the network model's limit of {network.MAX_ITEMS:,}", ConfigError),
               (max_events, f"nlb.network.max_events={max_events:,}", LimitExceeded))
     for limit, bound, error in limits:
@@ -292,7 +292,9 @@ def impact_rows(runs: Runs, t: ChainTimes, stages: list[tuple[str, float, float]
     frame = pd.concat(parts, ignore_index=True)
     keep = np.zeros(len(frame), dtype=bool)
     for name, (a, b) in windows.items():
-        keep |= (frame["stage"] == name).to_numpy() & (frame["time_s"] > a).to_numpy() & (frame["time_s"] <= b).to_numpy()
+        keep |= (
+            (frame["stage"] == name).to_numpy() & (frame["time_s"] > a).to_numpy() & (frame["time_s"] <= b).to_numpy()
+        )
     frame = frame[keep].astype({"time_s": "float64", "impact_fraction": "float64", "interval_s": "float64"})
     frame["stage"] = pd.Categorical(frame["stage"], categories=list(STAGES))
     return frame.sort_values(["stage", "time_s"], kind="stable")[["time_s", "stage", "impact_fraction", "interval_s"]] \

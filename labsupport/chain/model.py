@@ -1,4 +1,7 @@
-"""One chain run: :func:`run`, its result and summary, the stop points' levers (import them from :mod:`labsupport.chain`)."""
+"""One chain run: :func:`run`, its result and summary, the stop points' levers.
+
+Import them from :mod:`labsupport.chain`.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +9,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import engine as _st
 from .. import dependencies
 from ..errors import ConfigError
+from . import engine as _st
 from .config import INCIDENT, STOP_POINT_TITLES, ChainConfig
 
-__all__ = ["ChainResult", "ChainSummary", "EVENT_KINDS", "STAGES", "run", "stop_point_levers"]
+__all__ = ["EVENT_KINDS", "STAGES", "ChainResult", "ChainSummary", "run", "stop_point_levers"]
 
 #: The stages, in the order of the PES's impact periods they reproduce.
 STAGES: tuple[str, ...] = _st.STAGES
@@ -24,7 +27,9 @@ def stop_point_levers() -> pd.DataFrame:
         One row per (stop point, lever): ``point`` (int64), ``title``, ``model``, ``lever``, ``value``
         and ``aws_fix`` (string; what the PES announces, ``"none announced"`` where it is silent).
     """
-    fix_dns = "fix the race; add protections against applying incorrect DNS plans (all DNS automation disabled until then)"
+    fix_dns = (
+        "fix the race; add protections against applying incorrect DNS plans (all DNS automation disabled until then)"
+    )
     rows = [
         (1, "race", "Guards.check_version_on_write", "True", fix_dns),
         (2, "race", "Guards.delete_only_unreferenced", "True", fix_dns),
@@ -175,7 +180,7 @@ def _events(stages: pd.DataFrame, miles: pd.DataFrame) -> pd.DataFrame:
 
 
 def _summarise(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes, stages: pd.DataFrame) -> ChainSummary:
-    dur = dict(zip(stages["stage"].astype(str), stages["duration_s"]))
+    dur = dict(zip(stages["stage"].astype(str), stages["duration_s"], strict=False))
     out, later = t.outage, STAGES[1] in dur
     outside = 0
     if out is not None:

@@ -34,7 +34,7 @@ def _model_key(config: ChainConfig) -> ChainConfig:
     return replace(config, stop_points=replace(config.stop_points, isolate_regions=False))
 
 
-_SLUGS = dict(zip(STAGES, ("dynamodb", "launches", "nlb")))
+_SLUGS = dict(zip(STAGES, ("dynamodb", "launches", "nlb"), strict=False))
 
 
 def _results(configs: object, executor: Executor | None) -> tuple[list[ChainConfig], list[ChainResult]]:
@@ -95,7 +95,7 @@ def stop_point_table(config: ChainConfig = INCIDENT, *, executor: Executor | Non
     """
     configs, results = _results(all_stop_point_configs(config), executor)
     frame = sweep_frame(configs, [r.summary for r in results])
-    flags = pd.DataFrame([dict(zip(STOP_POINT_NAMES, c.stop_points.flags())) for c in configs])
+    flags = pd.DataFrame([dict(zip(STOP_POINT_NAMES, c.stop_points.flags(), strict=False)) for c in configs])
     frame = pd.concat([frame, flags, pd.DataFrame([_stage_columns(r) for r in results])], axis=1).copy()
     base = float(frame.loc[frame["stop_points"] == "none", "total_s"].iloc[0])
     frame = frame.assign(saved_s=base - frame["total_s"],
@@ -129,8 +129,15 @@ def single_point_savings(table: pd.DataFrame) -> pd.DataFrame:
     if missing := [x for x in labels if x not in by.index]:
         raise ConfigError(f"table is missing the rows {missing}; use stop_point_table()")
     base = float(by.at["none", "total_s"])
-    rows = [(p, STOP_POINT_TITLES[p - 1], float(by.at[str(p), "total_s"]), int(by.at[str(p), "outside_region_failures_count"]))
-            for p in range(1, 7)]
+    rows = [
+        (
+            p,
+            STOP_POINT_TITLES[p - 1],
+            float(by.at[str(p), "total_s"]),
+            int(by.at[str(p), "outside_region_failures_count"]),
+        )
+        for p in range(1, 7)
+    ]
     frame = pd.DataFrame(rows, columns=["point", "title", "total_s", "outside_region_failures_count"])
     frame["saved_s"] = base - frame["total_s"]
     frame["saved_fraction"] = frame["saved_s"] / base if base > 0 else 0.0

@@ -63,7 +63,7 @@ def legend_colours(spec: object) -> dict[str, str]:
                 scale = colour.get("scale") or {}
                 domain, rng = scale.get("domain"), scale.get("range")
                 if isinstance(domain, list) and isinstance(rng, list) and len(domain) == len(rng):
-                    found.update({str(d): str(r) for d, r in zip(domain, rng) if isinstance(r, str)})
+                    found.update({str(d): str(r) for d, r in zip(domain, rng, strict=False) if isinstance(r, str)})
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):

@@ -110,7 +110,8 @@ def render_bundle(spec: dict[str, Any], **options: Any) -> dict[str, Any] | tupl
     min_width = None if reflow is None else int(reflow["min_width"])
     script = _chart_script(div_id, script_payload, embed_payload, min_width)
     reflow_class = "" if reflow is None else " labsupport-reflow"
-    body = f"""<div class="labsupport-vega{reflow_class}" id="{div_id}" role="figure" aria-label="{html.escape(alt_text)}">
+    body = f"""<div class="labsupport-vega{reflow_class}" id="{div_id}" role="figure" \
+aria-label="{html.escape(alt_text)}">
 <noscript>{html.escape(alt_text)}</noscript></div>
 <script>
 {script}</script>

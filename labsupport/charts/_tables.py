@@ -110,7 +110,7 @@ def _data_details(spec: dict[str, Any]) -> str:
         columns = [c for c in frame.columns if c in used] or list(frame.columns)
         total = len(frame)
         if total > DETAILS_MAX_ROWS:
-            keep = sorted({int(round(x)) for x in np.linspace(0, total - 1, DETAILS_MAX_ROWS)})
+            keep = sorted({round(x) for x in np.linspace(0, total - 1, DETAILS_MAX_ROWS)})
             frame = frame.iloc[keep]
             extent = f"{len(frame)} of {total:,} rows, evenly spaced from the first to the last"
         else:

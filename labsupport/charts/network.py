@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 
 from ..clock import NETWORK_CLOCK, Clock
+from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
+from ._inputs import _frame, _number, _origin, _width
 from ._palette import PALETTE
 from ._render import _base_config
-from ._inputs import _frame, _number, _origin, _width
-from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
 
 __all__ = ["network_backlog_chart", "network_backlog_data"]
 

@@ -6,10 +6,10 @@ import altair as alt
 import pandas as pd
 
 from ..clock import NETWORK_CLOCK, Clock
+from ._common import _SAMPLED_FROM_0, _binned_note, _recovery_rules, _to_resolution
+from ._inputs import _MAX_S, _frame, _number, _origin, _runs, _width
 from ._palette import PALETTE, _series_range
 from ._render import _base_config
-from ._inputs import _MAX_S, _frame, _number, _origin, _runs, _width
-from ._common import _SAMPLED_FROM_0, _binned_note, _recovery_rules, _to_resolution
 
 __all__ = [
     "nlb_capacity_comparison_chart",

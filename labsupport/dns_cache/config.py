@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from .._validate import Config, check_int, check_number, check_seed
 from ..clock import INCIDENT_CLOCK
 
-__all__ = ["DnsCacheConfig", "INCIDENT", "LONG_NEGATIVE_TTL", "CLOCK"]
+__all__ = ["CLOCK", "INCIDENT", "LONG_NEGATIVE_TTL", "DnsCacheConfig"]
 
 #: The model's clock: t = 0 is 11:48 PM PDT on 19 October 2025, when the endpoint went empty.
 CLOCK = INCIDENT_CLOCK
@@ -39,10 +39,12 @@ class DnsCacheConfig(Config):
         max_cache_refreshes: bound on the run's work, the refreshes of all resolver caches
             together (caches x refresh cycles, 1 to 4,000,000,000; the incident needs 120,000, and
             10**9 take about 15 s); more raises ``LimitExceeded`` before any work is done.
-        seed: seed of the run's one ``numpy.random.Generator`` (every config's rule, :class:`~labsupport._validate.Config`).
+        seed: seed of the run's one ``numpy.random.Generator`` (every config's rule,
+            :class:`~labsupport._validate.Config`).
 
     Raises:
-        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
+        ConfigError: the first invalid field, its value and its range (every config's rule,
+            :class:`~labsupport._validate.Config`).
     """
 
     clients_count: int = 10_000

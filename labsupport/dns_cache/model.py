@@ -12,7 +12,7 @@ from ..errors import ConfigError
 from .config import INCIDENT, DnsCacheConfig
 from .engine import later_unless_trigger, resolver_windows
 
-__all__ = ["DnsCacheResult", "DnsCacheSummary", "EVENT_KINDS", "run"]
+__all__ = ["EVENT_KINDS", "DnsCacheResult", "DnsCacheSummary", "run"]
 
 #: Values of the ``kind`` column of :attr:`DnsCacheResult.events`.
 EVENT_KINDS: tuple[str, ...] = (

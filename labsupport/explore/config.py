@@ -8,7 +8,7 @@ from .. import race
 from .._validate import Config, check_bool, check_instance, check_int
 from ..race import Guards
 
-__all__ = ["ExploreConfig", "GUARDS", "INCIDENT"]
+__all__ = ["GUARDS", "INCIDENT", "ExploreConfig"]
 
 #: The four guards, in the order of the course's stop points: the same tuple as
 #: :data:`labsupport.race.GUARD_NAMES` (one vocabulary for both models).
@@ -31,7 +31,8 @@ class ExploreConfig(Config):
             (1-3,000,000; about 350 MB of memory per million states).
 
     Raises:
-        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
+        ConfigError: the first invalid field, its value and its range (every config's rule,
+            :class:`~labsupport._validate.Config`).
     """
 
     enactor_count: int = 3

@@ -90,7 +90,7 @@ def race_replay(result: ExploreResult) -> pd.DataFrame:
     done: dict[str, float] = {}
     times = []
     for actor, action, gen, endpoint in zip(steps["actor"], steps["race_action"], steps["plan_generation"],
-                                            steps["endpoint"]):
+                                            steps["endpoint"], strict=False):
         hit = sim.loc[(sim["actor"].astype(str) == actor) & (sim["action"].astype(str) == action)
                       & (sim["generation"] == gen) & (sim["endpoint"].fillna("").astype(str) == endpoint)
                       & (sim["time_s"] >= done.get(actor, 0.0))]

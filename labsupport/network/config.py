@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from .._validate import Config, check_int, check_number, check_seed
 from ..clock import NETWORK_CLOCK
 
-__all__ = ["CLOCK", "INCIDENT", "MAX_ITEMS", "NetworkConfig", "SHED_AT_0700"]
+__all__ = ["CLOCK", "INCIDENT", "MAX_ITEMS", "SHED_AT_0700", "NetworkConfig"]
 
 #: The model's clock, :data:`labsupport.clock.NETWORK_CLOCK`: t = 0 is 5:28 AM PDT on 20 Oct 2025.
 CLOCK = NETWORK_CLOCK
@@ -57,7 +57,8 @@ class NetworkConfig(Config):
         seed: seed of the run's one ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`).
 
     Raises:
-        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
+        ConfigError: the first invalid field, its value and its range (every config's rule,
+            :class:`~labsupport._validate.Config`).
     """
 
     backlog_count: int = 318

@@ -9,7 +9,7 @@ from .._validate import Config, check_bool, check_instance, check_int, check_num
 from ..clock import NETWORK_CLOCK
 from ..network import NetworkConfig
 
-__all__ = ["CLOCK", "INCIDENT", "NlbConfig", "VELOCITY_CONTROL"]
+__all__ = ["CLOCK", "INCIDENT", "VELOCITY_CONTROL", "NlbConfig"]
 
 #: The model's clock, :data:`labsupport.clock.NETWORK_CLOCK` as in the network model: t = 0 is 5:28 AM
 #: PDT on 20 Oct 2025.
@@ -57,13 +57,16 @@ class NlbConfig(Config):
         error_threshold_fraction: error fraction above which the summary counts a sample as
             "connection errors".
         sample_interval_s: spacing of the :attr:`NlbResult.timeseries` rows (row k at k * interval,
-            whole ms). The run's horizon is ``network.horizon_s``, closed as in every config (:class:`~labsupport._validate.Config`).
+            whole ms). The run's horizon is ``network.horizon_s``, closed as in every config
+            (:class:`~labsupport._validate.Config`).
         max_events: bound on simulation steps plus target probes, 1 to 10,000,000 (a run that
             long needs up to about 1 GB); exceeding it raises ``LimitExceeded``.
-        seed: seed of the run's one ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`; the network run uses its own config's).
+        seed: seed of the run's one ``random.Random`` (every config's rule,
+            :class:`~labsupport._validate.Config`; the network run uses its own config's).
 
     Raises:
-        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
+        ConfigError: the first invalid field, its value and its range (every config's rule,
+            :class:`~labsupport._validate.Config`).
     """
 
     network: NetworkConfig = network.INCIDENT

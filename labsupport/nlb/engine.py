@@ -103,7 +103,7 @@ class _Nlb:
         for a in range(self.cfg.network.az_count):
             mask = (launches["az"] == a).to_numpy()
             targets = [(int(i), float(q), float(c)) for i, q, c, pick, m in zip(
-                launches["item"], launches["queued_s"], configured_s, chosen, mask) if pick and m]
+                launches["item"], launches["queued_s"], configured_s, chosen, mask, strict=False) if pick and m]
             azs.append(_Az(a, sorted(launches["queued_s"].to_numpy()[mask].tolist()),
                            sorted(configured_s[mask].tolist()), targets))
         return azs

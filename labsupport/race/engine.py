@@ -225,7 +225,7 @@ def simulate(cfg: RaceConfig, names: Sequence[str]) -> _World:
         w.log("route53", "initial_state", zone.endpoint, 1, zone.answer_count(), "alias -> plan 1")
     offsets = cfg.enactor_offsets_s or tuple(w.rng.uniform(0, cfg.enactor_poll_interval_s) for _ in names)
     w.env.process(planner(w))
-    for name, offset in zip(names, offsets):
+    for name, offset in zip(names, offsets, strict=False):
         Enactor(w, name, offset)
     run_until(w.env, cfg.horizon_s, max_events=cfg.max_events, log=w.rows, counted="events logged")
     for e, start in w.empty_since.items():

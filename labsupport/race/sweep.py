@@ -23,7 +23,7 @@ def guard_configs(config: RaceConfig = INCIDENT) -> list[RaceConfig]:
     """The 16 variants of ``config``, one per combination of the four guards: none, 1, 2, 3, 4, 1+2, ..., 1+2+3+4."""
     _check_config(config)
     combos = flag_combinations(len(GUARD_NAMES))
-    return [replace(config, guards=Guards(**dict(zip(GUARD_NAMES, combo)))) for combo in combos]
+    return [replace(config, guards=Guards(**dict(zip(GUARD_NAMES, combo, strict=False)))) for combo in combos]
 
 
 def _check_config(config: object) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+
 import ipywidgets as widgets
 import pandas as pd
 from IPython.display import Markdown

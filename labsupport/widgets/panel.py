@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar
 
 import altair as alt
 import ipywidgets as widgets
@@ -16,7 +16,7 @@ from ..errors import ConfigError
 __all__ = ["Panel", "Shown", "expect", "make_panel"]
 
 #: What a panel's render function returns, item by item: charts, tables and Markdown text.
-Shown = Union[alt.TopLevelMixin, pd.DataFrame, Markdown]
+Shown = alt.TopLevelMixin | pd.DataFrame | Markdown
 
 _T = TypeVar("_T")
 
@@ -84,7 +84,7 @@ class Panel:
         if len(items) > self.slots:
             raise RuntimeError(f"a panel with {self.slots} outputs was given {len(items)} items to show")
         self._items = list(items)
-        for handle, item in zip(self._handles, self._padded(items)):
+        for handle, item in zip(self._handles, self._padded(items), strict=False):
             handle.update(item)
 
     def values(self) -> dict[str, Any]:
