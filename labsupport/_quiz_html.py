@@ -19,29 +19,43 @@ __all__ = ["answers_html", "form_html"]
 
 
 # What the HTML needs of labsupport.quiz's Reference, Option and Question (described here, not
-# imported: labsupport.quiz imports this module).
+# imported: labsupport.quiz imports this module). Read-only, as the frozen dataclasses' fields are.
 class _Reference(Protocol):
-    section: str
-    title: str
+    @property
+    def section(self) -> str: ...
+    @property
+    def title(self) -> str: ...
 
     def href(self, from_page: str) -> str: ...
 
 
 class Option(Protocol):
-    id: str
-    text: str
-    correct: bool
-    explanation: str
-    see: Sequence[_Reference]
+    @property
+    def id(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def correct(self) -> bool: ...
+    @property
+    def explanation(self) -> str: ...
+    @property
+    def see(self) -> Sequence[_Reference]: ...
 
 
 class Question(Protocol):
-    id: str
-    misconception: str
-    belief: str
-    kind: str
-    prompt: str
-    options: Sequence[Option]
+    @property
+    def id(self) -> str: ...
+    @property
+    def misconception(self) -> str: ...
+    @property
+    def belief(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def prompt(self) -> str: ...
+    @property
+    def options(self) -> Sequence[Option]: ...
+
 
 _CODE = re.compile(r"`([^`]+)`")
 

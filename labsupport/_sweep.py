@@ -84,8 +84,9 @@ def config_columns(config: object, prefix: str = "") -> dict[str, object]:
     for f in fields(config):  # type: ignore[arg-type]
         value, name = getattr(config, f.name), prefix + f.name
         if is_dataclass(value):
-            if callable(getattr(value, "label", None)):
-                out[name] = value.label()
+            label = getattr(value, "label", None)
+            if callable(label):
+                out[name] = label()
             out.update(config_columns(value, name + "."))
         else:
             out[name] = _cell(value)

@@ -8,7 +8,7 @@ NaN and infinities, so a widget or a typo can never slip a nonsense value into a
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields
 from numbers import Integral, Real
 
@@ -80,7 +80,7 @@ def _describe(lo: float | None, hi: float | None, lo_open: bool, hi_open: bool,
     return " and ".join(parts) if parts else "any value"
 
 
-def _is_in(value: object, options: list[object]) -> bool:
+def _is_in(value: object, options: Sequence[object]) -> bool:
     """``value in options``, False where comparing is undefined (``pd.NA``, numpy arrays)."""
     try:
         return bool(value in options)
@@ -136,9 +136,10 @@ def check_int(name: str, value: object, *, lo: int | None = None, hi: int | None
             f"{name} must be an integer {_describe(lo, hi, False, False)}, "
             f"got {_show(value)} of type {_type(value)}"
         )
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
+    number = int(value)
+    if (lo is not None and number < lo) or (hi is not None and number > hi):
         raise ConfigError(f"{name} must be an integer {_describe(lo, hi, False, False)}, got {_show(value)}")
-    return int(value)
+    return number
 
 
 def check_seed(name: str, value: object) -> int:

@@ -21,7 +21,7 @@ import pandas as pd
 from ._validate import check_number, show
 from .errors import ConfigError
 
-__all__ = ["INCIDENT_CLOCK", "NETWORK_CLOCK", "YEAR_S", "Clock", "sample_times"]
+__all__ = ["Clock", "INCIDENT_CLOCK", "NETWORK_CLOCK", "YEAR_S", "sample_times"]
 
 #: The longest time (s) either side of a clock's origin that a conversion accepts.
 YEAR_S = 365 * 86_400.0

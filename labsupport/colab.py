@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 from .errors import ConfigError
@@ -141,7 +141,8 @@ def published(root: str | Path | None = None) -> Published:
     if not path.is_file():
         raise ConfigError(f"{CONFIG_FILE} must exist at the repository root, got no file at {path}")
     repository = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("repository") or {}
-    return Published(repository_url=repository.get("url"), branch=repository.get("branch", "main"))
+    # Published checks both values (a missing url is None, refused there by name).
+    return Published(repository_url=cast(str, repository.get("url")), branch=repository.get("branch", "main"))
 
 
 #: The first code cell of every lab in ``labs/``. It holds no address on purpose (see the module doc).

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
@@ -142,11 +143,12 @@ def _check_query(service: object, region: object) -> None:
     check_names("region", [region] if isinstance(region, str) else [repr(region)], REGIONS)
 
 
-def _failed_set(edges: pd.DataFrame, origin: tuple[str, str]) -> tuple[set, dict]:
+def _failed_set(edges: pd.DataFrame, origin: tuple[str, str]) -> tuple[set[tuple[str, str]], dict]:
     """Least fixpoint of 'fails'. Returns the failed nodes and, for each, ``(dependency, tag,
     failover target or None, failover edge's tag or None)``: what failed it."""
-    deps = sorted((r.dependent, r.dependent_region, r.dependency, r.dependency_region, r.kind, r.tag)
-                  for r in edges.itertuples(index=False))
+    deps = cast(list[tuple[str, str, str, str, str, str]], sorted(
+        (r.dependent, r.dependent_region, r.dependency, r.dependency_region, r.kind, r.tag)
+        for r in edges.itertuples(index=False)))
     failover = {(a, ar): ((b, br), tag) for a, ar, b, br, k, tag in deps if k == "fails over to"}
     failed, cause = {origin}, {}
     changed = True
@@ -212,8 +214,8 @@ def blast_radius(service: str, region: str, *, isolate: bool = False, include_un
         edges = isolate_regions(edges)
     origin = (service, region)
     failed, cause = _failed_set(edges, origin)
-    nodes = sorted({(r.dependent, r.dependent_region) for r in edges.itertuples()}
-                   | {(r.dependency, r.dependency_region) for r in edges.itertuples()} | {origin})
+    nodes = cast(list[tuple[str, str]], sorted({(r.dependent, r.dependent_region) for r in edges.itertuples()}
+                   | {(r.dependency, r.dependency_region) for r in edges.itertuples()} | {origin}))
     rows = []
     for node in nodes:
         rows.append((*node, *_status(node, origin, failed, cause, edges)))

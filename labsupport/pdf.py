@@ -32,6 +32,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from .book import PDF_NAME, offer_pdf
@@ -231,7 +232,7 @@ def _join(html_dir: Path, pages: list[BookPage], printed: list[bytes], book_titl
 
     writer = PdfWriter()
     first_page: dict[str, int] = {}
-    parts: dict[str, object] = {}
+    parts: dict[str, Any] = {}
     for book_page, data in zip(pages, printed, strict=False):
         start = len(writer.pages)
         first_page[(html_dir / book_page.path).resolve().as_uri()] = start

@@ -36,7 +36,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -47,10 +47,10 @@ from .timeline import durations, format_duration
 __all__ = [
     "KINDS",
     "MISCONCEPTIONS_PAGE",
-    "STAGES",
     "Option",
     "Question",
     "Reference",
+    "STAGES",
     "anchor",
     "answer_key",
     "figures",
@@ -146,7 +146,8 @@ def figures() -> dict[str, str]:
     d = durations()
     out = {name: str(d.at[name, "text"]) for name in
            ("whole_event", "dashboard_whole_event", "dns_empty", "launch_failures", "nlb_period")}
-    out["after_dns"] = format_duration(d.at["whole_event", "duration"] - d.at["dns_empty", "duration"])
+    whole, dns = cast(pd.Timedelta, d.at["whole_event", "duration"]), cast(pd.Timedelta, d.at["dns_empty", "duration"])
+    out["after_dns"] = format_duration(whole - dns)
     return out
 
 

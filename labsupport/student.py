@@ -43,7 +43,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import nbformat
 from markdown_it import MarkdownIt
@@ -132,14 +132,14 @@ class _Converter:
         lines = text.splitlines()
         fences = [t for t in _md.parse(text) if t.type == "fence" and _DIRECTIVE.match(t.info.strip())]
         # Converted top down (exercises are numbered in order), replaced bottom up (line numbers hold).
-        done = [(t.map, self.directive(m["name"], m["args"], t.content))
+        done = [(cast(list[int], t.map), self.directive(m["name"], m["args"], t.content))
                 for t in fences if (m := _DIRECTIVE.match(t.info.strip()))]
         for (start, end), replacement in reversed(done):
             before = [""] if start > 0 and lines[start - 1].strip() else []
             after = [""] if end < len(lines) and lines[end].strip() else []
             lines[start:end] = before + replacement.splitlines() + after
         out = "\n".join(lines)
-        hrefs = {t.attrs["href"] for tok in _md.parse(out) if tok.type == "inline"
+        hrefs = {str(t.attrs["href"]) for tok in _md.parse(out) if tok.type == "inline"
                  for t in tok.children or [] if t.type == "link_open"}
         for href in sorted(hrefs, key=len, reverse=True):
             new = self.link(str(href))

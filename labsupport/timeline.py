@@ -228,9 +228,9 @@ def format_duration(value: float | timedelta | pd.Timedelta | np.timedelta64) ->
         except (ValueError, OverflowError):
             raise ConfigError(f"duration must be a finite number of seconds >= 0, got {show(value)} "
                               "(beyond the range of pandas.Timedelta)") from None
-    if isinstance(value, (timedelta, pd.Timedelta)) or value is pd.NaT:
-        if pd.isna(value):
-            raise ConfigError("duration must be a finite number of seconds >= 0, got NaT")
+    if value is pd.NaT or (isinstance(value, (timedelta, pd.Timedelta)) and pd.isna(value)):
+        raise ConfigError("duration must be a finite number of seconds >= 0, got NaT")
+    if isinstance(value, (timedelta, pd.Timedelta)):
         value = value.total_seconds()
     seconds = check_number("duration", value, lo=0)
     minutes = round(seconds / 60)

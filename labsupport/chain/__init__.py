@@ -59,14 +59,14 @@ from .sweep import (
 
 __all__ = [
     "CLOCK",
+    "ChainConfig",
+    "ChainResult",
+    "ChainSummary",
     "EVENT_KINDS",
     "INCIDENT",
     "STAGES",
     "STOP_POINT_NAMES",
     "STOP_POINT_TITLES",
-    "ChainConfig",
-    "ChainResult",
-    "ChainSummary",
     "StopPoints",
     "all_stop_point_configs",
     "calibration",

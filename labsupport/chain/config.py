@@ -10,7 +10,7 @@ from .._validate import Config, check_bool, check_instance, check_int, check_num
 from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 
-__all__ = ["CLOCK", "INCIDENT", "STOP_POINT_NAMES", "STOP_POINT_TITLES", "ChainConfig", "StopPoints"]
+__all__ = ["ChainConfig", "INCIDENT", "CLOCK", "STOP_POINT_NAMES", "STOP_POINT_TITLES", "StopPoints"]
 
 #: The model's clock: t = 0 is 11:48 PM PDT on 19 October 2025, when the regional endpoint went empty.
 CLOCK = INCIDENT_CLOCK

@@ -14,7 +14,7 @@ from ..errors import ConfigError
 from . import engine as _st
 from .config import INCIDENT, STOP_POINT_TITLES, ChainConfig
 
-__all__ = ["EVENT_KINDS", "STAGES", "ChainResult", "ChainSummary", "run", "stop_point_levers"]
+__all__ = ["ChainResult", "ChainSummary", "EVENT_KINDS", "STAGES", "run", "stop_point_levers"]
 
 #: The stages, in the order of the PES's impact periods they reproduce.
 STAGES: tuple[str, ...] = _st.STAGES
@@ -171,7 +171,7 @@ def _assemble(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes) -> ChainResul
 def _events(stages: pd.DataFrame, miles: pd.DataFrame) -> pd.DataFrame:
     rows = [(r.start_s, "stage_started", r.stage, r.client_view) for r in stages.itertuples()]
     rows += [(r.end_s, "stage_ended", r.stage, "") for r in stages.itertuples()]
-    rows += [(r.time_s, "operator_action" if r.source.startswith("operator") else "milestone", pd.NA,
+    rows += [(r.time_s, "operator_action" if str(r.source).startswith("operator") else "milestone", pd.NA,
               f"{r.milestone} [{r.source}]") for r in miles.itertuples()]
     frame = pd.DataFrame(rows, columns=["time_s", "kind", "stage", "detail"])
     frame = frame.astype({"time_s": "float64", "stage": "string", "detail": "string"})

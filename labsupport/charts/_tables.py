@@ -60,7 +60,7 @@ def _fields(spec: Any) -> tuple[set[str], dict[str, str]]:
 
 def _drawn_datasets(spec: dict[str, Any]) -> list[tuple[list[dict[str, Any]], list[str]]]:
     """Each dataset a spec draws (its rows) with the marks drawn from it, in the spec's order."""
-    named = spec.get("datasets") if isinstance(spec.get("datasets"), dict) else {}
+    named: dict[str, Any] = spec["datasets"] if isinstance(spec.get("datasets"), dict) else {}
     found: dict[int, tuple[list[dict[str, Any]], list[str]]] = {}
 
     def rows_of(data: Any) -> list[dict[str, Any]] | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -48,7 +50,7 @@ def _chain_bars(stages: pd.DataFrame, run: str) -> pd.DataFrame:
 
 
 def _chain_lanes(bars: pd.DataFrame, runs: list[str], width: int, *,
-                 legend_direction: str = "horizontal") -> alt.Chart:
+                 legend_direction: Literal["horizontal", "vertical"] = "horizontal") -> alt.Chart:
     stages = list(CHAIN_STAGE_COLOURS)
     return alt.Chart(bars).mark_bar(height={"band": 0.4}).encode(
         x=_CHAIN_X, x2="end:T",
@@ -175,7 +177,7 @@ def chain_explorer_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame
     totals = table[[*STOP_POINT_NAMES, "stop_points", "total_s"]].rename(columns=short)
     outside = table.get("outside_region_failures_count", None)
 
-    def text(lab: str, t: float, n: object) -> str:
+    def text(lab: str, t: float, n: float | None) -> str:
         head = "No stop points" if lab == "none" else f"Stop point{'s' if '+' in lab else ''} {lab}"
         body = (format_duration(t) if t > 0 else "no stage at all") + (" (the incident)" if lab == "none" else "")
         return f"{head}: {body}" + ("" if n is None else f" · {int(n)} failing outside us-east-1")

@@ -54,7 +54,8 @@ def dwfm_timeseries_data(timeseries: pd.DataFrame, *, config: DwfmConfig | None 
     """
     cols = ("time_s", "leased_count", "queue_count", "goodput_count", "wasted_count")
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
-    fleet = None if _config(config) is None else config.fleet_droplets_count
+    checked = _config(config)
+    fleet = None if checked is None else checked.fleet_droplets_count
     ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"),
                                sums=("goodput_count", "wasted_count"))
     step_min = ts["time_s"].diff().fillna(ts["time_s"]).clip(lower=1) / 60

@@ -95,7 +95,7 @@ def race_sequence_data(events: pd.DataFrame, *, start_s: float, end_s: float) ->
                            "endpoint": ev["endpoint"].fillna("").astype(str), "t": ev["time_s"], "step": step})
     texts = [("", "") if not r.step else tuple(w.format(plan=r.plan, over=r.over or "a newer one",
                                                          endpoint=r.endpoint) + f", {r.t:.1f} s"
-                                                for w in _STEP_WORDS[r.step])
+                                                for w in _STEP_WORDS[str(r.step)])
              for r in fields.itertuples()]
     return pd.DataFrame({
         "time_s": ev["time_s"].round(2), "actor": ev["actor"].astype(str),

@@ -44,12 +44,12 @@ from .sweep import sweep
 
 __all__ = [
     "CLOCK",
-    "EVENT_KINDS",
-    "INCIDENT",
-    "LONG_NEGATIVE_TTL",
     "DnsCacheConfig",
     "DnsCacheResult",
     "DnsCacheSummary",
+    "EVENT_KINDS",
+    "INCIDENT",
+    "LONG_NEGATIVE_TTL",
     "resolver_windows",
     "run",
     "sweep",

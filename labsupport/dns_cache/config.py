@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from .._validate import Config, check_int, check_number, check_seed
 from ..clock import INCIDENT_CLOCK
 
-__all__ = ["CLOCK", "INCIDENT", "LONG_NEGATIVE_TTL", "DnsCacheConfig"]
+__all__ = ["DnsCacheConfig", "INCIDENT", "LONG_NEGATIVE_TTL", "CLOCK"]
 
 #: The model's clock: t = 0 is 11:48 PM PDT on 19 October 2025, when the endpoint went empty.
 CLOCK = INCIDENT_CLOCK

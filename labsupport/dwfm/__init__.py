@@ -60,14 +60,14 @@ from .sweep import (
 
 __all__ = [
     "CLOCK",
+    "DwfmConfig",
+    "DwfmResult",
+    "DwfmSummary",
     "EVENT_KINDS",
     "EXPLORER_FLEETS",
     "INCIDENT",
     "RETRY_POLICIES",
     "SMALL_FLEET",
-    "DwfmConfig",
-    "DwfmResult",
-    "DwfmSummary",
     "explorer_grid",
     "goodput_fraction",
     "phase_sweep",

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from .._validate import Config, check_bool, check_choice, check_int, check_number, check_seed
 from ..clock import INCIDENT_CLOCK
 
-__all__ = ["CLOCK", "INCIDENT", "RETRY_POLICIES", "SMALL_FLEET", "DwfmConfig"]
+__all__ = ["DwfmConfig", "INCIDENT", "RETRY_POLICIES", "SMALL_FLEET", "CLOCK"]
 
 #: The model's clock: t = 0 is 11:48 PM PDT on 19 October 2025, when DynamoDB's endpoint went empty.
 CLOCK = INCIDENT_CLOCK

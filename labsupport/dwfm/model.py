@@ -14,7 +14,7 @@ from ..errors import ConfigError
 from . import engine as sim
 from .config import INCIDENT, DwfmConfig
 
-__all__ = ["EVENT_KINDS", "DwfmResult", "DwfmSummary", "goodput_fraction", "run"]
+__all__ = ["DwfmResult", "DwfmSummary", "EVENT_KINDS", "goodput_fraction", "run"]
 
 #: Categories of ``DwfmResult.events["kind"]``, in order (see :class:`DwfmResult`).
 EVENT_KINDS: tuple[str, ...] = sim.EVENT_KINDS
@@ -149,7 +149,7 @@ def _events_frame(columns: tuple) -> pd.DataFrame:
     time_s, code, host, count = (np.frombuffer(c, dtype=d) if len(c) else np.zeros(0, dtype=d)
                                  for c, d in zip(columns, ("float64", "int8", "int64", "int64"), strict=False))
     order = np.argsort(time_s, kind="stable")
-    kinds = pd.Categorical.from_codes(code[order].astype("int64"), categories=list(sim.EVENT_KINDS))
+    kinds = pd.Categorical.from_codes(code[order].astype("int64"), categories=pd.Index(list(sim.EVENT_KINDS)))
     return pd.DataFrame({"time_s": time_s[order], "kind": kinds, "host": host[order],
                          "count": count[order]})
 

@@ -8,7 +8,7 @@ from .. import race
 from .._validate import Config, check_bool, check_instance, check_int
 from ..race import Guards
 
-__all__ = ["GUARDS", "INCIDENT", "ExploreConfig"]
+__all__ = ["ExploreConfig", "GUARDS", "INCIDENT"]
 
 #: The four guards, in the order of the course's stop points: the same tuple as
 #: :data:`labsupport.race.GUARD_NAMES` (one vocabulary for both models).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -159,7 +160,7 @@ def _describe(code: int) -> str:
     return f"{now} (applied {last} before)"
 
 
-_DTYPES = {"step": "int64", "actor": str, "action": str, "race_action": str, "plan_generation": "int64",
+_DTYPES: dict[str, Any] = {"step": "int64", "actor": str, "action": str, "race_action": str, "plan_generation": "int64",
            "endpoint": str, "outcome": str, "role": str, "aliases_after": str, "trees_after": str,
            "empty_after": bool}
 
@@ -171,7 +172,7 @@ def _path_table(cfg: ExploreConfig, states: list, parent: list[int], target: int
         chain.append(states[target])
         target = parent[target]
     p, endpoints = proto.params(cfg), cfg.endpoint_count
-    cur, rows = proto.initial(cfg.enactor_count, endpoints), []
+    cur, rows = proto.initial(cfg.enactor_count, endpoints), cast(list[tuple[Any, ...]], [])
     for want in reversed(chain):
         step = next(t for t in proto.successors(cur, p) if canon(t.state) == want)
         cur = step.state

@@ -43,10 +43,10 @@ __all__ = [
     "EVENT_KINDS",
     "INCIDENT",
     "MAX_ITEMS",
-    "SHED_AT_0700",
     "NetworkConfig",
     "NetworkResult",
     "NetworkSummary",
+    "SHED_AT_0700",
     "run",
     "sweep",
 ]

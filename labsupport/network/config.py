@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from .._validate import Config, check_int, check_number, check_seed
 from ..clock import NETWORK_CLOCK
 
-__all__ = ["CLOCK", "INCIDENT", "MAX_ITEMS", "SHED_AT_0700", "NetworkConfig"]
+__all__ = ["CLOCK", "INCIDENT", "MAX_ITEMS", "NetworkConfig", "SHED_AT_0700"]
 
 #: The model's clock, :data:`labsupport.clock.NETWORK_CLOCK`: t = 0 is 5:28 AM PDT on 20 Oct 2025.
 CLOCK = NETWORK_CLOCK

@@ -9,7 +9,7 @@ from .._validate import Config, check_bool, check_instance, check_int, check_num
 from ..clock import NETWORK_CLOCK
 from ..network import NetworkConfig
 
-__all__ = ["CLOCK", "INCIDENT", "VELOCITY_CONTROL", "NlbConfig"]
+__all__ = ["CLOCK", "INCIDENT", "NlbConfig", "VELOCITY_CONTROL"]
 
 #: The model's clock, :data:`labsupport.clock.NETWORK_CLOCK` as in the network model: t = 0 is 5:28 AM
 #: PDT on 20 Oct 2025.

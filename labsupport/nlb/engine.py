@@ -132,7 +132,10 @@ class _Nlb:
         self.probes += az.registered
         if az.latency_s > 0:
             done = self.env.timeout(az.latency_s)
-            done.callbacks.append(lambda _ev, az=az, k=tick_ms, r=results: self.deliver(az, k, r))
+            def delivered(_ev: object, az: _Az = az, k: int = tick_ms, r: list[bool] = results) -> None:
+                self.deliver(az, k, r)
+
+            done.callbacks.append(delivered)
         else:
             self.deliver(az, tick_ms, results)
 

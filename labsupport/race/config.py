@@ -10,18 +10,8 @@ from .._validate import Config, check_bool, check_int, check_names, check_number
 from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 
-__all__ = [
-    "GUARD_NAMES",
-    "INCIDENT",
-    "INCIDENT_DELAY",
-    "PES_DNS_RESTORED_PDT",
-    "PES_EMPTY_AT_PDT",
-    "PES_EMPTY_TO_RESTORED_S",
-    "EnactorDelay",
-    "Guards",
-    "RaceConfig",
-    "enactor_names",
-]
+__all__ = ["EnactorDelay", "GUARD_NAMES", "Guards", "INCIDENT", "INCIDENT_DELAY", "PES_DNS_RESTORED_PDT",
+           "PES_EMPTY_AT_PDT", "PES_EMPTY_TO_RESTORED_S", "RaceConfig", "enactor_names"]
 
 #: PES: the race emptied the regional endpoint at 11:48 PM PDT on 19 October 2025 [AWS-verbatim].
 PES_EMPTY_AT_PDT = INCIDENT_CLOCK.origin.to_pydatetime()

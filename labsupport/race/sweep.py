@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from concurrent.futures import Executor
 from dataclasses import replace
 from functools import partial
+from typing import cast
 
 import pandas as pd
 
@@ -87,7 +88,8 @@ def _binned_regional(config: RaceConfig, bin_s: float) -> pd.DataFrame:
     binned["regional_empty_s"] = res.summary.regional_empty_s
     binned["alerts_count"] = res.summary.alerts_count
     binned["manual_repair"] = res.summary.repaired_at_s is not None
-    return binned[[*GUARD_NAMES, "guards", "time_min", "records", "regional_empty_s", "alerts_count", "manual_repair"]]
+    return cast(pd.DataFrame, binned[[*GUARD_NAMES, "guards", "time_min", "records", "regional_empty_s",
+                                      "alerts_count", "manual_repair"]])
 
 
 def guard_explorer_data(config: RaceConfig = INCIDENT, *, bin_s: float = 120.0,
