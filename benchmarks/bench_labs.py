@@ -6,7 +6,7 @@
   the targets are the ones the model issues set.
 * **Top to bottom after a kernel restart**: nbclient runs the notebook in a fresh kernel (start-up
   included), in a temporary copy of ``labs/``, once; target under 60 s. Any file the run leaves in
-  that folder is counted (target: none); ``tests/test_lab_resilience.py`` checks the source for
+  that folder is counted (target: none); ``tests/book/test_lab_resilience.py`` checks the source for
   writes elsewhere.
 
 Adding a lab is one line in :data:`LABS`.

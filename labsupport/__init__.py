@@ -1,6 +1,6 @@
 """labsupport: the simulations, data and charts behind the course on the AWS us-east-1 outage.
 
-Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.py`` checks it)::
+Modules, bottom layer first (nothing imports upward; ``tests/base/test_import_graph.py`` checks it)::
 
     base      errors, clock, presets, timeline, route53, dependencies, quiz
               (+ private _validate, _sweep, _engine, _quiz_html)

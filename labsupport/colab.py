@@ -25,7 +25,7 @@ pinned, tested install follows.
 
 The labs themselves (``labs/*.ipynb``) are the sources of the book and run only where the course is
 installed; their first code cell, :data:`LAB_INSTALL_CELL`, holds no address: it tells a reader who
-opened a source notebook elsewhere to open the student copy. ``tests/test_colab.py`` checks both
+opened a source notebook elsewhere to open the student copy. ``tests/book/test_colab.py`` checks both
 cells.
 """
 

@@ -30,7 +30,7 @@ print the numbers and the install cell, and writes unnumbered exercises whose so
 
 Command line: ``python -m labsupport.student`` rewrites ``student/`` (``--check`` only reports).
 The book build does the same (this module is a Sphinx extension too) and points the download and
-launch buttons of each lab page at the student copy. ``tests/test_student.py`` fails when
+launch buttons of each lab page at the student copy. ``tests/book/test_student.py`` fails when
 ``student/`` is out of date with the labs.
 """
 

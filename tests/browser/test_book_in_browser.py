@@ -15,7 +15,7 @@ data: or blob: is aborted and recorded. Per page the tests check:
   the stylesheets it links (``url(...)``, ``@import``);
 * in the theme's dark mode, charts keep an opaque light background, the theme recolours none of
   their text, and their controls' labels keep 4.5:1 contrast on an opaque panel (the chart
-  colours themselves are checked in tests/test_accessibility.py).
+  colours themselves are checked in tests/charts/test_accessibility.py).
 
 A full-page PNG of each page goes to ``_build/screenshots/`` (dark-mode ones to ``dark/`` inside it).
 Lab pages must offer their ``.ipynb`` for download and launch buttons for Binder, Colab and JupyterHub.

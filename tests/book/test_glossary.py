@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GLOSSARY = ROOT / "chapters" / "glossary.md"
 
 LANGS = ("ja", "fr", "pt", "es")

@@ -6,7 +6,7 @@ import importlib.util
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("bench_ci", ROOT / "benchmarks" / "bench_ci.py")
 bench_ci = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_ci)

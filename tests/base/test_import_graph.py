@@ -1,6 +1,6 @@
 """labsupport's import graph, read from the code with :mod:`ast`: no cycles, nothing imports upward.
 
-Run ``python tests/test_import_graph.py`` to print the graph, one module a line with the modules it
+Run ``python tests/base/test_import_graph.py`` to print the graph, one module a line with the modules it
 imports, bottom layer first.
 
 Layers (a module may import only from its own layer or a lower one)::
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "labsupport"
+PACKAGE = Path(__file__).resolve().parents[2] / "labsupport"
 
 #: The layer of each module, by the first part of its dotted name that is listed (longest first).
 LAYERS: dict[str, int] = {

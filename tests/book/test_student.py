@@ -19,7 +19,7 @@ from labsupport.colab import Published, published, student_install_cell
 from labsupport.errors import ConfigError
 from labsupport.student import constraints_text, convert, convert_markdown, problems, write_all
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LABS = sorted((ROOT / "labs").glob("*.ipynb"))
 WHERE = published()
 md = MarkdownIt("commonmark")

@@ -23,7 +23,7 @@ from docutils.nodes import make_id
 from labsupport import ConfigError, quiz
 from labsupport.timeline import durations
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "labsupport" / "data" / "quiz.json"
 MISCONCEPTIONS = ROOT / (quiz.MISCONCEPTIONS_PAGE + ".md")
 QUESTIONS = quiz.load()

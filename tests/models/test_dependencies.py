@@ -11,7 +11,7 @@ import pytest
 from labsupport import charts
 from labsupport import dependencies as deps
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def failing(radius: pd.DataFrame, region: str | None = None) -> set[str]:

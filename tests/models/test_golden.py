@@ -4,7 +4,7 @@ The expected values are data, in ``tests/golden/*.json``, reviewed once and diff
 A change of behaviour fails here with one line per changed field. When the change is intended,
 regenerate them, review the diff with ``git diff tests/golden`` and commit it with the change::
 
-    python tests/test_golden.py --regenerate
+    python tests/models/test_golden.py --regenerate
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 
 from labsupport import chain, dns_cache, dwfm, explore, network, nlb, race
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 #: Fields of explore.ExploreSummary that measure the machine, not the model.
 _WALL_CLOCK_FIELDS = {"elapsed_s", "states_per_s"}
 
@@ -91,7 +91,7 @@ def test_summaries_match_the_golden_file(name):
     actual = json.loads(json.dumps(FILES[name]()))
     diff = differences(expected, actual)
     assert not diff, (f"{len(diff)} field(s) differ from tests/golden/{name} "
-                      "(if intended: python tests/test_golden.py --regenerate):\n  " + "\n  ".join(diff[:40]))
+                      "(if intended: python tests/models/test_golden.py --regenerate):\n  " + "\n  ".join(diff[:40]))
 
 
 def test_the_stop_point_file_holds_all_64_combinations():

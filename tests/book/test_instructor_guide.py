@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "chapters" / "instructor-guide"
 OVERVIEW = ROOT / "chapters" / "instructor-guide.md"
 

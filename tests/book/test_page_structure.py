@@ -5,7 +5,7 @@ sections and a self-check.
 Pages checked (:data:`PAGES`): every ``labs/*.ipynb`` and every ``chapters/*.md`` except the pages
 that are not lessons: the glossary and the references (reference pages), the instructor guide
 (a part written for teachers), and the concept quiz before and after the course (its questions
-are data, checked by tests/test_quiz.py). A new chapter or lab is checked as soon as its file exists.
+are data, checked by tests/book/test_quiz.py). A new chapter or lab is checked as soon as its file exists.
 
 The rules, page by page:
 
@@ -54,9 +54,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from test_glossary import GLOSSARY, parse_glossary
 
-ROOT = Path(__file__).resolve().parents[1]
+from .test_glossary import GLOSSARY, parse_glossary
+
+ROOT = Path(__file__).resolve().parents[2]
 NOT_LESSONS = {"glossary", "references", "instructor-guide", "quiz-before", "quiz-after"}
 CHAPTERS = sorted(p for p in (ROOT / "chapters").glob("*.md") if p.stem not in NOT_LESSONS)
 LABS = sorted((ROOT / "labs").glob("*.ipynb"))

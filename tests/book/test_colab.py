@@ -20,7 +20,7 @@ from labsupport.colab import (
 )
 from labsupport.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LABS = sorted((ROOT / "labs").glob("*.ipynb"))
 WHERE = Published(repository_url="https://github.com/Some-Uni/outage-course", branch="spring-2027")
 

@@ -24,7 +24,7 @@ import pytest
 
 from labsupport.colab import LAB_INSTALL_CELL as INSTALL_CELL
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LABS = sorted((ROOT / "labs").glob("*.ipynb"))
 #: Build tools, not library code a lab calls: the Sphinx extension, the student-notebook writer and
 #: the PDF command (python -m labsupport.pdf), each writing only into the build or student folders.

@@ -210,7 +210,7 @@ def test_every_lab_panel_is_registered(lab):
     import json
     from pathlib import Path
 
-    nb = json.loads((Path(__file__).resolve().parents[1] / "labs" / f"{lab}.ipynb").read_text(encoding="utf-8"))
+    nb = json.loads((Path(__file__).resolve().parents[2] / "labs" / f"{lab}.ipynb").read_text(encoding="utf-8"))
     code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
     assert f"widgets.{PANELS[lab].factory}(" in code
 

@@ -256,7 +256,7 @@ def type_key(value: Any) -> Any:
 
 
 def run_once(run: Callable[[Any], Any], obj: Any) -> Any:
-    """``run(obj)``, remembered for configs seen before: a run is deterministic (tests/test_determinism.py),
+    """``run(obj)``, remembered for configs seen before: a run is deterministic (tests/base/test_determinism.py),
     so an input that Hypothesis generates again (there are only 16 combinations of guards) need not
     be simulated again. Errors are not remembered: they are raised again."""
     key: Any = (run, obj, type_key(obj))
