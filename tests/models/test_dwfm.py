@@ -116,7 +116,9 @@ def test_backoff_waits_within_full_jitter_bounds():
     timed_out = [t for t, k, _, _ in events if k == "work_timed_out"]
     queued = [t for t, k, _, _ in events if k == "retry_queued"]
     tick = cfg.state_check_interval_s / 30
-    for attempt, (failed_at, back_at) in enumerate(zip(timed_out, queued, strict=True), start=1):
+    # A timeout near the horizon may have no retry queued before the run ends: pair the ones that do.
+    assert len(timed_out) - len(queued) in (0, 1)
+    for attempt, (failed_at, back_at) in enumerate(zip(timed_out, queued, strict=False), start=1):
         ceiling = min(50.0, 20.0 * 2**attempt)
         assert failed_at <= back_at <= failed_at + ceiling + tick
 
