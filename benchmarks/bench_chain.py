@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
 from _timing import once_with_memory, repeat
+
 from labsupport import chain, charts, dependencies, dwfm, network, nlb, race, widgets
 
 

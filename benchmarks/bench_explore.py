@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
 from _timing import once_with_memory, repeat
+
 from labsupport import explore
 
 #: The largest state space the lab's controls reach below the widget's bound (3 Enactors,

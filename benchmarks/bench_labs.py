@@ -6,7 +6,7 @@
   the targets are the ones the model issues set.
 * **Top to bottom after a kernel restart**: nbclient runs the notebook in a fresh kernel (start-up
   included), in a temporary copy of ``labs/``, once; target under 60 s. Any file the run leaves in
-  that folder is counted (target: none); ``tests/test_lab_resilience.py`` checks the source for
+  that folder is counted (target: none); ``tests/book/test_lab_resilience.py`` checks the source for
   writes elsewhere.
 
 Adding a lab is one line in :data:`LABS`.
@@ -90,7 +90,7 @@ def _notebook_row(lab: str) -> tuple[dict, list[str]]:
         error = ""
         try:
             client.execute()
-        except Exception as err:  # report it in the row; the benchmark asserts nothing
+        except Exception as err:  # noqa: BLE001 - report it in the row; the benchmark asserts nothing
             error = f"; FAILED: {type(err).__name__}: {str(err).splitlines()[0][:120]}"
         seconds = time.perf_counter() - t0
         new = sorted(_files(folder) - before)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from concurrent.futures import ProcessPoolExecutor
 
 from _timing import repeat
+
 from labsupport import race
 
 

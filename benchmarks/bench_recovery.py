@@ -12,8 +12,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
 import numpy as np
-
 from _timing import repeat
+
 from labsupport import dns_cache, nlb
 
 CAPS = (0.05, 0.1, 0.2, 0.33, 0.5, 1.0)
@@ -34,8 +34,8 @@ def figures() -> list[dict]:
     rows = []
     with ProcessPoolExecutor(max_workers=2) as pool:
         for name, fn, configs in (("nlb", nlb.sweep, nlb_configs), ("dns_cache", dns_cache.sweep, dns_configs)):
-            here = repeat(lambda: fn(configs), runs=3, warmup=0)
-            there = repeat(lambda: fn(configs, executor=pool), runs=3, warmup=1)
+            here = repeat(lambda fn=fn, configs=configs: fn(configs), runs=3, warmup=0)
+            there = repeat(lambda fn=fn, configs=configs: fn(configs, executor=pool), runs=3, warmup=1)
             what = f"{len(configs)} runs"
             rows += [
                 {"figure": f"{name} sweep ({what}), in-process, median", "value": here["median"], "unit": "s",

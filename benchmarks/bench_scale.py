@@ -56,8 +56,8 @@ def figures() -> list[dict]:
     for name, (module, config, what, time_target, memory_target) in REGION.items():
         mod = importlib.import_module(module)
         cfg = config(mod)
-        t = repeat(lambda: mod.run(cfg), runs=3, warmup=0)
-        _, peak_mib, result = once_with_memory(lambda: mod.run(cfg))
+        t = repeat(lambda mod=mod, cfg=cfg: mod.run(cfg), runs=3, warmup=0)
+        _, peak_mib, result = once_with_memory(lambda mod=mod, cfg=cfg: mod.run(cfg))
         size = f"{len(result.events):,} event rows" if hasattr(result, "events") else ""
         if hasattr(result.summary, "states_count"):
             size = f"{result.summary.states_count:,} states"

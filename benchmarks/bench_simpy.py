@@ -17,6 +17,7 @@ Adding a simpy model is one line in :data:`MODELS`.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import statistics
 from collections.abc import Callable
@@ -24,7 +25,6 @@ from dataclasses import replace
 from typing import Any
 
 import simpy
-
 from _timing import repeat
 
 #: name -> (module, ``config(module, k)``: the incident scaled k times). A model that runs another
@@ -102,7 +102,7 @@ def figures() -> list[dict]:
     model_rates = {}
     for name, (module, config) in MODELS.items():
         mod = importlib.import_module(module)
-        model_rates[name] = [rate(lambda mod=mod, cfg=config(mod, k): mod.run(cfg), runs=15 if k == 1 else 5)
+        model_rates[name] = [rate(functools.partial(mod.run, config(mod, k)), runs=15 if k == 1 else 5)
                              for k in (1, SCALE)]
     bare_rates.append(rate(bare_loop, runs=5)[0])
     bare = statistics.median(bare_rates)

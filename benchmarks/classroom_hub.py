@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -55,7 +56,7 @@ import tempfile
 import threading
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -162,7 +163,8 @@ c.Spawner.ip = "127.0.0.1"
 c.Spawner.args = {["--allow-root"] if os.geteuid() == 0 else []!r}
 c.Spawner.start_timeout = 300
 c.Spawner.http_timeout = 300
-c.Spawner.environment = {{"PATH": {str(bindir)!r} + ":/usr/bin:/bin", "JUPYTER_CONFIG_DIR": "{self.workdir}/jupyter-config"}}
+c.Spawner.environment = {{"PATH": {str(bindir)!r} + ":/usr/bin:/bin",
+                          "JUPYTER_CONFIG_DIR": "{self.workdir}/jupyter-config"}}
 c.JupyterHub.concurrent_spawn_limit = {max(self.n, 1)}
 c.JupyterHub.active_server_limit = {self.n}
 c.JupyterHub.services = [{{"name": "classroom-load-test", "api_token": "{self.token}"}}]
@@ -185,15 +187,11 @@ c.JupyterHub.load_roles = [{{"name": "classroom-load-test", "services": ["classr
             return
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)  # the hub stops its servers (cleanup_servers) and the proxy
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                pass
         # Whatever is left of the process group this hub started (proxy, servers, kernels).
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.proc = None
 
 
@@ -201,7 +199,7 @@ c.JupyterHub.load_roles = [{{"name": "classroom-load-test", "services": ["classr
 
 def _message(msg_type: str, content: dict, session: str, channel: str = "shell") -> dict:
     return {"header": {"msg_id": uuid.uuid4().hex, "username": "student", "session": session, "msg_type": msg_type,
-                       "version": "5.3", "date": datetime.now(timezone.utc).isoformat()},
+                       "version": "5.3", "date": datetime.now(UTC).isoformat()},
             "parent_header": {}, "metadata": {}, "content": content, "channel": channel, "buffers": []}
 
 
@@ -272,9 +270,7 @@ class Student:
                     comms[reply["content"]["comm_id"]] = reply["content"].get("data", {}).get("state", {})
                 if reply.get("parent_header", {}).get("msg_id") != msg_id:
                     continue
-                if kind == "execute_reply" and reply["content"].get("status") != "ok":
-                    status = f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}"
-                elif kind == "error":
+                if (kind == "execute_reply" and reply["content"].get("status") != "ok") or kind == "error":
                     status = f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}"
                 elif kind not in ("status", "execute_input", "execute_reply"):
                     outputs += 1
@@ -353,8 +349,12 @@ async def one_class(n: int, lab: str, chp: Path, keep: Path | None) -> dict:
         sampler.start()
         results = await asyncio.wait_for(
             asyncio.gather(*(s.run(client) for s in students), return_exceptions=True), CLASS_TIMEOUT_S)
-        errors = [f"{s.name}: {type(r).__name__}: {r}" for s, r in zip(students, results) if isinstance(r, BaseException)]
-    except asyncio.TimeoutError:
+        errors = [
+            f"{s.name}: {type(r).__name__}: {r}"
+            for s, r in zip(students, results, strict=False)
+            if isinstance(r, BaseException)
+        ]
+    except TimeoutError:
         errors.append(f"the class did not finish within {CLASS_TIMEOUT_S:.0f} s")
     finally:
         if sampler is not None:
@@ -371,21 +371,32 @@ async def one_class(n: int, lab: str, chp: Path, keep: Path | None) -> dict:
     servers = sorted(sampler.server_peak.values()) if sampler else []
     kernels = sorted(sampler.kernel_peak.values()) if sampler else []
     return {
-        "students": n, "lab": lab, "code_cells": len(cells), "wall_s": time.perf_counter() - started,
+        "students": n,
+        "lab": lab,
+        "code_cells": len(cells),
+        "wall_s": time.perf_counter() - started,
         "spawn_s_p50": _pct([s.spawn_s for s in students if s.spawn_s], 0.5),
         "spawn_s_p90": _pct([s.spawn_s for s in students if s.spawn_s], 0.9),
-        "cell_s_p50": _pct(cell_s, 0.5), "cell_s_p90": _pct(cell_s, 0.9), "cells_timed": len(cell_s),
+        "cell_s_p50": _pct(cell_s, 0.5),
+        "cell_s_p90": _pct(cell_s, 0.9),
+        "cells_timed": len(cell_s),
         "lab_s_p50": _pct([sum(s.cell_s) for s in students if len(s.cell_s) == len(cells)], 0.5),
         "lab_s_max": max([sum(s.cell_s) for s in students if len(s.cell_s) == len(cells)], default=None),
-        "widget_s_p50": _pct(widget_s, 0.5), "widget_s_p90": _pct(widget_s, 0.9), "widget_updates": len(widget_s),
+        "widget_s_p50": _pct(widget_s, 0.5),
+        "widget_s_p90": _pct(widget_s, 0.9),
+        "widget_updates": len(widget_s),
         "server_peak_mib_max": servers[-1] / mib if servers else None,
         "server_peak_mib_p50": _pct(servers, 0.5) / mib if servers else None,
         "kernel_peak_mib_max": kernels[-1] / mib if kernels else None,
         "kernel_peak_mib_p50": _pct(kernels, 0.5) / mib if kernels else None,
         "class_peak_mib": sampler.total_peak / mib if sampler else None,
-        "kernel_cpu_s_per_student": (statistics.median(sampler.kernel_cpu.values()) if sampler and sampler.kernel_cpu else None),
-        "servers_seen": len(servers), "kernels_seen": len(kernels),
-        "failures": len(failures), "failure_details": failures[:20],
+        "kernel_cpu_s_per_student": (
+            statistics.median(sampler.kernel_cpu.values()) if sampler and sampler.kernel_cpu else None
+        ),
+        "servers_seen": len(servers),
+        "kernels_seen": len(kernels),
+        "failures": len(failures),
+        "failure_details": failures[:20],
         # The machine may be shared: the 1-minute load average when the class ended, beside its cores.
         "load_average_1min_at_end": os.getloadavg()[0],
     }
@@ -398,13 +409,19 @@ def _f(x: float | None, spec: str = ".2f") -> str:
 
 
 def table(rows: list[dict]) -> str:
-    head = ("| Students | p50 cell (s) | p90 cell (s) | p50 widget update (s) | p90 widget update (s) | "
-            "peak per user server (MiB) | peak per kernel (MiB) | whole class peak (MiB) | kernel CPU per student (s) | failures |")
+    head = (
+        "| Students | p50 cell (s) | p90 cell (s) | p50 widget update (s) | p90 widget update (s) | "
+        "peak per user server (MiB) | peak per kernel (MiB) | whole class peak (MiB) | "
+        "kernel CPU per student (s) | failures |"
+    )
     lines = [head, "|" + "|".join(["---"] * 10) + "|"]
     for r in rows:
-        lines.append(f"| {r['students']} | {_f(r['cell_s_p50'])} | {_f(r['cell_s_p90'])} | {_f(r['widget_s_p50'])} | "
-                     f"{_f(r['widget_s_p90'])} | {_f(r['server_peak_mib_max'], '.0f')} | {_f(r['kernel_peak_mib_max'], '.0f')} | "
-                     f"{_f(r['class_peak_mib'], '.0f')} | {_f(r['kernel_cpu_s_per_student'], '.1f')} | {r['failures']} |")
+        lines.append(
+            f"| {r['students']} | {_f(r['cell_s_p50'])} | {_f(r['cell_s_p90'])} | {_f(r['widget_s_p50'])} | "
+            f"{_f(r['widget_s_p90'])} | {_f(r['server_peak_mib_max'], '.0f')} | "
+            f"{_f(r['kernel_peak_mib_max'], '.0f')} | "
+            f"{_f(r['class_peak_mib'], '.0f')} | {_f(r['kernel_cpu_s_per_student'], '.1f')} | {r['failures']} |"
+        )
     return "\n".join(lines)
 
 
@@ -421,7 +438,9 @@ def sizing(data: dict) -> list[dict]:
         raise SystemExit("no run without failures in the results file")
     ref = max(rows, key=lambda r: r["students"])
     per_student_mib = ref["server_peak_mib_max"] + ref["kernel_peak_mib_max"]
-    hub_mib = max(0.0, ref["class_peak_mib"] - ref["students"] * (ref["server_peak_mib_p50"] + ref["kernel_peak_mib_p50"]))
+    hub_mib = max(
+        0.0, ref["class_peak_mib"] - ref["students"] * (ref["server_peak_mib_p50"] + ref["kernel_peak_mib_p50"])
+    )
     cpu = ref["kernel_cpu_s_per_student"]
     out = []
     for size in (10, 30, 100):
@@ -435,8 +454,10 @@ def sizing(data: dict) -> list[dict]:
 def sizing_table(data: dict) -> str:
     lines = ["| Class | Cores | Memory (GiB) | From |", "|---|---|---|---|"]
     for s in sizing(data):
-        lines.append(f"| {s['class']} | {s['cores']} | {s['memory_gib']} | {s['cpu_s_per_student']:.1f} s of kernel CPU and "
-                     f"{s['per_student_mib']:.0f} MiB per student (run with {s['from_students']} students) |")
+        lines.append(
+            f"| {s['class']} | {s['cores']} | {s['memory_gib']} | {s['cpu_s_per_student']:.1f} s of kernel CPU and "
+            f"{s['per_student_mib']:.0f} MiB per student (run with {s['from_students']} students) |"
+        )
     return "\n".join(lines)
 
 
@@ -444,8 +465,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, nargs="+", default=[5, 10, 20, 30])
     parser.add_argument("--lab", default="01-enactor-race", choices=sorted(CONTROLS))
-    parser.add_argument("--chp", type=Path, default=Path(os.environ.get("CHP", DEFAULT_CHP)),
-                        help="the configurable-http-proxy executable (npm install --prefix DIR configurable-http-proxy)")
+    parser.add_argument(
+        "--chp",
+        type=Path,
+        default=Path(os.environ.get("CHP", DEFAULT_CHP)),
+        help="the configurable-http-proxy executable (npm install --prefix DIR configurable-http-proxy)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--logs", type=Path, default=None, help="keep each hub's log in this folder")
     parser.add_argument("--sizing", action="store_true", help="print the sizing table from --out and exit")
@@ -472,7 +497,7 @@ def main(argv: list[str] | None = None) -> int:
             print("   failure:", detail)
     import psutil
 
-    data = {"measured": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    data = {"measured": datetime.now(UTC).isoformat(timespec="seconds"),
             "command": "python benchmarks/classroom_hub.py " + " ".join(argv if argv is not None else sys.argv[1:]),
             "machine": {"cores": os.cpu_count(), "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
                         "python": platform.python_version()},

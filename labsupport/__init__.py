@@ -1,6 +1,6 @@
 """labsupport: the simulations, data and charts behind the course on the AWS us-east-1 outage.
 
-Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.py`` checks it)::
+Modules, bottom layer first (nothing imports upward; ``tests/base/test_import_graph.py`` checks it)::
 
     base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy, predict
               (+ private _validate, _sweep, _engine, _quiz_html)
@@ -31,7 +31,8 @@ Modules, bottom layer first (nothing imports upward; ``tests/test_import_graph.p
 * :mod:`labsupport.charts`: Altair charts of model output, and the offline renderer.
 * :mod:`labsupport.widgets`: ipywidgets panels for readers who run the labs live.
 * :mod:`labsupport.colab`: the one setting (the published repository) and the install cells derived from it.
-* :mod:`labsupport.student`: student notebooks, the labs in plain CommonMark for any front end (also a Sphinx extension).
+* :mod:`labsupport.student`: student notebooks, the labs in plain CommonMark for any front end (also a
+  Sphinx extension).
 * :mod:`labsupport.book`: the Sphinx extension that bundles the Vega JavaScript into the book.
 * :mod:`labsupport.apidoc`: the Sphinx extension that documents the constants a package re-exports.
 * :mod:`labsupport.grading`: graded assignments: each student's parameters and key, grading with otter.

@@ -19,29 +19,43 @@ __all__ = ["answers_html", "form_html"]
 
 
 # What the HTML needs of labsupport.quiz's Reference, Option and Question (described here, not
-# imported: labsupport.quiz imports this module).
+# imported: labsupport.quiz imports this module). Read-only, as the frozen dataclasses' fields are.
 class _Reference(Protocol):
-    section: str
-    title: str
+    @property
+    def section(self) -> str: ...
+    @property
+    def title(self) -> str: ...
 
     def href(self, from_page: str) -> str: ...
 
 
 class Option(Protocol):
-    id: str
-    text: str
-    correct: bool
-    explanation: str
-    see: Sequence[_Reference]
+    @property
+    def id(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def correct(self) -> bool: ...
+    @property
+    def explanation(self) -> str: ...
+    @property
+    def see(self) -> Sequence[_Reference]: ...
 
 
 class Question(Protocol):
-    id: str
-    misconception: str
-    belief: str
-    kind: str
-    prompt: str
-    options: Sequence[Option]
+    @property
+    def id(self) -> str: ...
+    @property
+    def misconception(self) -> str: ...
+    @property
+    def belief(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def prompt(self) -> str: ...
+    @property
+    def options(self) -> Sequence[Option]: ...
+
 
 _CODE = re.compile(r"`([^`]+)`")
 
@@ -76,14 +90,16 @@ def form_html(questions: Sequence[Question], *, stage: str, other: str, version:
         base = f"ls-quiz-{stage}-{q.id}"
         how = "Choose one." if q.kind == "single" else "Select all that apply."
         parts.append(
-            f'<fieldset class="ls-quiz-question" id="{base}" data-question="{q.id}" data-kind="{q.kind}" data-number="{n}">'
+            f'<fieldset class="ls-quiz-question" id="{base}" data-question="{q.id}" data-kind="{q.kind}" '
+            f'data-number="{n}">'
             f'<legend><span class="ls-quiz-number">Question {n}.</span> {_inline(q.prompt)} '
             f'<span class="ls-quiz-how">{how}</span></legend>'
             + "".join(_option_html(q, o, base) for o in q.options)
             + '<div class="ls-quiz-tools" hidden><button type="button" class="ls-quiz-check" '
             f'aria-label="Check answer to question {n}">Check answer</button></div>'
             '<p class="ls-quiz-verdict" role="status" aria-live="polite"></p>'
-            '<div class="ls-quiz-feedback"></div></fieldset>')
+            '<div class="ls-quiz-feedback"></div></fieldset>'
+        )
     parts.append('<div class="ls-quiz-actions" hidden><button type="submit" class="ls-quiz-score">Score all my answers'
                  '</button> <button type="reset" class="ls-quiz-reset">Clear my answers</button></div>'
                  '<p class="ls-quiz-result" role="status" aria-live="polite"></p></form>')
@@ -115,7 +131,9 @@ def answers_html(questions: Sequence[Question], *, stage: str, page: str, miscon
             f'<li id="{base}-answer"><p class="ls-quiz-answer-prompt">{_inline(q.prompt)} '
             f'<strong>Answer: {answer}.</strong></p><ul class="ls-quiz-explanations">'
             + "".join(_why_html(q, o, base, page) for o in q.options)
-            + f'</ul><p class="ls-quiz-belief">The belief this question tests: <a href="{html.escape(misconceptions_href)}'
-            f'#{q.misconception}">{_inline(q.belief)}</a> (instructor guide).</p></li>')
+            + '</ul><p class="ls-quiz-belief">The belief this question tests: '
+            f'<a href="{html.escape(misconceptions_href)}'
+            f'#{q.misconception}">{_inline(q.belief)}</a> (instructor guide).</p></li>'
+        )
     parts.append("</ol></details>")
     return "\n".join(parts)

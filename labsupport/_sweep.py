@@ -84,8 +84,9 @@ def config_columns(config: object, prefix: str = "") -> dict[str, object]:
     for f in fields(config):  # type: ignore[arg-type]
         value, name = getattr(config, f.name), prefix + f.name
         if is_dataclass(value):
-            if callable(getattr(value, "label", None)):
-                out[name] = value.label()
+            label = getattr(value, "label", None)
+            if callable(label):
+                out[name] = label()
             out.update(config_columns(value, name + "."))
         else:
             out[name] = _cell(value)
@@ -111,7 +112,10 @@ def _optional_numbers(instance: object, prefix: str = "") -> list[str]:
 
 def sweep_frame(configs: Sequence[object], summaries: Sequence[object]) -> pd.DataFrame:
     """The sweep table: ``run``, the configs' columns, the summaries' columns (see the module docstring)."""
-    rows = [{"run": i, **config_columns(c), **summary_columns(s)} for i, (c, s) in enumerate(zip(configs, summaries))]
+    rows = [
+        {"run": i, **config_columns(c), **summary_columns(s)}
+        for i, (c, s) in enumerate(zip(configs, summaries, strict=False))
+    ]
     if not rows:
         return pd.DataFrame({"run": np.zeros(0, dtype="int64")})
     optional = _optional_numbers(configs[0]) + _optional_numbers(summaries[0])

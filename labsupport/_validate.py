@@ -8,7 +8,7 @@ NaN and infinities, so a widget or a typo can never slip a nonsense value into a
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields
 from numbers import Integral, Real
 
@@ -80,7 +80,7 @@ def _describe(lo: float | None, hi: float | None, lo_open: bool, hi_open: bool,
     return " and ".join(parts) if parts else "any value"
 
 
-def _is_in(value: object, options: list[object]) -> bool:
+def _is_in(value: object, options: Sequence[object]) -> bool:
     """``value in options``, False where comparing is undefined (``pd.NA``, numpy arrays)."""
     try:
         return bool(value in options)
@@ -113,7 +113,8 @@ def check_number(
         v = float(value)
     except OverflowError:  # an int too large for a float, e.g. 10**400
         raise ConfigError(
-            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open, lo_name, hi_name)}, got {_show(value)}"
+            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open, lo_name, hi_name)}, "
+            f"got {_show(value)}"
         ) from None
     bad = not math.isfinite(v)
     if lo is not None:
@@ -122,7 +123,8 @@ def check_number(
         bad = bad or (v >= hi if hi_open else v > hi)
     if bad:
         raise ConfigError(
-            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open, lo_name, hi_name)}, got {_show(value)}"
+            f"{name} must be a finite number {_describe(lo, hi, lo_open, hi_open, lo_name, hi_name)}, "
+            f"got {_show(value)}"
         )
     return v
 
@@ -134,9 +136,10 @@ def check_int(name: str, value: object, *, lo: int | None = None, hi: int | None
             f"{name} must be an integer {_describe(lo, hi, False, False)}, "
             f"got {_show(value)} of type {_type(value)}"
         )
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
+    number = int(value)
+    if (lo is not None and number < lo) or (hi is not None and number > hi):
         raise ConfigError(f"{name} must be an integer {_describe(lo, hi, False, False)}, got {_show(value)}")
-    return int(value)
+    return number
 
 
 def check_seed(name: str, value: object) -> int:

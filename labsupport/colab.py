@@ -25,7 +25,7 @@ pinned, tested install follows.
 
 The labs themselves (``labs/*.ipynb``) are the sources of the book and run only where the course is
 installed; their first code cell, :data:`LAB_INSTALL_CELL`, holds no address: it tells a reader who
-opened a source notebook elsewhere to open the student copy. ``tests/test_colab.py`` checks both
+opened a source notebook elsewhere to open the student copy. ``tests/book/test_colab.py`` checks both
 cells.
 """
 
@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 from .errors import ConfigError
@@ -82,7 +82,9 @@ class Published:
                 f"got {self.repository_url!r}"
             )
         if not isinstance(self.branch, str) or not _BRANCH.match(self.branch):
-            raise ConfigError(f"repository.branch must be a git branch name (letters, digits, . _ / -), got {self.branch!r}")
+            raise ConfigError(
+                f"repository.branch must be a git branch name (letters, digits, . _ / -), got {self.branch!r}"
+            )
         object.__setattr__(self, "repository_url", self.repository_url.rstrip("/"))
 
     @property
@@ -139,7 +141,8 @@ def published(root: str | Path | None = None) -> Published:
     if not path.is_file():
         raise ConfigError(f"{CONFIG_FILE} must exist at the repository root, got no file at {path}")
     repository = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("repository") or {}
-    return Published(repository_url=repository.get("url"), branch=repository.get("branch", "main"))
+    # Published checks both values (a missing url is None, refused there by name).
+    return Published(repository_url=cast(str, repository.get("url")), branch=repository.get("branch", "main"))
 
 
 #: The first code cell of every lab in ``labs/``. It holds no address on purpose (see the module doc).

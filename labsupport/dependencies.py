@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
@@ -142,11 +143,12 @@ def _check_query(service: object, region: object) -> None:
     check_names("region", [region] if isinstance(region, str) else [repr(region)], REGIONS)
 
 
-def _failed_set(edges: pd.DataFrame, origin: tuple[str, str]) -> tuple[set, dict]:
+def _failed_set(edges: pd.DataFrame, origin: tuple[str, str]) -> tuple[set[tuple[str, str]], dict]:
     """Least fixpoint of 'fails'. Returns the failed nodes and, for each, ``(dependency, tag,
     failover target or None, failover edge's tag or None)``: what failed it."""
-    deps = sorted((r.dependent, r.dependent_region, r.dependency, r.dependency_region, r.kind, r.tag)
-                  for r in edges.itertuples(index=False))
+    deps = cast(list[tuple[str, str, str, str, str, str]], sorted(
+        (r.dependent, r.dependent_region, r.dependency, r.dependency_region, r.kind, r.tag)
+        for r in edges.itertuples(index=False)))
     failover = {(a, ar): ((b, br), tag) for a, ar, b, br, k, tag in deps if k == "fails over to"}
     failed, cause = {origin}, {}
     changed = True
@@ -212,8 +214,8 @@ def blast_radius(service: str, region: str, *, isolate: bool = False, include_un
         edges = isolate_regions(edges)
     origin = (service, region)
     failed, cause = _failed_set(edges, origin)
-    nodes = sorted({(r.dependent, r.dependent_region) for r in edges.itertuples()}
-                   | {(r.dependency, r.dependency_region) for r in edges.itertuples()} | {origin})
+    nodes = cast(list[tuple[str, str]], sorted({(r.dependent, r.dependent_region) for r in edges.itertuples()}
+                   | {(r.dependency, r.dependency_region) for r in edges.itertuples()} | {origin}))
     rows = []
     for node in nodes:
         rows.append((*node, *_status(node, origin, failed, cause, edges)))
@@ -238,12 +240,18 @@ def _status(node: tuple[str, str], origin: tuple[str, str], failed: set, cause: 
             path += f"; its failover to {alt[0]} ({alt[1]}) failed too"
         return "fails", len(chain) - 1, path, max(tags, key=TAGS.index)
     mine = edges[(edges["dependent"] == node[0]) & (edges["dependent_region"] == node[1])]
-    down = [(d, r) in failed for d, r, k in zip(mine["dependency"], mine["dependency_region"], mine["kind"])
-            if k in _PROPAGATING]
+    down = [
+        (d, r) in failed
+        for d, r, k in zip(mine["dependency"], mine["dependency_region"], mine["kind"], strict=False)
+        if k in _PROPAGATING
+    ]
     if any(down):
         return "fails over", pd.NA, "", None
-    lagging = [(d, r) in failed for d, r, k in zip(mine["dependency"], mine["dependency_region"], mine["kind"])
-               if k == "replicates with"]
+    lagging = [
+        (d, r) in failed
+        for d, r, k in zip(mine["dependency"], mine["dependency_region"], mine["kind"], strict=False)
+        if k == "replicates with"
+    ]
     return ("degraded" if any(lagging) else "keeps working"), pd.NA, "", None
 
 

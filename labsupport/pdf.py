@@ -32,6 +32,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from .book import PDF_NAME, offer_pdf
@@ -154,10 +155,13 @@ def book_pages(html_dir: Path) -> list[BookPage]:
     for page in nav.pages:
         path = urlsplit(page.path).path
         try:
-            rel = (root.parent / unquote(path)).resolve().relative_to(html_dir.resolve()).as_posix() if path else root_rel
+            rel = (
+                (root.parent / unquote(path)).resolve().relative_to(html_dir.resolve()).as_posix() if path else root_rel
+            )
         except ValueError:
-            raise ConfigError(f"html={html_dir}: the navigation links {page.path!r} ({page.title!r}), "
-                              "outside the built book") from None
+            raise ConfigError(
+                f"html={html_dir}: the navigation links {page.path!r} ({page.title!r}), outside the built book"
+            ) from None
         seen.setdefault(rel, BookPage(rel, page.title, page.part))
     if not seen:
         raise ConfigError(f"html={html_dir}: the root page {root_rel} lists no pages in its navigation")
@@ -228,8 +232,8 @@ def _join(html_dir: Path, pages: list[BookPage], printed: list[bytes], book_titl
 
     writer = PdfWriter()
     first_page: dict[str, int] = {}
-    parts: dict[str, object] = {}
-    for book_page, data in zip(pages, printed):
+    parts: dict[str, Any] = {}
+    for book_page, data in zip(pages, printed, strict=False):
         start = len(writer.pages)
         first_page[(html_dir / book_page.path).resolve().as_uri()] = start
         writer.append(PdfReader(io.BytesIO(data)), import_outline=False)

@@ -36,7 +36,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -146,7 +146,8 @@ def figures() -> dict[str, str]:
     d = durations()
     out = {name: str(d.at[name, "text"]) for name in
            ("whole_event", "dashboard_whole_event", "dns_empty", "launch_failures", "nlb_period")}
-    out["after_dns"] = format_duration(d.at["whole_event", "duration"] - d.at["dns_empty", "duration"])
+    whole, dns = cast(pd.Timedelta, d.at["whole_event", "duration"]), cast(pd.Timedelta, d.at["dns_empty", "duration"])
+    out["after_dns"] = format_duration(whole - dns)
     return out
 
 
@@ -315,7 +316,9 @@ def _check(stage: str, page: str) -> None:
     if stage not in STAGES:
         raise ConfigError(f"stage must be one of {list(STAGES)}, got {stage!r}")
     if not isinstance(page, str) or not page or page.endswith((".md", ".html", "/")):
-        raise ConfigError(f"page must be the quiz page's path without suffix, like 'chapters/quiz-before', got {page!r}")
+        raise ConfigError(
+            f"page must be the quiz page's path without suffix, like 'chapters/quiz-before', got {page!r}"
+        )
 
 
 def render_html(stage: str, *, page: str) -> str:

@@ -30,7 +30,7 @@ print the numbers and the install cell, and writes unnumbered exercises whose so
 
 Command line: ``python -m labsupport.student`` rewrites ``student/`` (``--check`` only reports).
 The book build does the same (this module is a Sphinx extension too) and points the download and
-launch buttons of each lab page at the student copy. ``tests/test_student.py`` fails when
+launch buttons of each lab page at the student copy. ``tests/book/test_student.py`` fails when
 ``student/`` is out of date with the labs.
 """
 
@@ -43,7 +43,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import nbformat
 from markdown_it import MarkdownIt
@@ -102,7 +102,10 @@ class _Converter:
             self.exercises[label] = number
             grade = _GRADE.match(body)
             if not grade:
-                raise ConfigError(f"{self.lab}: exercise {label} must open with its grade, **(Simple|Moderate|Advanced...)**, got {body[:40]!r}")
+                raise ConfigError(
+                    f"{self.lab}: exercise {label} must open with its grade, "
+                    f"**(Simple|Moderate|Advanced...)**, got {body[:40]!r}"
+                )
             return f"### Exercise {number} ({grade['grade']})\n\n{body[grade.end():]}"
         if name == "solution":
             if args.strip() not in self.exercises:
@@ -129,14 +132,14 @@ class _Converter:
         lines = text.splitlines()
         fences = [t for t in _md.parse(text) if t.type == "fence" and _DIRECTIVE.match(t.info.strip())]
         # Converted top down (exercises are numbered in order), replaced bottom up (line numbers hold).
-        done = [(t.map, self.directive(m["name"], m["args"], t.content))
+        done = [(cast(list[int], t.map), self.directive(m["name"], m["args"], t.content))
                 for t in fences if (m := _DIRECTIVE.match(t.info.strip()))]
         for (start, end), replacement in reversed(done):
             before = [""] if start > 0 and lines[start - 1].strip() else []
             after = [""] if end < len(lines) and lines[end].strip() else []
             lines[start:end] = before + replacement.splitlines() + after
         out = "\n".join(lines)
-        hrefs = {t.attrs["href"] for tok in _md.parse(out) if tok.type == "inline"
+        hrefs = {str(t.attrs["href"]) for tok in _md.parse(out) if tok.type == "inline"
                  for t in tok.children or [] if t.type == "link_open"}
         for href in sorted(hrefs, key=len, reverse=True):
             new = self.link(str(href))
@@ -345,7 +348,10 @@ def _page_buttons(app: Any, pagename: str, templatename: str, context: dict[str,
             buttons[i] = _swap(button, lab)
         if isinstance(button, dict) and button.get("label") == "download-buttons":
             for item in button.get("buttons", []):
-                if isinstance(item, dict) and item.get("label") in ("download-source-button", "download-notebook-button"):
+                if isinstance(item, dict) and item.get("label") in (
+                    "download-source-button",
+                    "download-notebook-button",
+                ):
                     item["url"] = download
 
 

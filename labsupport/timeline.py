@@ -166,7 +166,7 @@ def impact_periods() -> pd.DataFrame:
         ``start_utc``/``end_utc`` (datetime64, UTC), ``duration`` (timedelta64), ``text``
         (string, e.g. ``"2 h 52 min"``), ``tag`` (all ``AWS-verbatim``).
     """
-    names, starts, ends = zip(*IMPACT_PERIODS)
+    names, starts, ends = zip(*IMPACT_PERIODS, strict=False)
     start = pd.to_datetime(pd.Series(starts)).dt.tz_localize(TZ)
     end = pd.to_datetime(pd.Series(ends)).dt.tz_localize(TZ)
     frame = pd.DataFrame(
@@ -228,11 +228,11 @@ def format_duration(value: float | timedelta | pd.Timedelta | np.timedelta64) ->
         except (ValueError, OverflowError):
             raise ConfigError(f"duration must be a finite number of seconds >= 0, got {show(value)} "
                               "(beyond the range of pandas.Timedelta)") from None
-    if isinstance(value, (timedelta, pd.Timedelta)) or value is pd.NaT:
-        if pd.isna(value):
-            raise ConfigError("duration must be a finite number of seconds >= 0, got NaT")
+    if value is pd.NaT or (isinstance(value, (timedelta, pd.Timedelta)) and pd.isna(value)):
+        raise ConfigError("duration must be a finite number of seconds >= 0, got NaT")
+    if isinstance(value, (timedelta, pd.Timedelta)):
         value = value.total_seconds()
     seconds = check_number("duration", value, lo=0)
-    minutes = int(round(seconds / 60))
+    minutes = round(seconds / 60)
     hours, mins = divmod(minutes, 60)
     return f"{hours} h {mins:02d} min" if hours else f"{mins} min"

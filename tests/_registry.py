@@ -4,8 +4,8 @@ Adding a model is one line in :data:`MODELS`: its module, its config class, a sm
 that runs in milliseconds (the base that the robustness tests mutate) and a realistic preset for
 the determinism tests. Config classes nested in a config (a field typed ``Guards`` or
 ``tuple[EnactorDelay, ...]``) are found from the type hints and tested on their own too.
-``tests/test_robustness.py`` and ``tests/test_determinism.py`` read this registry;
-``tests/test_executors.py`` and ``tests/test_widgets.py`` keep their own one-line registries of
+``tests/properties/test_robustness.py`` and ``tests/base/test_determinism.py`` read this registry;
+``tests/base/test_executors.py`` and ``tests/widgets/test_widgets.py`` keep their own one-line registries of
 sweep helpers and panels.
 """
 

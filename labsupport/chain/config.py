@@ -71,7 +71,7 @@ class StopPoints(Config):
         """The stop points from six on/off flags in order 1-6 (the order of :data:`STOP_POINT_NAMES`)."""
         if len(flags) != 6:
             raise ConfigError(f"from_flags needs six flags, got {len(flags)}")
-        return cls(guards=race.Guards(**dict(zip(race.GUARD_NAMES, flags[:4]))),
+        return cls(guards=race.Guards(**dict(zip(race.GUARD_NAMES, flags[:4], strict=False))),
                    throttle_recovery_work=flags[4], isolate_regions=flags[5])
 
 
@@ -128,7 +128,8 @@ class ChainConfig(Config):
             through ``race`` to ask how often it does).
 
     Raises:
-        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
+        ConfigError: the first invalid field, its value and its range (every config's rule,
+            :class:`~labsupport._validate.Config`).
     """
 
     stop_points: StopPoints = field(default_factory=StopPoints)

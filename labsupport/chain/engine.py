@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -89,7 +89,7 @@ class ChainTimes:
     failover_reenabled_s: float | None = None
 
 
-def _seeds(seed: int | None) -> dict[str, dict[str, int]]:
+def _seeds(seed: int | None) -> dict[str, dict[str, Any]]:
     """Per-model seed overrides: none, or one draw each from one ``random.Random(seed)``.
 
     The race keeps its own seed: it decides whether the rare interleaving happens at all, and the
@@ -233,7 +233,7 @@ def _run_dwfm(cfg: ChainConfig, out: tuple[float, float] | None, t: ChainTimes,
     dw = dwfm.run(dw_cfg)
     back = dw.summary.recovered_at_s
     acted = op is not None and (base.operator_throttle_at_s is not None or base.operator_restart_at_s is not None)
-    acted = acted and (back is None or back > op)
+    acted = acted and op is not None and (back is None or back > op)
     return dw, replace(t, dwfm_operator_at_s=op if acted else None, leases_back_s=back)
 
 
@@ -254,6 +254,7 @@ def _run_network(cfg: ChainConfig, dw: dwfm.DwfmResult, t: ChainTimes,
                   else base.max_queue_count, **seed)
     nr = network.run(net)
     back, s = t.leases_back_s, nr.summary
+    assert back is not None  # the network runs only once every lease is back (run_models)
     items = nr.items
     refused = items.loc[items["is_launch"] & items["refused"], "queued_s"]
     step = net.sample_interval_s
@@ -277,7 +278,7 @@ def _network_count(cfg: ChainConfig, factor: str, damage: float, what: str, targ
     it produced, rather than letting the network config fail on a field the user never set.
     """
     per = getattr(cfg, factor)
-    count = int(round(damage * per))
+    count = round(damage * per)
     limits = ((network.MAX_ITEMS, f"the network model's limit of {network.MAX_ITEMS:,}", ConfigError),
               (max_events, f"nlb.network.max_events={max_events:,}", LimitExceeded))
     for limit, bound, error in limits:
@@ -302,13 +303,15 @@ def _run_nlb(cfg: ChainConfig, net: network.NetworkConfig, t: ChainTimes,
                     **seed)
     n = nlb.run(first)
     back, ff = t.leases_back_s, n.summary.first_failover_s
+    ec2_recovered_s = t.ec2_recovered_s
+    assert back is not None and ec2_recovered_s is not None  # set by _run_dwfm and _run_network
     t = replace(t, first_failover_s=None if ff is None else back + ff)
-    if base.disable_failover_at_s is None or ff is None or back + ff + cfg.nlb_disable_delay_s >= t.ec2_recovered_s:
+    if base.disable_failover_at_s is None or ff is None or back + ff + cfg.nlb_disable_delay_s >= ec2_recovered_s:
         return n, t
     off = ff + cfg.nlb_disable_delay_s
     on = None
     if base.reenable_failover_at_s is not None:
-        on = max(off, t.ec2_recovered_s - back + cfg.nlb_reenable_delay_s)
+        on = max(off, ec2_recovered_s - back + cfg.nlb_reenable_delay_s)
     t = replace(t, failover_disabled_s=back + off, failover_reenabled_s=None if on is None else back + on)
     horizon = net.horizon_s
     return nlb.run(replace(first, disable_failover_at_s=off if off <= horizon else None,
@@ -318,14 +321,15 @@ def _run_nlb(cfg: ChainConfig, net: network.NetworkConfig, t: ChainTimes,
 def _binned_max(time_s: pd.Series, values: pd.Series, step: float) -> pd.DataFrame:
     bins = np.ceil(time_s.to_numpy() / step) * step
     frame = pd.DataFrame({"time_s": bins, "impact_fraction": values.to_numpy(dtype=float)})
-    return frame.groupby("time_s", as_index=False)["impact_fraction"].max()
+    return cast(pd.DataFrame, frame.groupby("time_s", as_index=False)["impact_fraction"].max())
 
 
 def stage_windows(cfg: ChainConfig, runs: Runs, t: ChainTimes) -> list[tuple[str, float, float]]:
     """The stages that happened, as ``(stage, start_s, end_s)`` on the chain clock."""
-    out, stages = t.outage, []
+    out, stages = t.outage, cast(list[tuple[str, float, float]], [])
     if out is None:
         return stages
+    assert runs.dns is not None  # the resolvers run whenever the endpoint went empty (run_models)
     dns = runs.dns.summary
     after = dns.recovery_most_s if dns.recovery_most_s is not None else (
         runs.dns.config.horizon_s - out[1] if dns.failed_count else 0.0)
@@ -337,8 +341,10 @@ def stage_windows(cfg: ChainConfig, runs: Runs, t: ChainTimes) -> list[tuple[str
     ends = [back] + [v for v in (t.propagation_normal_s, t.last_refused_s) if v is not None]
     if max(ends) > out[1]:
         stages.append((STAGES[1], out[1], max(ends)))
+    assert runs.nlb is not None  # the NLB runs whenever the leases came back (run_models)
     s = runs.nlb.summary
     if s.error_start_s is not None:
+        assert s.error_end_s is not None  # an error period that started has an end
         end = back + s.error_end_s + runs.nlb.config.sample_interval_s
         if t.failover_reenabled_s is not None:
             end = max(end, t.failover_reenabled_s)
@@ -351,9 +357,11 @@ def impact_rows(runs: Runs, t: ChainTimes, stages: list[tuple[str, float, float]
     parts = []
     windows = {name: (a, b) for name, a, b in stages}
     if STAGES[0] in windows:
+        assert runs.dns is not None  # the DNS stage comes from the resolvers' run
         ts = runs.dns.timeseries
         parts.append(_binned_max(ts["time_s"], ts["failing_fraction"], 60.0).assign(stage=STAGES[0], interval_s=60.0))
     if STAGES[1] in windows:
+        assert t.outage is not None  # the launches stage follows the endpoint's empty window
         ts, back = runs.dwfm.timeseries, t.leases_back_s or np.inf
         rows = ts[(ts["time_s"] > t.outage[1]) & (ts["time_s"] <= back) & (ts["launch_attempts_count"] > 0)]
         frac = rows["insufficient_capacity_count"] / rows["launch_attempts_count"]
@@ -362,6 +370,7 @@ def impact_rows(runs: Runs, t: ChainTimes, stages: list[tuple[str, float, float]
         if runs.network is not None:
             parts.append(_launch_failures(runs.network, back).assign(stage=STAGES[1], interval_s=60.0))
     if STAGES[2] in windows:
+        assert runs.nlb is not None and t.leases_back_s is not None  # the NLB stage starts once leases are back
         ts = runs.nlb.timeseries
         parts.append(pd.DataFrame({"time_s": ts["time_s"] + t.leases_back_s, "impact_fraction": ts["error_fraction"],
                                    "stage": STAGES[2], "interval_s": runs.nlb.config.sample_interval_s}))
@@ -371,7 +380,9 @@ def impact_rows(runs: Runs, t: ChainTimes, stages: list[tuple[str, float, float]
     frame = pd.concat(parts, ignore_index=True)
     keep = np.zeros(len(frame), dtype=bool)
     for name, (a, b) in windows.items():
-        keep |= (frame["stage"] == name).to_numpy() & (frame["time_s"] > a).to_numpy() & (frame["time_s"] <= b).to_numpy()
+        keep |= (
+            (frame["stage"] == name).to_numpy() & (frame["time_s"] > a).to_numpy() & (frame["time_s"] <= b).to_numpy()
+        )
     frame = frame[keep].astype({"time_s": "float64", "impact_fraction": "float64", "interval_s": "float64"})
     frame["stage"] = pd.Categorical(frame["stage"], categories=list(STAGES))
     return frame.sort_values(["stage", "time_s"], kind="stable")[["time_s", "stage", "impact_fraction", "interval_s"]] \
@@ -400,6 +411,7 @@ def milestones(cfg: ChainConfig, runs: Runs, t: ChainTimes, stages: list[tuple[s
         rows.append((float(alerts.min()) - cfg.race_lead_s, "guard 3 refuses an empty change and alerts", "race"))
     if out is not None:
         rows.append((out[0], "regional endpoint answers empty", "race"))
+        assert runs.dns is not None  # the resolvers run whenever the endpoint went empty (run_models)
         how = runs.race.empty_windows()["repaired_by"].iloc[-1]
         rows.append((out[1], f"DNS record restored ({how})", "race"))
         if runs.dns.summary.recovery_most_s is not None:

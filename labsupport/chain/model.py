@@ -1,4 +1,7 @@
-"""One chain run: :func:`run`, its result and summary, the stop points' levers (import them from :mod:`labsupport.chain`)."""
+"""One chain run: :func:`run`, its result and summary, the stop points' levers.
+
+Import them from :mod:`labsupport.chain`.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import engine as _st
 from .. import dependencies
 from ..errors import ConfigError
+from . import engine as _st
 from .config import INCIDENT, STOP_POINT_TITLES, ChainConfig, OperatorActions
 
 __all__ = ["ChainResult", "ChainSummary", "EVENT_KINDS", "STAGES", "run", "stop_point_costs", "stop_point_levers"]
@@ -27,7 +30,9 @@ def stop_point_levers() -> pd.DataFrame:
         One row per (stop point, lever): ``point`` (int64), ``title``, ``model``, ``lever``, ``value``
         and ``aws_fix`` (string; what the PES announces, ``"none announced"`` where it is silent).
     """
-    fix_dns = "fix the race; add protections against applying incorrect DNS plans (all DNS automation disabled until then)"
+    fix_dns = (
+        "fix the race; add protections against applying incorrect DNS plans (all DNS automation disabled until then)"
+    )
     rows = [
         (1, "race", "Guards.check_version_on_write", "True", fix_dns),
         (2, "race", "Guards.delete_only_unreferenced", "True", fix_dns),
@@ -199,7 +204,7 @@ def _assemble(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes) -> ChainResul
 def _events(stages: pd.DataFrame, miles: pd.DataFrame) -> pd.DataFrame:
     rows = [(r.start_s, "stage_started", r.stage, r.client_view) for r in stages.itertuples()]
     rows += [(r.end_s, "stage_ended", r.stage, "") for r in stages.itertuples()]
-    rows += [(r.time_s, "operator_action" if r.source.startswith("operator") else "milestone", pd.NA,
+    rows += [(r.time_s, "operator_action" if str(r.source).startswith("operator") else "milestone", pd.NA,
               f"{r.milestone} [{r.source}]") for r in miles.itertuples()]
     frame = pd.DataFrame(rows, columns=["time_s", "kind", "stage", "detail"])
     frame = frame.astype({"time_s": "float64", "stage": "string", "detail": "string"})
@@ -208,7 +213,7 @@ def _events(stages: pd.DataFrame, miles: pd.DataFrame) -> pd.DataFrame:
 
 
 def _summarise(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes, stages: pd.DataFrame) -> ChainSummary:
-    dur = dict(zip(stages["stage"].astype(str), stages["duration_s"]))
+    dur = dict(zip(stages["stage"].astype(str), stages["duration_s"], strict=False))
     out, later = t.outage, STAGES[1] in dur
     outside = 0
     if out is not None:

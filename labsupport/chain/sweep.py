@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from concurrent.futures import Executor
 from dataclasses import replace
+from typing import cast
 
 import pandas as pd
 
@@ -34,7 +35,7 @@ def _model_key(config: ChainConfig) -> ChainConfig:
     return replace(config, stop_points=replace(config.stop_points, isolate_regions=False))
 
 
-_SLUGS = dict(zip(STAGES, ("dynamodb", "launches", "nlb")))
+_SLUGS = dict(zip(STAGES, ("dynamodb", "launches", "nlb"), strict=False))
 
 
 def _results(configs: object, executor: Executor | None) -> tuple[list[ChainConfig], list[ChainResult]]:
@@ -73,7 +74,7 @@ def sweep(configs: Iterable[ChainConfig], *, executor: Executor | None = None) -
 
 
 def _stage_columns(result: ChainResult) -> dict[str, float]:
-    row = {"points_count": len(result.config.stop_points.numbers())}
+    row: dict[str, float] = {"points_count": len(result.config.stop_points.numbers())}
     for name, slug in _SLUGS.items():
         st = result.stages[result.stages["stage"] == name]
         row[f"{slug}_start_s"] = float(st["start_s"].iloc[0]) if len(st) else float("nan")
@@ -95,7 +96,7 @@ def stop_point_table(config: ChainConfig = INCIDENT, *, executor: Executor | Non
     """
     configs, results = _results(all_stop_point_configs(config), executor)
     frame = sweep_frame(configs, [r.summary for r in results])
-    flags = pd.DataFrame([dict(zip(STOP_POINT_NAMES, c.stop_points.flags())) for c in configs])
+    flags = pd.DataFrame([dict(zip(STOP_POINT_NAMES, c.stop_points.flags(), strict=False)) for c in configs])
     frame = pd.concat([frame, flags, pd.DataFrame([_stage_columns(r) for r in results])], axis=1).copy()
     base = float(frame.loc[frame["stop_points"] == "none", "total_s"].iloc[0])
     frame = frame.assign(saved_s=base - frame["total_s"],
@@ -128,9 +129,16 @@ def single_point_savings(table: pd.DataFrame) -> pd.DataFrame:
     labels = ["none", *map(str, range(1, 7))]
     if missing := [x for x in labels if x not in by.index]:
         raise ConfigError(f"table is missing the rows {missing}; use stop_point_table()")
-    base = float(by.at["none", "total_s"])
-    rows = [(p, STOP_POINT_TITLES[p - 1], float(by.at[str(p), "total_s"]), int(by.at[str(p), "outside_region_failures_count"]))
-            for p in range(1, 7)]
+    base = float(cast(float, by.at["none", "total_s"]))
+    rows = [
+        (
+            p,
+            STOP_POINT_TITLES[p - 1],
+            float(cast(float, by.at[str(p), "total_s"])),
+            int(cast(int, by.at[str(p), "outside_region_failures_count"])),
+        )
+        for p in range(1, 7)
+    ]
     frame = pd.DataFrame(rows, columns=["point", "title", "total_s", "outside_region_failures_count"])
     frame["saved_s"] = base - frame["total_s"]
     frame["saved_fraction"] = frame["saved_s"] / base if base > 0 else 0.0
@@ -174,7 +182,7 @@ def calibration(result: ChainResult | None = None, *, tolerance_fraction: float 
     d = timeline.durations()
     rows = []
     for name, attr, how in _CALIBRATION:
-        pes = float(d.at[name, "duration"].total_seconds())
+        pes = float(cast(pd.Timedelta, d.at[name, "duration"]).total_seconds())
         model = getattr(result.summary, attr)
         model = float("nan") if model is None else float(model)
         rows.append((name, str(d.at[name, "label"]), pes, model, str(d.at[name, "text"]),

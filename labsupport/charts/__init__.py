@@ -67,37 +67,10 @@ colour per run or series (:func:`nlb_capacity_comparison_chart`, :func:`dns_fail
 
 from __future__ import annotations
 
+from ._common import RACE_ACTION_GROUPS
 from ._palette import CONCEPT_COLOURS, PALETTE, PERIOD_COLOURS, legend_colours
 from ._render import ALTAIR_MAX_ROWS, BOOK_BUILD_ENV, reflow_usermeta, render_bundle
 from ._tables import DETAILS_MAX_ROWS
-from ._common import RACE_ACTION_GROUPS
-from .timeline import timeline_chart, timeline_data
-from .race import (
-    race_generation_chart,
-    race_generation_data,
-    race_guard_explorer_chart,
-    race_guard_explorer_data,
-    race_records_chart,
-    race_records_data,
-)
-from .race_sequence import race_sequence_chart, race_sequence_data, race_sequence_wait_data
-from .dwfm import (
-    dwfm_explorer_chart,
-    dwfm_explorer_data,
-    dwfm_phase_chart,
-    dwfm_phase_data,
-    dwfm_timeseries_chart,
-    dwfm_timeseries_data,
-)
-from .explore import explore_sequence_chart, explore_sequence_data, explore_verdict_chart, explore_verdict_data
-from .network import network_backlog_chart, network_backlog_data
-from .nlb import (
-    nlb_capacity_comparison_chart,
-    nlb_capacity_comparison_data,
-    nlb_timeseries_chart,
-    nlb_timeseries_data,
-)
-from .dns import dns_failing_chart, dns_failing_data, dns_ttl_chart, dns_ttl_data
 from .chain import (
     CHAIN_STAGE_COLOURS,
     chain_explorer_chart,
@@ -110,7 +83,34 @@ from .chain import (
     chain_timeline_data,
 )
 from .dependencies import DEPENDENCY_STATUS_COLOURS, dependency_blast_chart, dependency_blast_data
+from .dns import dns_failing_chart, dns_failing_data, dns_ttl_chart, dns_ttl_data
+from .dwfm import (
+    dwfm_explorer_chart,
+    dwfm_explorer_data,
+    dwfm_phase_chart,
+    dwfm_phase_data,
+    dwfm_timeseries_chart,
+    dwfm_timeseries_data,
+)
+from .explore import explore_sequence_chart, explore_sequence_data, explore_verdict_chart, explore_verdict_data
 from .game import game_dashboard_chart, game_dashboard_data, game_debrief_chart, game_debrief_data
+from .network import network_backlog_chart, network_backlog_data
+from .nlb import (
+    nlb_capacity_comparison_chart,
+    nlb_capacity_comparison_data,
+    nlb_timeseries_chart,
+    nlb_timeseries_data,
+)
+from .race import (
+    race_generation_chart,
+    race_generation_data,
+    race_guard_explorer_chart,
+    race_guard_explorer_data,
+    race_records_chart,
+    race_records_data,
+)
+from .race_sequence import race_sequence_chart, race_sequence_data, race_sequence_wait_data
+from .timeline import timeline_chart, timeline_data
 
 __all__ = [
     "ALTAIR_MAX_ROWS",

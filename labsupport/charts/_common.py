@@ -11,8 +11,8 @@ import pandas as pd
 
 from ..clock import Clock
 from ..errors import ConfigError
-from ._palette import PALETTE
 from ._inputs import _MAX_ROWS, _seconds
+from ._palette import PALETTE
 
 __all__ = ["RACE_ACTION_GROUPS"]
 

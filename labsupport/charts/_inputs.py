@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from typing import Literal, overload
 
 import altair as alt
 import numpy as np
@@ -67,7 +68,7 @@ def _frame(name: str, value: object, columns: tuple[str, ...] = (), *, numeric: 
         if bad.any():
             # By position: a label may occur twice (frames concatenated without ignore_index), and
             # a nullable column's missing value (pd.NA) has no float().
-            at = int(np.flatnonzero(bad.to_numpy())[0])
+            at = int(np.flatnonzero(np.asarray(bad))[0])
             first = value.index[at:at + 1].tolist()[0]   # a plain int/str, not np.int64(1)
             raise ConfigError(f"{name}[{c!r}] must hold finite numbers{' (no NaN)' if c in _NEVER_MISSING else ''}, "
                               f"got {float(column.iloc[at])!r} at index {first!r} ({int(bad.sum())} such rows): "
@@ -89,6 +90,12 @@ def _runs(name: str, runs: object, columns: tuple[str, ...], *, numeric: tuple[s
             for label, ts in runs.items()}
 
 
+@overload
+def _number(name: str, value: object, *, lo: float | None = None, hi: float | None = None,
+            lo_open: bool = False, optional: Literal[False] = False) -> float: ...
+@overload
+def _number(name: str, value: object, *, lo: float | None = None, hi: float | None = None,
+            lo_open: bool = False, optional: bool) -> float | None: ...
 def _number(name: str, value: object, *, lo: float | None = None, hi: float | None = None,
             lo_open: bool = False, optional: bool = False) -> float | None:
     """``check_number`` for a chart argument; ``None`` passes through when ``optional``."""
@@ -97,6 +104,10 @@ def _number(name: str, value: object, *, lo: float | None = None, hi: float | No
     return check_number(name, value, lo=lo, hi=hi, lo_open=lo_open)
 
 
+@overload
+def _seconds(name: str, value: object, *, window: bool = False, optional: Literal[False] = False) -> float: ...
+@overload
+def _seconds(name: str, value: object, *, window: bool = False, optional: bool) -> float | None: ...
 def _seconds(name: str, value: object, *, window: bool = False, optional: bool = False) -> float | None:
     """A time in seconds since the scenario's start: a moment (0 to a year) or a window edge (± a year)."""
     return _number(name, value, lo=-_MAX_S if window else 0.0, hi=_MAX_S, optional=optional)

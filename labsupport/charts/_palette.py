@@ -8,7 +8,7 @@ __all__ = ["CONCEPT_COLOURS", "PALETTE", "PERIOD_COLOURS", "legend_colours"]
 
 
 #: Colours for categorical marks. Each has a contrast ratio of at least 3:1 against white (WCAG 2.1
-#: SC 1.4.11, non-text contrast; ``tests/test_accessibility.py`` checks it). They are not all
+#: SC 1.4.11, non-text contrast; ``tests/charts/test_accessibility.py`` checks it). They are not all
 #: distinguishable under every colour-vision deficiency (PALETTE[1] and PALETTE[4] are close under
 #: deuteranopia), so a chart that must tell categories apart also varies shape or dash, or labels them.
 PALETTE: tuple[str, ...] = ("#0b5cad", "#b3471b", "#1b7a4c", "#7a3f98", "#8a6d00", "#b0245e", "#3d3d3d")
@@ -24,7 +24,7 @@ PERIOD_COLOURS: dict[str, str] = {
 
 #: One colour per concept that charts on several pages compare run against run (a negative TTL,
 #: an NLB run), whatever its position in a chart's legend. Labels come from :mod:`labsupport.presets`;
-#: ``tests/test_chart_colours.py`` checks that no two charts of the book colour one label differently.
+#: ``tests/charts/test_chart_colours.py`` checks that no two charts of the book colour one label differently.
 CONCEPT_COLOURS: dict[str, str] = {
     _presets.ttl_label(900.0): PALETTE[0],
     _presets.ttl_label(3_600.0): PALETTE[1],
@@ -63,7 +63,7 @@ def legend_colours(spec: object) -> dict[str, str]:
                 scale = colour.get("scale") or {}
                 domain, rng = scale.get("domain"), scale.get("range")
                 if isinstance(domain, list) and isinstance(rng, list) and len(domain) == len(rng):
-                    found.update({str(d): str(r) for d, r in zip(domain, rng) if isinstance(r, str)})
+                    found.update({str(d): str(r) for d, r in zip(domain, rng, strict=False) if isinstance(r, str)})
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):

@@ -8,7 +8,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import altair as alt
 import pandas as pd
@@ -105,12 +105,13 @@ def render_bundle(spec: dict[str, Any], **options: Any) -> dict[str, Any] | tupl
     # switch the HTML parser into a state where it never ends. JSON reads "\u003c" as "<".
     script_payload = payload.replace("<", "\\u003c")
     embed_payload = json.dumps(embed, sort_keys=True).replace("<", "\\u003c")
-    usermeta = spec.get("usermeta") if isinstance(spec.get("usermeta"), dict) else {}
+    usermeta: dict[str, Any] = spec["usermeta"] if isinstance(spec.get("usermeta"), dict) else {}
     reflow = usermeta.get(REFLOW_KEY) if isinstance(usermeta.get(REFLOW_KEY), dict) else None
     min_width = None if reflow is None else int(reflow["min_width"])
     script = _chart_script(div_id, script_payload, embed_payload, min_width)
     reflow_class = "" if reflow is None else " labsupport-reflow"
-    body = f"""<div class="labsupport-vega{reflow_class}" id="{div_id}" role="figure" aria-label="{html.escape(alt_text)}">
+    body = f"""<div class="labsupport-vega{reflow_class}" id="{div_id}" role="figure" \
+aria-label="{html.escape(alt_text)}">
 <noscript>{html.escape(alt_text)}</noscript></div>
 <script>
 {script}</script>
@@ -139,7 +140,10 @@ def _datasets(chart: object) -> list[pd.DataFrame]:
     return found
 
 
-def _base_config(chart: alt.TopLevelMixin, *, too_many: str = "pass fewer rows") -> alt.TopLevelMixin:
+_Chart = TypeVar("_Chart", bound=alt.TopLevelMixin)
+
+
+def _base_config(chart: _Chart, *, too_many: str = "pass fewer rows") -> _Chart:
     """White background (readable in the book's dark mode too) and readable font sizes.
 
     Also the one check of the row limit: a chart whose data would exceed
@@ -150,9 +154,10 @@ def _base_config(chart: alt.TopLevelMixin, *, too_many: str = "pass fewer rows")
     if biggest > ALTAIR_MAX_ROWS:
         raise ConfigError(f"the chart's data would hold {biggest:,} rows, more than the {ALTAIR_MAX_ROWS:,} "
                           f"a chart may draw; {too_many}")
-    return chart.configure(background="white").configure_axis(
+    # configure_* return the chart they are called on, of the same class.
+    return cast(_Chart, chart.configure(background="white").configure_axis(
         labelFontSize=12, titleFontSize=13, labelColor="#222", titleColor="#222"
-    ).configure_legend(labelFontSize=12, titleFontSize=13)
+    ).configure_legend(labelFontSize=12, titleFontSize=13))
 
 
 alt.renderers.register("labsupport", render_bundle)

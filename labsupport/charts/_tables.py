@@ -60,7 +60,7 @@ def _fields(spec: Any) -> tuple[set[str], dict[str, str]]:
 
 def _drawn_datasets(spec: dict[str, Any]) -> list[tuple[list[dict[str, Any]], list[str]]]:
     """Each dataset a spec draws (its rows) with the marks drawn from it, in the spec's order."""
-    named = spec.get("datasets") if isinstance(spec.get("datasets"), dict) else {}
+    named: dict[str, Any] = spec["datasets"] if isinstance(spec.get("datasets"), dict) else {}
     found: dict[int, tuple[list[dict[str, Any]], list[str]]] = {}
 
     def rows_of(data: Any) -> list[dict[str, Any]] | None:
@@ -110,7 +110,7 @@ def _data_details(spec: dict[str, Any]) -> str:
         columns = [c for c in frame.columns if c in used] or list(frame.columns)
         total = len(frame)
         if total > DETAILS_MAX_ROWS:
-            keep = sorted({int(round(x)) for x in np.linspace(0, total - 1, DETAILS_MAX_ROWS)})
+            keep = sorted({round(x) for x in np.linspace(0, total - 1, DETAILS_MAX_ROWS)})
             frame = frame.iloc[keep]
             extent = f"{len(frame)} of {total:,} rows, evenly spaced from the first to the last"
         else:

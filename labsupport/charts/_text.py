@@ -50,7 +50,7 @@ def _wrapped(frame: pd.DataFrame, column: str, *, chars: int, offset_px: float) 
     texts = [str(t) for t in out[column]]
     out[f"{column}_lines"] = [textwrap.fill(t, width=chars, break_long_words=False, break_on_hyphens=False)
                                for t in texts]
-    out[f"{column}_px"] = [int(math.ceil(len(t) * _CHAR_PX_13 + offset_px)) for t in texts]
+    out[f"{column}_px"] = [math.ceil(len(t) * _CHAR_PX_13 + offset_px) for t in texts]
     return out
 
 

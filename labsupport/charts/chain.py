@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -10,10 +12,10 @@ from ..chain import STOP_POINT_NAMES, STOP_POINT_TITLES
 from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 from ..timeline import format_duration
+from ._inputs import _frame, _note_chart, _width
 from ._palette import PALETTE
 from ._render import _base_config, reflow_usermeta
 from ._text import _state_text, _wrapped
-from ._inputs import _frame, _note_chart, _width
 
 __all__ = [
     "CHAIN_STAGE_COLOURS",
@@ -48,7 +50,7 @@ def _chain_bars(stages: pd.DataFrame, run: str) -> pd.DataFrame:
 
 
 def _chain_lanes(bars: pd.DataFrame, runs: list[str], width: int, *,
-                 legend_direction: str = "horizontal") -> alt.Chart:
+                 legend_direction: Literal["horizontal", "vertical"] = "horizontal") -> alt.Chart:
     stages = list(CHAIN_STAGE_COLOURS)
     return alt.Chart(bars).mark_bar(height={"band": 0.4}).encode(
         x=_CHAIN_X, x2="end:T",
@@ -118,7 +120,9 @@ def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None
     runs = [label] + ([reference_label] if reference is not None else [])
 
     def total(frame: pd.DataFrame) -> str:
-        return format_duration(float(frame["end_s"].max() - frame["start_s"].min())) if len(frame) else "no stage at all"
+        return (
+            format_duration(float(frame["end_s"].max() - frame["start_s"].min())) if len(frame) else "no stage at all"
+        )
 
     text = f"{label}: {total(stages)}" + (f" · {reference_label}: {total(reference)}" if reference is not None else "")
     note = alt.Chart(pd.DataFrame({"text": [text]})).mark_text(
@@ -149,7 +153,7 @@ def chain_explorer_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame
     Raises:
         ConfigError: a bad ``table``, as :func:`chain_explorer_chart` says.
     """
-    slugs = dict(zip(CHAIN_STAGE_COLOURS, ("dynamodb", "launches", "nlb")))
+    slugs = dict(zip(CHAIN_STAGE_COLOURS, ("dynamodb", "launches", "nlb"), strict=False))
     times = tuple(f"{s}_{e}_s" for s in slugs.values() for e in ("start", "end"))
     _frame("table", table, (*STOP_POINT_NAMES, "stop_points", "total_s", *times), numeric=("total_s", *times),
            empty="stop_point_table() holds all 64 combinations of stop points")
@@ -171,16 +175,16 @@ def chain_explorer_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame
     for v in short.values():
         bars[v] = data[v].to_numpy()
     totals = table[[*STOP_POINT_NAMES, "stop_points", "total_s"]].rename(columns=short)
-    outside = table["outside_region_failures_count"] if "outside_region_failures_count" in table else None
+    outside = table.get("outside_region_failures_count", None)
 
-    def text(lab: str, t: float, n: object) -> str:
+    def text(lab: str, t: float, n: float | None) -> str:
         head = "No stop points" if lab == "none" else f"Stop point{'s' if '+' in lab else ''} {lab}"
         body = (format_duration(t) if t > 0 else "no stage at all") + (" (the incident)" if lab == "none" else "")
         return f"{head}: {body}" + ("" if n is None else f" · {int(n)} failing outside us-east-1")
 
     totals["text"] = [text(lab, t, None if outside is None else n) for lab, t, n in
                       zip(totals["stop_points"], totals["total_s"],
-                          outside if outside is not None else [None] * len(totals))]
+                          outside if outside is not None else [None] * len(totals), strict=False)]
     return bars, _wrapped(totals[[*short.values(), "text"]], "text", chars=30, offset_px=8)
 
 
@@ -219,12 +223,18 @@ def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerC
     note = alt.Chart(totals).transform_filter(chosen).mark_text(
         align="left", baseline="bottom", dx=4, dy=-5, fontSize=13, color=PALETTE[1], lineBreak="\n").encode(
         x=alt.value(0), y=alt.value(0), text=_state_text("text"))
-    chart = alt.layer(lanes, note).add_params(*params).properties(
-        title=alt.TitleParams("Switch the stop points on: the stages that remain", frame="bounds"),
-        usermeta=reflow_usermeta(),
-        description=("Interactive chart with six checkboxes, one per stop point. For the chosen combination it draws "
-                     "the stages that still happen (solid bars) beside the incident's (faded), on a PDT time axis, "
-                     "and states the total. All 64 combinations were computed by the chain model when the page was built."),
+    chart = (
+        alt.layer(lanes, note)
+        .add_params(*params)
+        .properties(
+            title=alt.TitleParams("Switch the stop points on: the stages that remain", frame="bounds"),
+            usermeta=reflow_usermeta(),
+            description=(
+                "Interactive chart with six checkboxes, one per stop point. For the chosen combination it draws "
+                "the stages that still happen (solid bars) beside the incident's (faded), on a PDT time axis, "
+                "and states the total. All 64 combinations were computed by the chain model when the page was built."
+            ),
+        )
     )
     return _base_config(chart)
 
@@ -270,16 +280,33 @@ def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerCh
         return _note_chart(nothing, title=title, width=width, height=200, description=(
             f"Share failing over PDT clock time, one line per stage. {nothing}, so there is no line to draw."))
     stages = list(CHAIN_STAGE_COLOURS)
-    chart = alt.Chart(data).mark_line(interpolate="step-before", strokeWidth=2).encode(
-        x=_CHAIN_X, y=alt.Y("share:Q", title="Share failing", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("stage:N", scale=alt.Scale(domain=stages, range=list(CHAIN_STAGE_COLOURS.values())),
-                        legend=alt.Legend(title=None, orient="bottom", columns=3, labelLimit=300)),
-        tooltip=[alt.Tooltip("start:T", format="%H:%M", title="time"), "stage:N", alt.Tooltip("share:Q", format=".1%")],
-    ).properties(
-        width=width, height=200, title=title,
-        description=("Share failing over PDT clock time, one line per stage: clients whose resolver answers the "
-                     "DynamoDB endpoint with no records; launches refused or left without network connectivity; "
-                     "connections through the modelled NLB that fail."),
+    chart = (
+        alt.Chart(data)
+        .mark_line(interpolate="step-before", strokeWidth=2)
+        .encode(
+            x=_CHAIN_X,
+            y=alt.Y("share:Q", title="Share failing", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color(
+                "stage:N",
+                scale=alt.Scale(domain=stages, range=list(CHAIN_STAGE_COLOURS.values())),
+                legend=alt.Legend(title=None, orient="bottom", columns=3, labelLimit=300),
+            ),
+            tooltip=[
+                alt.Tooltip("start:T", format="%H:%M", title="time"),
+                "stage:N",
+                alt.Tooltip("share:Q", format=".1%"),
+            ],
+        )
+        .properties(
+            width=width,
+            height=200,
+            title=title,
+            description=(
+                "Share failing over PDT clock time, one line per stage: clients whose resolver answers the "
+                "DynamoDB endpoint with no records; launches refused or left without network connectivity; "
+                "connections through the modelled NLB that fail."
+            ),
+        )
     )
     return _base_config(chart)
 
@@ -311,11 +338,11 @@ def chain_savings_data(savings: pd.DataFrame) -> pd.DataFrame:
         raise ConfigError(f"savings['best'] must be bool, got dtype {savings['best'].dtype}")
     saved = savings["saved_s"].astype(float)
     kinds = _SAVING_KINDS
-    data = pd.DataFrame({"name": [f"{p}: {t}" for p, t in zip(savings["point"], savings["title"])],
+    data = pd.DataFrame({"name": [f"{p}: {t}" for p, t in zip(savings["point"], savings["title"], strict=False)],
                          "hours": (saved / 3600).round(2).to_numpy(),
                          "saved": [format_duration(v) if v >= 0 else f"adds {format_duration(-v)}" for v in saved],
                          "best": [kinds[2] if v < 0 else kinds[0] if b else kinds[1]
-                                  for v, b in zip(saved, savings["best"])]})
+                                  for v, b in zip(saved, savings["best"], strict=False)]})
     if "outside_region_failures_count" in savings.columns:
         data["outside"] = savings["outside_region_failures_count"].to_numpy()
     return data
@@ -350,7 +377,7 @@ def chain_savings_chart(savings: pd.DataFrame, *, width: int = 260) -> alt.Layer
     else:
         domain = [0, max(1.0, pos) * 1.3]
     shown = [k for k in kinds if k in set(data["best"])] or kinds[:2]
-    colours = dict(zip(kinds, (PALETTE[2], PALETTE[6], PALETTE[5])))
+    colours = dict(zip(kinds, (PALETTE[2], PALETTE[6], PALETTE[5]), strict=False))
     bars = alt.Chart(data).mark_bar().encode(
         x=alt.X("hours:Q", scale=alt.Scale(domain=domain, nice=False),
                 title="Hours of the event removed" + (" (left of 0: added)" if neg < 0 else "")), y=y,
@@ -365,7 +392,7 @@ def chain_savings_chart(savings: pd.DataFrame, *, width: int = 260) -> alt.Layer
     layers = [bars, right, left]
     if neg < 0:
         layers.append(alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#222").encode(x="x:Q"))
-    costly = [f"{n} adds {t[5:]}" for n, t in zip(data["name"], data["saved"]) if t.startswith("adds ")]
+    costly = [f"{n} adds {t[5:]}" for n, t in zip(data["name"], data["saved"], strict=False) if t.startswith("adds ")]
     chart = alt.layer(*layers).properties(
         width=width, height=28 * len(data), title="One stop point at a time",
         description=("Horizontal bars, one per stop point switched on alone: how many hours of the incident's total "

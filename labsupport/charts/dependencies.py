@@ -11,9 +11,9 @@ import pandas as pd
 from .._validate import check_int
 from ..dependencies import REGIONS, STATUSES
 from ..errors import ConfigError
+from ._inputs import _frame
 from ._palette import PALETTE
 from ._render import _base_config
-from ._inputs import _frame
 
 __all__ = ["DEPENDENCY_STATUS_COLOURS", "dependency_blast_chart", "dependency_blast_data"]
 
@@ -110,7 +110,7 @@ def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
     statuses = [s for s in STATUSES if s in set(data["status"])]
     colours = alt.Scale(domain=statuses, range=[DEPENDENCY_STATUS_COLOURS[s] for s in statuses])
     # The axis shows each full name, wrapped (labelExpr splits the wrapped copy into lines).
-    lines = dict(zip(data["service"], data["name"]))
+    lines = dict(zip(data["service"], data["name"], strict=False))
     wrapped = "{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in lines.items()) + "}"
     row_px = 18 + 13 * max(v.count("\n") for v in lines.values())     # every row as tall as the tallest name
     cells = alt.Chart().mark_square(size=150, filled=True, strokeWidth=2).encode(

@@ -7,10 +7,10 @@ import pandas as pd
 
 from ..clock import INCIDENT_CLOCK, Clock
 from ..errors import ConfigError
+from ._common import _SAMPLED_FROM_0, _bin_label, _bin_width_s, _recovery_rules
+from ._inputs import _MAX_ROWS, _frame, _note_chart, _origin, _runs, _seconds, _width
 from ._palette import PALETTE, _series_range
 from ._render import _base_config
-from ._inputs import _MAX_ROWS, _frame, _note_chart, _origin, _runs, _seconds, _width
-from ._common import _SAMPLED_FROM_0, _bin_label, _bin_width_s, _recovery_rules
 
 __all__ = ["dns_failing_chart", "dns_failing_data", "dns_ttl_chart", "dns_ttl_data"]
 
@@ -55,7 +55,7 @@ def dns_failing_data(runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | No
                                     "hi": g.max().round(4).to_numpy()}))
     data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["clock", "run", "failing"])
     if bin_s is not None:
-        data["band"] = data["run"].map(dict(zip(runs, PALETTE)))
+        data["band"] = data["run"].map(dict(zip(runs, PALETTE, strict=False)))
     data.attrs["bin_s"] = bin_s
     return data
 

@@ -11,10 +11,10 @@ from ..clock import INCIDENT_CLOCK
 from ..dwfm import DwfmConfig
 from ..errors import ConfigError
 from ..timeline import format_duration
+from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
+from ._inputs import _frame, _seconds, _width
 from ._palette import PALETTE
 from ._render import _base_config, reflow_usermeta
-from ._inputs import _frame, _seconds, _width
-from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
 
 __all__ = [
     "dwfm_explorer_chart",
@@ -54,7 +54,8 @@ def dwfm_timeseries_data(timeseries: pd.DataFrame, *, config: DwfmConfig | None 
     """
     cols = ("time_s", "leased_count", "queue_count", "goodput_count", "wasted_count")
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
-    fleet = None if _config(config) is None else config.fleet_droplets_count
+    checked = _config(config)
+    fleet = None if checked is None else checked.fleet_droplets_count
     ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"),
                                sums=("goodput_count", "wasted_count"))
     step_min = ts["time_s"].diff().fillna(ts["time_s"]).clip(lower=1) / 60
@@ -245,16 +246,20 @@ def dwfm_phase_data(sweep: pd.DataFrame) -> pd.DataFrame:
            empty="a sweep holds at least one (fleet size, outage length) cell")
     rec = sweep["recovery_after_outage_s"]
     ok = sweep["recovered"].astype(bool)
-    data = pd.DataFrame({
-        "guard": sweep["throttle_by_queue_length"].astype(bool).map(dict(zip((False, True), _PHASE_PANELS))),
-        "fleet": sweep["fleet_droplets_count"].astype("int64"),
-        "outage": sweep["outage_s"].map(format_duration),
-        "outage_s": sweep["outage_s"],
-        "recovered": ok,
-        "minutes": (rec / 60).round(1).where(ok),
-        "label": [format_duration(v) if good else "stuck" for v, good in zip(rec, ok)],
-        "state": np.where(ok, "", _STUCK),
-    })
+    data = pd.DataFrame(
+        {
+            "guard": sweep["throttle_by_queue_length"]
+            .astype(bool)
+            .map(dict(zip((False, True), _PHASE_PANELS, strict=False))),
+            "fleet": sweep["fleet_droplets_count"].astype("int64"),
+            "outage": sweep["outage_s"].map(format_duration),
+            "outage_s": sweep["outage_s"],
+            "recovered": ok,
+            "minutes": (rec / 60).round(1).where(ok),
+            "label": [format_duration(v) if good else "stuck" for v, good in zip(rec, ok, strict=False)],
+            "state": np.where(ok, "", _STUCK),
+        }
+    )
     return data
 
 
@@ -294,28 +299,61 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
                                           titleLimit=400)))
     # Stuck cells: one fixed colour, named in a legend of their own (an opacity legend whose one
     # symbol is that colour), so the minutes' gradient stays one scale across both panels.
-    stuck = alt.Chart().transform_filter("!datum.recovered").mark_rect(stroke="white", color=PALETTE[1], aria=False).encode(
-        x=x, y=y, tooltip=tip,
-        opacity=alt.Opacity("state:N", title=None, scale=alt.Scale(domain=[_STUCK], range=[1.0]),
-                            legend=alt.Legend(orient="bottom", labelLimit=400, symbolType="square",
-                                              symbolFillColor=PALETTE[1], symbolStrokeColor=PALETTE[1],
-                                              symbolSize=150)))
+    stuck = (
+        alt.Chart()
+        .transform_filter("!datum.recovered")
+        .mark_rect(stroke="white", color=PALETTE[1], aria=False)
+        .encode(
+            x=x,
+            y=y,
+            tooltip=tip,
+            opacity=alt.Opacity(
+                "state:N",
+                title=None,
+                scale=alt.Scale(domain=[_STUCK], range=[1.0]),
+                legend=alt.Legend(
+                    orient="bottom",
+                    labelLimit=400,
+                    symbolType="square",
+                    symbolFillColor=PALETTE[1],
+                    symbolStrokeColor=PALETTE[1],
+                    symbolSize=150,
+                ),
+            ),
+        )
+    )
     text = alt.Chart().mark_text(fontSize=10).encode(
         x=x, y=y, text="label:N",
         color=alt.condition("datum.recovered", alt.value("#111"), alt.value("white")))
-    chart = alt.layer(recovered, stuck, text, data=data).properties(
-        width=cell_px * data["fleet"].nunique(), height=cell_px // 2 * len(outages)
-    ).facet(row=alt.Row("guard:N", title=None, sort=list(_PHASE_PANELS),
-                        header=alt.Header(labelAngle=0, labelAlign="left", labelAnchor="start", labelFontSize=12, labelLimit=500,
-                                          labelOrient="top", labelFontWeight="bold"))).properties(
-        title="Where DWFM recovers by itself, without operators",
-        description=(
-            "Two heat maps, one above the other: without and with admission control (work refused "
-            "while a queue is full). Columns are fleet sizes, rows DynamoDB outage lengths. Each cell "
-            "shows the time from DynamoDB's return to the last lease re-established, coloured by that "
-            "time in minutes (light to darker blue), or 'stuck' (dark orange) when the collapse "
-            "sustained itself to the end of the simulated horizon."
-        ),
+    chart = (
+        alt.layer(recovered, stuck, text, data=data)
+        .properties(width=cell_px * data["fleet"].nunique(), height=cell_px // 2 * len(outages))
+        .facet(
+            row=alt.Row(
+                "guard:N",
+                title=None,
+                sort=list(_PHASE_PANELS),
+                header=alt.Header(
+                    labelAngle=0,
+                    labelAlign="left",
+                    labelAnchor="start",
+                    labelFontSize=12,
+                    labelLimit=500,
+                    labelOrient="top",
+                    labelFontWeight="bold",
+                ),
+            )
+        )
+        .properties(
+            title="Where DWFM recovers by itself, without operators",
+            description=(
+                "Two heat maps, one above the other: without and with admission control (work refused "
+                "while a queue is full). Columns are fleet sizes, rows DynamoDB outage lengths. Each cell "
+                "shows the time from DynamoDB's return to the last lease re-established, coloured by that "
+                "time in minutes (light to darker blue), or 'stuck' (dark orange) when the collapse "
+                "sustained itself to the end of the simulated horizon."
+            ),
+        )
     )
     return _base_config(chart)
 

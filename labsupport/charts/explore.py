@@ -7,10 +7,10 @@ import pandas as pd
 
 from .._validate import check_int
 from ..errors import ConfigError
+from ._common import _RACE_GROUP_STYLE, RACE_ACTION_GROUPS
+from ._inputs import _frame, _width
 from ._palette import PALETTE
 from ._render import _base_config
-from ._inputs import _frame, _width
-from ._common import _RACE_GROUP_STYLE, RACE_ACTION_GROUPS
 
 __all__ = [
     "explore_sequence_chart",
@@ -156,7 +156,7 @@ def explore_verdict_data(table: pd.DataFrame) -> pd.DataFrame:
 
     long = long.assign(property=long["key"].map(_EXPLORE_VERDICTS), holds=long["holds"].astype(bool),
                        answer=long["holds"].map({True: "yes", False: "no"}),
-                       meaning=[meaning(k, bool(h)) for k, h in zip(long["key"], long["holds"])])
+                       meaning=[meaning(k, bool(h)) for k, h in zip(long["key"], long["holds"], strict=False)])
     return long
 
 

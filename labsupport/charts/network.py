@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 
 from ..clock import NETWORK_CLOCK, Clock
+from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
+from ._inputs import _frame, _number, _origin, _width
 from ._palette import PALETTE
 from ._render import _base_config
-from ._inputs import _frame, _number, _origin, _width
-from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
 
 __all__ = ["network_backlog_chart", "network_backlog_data"]
 
@@ -88,7 +88,7 @@ def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 1
     span = alt.Scale(domain=[data["clock"].iloc[0], data["clock"].iloc[-1]])
     x_top = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M"), scale=span)
     x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"), scale=span)
-    names = ["Items waiting at Network Manager", "New instances without connectivity"]
+    names: list[str | alt.FieldName] = ["Items waiting at Network Manager", "New instances without connectivity"]
     counts = alt.Chart(data).transform_fold(names, as_=["what", "count"]).mark_line(strokeWidth=2).encode(
         x=x_top, y=alt.Y("count:Q", title="Count (model sample)"),
         color=alt.Color("what:N", scale=alt.Scale(domain=names, range=[PALETTE[6], PALETTE[1]]),

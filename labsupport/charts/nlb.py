@@ -6,10 +6,10 @@ import altair as alt
 import pandas as pd
 
 from ..clock import NETWORK_CLOCK, Clock
+from ._common import _SAMPLED_FROM_0, _binned_note, _recovery_rules, _to_resolution
+from ._inputs import _MAX_S, _frame, _number, _origin, _runs, _width
 from ._palette import PALETTE, _series_range
 from ._render import _base_config
-from ._inputs import _MAX_S, _frame, _number, _origin, _runs, _width
-from ._common import _SAMPLED_FROM_0, _binned_note, _recovery_rules, _to_resolution
 
 __all__ = [
     "nlb_capacity_comparison_chart",
@@ -67,7 +67,7 @@ def nlb_timeseries_data(timeseries: pd.DataFrame, *, origin: pd.Timestamp | None
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     origin = _origin(origin, NETWORK_CLOCK.origin)
     ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
-    names = ["Capacity in service", "Working capacity in service", "Demand"]
+    names: list[str | alt.FieldName] = ["Capacity in service", "Working capacity in service", "Demand"]
     data = pd.DataFrame({
         "clock": Clock(origin).wall_clock(ts["time_s"]),
         names[0]: ts["capacity_fraction"].round(4).to_numpy(),
@@ -127,7 +127,8 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
     """
     _width(width)
     data = nlb_timeseries_data(timeseries, origin=origin)
-    names, bin_s = list(data.columns[1:4]), data.attrs["bin_s"]
+    names, bin_s = [str(c) for c in data.columns[1:4]], data.attrs["bin_s"]
+    folded: list[str | alt.FieldName] = [*names]
     threshold_s = _number("threshold_s", threshold_s, lo=0.0, hi=_MAX_S, optional=True)
     origin = _origin(origin, NETWORK_CLOCK.origin)
     rules = _recovery_rules({} if actions is None else actions, origin)
@@ -139,7 +140,7 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
     styles = alt.Scale(domain=names, range=[_CAPACITY_COLOURS[n] for n in names])
     dashes = alt.Scale(domain=names, range=[[1, 0], [6, 3], [2, 2]])
     legend = alt.Legend(title=None, orient="top", labelLimit=400, symbolStrokeWidth=2.5, symbolSize=400)
-    capacity = base.transform_fold(names, as_=["what", "fraction"]).mark_line(strokeWidth=2).encode(
+    capacity = base.transform_fold(folded, as_=["what", "fraction"]).mark_line(strokeWidth=2).encode(
         x=x_top, y=alt.Y("fraction:Q", title="Fraction of capacity", axis=alt.Axis(format="%")),
         color=alt.Color("what:N", scale=styles, legend=legend),
         strokeDash=alt.StrokeDash("what:N", scale=dashes, legend=legend),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import altair as alt
@@ -11,11 +12,11 @@ import pandas as pd
 from ..errors import ConfigError
 from ..race import GUARD_NAMES
 from ..timeline import format_duration
+from ._common import _RACE_NOT_EMPTY
+from ._inputs import _MAX_ROWS, _frame, _seconds, _width
 from ._palette import PALETTE
 from ._render import _base_config, reflow_usermeta
 from ._text import _state_text, _wrapped
-from ._inputs import _MAX_ROWS, _frame, _seconds, _width
-from ._common import _RACE_NOT_EMPTY
 
 __all__ = [
     "race_generation_chart",
@@ -120,16 +121,27 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
     colour = alt.Color("series:N", title=None, scale=alt.Scale(
         domain=domain, range=["#111", "#8a8a8a", *[PALETTE[i % 6] for i in range(len(enactors))]]),
         legend=alt.Legend(orient="bottom", columns=3))
-    x = alt.X("time_min:Q", title="minutes since the scenario start", scale=alt.Scale(domain=[start_s / 60, end_s / 60]))
+    x = alt.X(
+        "time_min:Q", title="minutes since the scenario start", scale=alt.Scale(domain=[start_s / 60, end_s / 60])
+    )
     y = alt.Y("generation:Q", title=None, scale=alt.Scale(zero=False))
     base = alt.Chart().encode(x=x, y=y, color=colour)
     line = base.transform_filter("datum.kind == 'line'").mark_line(interpolate="step-after", strokeWidth=1.6).encode(
         strokeDash=alt.condition("datum.series == 'newest plan'", alt.value([4, 3]), alt.value([1, 0])))
     kinds_order = ["applied", "stale write", "refused", "failed: active plan missing"]
-    marks = base.transform_filter("datum.kind != 'line'").mark_point(size=45, filled=True).encode(
-        shape=alt.Shape("kind:N", title="Write", scale=alt.Scale(domain=kinds_order,
-                        range=["circle", "square", "triangle-up", "cross"]), legend=alt.Legend(orient="bottom", columns=2)),
-        tooltip=["series:N", "kind:N", "generation:Q", alt.Tooltip("time_min:Q", format=".2f")])
+    marks = (
+        base.transform_filter("datum.kind != 'line'")
+        .mark_point(size=45, filled=True)
+        .encode(
+            shape=alt.Shape(
+                "kind:N",
+                title="Write",
+                scale=alt.Scale(domain=kinds_order, range=["circle", "square", "triangle-up", "cross"]),
+                legend=alt.Legend(orient="bottom", columns=2),
+            ),
+            tooltip=["series:N", "kind:N", "generation:Q", alt.Tooltip("time_min:Q", format=".2f")],
+        )
+    )
     chart = alt.layer(line, marks, data=data).properties(width=width, height=80).facet(
         row=alt.Row("endpoint:N", sort=list(dict.fromkeys(states["endpoint"].astype(str))),
                     title="plan generation at each endpoint", header=alt.Header(labelAngle=0, labelAlign="left")),
@@ -282,7 +294,7 @@ def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.La
     _width(width)
     d, totals = race_guard_explorer_data(data)
     times = sorted(set(d["t"]))
-    step = min(b - a for a, b in zip(times, times[1:])) if len(times) > 1 else 1.0
+    step = min(b - a for a, b in itertools.pairwise(times)) if len(times) > 1 else 1.0
     guards = _GUARDS
     params = [alt.param(name=f"g{i + 1}", value=False, bind=alt.binding_checkbox(name=f"Guard {i + 1}: {g} "))
               for i, g in enumerate(guards)]

@@ -10,10 +10,10 @@ import altair as alt
 import pandas as pd
 
 from ..errors import ConfigError
+from ._common import _RACE_GROUP_STYLE, _RACE_NOT_EMPTY, RACE_ACTION_GROUPS
+from ._inputs import _frame, _note_chart, _seconds, _width
 from ._palette import PALETTE
 from ._render import _base_config
-from ._inputs import _frame, _note_chart, _seconds, _width
-from ._common import _RACE_GROUP_STYLE, _RACE_NOT_EMPTY, RACE_ACTION_GROUPS
 
 __all__ = ["race_sequence_chart", "race_sequence_data", "race_sequence_wait_data"]
 
@@ -95,7 +95,7 @@ def race_sequence_data(events: pd.DataFrame, *, start_s: float, end_s: float) ->
                            "endpoint": ev["endpoint"].fillna("").astype(str), "t": ev["time_s"], "step": step})
     texts = [("", "") if not r.step else tuple(w.format(plan=r.plan, over=r.over or "a newer one",
                                                          endpoint=r.endpoint) + f", {r.t:.1f} s"
-                                                for w in _STEP_WORDS[r.step])
+                                                for w in _STEP_WORDS[str(r.step)])
              for r in fields.itertuples()]
     return pd.DataFrame({
         "time_s": ev["time_s"].round(2), "actor": ev["actor"].astype(str),
@@ -236,11 +236,17 @@ def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float,
     groups = [g for g in _RACE_GROUP_STYLE if g in set(d["group"])]
     steps = d.loc[d["step"] != ""]
     waits = race_sequence_wait_data(d)
-    described = (f"Sequence chart from one model run: lanes for {', '.join(lanes)}; each mark is one action "
-                 f"({', '.join(groups)}); " + ("the steps of the race are drawn large and labelled: "
-                 + "; ".join(_step_labels(d)["label"]) if len(steps) else "no stale write in this window")
-                 + (f"; a shaded band on {waits['actor'].iloc[0]}'s lane: {waits['label'].iloc[0]}" if len(waits) else "")
-                 + ".")
+    described = (
+        f"Sequence chart from one model run: lanes for {', '.join(lanes)}; each mark is one action "
+        f"({', '.join(groups)}); "
+        + (
+            "the steps of the race are drawn large and labelled: " + "; ".join(_step_labels(d)["label"])
+            if len(steps)
+            else "no stale write in this window"
+        )
+        + (f"; a shaded band on {waits['actor'].iloc[0]}'s lane: {waits['label'].iloc[0]}" if len(waits) else "")
+        + "."
+    )
     stale = d.loc[d["step"] == _RACE_STEPS[1]]
     deleted = d.loc[d["step"] == _RACE_STEPS[2]]
     if stale.empty:
@@ -254,9 +260,12 @@ def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float,
     zoom_groups = [g for g in groups if g in set(zoomed["group"])]
     box = pd.DataFrame({"start": [z0], "end": [z1], "label": ["zoomed below"]})
     xs = alt.Scale(domain=[start_s, end_s], zero=False, nice=False)
-    marker = [alt.Chart(box).mark_rect(color="#888", opacity=0.16).encode(x=alt.X("start:Q", scale=xs), x2="end:Q"),
-              alt.Chart(box).mark_text(align="right", baseline="bottom", dx=-4, dy=-2, fontSize=11, color="#444").encode(
-                  x="start:Q", y=alt.value(0), text="label:N")]
+    marker = [
+        alt.Chart(box).mark_rect(color="#888", opacity=0.16).encode(x=alt.X("start:Q", scale=xs), x2="end:Q"),
+        alt.Chart(box)
+        .mark_text(align="right", baseline="bottom", dx=-4, dy=-2, fontSize=11, color="#444")
+        .encode(x="start:Q", y=alt.value(0), text="label:N"),
+    ]
     whole = alt.layer(*marker, _sequence_panel(d, lanes, groups, domain=(start_s, end_s), width=width,
                                                title="", waits=waits, short=True))
     zoom = _sequence_panel(zoomed, zoom_lanes, zoom_groups, domain=(z0, z1), width=width,

@@ -7,9 +7,9 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..timeline import format_duration
+from ._inputs import _frame, _width
 from ._palette import PERIOD_COLOURS
 from ._render import _base_config
-from ._inputs import _frame, _width
 
 __all__ = ["timeline_chart", "timeline_data"]
 
@@ -86,7 +86,7 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
     """
     _width(width)
     p, e = timeline_data(periods, events)
-    lanes = list(PERIOD_COLOURS) + ["Other services"]
+    lanes = [*list(PERIOD_COLOURS), "Other services"]
     y = alt.Y("lane:N", sort=lanes, title=None, scale=alt.Scale(domain=lanes))
     colour = alt.Color(
         "period:N",

@@ -39,10 +39,12 @@ class DnsCacheConfig(Config):
         max_cache_refreshes: bound on the run's work, the refreshes of all resolver caches
             together (caches x refresh cycles, 1 to 4,000,000,000; the incident needs 120,000, and
             10**9 take about 15 s); more raises ``LimitExceeded`` before any work is done.
-        seed: seed of the run's one ``numpy.random.Generator`` (every config's rule, :class:`~labsupport._validate.Config`).
+        seed: seed of the run's one ``numpy.random.Generator`` (every config's rule,
+            :class:`~labsupport._validate.Config`).
 
     Raises:
-        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
+        ConfigError: the first invalid field, its value and its range (every config's rule,
+            :class:`~labsupport._validate.Config`).
     """
 
     clients_count: int = 10_000

@@ -144,9 +144,9 @@ def _events(cfg: DnsCacheConfig, empty_from: np.ndarray, records_from: np.ndarra
         (empty_from[cached], np.full(len(resolvers), 2), resolvers, np.full(len(resolvers), -1)),
         (records_from[cached], np.full(len(resolvers), 3), resolvers, np.full(len(resolvers), -1)),
     ]
-    for column, code in (("failing_s", 4), ("recovered_s", 5)):
+    for column, kind_code in (("failing_s", 4), ("recovered_s", 5)):
         rows = clients[clients[column].notna()]
-        parts.append((rows[column].to_numpy(), np.full(len(rows), code), rows["resolver"].to_numpy(),
+        parts.append((rows[column].to_numpy(), np.full(len(rows), kind_code), rows["resolver"].to_numpy(),
                       rows["client"].to_numpy()))
     time_s = np.concatenate([p[0] for p in parts]).astype("float64")
     code = np.concatenate([p[1] for p in parts]).astype("int64")
@@ -154,7 +154,7 @@ def _events(cfg: DnsCacheConfig, empty_from: np.ndarray, records_from: np.ndarra
     order = np.lexsort((code[keep], time_s[keep]))
     return pd.DataFrame({
         "time_s": time_s[keep][order],
-        "kind": pd.Categorical.from_codes(code[keep][order], categories=list(EVENT_KINDS)),
+        "kind": pd.Categorical.from_codes(code[keep][order], categories=pd.Index(list(EVENT_KINDS))),
         "resolver": np.concatenate([p[2] for p in parts]).astype("int64")[keep][order],
         "client": np.concatenate([p[3] for p in parts]).astype("int64")[keep][order],
     })

@@ -76,16 +76,19 @@ class DwfmConfig(Config):
         launch_attempts_per_s: customer launch attempts per second (observed, not queued).
         report_interval_s: spacing of the time-series rows.
         horizon_s: simulated time (< 7 days); the outage must end before it. Closed, as in every
-            config (:class:`~labsupport._validate.Config`); the last time-series row is taken after every event at the horizon.
+            config (:class:`~labsupport._validate.Config`); the last time-series row is taken after
+            every event at the horizon.
         max_events: bound on the run's work, 1 to 10,000,000 (the incident needs about 125,000;
             the cap keeps any run under about 30 s and 1 GB). It counts one unit per simulation
             step, one per work item a step handles (queued, started and finished, released from
             backoff, cleared by a restart) and one per 64 droplets a state check or a report
             reads; exceeding it raises ``LimitExceeded``.
-        seed: seed of the run's one ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`).
+        seed: seed of the run's one ``random.Random`` (every config's rule,
+            :class:`~labsupport._validate.Config`).
 
     Raises:
-        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
+        ConfigError: the first invalid field, its value and its range (every config's rule,
+            :class:`~labsupport._validate.Config`).
     """
 
     fleet_droplets_count: int = 6_600

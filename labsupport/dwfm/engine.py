@@ -22,6 +22,7 @@ import heapq
 import random
 from array import array
 from collections import deque
+
 import numpy as np
 import simpy
 
@@ -59,7 +60,7 @@ _KIND_CODE = {kind: code for code, kind in enumerate(EVENT_KINDS)}
 
 #: The retry strategy of each :attr:`DwfmConfig.retry_policy` value: the ``_Model`` method that
 #: takes a host's timed-out items ``(droplet, attempt)`` and queues them again.
-RETRY_STRATEGIES: dict[str, str] = dict(zip(RETRY_POLICIES, ("retry_immediately", "retry_after_backoff")))
+RETRY_STRATEGIES: dict[str, str] = dict(zip(RETRY_POLICIES, ("retry_immediately", "retry_after_backoff"), strict=False))
 
 #: Time-series columns after ``time_s`` (all counts).
 SERIES_COLUMNS: tuple[str, ...] = (
@@ -120,7 +121,7 @@ class _Model:
         self.add_event(self.env.now, _KIND_CODE[kind], host, count)
 
     def add_event(self, time_s: float, code: int, host: int, count: int) -> None:
-        for column, value in zip(self.events, (time_s, code, host, count)):
+        for column, value in zip(self.events, (time_s, code, host, count), strict=False):
             column.append(value)
 
     def step(self, items: int = 0, droplets: int = 0) -> None:

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import engine as sim
 from .._engine import run_until
 from .._validate import check_number
 from ..errors import ConfigError
+from . import engine as sim
 from .config import INCIDENT, DwfmConfig
 
 __all__ = ["DwfmResult", "DwfmSummary", "EVENT_KINDS", "goodput_fraction", "run"]
@@ -150,9 +150,9 @@ def goodput_fraction(timeseries: pd.DataFrame, start_s: float, end_s: float) -> 
 
 def _events_frame(columns: tuple) -> pd.DataFrame:
     time_s, code, host, count = (np.frombuffer(c, dtype=d) if len(c) else np.zeros(0, dtype=d)
-                                 for c, d in zip(columns, ("float64", "int8", "int64", "int64")))
+                                 for c, d in zip(columns, ("float64", "int8", "int64", "int64"), strict=False))
     order = np.argsort(time_s, kind="stable")
-    kinds = pd.Categorical.from_codes(code[order].astype("int64"), categories=list(sim.EVENT_KINDS))
+    kinds = pd.Categorical.from_codes(code[order].astype("int64"), categories=pd.Index(list(sim.EVENT_KINDS)))
     return pd.DataFrame({"time_s": time_s[order], "kind": kinds, "host": host[order],
                          "count": count[order]})
 

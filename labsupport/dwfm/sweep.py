@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import replace
+from typing import Any
 
 import pandas as pd
 
@@ -110,7 +111,7 @@ def phase_sweep(
     fleets = _values("fleet_sizes", fleet_sizes, lambda n, v: check_int(n, v, lo=1, hi=1_000_000))
     outages = _values("outage_lengths_s", outage_lengths_s, lambda n, v: check_number(n, v, lo=0))
     throttles = _values("throttle", throttle, check_bool)
-    ops = {} if operators else {"operator_restart_at_s": None, "operator_throttle_at_s": None}
+    ops: dict[str, Any] = {} if operators else {"operator_restart_at_s": None, "operator_throttle_at_s": None}
     configs = [
         replace(base, fleet_droplets_count=n, outage_end_s=base.outage_start_s + length,
                 throttle_by_queue_length=t, **ops)

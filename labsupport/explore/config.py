@@ -37,7 +37,8 @@ class ExploreConfig(Config):
             once per (endpoint, active plan, new plan), so it must answer the same way every time.
 
     Raises:
-        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
+        ConfigError: the first invalid field, its value and its range (every config's rule,
+            :class:`~labsupport._validate.Config`).
     """
 
     enactor_count: int = 3

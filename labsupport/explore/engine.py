@@ -123,7 +123,7 @@ def successors(s: tuple[int, ...], p: Params) -> list[Step]:
     out: list[Step] = []
     if produced < generations:
         out.append(Step(-1, "plan produced", "plan_created", produced + 1, -1, "new newest plan",
-                    (produced + 1,) + s[1:]))
+                    (produced + 1, *s[1:])))
     for i in range(len(s) - base):
         at = base + i
         code = s[at]
@@ -132,7 +132,7 @@ def successors(s: tuple[int, ...], p: Params) -> list[Step]:
             if produced > last:
                 new = _enactor(PICKED, produced, 0, 0, last, failed)
                 out.append(Step(i, "pick plan", "pick", produced, -1, "took the newest plan",
-                            s[:at] + (new,) + s[at + 1:]))
+                            (*s[:at], new, *s[at + 1:])))
         elif phase == PICKED:  # the one-time check, against the plan this Enactor applied before
             if plan > last and plan != failed:
                 new, action = _enactor(WRITING, plan, 0, 0, last, failed), "check"
@@ -140,7 +140,7 @@ def successors(s: tuple[int, ...], p: Params) -> list[Step]:
             else:
                 new, action = _enactor(IDLE, 0, 0, 0, last, failed), "check_dropped"
                 what = f"plan {plan} failed before: dropped"
-            out.append(Step(i, "version check", action, plan, -1, what, s[:at] + (new,) + s[at + 1:]))
+            out.append(Step(i, "version check", action, plan, -1, what, (*s[:at], new, *s[at + 1:])))
         elif phase == WRITING:
             out.append(Step(i, "endpoint write", *_write(s, p, at, code)))
         else:
@@ -152,7 +152,11 @@ def _write(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
     """One Route 53 transaction of the Enactor at ``at`` on its current endpoint."""
     endpoints, keep = p.endpoint_count, p.cleanup_keep_generations
     plan, ep, last, failed = code >> 2 & _M, code >> 5 & 1, code >> 9 & _M, code >> 12 & _M
-    alias_at, rollback_at, trees_at = 1 + ep, 1 + endpoints + ep, 1 + 2 * endpoints + ep  # this endpoint's alias, rollback, trees
+    alias_at, rollback_at, trees_at = (
+        1 + ep,
+        1 + endpoints + ep,
+        1 + 2 * endpoints + ep,
+    )  # this endpoint's alias, rollback, trees
     t, a, trees, newest = list(s), s[alias_at], s[trees_at], s[0]
     if (not p.write_allowed(ep, a, plan) if p.write_allowed is not None
             else p.check_version_on_write and a >= plan):
@@ -184,7 +188,7 @@ def _cleanup(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
     nxt = _cursor(s, endpoints, ep, cur, plan - keep)
     if nxt is None:  # another Enactor deleted what was left
         return ("cleanup_done", 0, -1, "nothing left to delete",
-                s[:at] + (_enactor(IDLE, 0, 0, 0, last, failed),) + s[at + 1:])
+                (*s[:at], _enactor(IDLE, 0, 0, 0, last, failed), *s[at + 1:]))
     k, g = nxt
     t = list(s)
     active = s[1 + k] == g
@@ -214,7 +218,9 @@ def violates(s: tuple[int, ...], endpoints: int) -> bool:
 
 def goal(s: tuple[int, ...], endpoints: int, generations: int) -> bool:
     """The newest possible plan is made and applied on every endpoint."""
-    return s[0] == generations and all(s[1 + k] == generations and s[1 + 2 * endpoints + k] >> generations & 1 for k in range(endpoints))
+    return s[0] == generations and all(
+        s[1 + k] == generations and s[1 + 2 * endpoints + k] >> generations & 1 for k in range(endpoints)
+    )
 
 
 # -- the search ------------------------------------------------------------------------------

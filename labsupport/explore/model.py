@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -140,12 +141,16 @@ def states_table(cfg: ExploreConfig = INCIDENT) -> pd.DataFrame:
     for k, name in enumerate(ENDPOINT_NAMES[:endpoints]):
         cols[f"{name}_alias"] = [s[1 + k] for s in g.states]
         cols[f"{name}_rollback"] = [s[1 + endpoints + k] for s in g.states]
-        cols[f"{name}_trees"] = [",".join(str(p) for p in range(1, 7) if s[1 + 2 * endpoints + k] >> p & 1) for s in g.states]
+        cols[f"{name}_trees"] = [
+            ",".join(str(p) for p in range(1, 7) if s[1 + 2 * endpoints + k] >> p & 1) for s in g.states
+        ]
         cols[f"{name}_empty"] = [not s[1 + 2 * endpoints + k] >> s[1 + k] & 1 for s in g.states]
     cols["enactors"] = ["; ".join(_describe(c) for c in s[1 + 3 * endpoints:]) for s in g.states]
     cols["safe"] = ~g.bad
     cols["can_recover"] = ~stuck
-    ints = ["state_id", "depth", "newest_plan"] + [f"{n}_{r}" for n in ENDPOINT_NAMES[:endpoints] for r in ("alias", "rollback")]
+    ints = ["state_id", "depth", "newest_plan"] + [
+        f"{n}_{r}" for n in ENDPOINT_NAMES[:endpoints] for r in ("alias", "rollback")
+    ]
     return pd.DataFrame(cols).astype({c: "int64" for c in ints})
 
 
@@ -155,7 +160,7 @@ def _describe(code: int) -> str:
     return f"{now} (applied {last} before)"
 
 
-_DTYPES = {"step": "int64", "actor": str, "action": str, "race_action": str, "plan_generation": "int64",
+_DTYPES: dict[str, Any] = {"step": "int64", "actor": str, "action": str, "race_action": str, "plan_generation": "int64",
            "endpoint": str, "outcome": str, "role": str, "aliases_after": str, "trees_after": str,
            "empty_after": bool}
 
@@ -167,16 +172,27 @@ def _path_table(cfg: ExploreConfig, states: list, parent: list[int], target: int
         chain.append(states[target])
         target = parent[target]
     p, endpoints = proto.params(cfg), cfg.endpoint_count
-    cur, rows = proto.initial(cfg.enactor_count, endpoints), []
+    cur, rows = proto.initial(cfg.enactor_count, endpoints), cast(list[tuple[Any, ...]], [])
     for want in reversed(chain):
         step = next(t for t in proto.successors(cur, p) if canon(t.state) == want)
         cur = step.state
-        trees = [", ".join(str(g) for g in range(1, 7) if cur[1 + 2 * endpoints + k] >> g & 1) for k in range(endpoints)]
-        rows.append((len(rows) + 1, PLANNER if step.actor < 0 else ENACTOR_NAMES[step.actor], step.kind,
-                     step.race_action, step.plan, ENDPOINT_NAMES[step.endpoint] if step.endpoint >= 0 else "",
-                     step.outcome,
-                     "; ".join(f"{ENDPOINT_NAMES[k]} -> {cur[1 + k]}" for k in range(endpoints)),
-                     "; ".join(f"{ENDPOINT_NAMES[k]}: {trees[k]}" for k in range(endpoints)), proto.violates(cur, endpoints)))
+        trees = [
+            ", ".join(str(g) for g in range(1, 7) if cur[1 + 2 * endpoints + k] >> g & 1) for k in range(endpoints)
+        ]
+        rows.append(
+            (
+                len(rows) + 1,
+                PLANNER if step.actor < 0 else ENACTOR_NAMES[step.actor],
+                step.kind,
+                step.race_action,
+                step.plan,
+                ENDPOINT_NAMES[step.endpoint] if step.endpoint >= 0 else "",
+                step.outcome,
+                "; ".join(f"{ENDPOINT_NAMES[k]} -> {cur[1 + k]}" for k in range(endpoints)),
+                "; ".join(f"{ENDPOINT_NAMES[k]}: {trees[k]}" for k in range(endpoints)),
+                proto.violates(cur, endpoints),
+            )
+        )
     table = pd.DataFrame(rows, columns=[c for c in _DTYPES if c != "role"])
     table.insert(7, "role", _roles(table))
     return table.astype(_DTYPES)
@@ -185,7 +201,7 @@ def _path_table(cfg: ExploreConfig, states: list, parent: list[int], target: int
 def _roles(t: pd.DataFrame) -> list[str]:
     """Mark the October pattern in a path: the check that goes stale, the overwrite, the delete."""
     roles = [""] * len(t)
-    for i, (actor, action) in enumerate(zip(t["actor"], t["race_action"])):
+    for i, (actor, action) in enumerate(zip(t["actor"], t["race_action"], strict=False)):
         if action == "stale_write":
             roles[i] = "stale overwrite"
             checks = [j for j in range(i) if t["actor"].iat[j] == actor and t["race_action"].iat[j] == "check"]

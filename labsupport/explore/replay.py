@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import pandas as pd
 
 from .. import race
@@ -46,12 +48,12 @@ def race_replay_config(result: ExploreResult) -> RaceConfig:
     if stale.empty or killed.empty or cfg.endpoint_count != 2 or cfg.cleanup_keep_generations < 1:
         raise ConfigError("race_replay_config needs a counterexample with a stale overwrite and a deleted "
                           "active plan, endpoint_count=2 and cleanup_keep_generations >= 1")
-    slow, fast = stale["actor"].iat[0], killed["actor"].iat[0]
+    slow, fast = cast(str, stale["actor"].iat[0]), cast(str, killed["actor"].iat[0])
     writes = ev.loc[(ev["actor"] == slow) & (ev["action"] == "endpoint write")]
     if slow == fast or writes["endpoint"].iat[0] != ENDPOINT_NAMES[0] or writes.index[0] != stale.index[0]:
         raise ConfigError("race_replay_config needs the stale overwrite to be the slow Enactor's first write")
-    k = int(stale["plan_generation"].iat[0])
-    p = int(ev.loc[(ev["actor"] == fast) & (ev["action"] == "version check"), "plan_generation"].iat[-1])
+    k = int(cast(int, stale["plan_generation"].iat[0]))
+    p = int(cast(int, ev.loc[(ev["actor"] == fast) & (ev["action"] == "version check"), "plan_generation"].iat[-1]))
     t_slow, t_fast = _REPLAY_INTERVAL_S * (k - 1) + 1, _REPLAY_INTERVAL_S * (p - 1) + 1
     backoff = t_fast + 1.5 - t_slow  # the slow Enactor's lock attempt lands 0.5 s after the fast one's write
     names = race.enactor_names(cfg.enactor_count)
@@ -90,12 +92,13 @@ def race_replay(result: ExploreResult) -> pd.DataFrame:
     done: dict[str, float] = {}
     times = []
     for actor, action, gen, endpoint in zip(steps["actor"], steps["race_action"], steps["plan_generation"],
-                                            steps["endpoint"]):
+                                            steps["endpoint"], strict=False):
         hit = sim.loc[(sim["actor"].astype(str) == actor) & (sim["action"].astype(str) == action)
                       & (sim["generation"] == gen) & (sim["endpoint"].fillna("").astype(str) == endpoint)
                       & (sim["time_s"] >= done.get(actor, 0.0))]
         times.append(float(hit["time_s"].iat[0]) if len(hit) else float("nan"))
         done[actor] = times[-1] if len(hit) else float("inf")
     empty = sim.loc[sim["action"].astype(str) == "endpoint_empty", "time_s"]
-    return steps.assign(race_time_s=times, race_endpoint_empty_s=float(empty.iat[0]) if len(empty) else float("nan")
+    empty_s = float(cast(float, empty.iat[0])) if len(empty) else float("nan")
+    return steps.assign(race_time_s=times, race_endpoint_empty_s=empty_s
                         ).astype({"race_time_s": "float64", "race_endpoint_empty_s": "float64"}).reset_index(drop=True)

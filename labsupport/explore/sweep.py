@@ -12,9 +12,8 @@ from .. import _sweep
 from .._sweep import flag_combinations
 from ..errors import ConfigError
 from ..race import Guards
-
 from .config import GUARDS, INCIDENT, ExploreConfig
-from .model import ExploreResult, ExploreSummary, run
+from .model import ExploreResult, run
 
 __all__ = ["sweep", "verdict_rows", "verdict_table"]
 
@@ -64,7 +63,10 @@ def verdict_table(base: ExploreConfig = INCIDENT, *, executor: Executor | None =
     """
     if not isinstance(base, ExploreConfig):
         raise ConfigError(f"base must be an ExploreConfig, got {type(base).__name__}")
-    configs = [replace(base, guards=Guards(**dict(zip(GUARDS, flags)))) for flags in flag_combinations(len(GUARDS))]
+    configs = [
+        replace(base, guards=Guards(**dict(zip(GUARDS, flags, strict=False))))
+        for flags in flag_combinations(len(GUARDS))
+    ]
     return _verdict(sweep(configs, executor=executor))
 
 

@@ -29,7 +29,7 @@ from .engine import NOTES, SIGNALS
 from .model import AWS_ENDS, SCORE_ROWS, GameResult, GameSummary, play
 from .sweep import search
 
-__all__ = [  # noqa: RUF022 - sorted case-insensitively, as tests/test_api.py checks
+__all__ = [
     "Action",
     "ACTION_NAMES",
     "ACTIONS",

@@ -124,7 +124,7 @@ def dashboards(result: chain.ChainResult, horizon_s: float) -> pd.DataFrame:
     ts = runs.dns.timeseries if runs.dns is not None else pd.DataFrame({"time_s": [0.0], "failing_fraction": [0.0]})
     # Per minute (the worst sample of each), as a service dashboard shows it.
     ts = ts.assign(time_s=np.ceil(ts["time_s"] / 60.0) * 60.0)
-    ts = ts.groupby("time_s", as_index=False)["failing_fraction"].max()
+    ts = ts.groupby("time_s", as_index=False).agg(failing_fraction=("failing_fraction", "max"))
     parts.append(_series("DynamoDB", "API error rate", [*ts["time_s"], horizon_s],
                          [*ts["failing_fraction"], 0.0 if runs.dns is not None else ts["failing_fraction"].iloc[-1]]))
     imp, dw = result.impact, runs.dwfm.timeseries

@@ -59,7 +59,8 @@ class NetworkConfig(Config):
         seed: seed of the run's one ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`).
 
     Raises:
-        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
+        ConfigError: the first invalid field, its value and its range (every config's rule,
+            :class:`~labsupport._validate.Config`).
     """
 
     backlog_count: int = 318

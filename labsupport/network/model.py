@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import simpy
 
-from . import engine as _sim
 from .._engine import run_until
 from ..clock import sample_times
 from ..errors import ConfigError, LimitExceeded
+from . import engine as _sim
 from .config import INCIDENT, NetworkConfig
 
 __all__ = ["EVENT_KINDS", "NetworkResult", "NetworkSummary", "run"]

@@ -34,8 +34,8 @@ unconfigured target changes state :func:`flap_transitions_per_check` times per c
 This NLB's own targets are simulated probe by probe, so their flaps are a sample of the same
 process. What the model leaves out: NLB nodes as separate from targets (a node is folded into its
 AZ's DNS weight), cross-zone load balancing (off, the NLB default), and the Lambda, STS and
-Connect knock-on effects. Modules: ``config`` (:class:`NlbConfig`, the presets), ``engine`` (the simpy actors), ``model``
-(:func:`run`, the result and summary) and ``sweep``.
+Connect knock-on effects. Modules: ``config`` (:class:`NlbConfig`, the presets), ``engine`` (the
+simpy actors), ``model`` (:func:`run`, the result and summary) and ``sweep``.
 """
 
 from .config import CLOCK, INCIDENT, VELOCITY_CONTROL, NlbConfig

@@ -59,10 +59,12 @@ class NlbConfig(Config):
         error_threshold_fraction: error fraction above which the summary counts a sample as
             "connection errors".
         sample_interval_s: spacing of the :attr:`NlbResult.timeseries` rows (row k at k * interval,
-            whole ms). The run's horizon is ``network.horizon_s``, closed as in every config (:class:`~labsupport._validate.Config`).
+            whole ms). The run's horizon is ``network.horizon_s``, closed as in every config
+            (:class:`~labsupport._validate.Config`).
         max_events: bound on simulation steps plus target probes, 1 to 10,000,000 (a run that
             long needs up to about 1 GB); exceeding it raises ``LimitExceeded``.
-        seed: seed of the run's one ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`; the network run uses its own config's).
+        seed: seed of the run's one ``random.Random`` (every config's rule,
+            :class:`~labsupport._validate.Config`; the network run uses its own config's).
         failover_decision: a strategy, ``f(request: FailoverRequest) -> bool``, asked at each
             review of an AZ while automatic failover is on: ``True`` fails the AZ over (within
             the fail-open and velocity limits), ``False`` keeps or restores its DNS weight
@@ -72,7 +74,8 @@ class NlbConfig(Config):
             :class:`~labsupport.errors.ConfigError` naming it.
 
     Raises:
-        ConfigError: the first invalid field, its value and its range (every config's rule, :class:`~labsupport._validate.Config`).
+        ConfigError: the first invalid field, its value and its range (every config's rule,
+            :class:`~labsupport._validate.Config`).
     """
 
     network: NetworkConfig = network.INCIDENT

@@ -104,7 +104,7 @@ class _Nlb:
         for a in range(self.cfg.network.az_count):
             mask = (launches["az"] == a).to_numpy()
             targets = [(int(i), float(q), float(c)) for i, q, c, pick, m in zip(
-                launches["item"], launches["queued_s"], configured_s, chosen, mask) if pick and m]
+                launches["item"], launches["queued_s"], configured_s, chosen, mask, strict=False) if pick and m]
             azs.append(_Az(a, sorted(launches["queued_s"].to_numpy()[mask].tolist()),
                            sorted(configured_s[mask].tolist()), targets))
         return azs
@@ -133,7 +133,10 @@ class _Nlb:
         self.probes += az.registered
         if az.latency_s > 0:
             done = self.env.timeout(az.latency_s)
-            done.callbacks.append(lambda _ev, az=az, k=tick_ms, r=results: self.deliver(az, k, r))
+            def delivered(_ev: object, az: _Az = az, k: int = tick_ms, r: list[bool] = results) -> None:
+                self.deliver(az, k, r)
+
+            done.callbacks.append(delivered)
         else:
             self.deliver(az, tick_ms, results)
 

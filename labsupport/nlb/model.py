@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import pandas as pd
 import simpy
 
-from . import engine as sim
-from .._engine import run_until
 from .. import network
+from .._engine import run_until
 from ..errors import ConfigError
+from . import engine as sim
 from .config import INCIDENT, NlbConfig
 
 __all__ = ["EVENT_KINDS", "NlbResult", "NlbSummary", "run"]
@@ -75,7 +75,8 @@ class NlbResult:
         timeseries: one row per ``sample_interval_s``: ``time_s`` (float64) and float64 columns
             ``capacity_fraction``, ``working_capacity_fraction``, ``demand_fraction``,
             ``error_fraction``, ``check_latency_s`` (worst AZ), ``dns_weight`` (AZs' worth in DNS),
-            ``failover_removed_fraction`` (capacity held out of DNS by failover), ``fleet_flaps_per_min``, ``nlb_flaps_per_min``, ``unconfigured_targets_count``.
+            ``failover_removed_fraction`` (capacity held out of DNS by failover),
+            ``fleet_flaps_per_min``, ``nlb_flaps_per_min``, ``unconfigured_targets_count``.
         summary: the :class:`NlbSummary`.
     """
 

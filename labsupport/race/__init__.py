@@ -29,7 +29,7 @@ For other modules:
 * a scripted schedule (for replaying a model checker's counterexample): fix each Enactor's start
   with ``enactor_offsets_s``, set ``txn_jitter_fraction=0`` and ``backoff_jitter_fraction=0``, and
   hold Enactors up with :class:`EnactorDelay` (lock losses and extra latency, per endpoint); the
-  run is then fully deterministic, as ``tests/test_race.py::SCRIPTED`` shows.
+  run is then fully deterministic, as ``tests/models/test_race.py::SCRIPTED`` shows.
 
 Modules: ``config`` (guards, delay, :class:`RaceConfig`, :data:`INCIDENT`), ``engine`` (the simpy
 actors: planner, Enactor, operator), ``model`` (:func:`run`, the result and its derived tables) and

@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 import simpy
@@ -66,7 +67,7 @@ class _World:
         self.first_empty: float | None = None
         self.emptied: list[str] = []
         self.counts = dict.fromkeys(("stale", "alerts", "repairs", "lag"), 0)
-        self.flags = {"deleted_active": False, "stuck": False, "repaired_at": None}
+        self.flags: dict[str, Any] = {"deleted_active": False, "stuck": False, "repaired_at": None}
 
     def log(self, actor: str, action: str, endpoint: str | None, gen: int | None,
             records: int | None, detail: str) -> None:
@@ -178,7 +179,7 @@ class Enactor:
         w, cfg, g = self.w, self.w.cfg, self.w.cfg.guards
         zone = w.zones[endpoint]
         hit = fault is not None and fault.affects(endpoint)
-        forced = fault.lock_losses_count if hit else 0
+        forced = fault.lock_losses_count if fault is not None and hit else 0
         for attempt in itertools.count():
             blocker = zone.lock_blocker(self.name, w.env.now)
             if attempt < forced or blocker is not None:
@@ -190,7 +191,7 @@ class Enactor:
                 yield w.env.timeout(wait)
                 continue
             duration = cfg.txn_latency_s * (1 + cfg.txn_jitter_fraction * (2 * w.rng.random() - 1))
-            duration += fault.extra_latency_s if hit else 0.0
+            duration += fault.extra_latency_s if fault is not None and hit else 0.0
             zone.take_lock(self.name, w.env.now + duration + cfg.lock_ttl_s)
             yield w.env.timeout(duration)
             holds = None if cfg.conditional_write is None else call_strategy(
@@ -229,7 +230,7 @@ def simulate(cfg: RaceConfig, names: Sequence[str]) -> _World:
         w.log("route53", "initial_state", zone.endpoint, 1, zone.answer_count(), "alias -> plan 1")
     offsets = cfg.enactor_offsets_s or tuple(w.rng.uniform(0, cfg.enactor_poll_interval_s) for _ in names)
     w.env.process(planner(w))
-    for name, offset in zip(names, offsets):
+    for name, offset in zip(names, offsets, strict=False):
         Enactor(w, name, offset)
     run_until(w.env, cfg.horizon_s, max_events=cfg.max_events, log=w.rows, counted="events logged")
     for e, start in w.empty_since.items():
@@ -244,6 +245,6 @@ def frame(rows: list[tuple], names: Sequence[str]) -> pd.DataFrame:
     df = pd.DataFrame.from_records(rows, columns=cols)
     actors = ["planner", *names, "route53", "alarm", "operator"]
     return df.astype({
-        "time_s": "float64", "actor": pd.CategoricalDtype(actors), "action": pd.CategoricalDtype(ACTIONS),
+        "time_s": "float64", "actor": pd.CategoricalDtype(actors), "action": pd.CategoricalDtype(list(ACTIONS)),
         "endpoint": "string", "generation": "Int64", "records": "Int64", "detail": "string",
     })

@@ -140,7 +140,7 @@ def empty_windows(events: pd.DataFrame, *, end_s: float) -> pd.DataFrame:
     ev = events.loc[events["action"].isin(["endpoint_empty", "endpoint_restored", "manual_repair", "self_repair"])]
     open_at: dict[str, float] = {}
     last_fix: dict[str, str] = {}
-    for t, action, endpoint in zip(ev["time_s"], ev["action"], ev["endpoint"]):
+    for t, action, endpoint in zip(ev["time_s"], ev["action"], ev["endpoint"], strict=False):
         if action == "endpoint_empty":
             open_at[endpoint] = t
         elif action in ("manual_repair", "self_repair"):

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from concurrent.futures import Executor
 from dataclasses import replace
 from functools import partial
+from typing import cast
 
 import pandas as pd
 
@@ -23,7 +24,7 @@ def guard_configs(config: RaceConfig = INCIDENT) -> list[RaceConfig]:
     """The 16 variants of ``config``, one per combination of the four guards: none, 1, 2, 3, 4, 1+2, ..., 1+2+3+4."""
     _check_config(config)
     combos = flag_combinations(len(GUARD_NAMES))
-    return [replace(config, guards=Guards(**dict(zip(GUARD_NAMES, combo)))) for combo in combos]
+    return [replace(config, guards=Guards(**dict(zip(GUARD_NAMES, combo, strict=False)))) for combo in combos]
 
 
 def _check_config(config: object) -> None:
@@ -87,7 +88,8 @@ def _binned_regional(config: RaceConfig, bin_s: float) -> pd.DataFrame:
     binned["regional_empty_s"] = res.summary.regional_empty_s
     binned["alerts_count"] = res.summary.alerts_count
     binned["manual_repair"] = res.summary.repaired_at_s is not None
-    return binned[[*GUARD_NAMES, "guards", "time_min", "records", "regional_empty_s", "alerts_count", "manual_repair"]]
+    return cast(pd.DataFrame, binned[[*GUARD_NAMES, "guards", "time_min", "records", "regional_empty_s",
+                                      "alerts_count", "manual_repair"]])
 
 
 def guard_explorer_data(config: RaceConfig = INCIDENT, *, bin_s: float = 120.0,

@@ -17,14 +17,14 @@ module per lab panel: ``timeline``, ``race``, ``dwfm``, ``recovery`` (NLB and DN
 
 from __future__ import annotations
 
-from .panel import Panel, make_panel
-from .timeline import timeline_panel
-from .race import race_panel, race_view
-from .dwfm import dwfm_panel
-from .recovery import NLB_FAILOVER_CHOICES, dns_config, dns_panel, dns_view, nlb_config, nlb_panel, nlb_view
 from .chain import chain_panel, chain_view
+from .dwfm import dwfm_panel
 from .explore import explore_panel
 from .game import game_panel, game_view
+from .panel import Panel, make_panel
+from .race import race_panel, race_view
+from .recovery import NLB_FAILOVER_CHOICES, dns_config, dns_panel, dns_view, nlb_config, nlb_panel, nlb_view
+from .timeline import timeline_panel
 
 __all__ = [
     "NLB_FAILOVER_CHOICES",

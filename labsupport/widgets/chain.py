@@ -77,7 +77,9 @@ def chain_panel(base: chain.ChainConfig | None = None) -> Panel:
     }
 
     def render(**flags: bool) -> list[Shown]:
-        return chain_view(replace(base, stop_points=chain.StopPoints.from_flags(*(flags[n] for n in chain.STOP_POINT_NAMES))),
-                          reference=incident)
+        return chain_view(
+            replace(base, stop_points=chain.StopPoints.from_flags(*(flags[n] for n in chain.STOP_POINT_NAMES))),
+            reference=incident,
+        )
 
     return make_panel(controls, render)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 import ipywidgets as widgets
 import pandas as pd
@@ -25,7 +26,8 @@ def dwfm_panel() -> Panel:
     hosts, or never). The panel shows the run's chart and a summary table.
     """
     base = dwfm.INCIDENT
-    times = sorted({base.operator_restart_at_s, *(1_800.0 * k + 2_520.0 for k in range(20))})
+    times = sorted({cast(float, base.operator_restart_at_s), *(  # the incident's operators act
+        1_800.0 * k + 2_520.0 for k in range(20))})
     style = {"description_width": "initial"}
     controls = {
         "fleet_droplets_count": widgets.IntSlider(value=base.fleet_droplets_count, min=500, max=12_000,
@@ -46,7 +48,7 @@ def dwfm_panel() -> Panel:
         "queue_limit_count": widgets.IntSlider(value=base.queue_limit_count, min=5, max=400, step=5,
                                                description="Queue limit (items)", style=style),
         "operators_at_s": widgets.Dropdown(
-            options=[("never", None)] + [(dwfm.CLOCK.time_of_day(t), t) for t in times],
+            options=[("never", None), *[(dwfm.CLOCK.time_of_day(t), t) for t in times]],
             value=base.operator_restart_at_s, description="Operators act at", style=style),
     }
 
@@ -65,7 +67,8 @@ def dwfm_panel() -> Panel:
         s = result.summary
         table = pd.DataFrame({
             "figure": ["All leases back", "Peak queue (items)", "Work wasted", "Insufficient-capacity launches"],
-            "value": [dwfm.CLOCK.time_of_day(s.recovered_at_s) if s.recovered else "not within the horizon",
+            "value": [dwfm.CLOCK.time_of_day(cast(float, s.recovered_at_s)) if s.recovered
+                      else "not within the horizon",
                       f"{s.peak_queue_count:,}", f"{s.wasted_fraction:.0%}",
                       f"{s.insufficient_capacity_count:,} of {s.launch_attempts_count:,}"],
         })

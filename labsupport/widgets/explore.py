@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
+
 import ipywidgets as widgets
 import pandas as pd
 from IPython.display import Markdown
@@ -43,7 +45,7 @@ def explore_panel(base: explore.ExploreConfig | None = None, *, max_states: int 
         controls[name] = widgets.IntSlider(value=getattr(base, name), min=lo, max=hi, description=label,
                                            style=style, continuous_update=False)
 
-    def render(**values: int | bool) -> list[Shown]:
+    def render(**values: Any) -> list[Shown]:
         guards = replace(base.guards, **{g: values.pop(g) for g in explore.GUARDS})
         cfg = replace(base, guards=guards, **values)
         try:

@@ -49,7 +49,8 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
     if debrief:
         s = result.summary
         total = format_duration(s.total_s) if s.total_s is not None else "not over by the horizon"
-        aws_total = format_duration(float(result.score.set_index("stage").at["Whole event", "aws_end_s"]))
+        whole = result.score[result.score["stage"] == "Whole event"]
+        aws_total = format_duration(float(whole["aws_end_s"].iloc[0]))
         score = result.score.assign(
             yours=[_when(v) if v == v else "not yet" for v in result.score["player_end_s"]],
             aws=[_when(v) for v in result.score["aws_end_s"]],

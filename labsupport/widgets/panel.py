@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar
 
 import altair as alt
 import ipywidgets as widgets
@@ -16,7 +16,7 @@ from ..errors import ConfigError
 __all__ = ["LiveChart", "Panel", "Shown", "expect", "make_panel"]
 
 #: What a panel's render function returns, item by item: charts, tables and Markdown text.
-Shown = Union[alt.TopLevelMixin, pd.DataFrame, Markdown]
+Shown = alt.TopLevelMixin | pd.DataFrame | Markdown
 
 _T = TypeVar("_T")
 
@@ -85,7 +85,7 @@ class Panel:
         if len(items) > self.slots:
             raise RuntimeError(f"a panel with {self.slots} outputs was given {len(items)} items to show")
         self._items = list(items)
-        for handle, item in zip(self._handles, self._padded(items)):
+        for handle, item in zip(self._handles, self._padded(items), strict=False):
             handle.update(item)
 
     def values(self) -> dict[str, Any]:
@@ -99,7 +99,7 @@ class LiveChart:
     Displaying an Altair chart validates its whole spec against the Vega-Lite JSON schema, which
     took about half of a chart's build time on every change of a control. The specs a panel shows
     come from :mod:`labsupport.charts`, whose every chart kind the tests validate against the
-    schema (``tests/test_live_chart_schema.py``), so the live path skips that check and sends the
+    schema (``tests/charts/test_live_chart_schema.py``), so the live path skips that check and sends the
     same spec (``chart.to_dict(validate=False)``) through the active Altair renderer.
 
     Attributes:

@@ -52,7 +52,7 @@ def race_view(config: race.RaceConfig, *, window_s: float | None = None) -> list
         f"{', '.join(s.endpoints_emptied) or 'none'}"
     )
     automatic, shortened = window_s is None, False
-    if automatic:
+    if window_s is None:
         stale = ev.loc[ev["action"] == "stale_write", "time_s"]
         window_s = max(900.0, (float(stale.min()) + 300.0) if len(stale) else 0.0)
     window_s = min(float(window_s), config.horizon_s)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import ipywidgets as widgets
 import pandas as pd
@@ -123,7 +124,7 @@ def nlb_panel(base: nlb.NlbConfig | None = None) -> Panel:
                                      description="Automatic AZ failover", style=style),
     }
 
-    def render(**values: float | bool | str) -> list[Shown]:
+    def render(**values: Any) -> list[Shown]:
         return nlb_view(nlb_config(base, **values))
 
     return make_panel(controls, render)
@@ -235,7 +236,7 @@ def dns_panel(base: dns_cache.DnsCacheConfig | None = None) -> Panel:
                                            continuous_update=False),
     }
 
-    def render(**values: float | bool | str) -> list[Shown]:
+    def render(**values: Any) -> list[Shown]:
         return dns_view(dns_config(base, **values))
 
     return make_panel(controls, render)

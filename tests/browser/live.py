@@ -15,6 +15,7 @@ Nothing here asserts: the test module decides what is a failure.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -284,17 +285,25 @@ _PANEL_HELPERS = """
   };
 """
 
-_PANELS = """(SEL) => {""" + _PANEL_HELPERS + """
-  const fp = """ + _FINGERPRINT_FN + """;
+_PANELS = (
+    """(SEL) => {"""
+    + _PANEL_HELPERS
+    + """
+  const fp = """
+    + _FINGERPRINT_FN
+    + """;
   return panels().map(({cell, index}) => ({
     cell: index,
     checkboxes: cell.querySelectorAll('.jp-OutputArea .widget-checkbox input[type=checkbox]').length,
-    sliders: cell.querySelectorAll('.jp-OutputArea .widget-slider .noUi-handle, .jp-OutputArea .widget-hslider .noUi-handle').length,
-    labels: [...cell.querySelectorAll('.jp-OutputArea .widget-checkbox, .jp-OutputArea .widget-slider, .jp-OutputArea .widget-hslider')]
+    sliders: cell.querySelectorAll('.jp-OutputArea .widget-slider .noUi-handle, '
+                                   + '.jp-OutputArea .widget-hslider .noUi-handle').length,
+    labels: [...cell.querySelectorAll('.jp-OutputArea .widget-checkbox, .jp-OutputArea .widget-slider, '
+                                      + '.jp-OutputArea .widget-hslider')]
               .map(w => w.innerText.replace(/\\s+/g, ' ').trim()).slice(0, 20),
     chart: fp(chartAfter(cell)),
   }));
 }"""
+)
 
 # Mark the drawing of the nearest chart after a panel's controls, so that a new drawing (the panel
 # redrew, whether or not the picture differs) can be told from the old one.
@@ -334,7 +343,8 @@ _VISIBLE_TEXT = """() => {
   return parts;
 }"""
 
-_ERRORS = """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')].flatMap((cell, index) =>
+_ERRORS = """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')]
+  .flatMap((cell, index) =>
   [...cell.querySelectorAll('.jp-OutputArea-output')].filter(el =>
       el.matches('[data-mime-type="application/vnd.jupyter.error"]')
       || el.querySelector('[data-mime-type="application/vnd.jupyter.error"]')
@@ -343,7 +353,8 @@ _ERRORS = """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-
           && /Traceback|Error\\b/.test(el.innerText)))
     .map(el => ({cell: index, text: el.innerText.trim().slice(0, 600)})))"""
 
-_PROMPTS = """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-CodeCell')].map(cell => {
+_PROMPTS = """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-CodeCell')]
+  .map(cell => {
   const p = cell.querySelector('.jp-InputPrompt');
   return p ? p.textContent.trim() : '?';
 })"""
@@ -448,12 +459,10 @@ def run_all(page: Any, server: LiveServer, timeout_s: float = RUN_ALL_S) -> floa
 
 def wait_charts_settled(page: Any, timeout_ms: int = 20_000) -> None:
     """Until every chart output holds a drawing or shows text (a fallback message), or the timeout."""
-    try:
+    with contextlib.suppress(Exception):  # the chart check reports what did not draw
         page.wait_for_function(
             "(sel) => [...document.querySelectorAll(sel)].every(el => el.querySelector('svg.marks, canvas.marks') "
             "|| el.innerText.trim())", arg=CHART_SELECTOR, timeout=timeout_ms)
-    except Exception:  # noqa: BLE001 - the chart check reports what did not draw
-        pass
 
 
 def read_page(page: Any, run: LabRun) -> None:
@@ -558,10 +567,13 @@ def screenshot_whole_notebook(page: Any, path: Path, *, max_height: int = 30_000
     path.parent.mkdir(parents=True, exist_ok=True)
     height = page.evaluate("""() => {
       const nb = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
-      const scroller = nb && (nb.closest('.jp-WindowedPanel-outer') || nb.querySelector('.jp-WindowedPanel-outer') || nb);
+      const scroller = nb && (nb.closest('.jp-WindowedPanel-outer')
+                              || nb.querySelector('.jp-WindowedPanel-outer') || nb);
       const shell = document.body.scrollHeight;
       return scroller ? shell - scroller.clientHeight + scroller.scrollHeight : shell; }""")
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": int(min(max(height, VIEWPORT["height"]), max_height))})
+    page.set_viewport_size(
+        {"width": VIEWPORT["width"], "height": int(min(max(height, VIEWPORT["height"]), max_height))}
+    )
     page.evaluate(f"""() => {{ const nb = document.querySelector('{NOTEBOOK}');
       const scroller = nb && (nb.querySelector('.jp-WindowedPanel-outer') || nb);
       if (scroller) scroller.scrollTop = 0; }}""")

@@ -138,9 +138,12 @@ def report_lines(rows: list[dict[str, Any]]) -> list[str]:
     serious = sum(1 for r in real if r["impact"] in FAILING_IMPACTS)
     content = sum(1 for r in real if r["where"] == "content")
     theme = sum(1 for r in real if r["where"] == "theme")
-    lines.append(f"axe-core on {len(pages)} page views: {serious} serious or critical, {content} in the "
-                 f"course's content, {theme} in the theme ({sum(1 for r in real if r['where'] == 'theme' and r['id'] in THEME_ALLOWED)} "
-                 "of them listed with the theme's issue)")
+    lines.append(
+        f"axe-core on {len(pages)} page views: {serious} serious or critical, {content} in the "
+        f"course's content, {theme} in the theme "
+        f"({sum(1 for r in real if r['where'] == 'theme' and r['id'] in THEME_ALLOWED)} "
+        "of them listed with the theme's issue)"
+    )
     return lines
 
 

@@ -15,7 +15,7 @@ data: or blob: is aborted and recorded. Per page the tests check:
   the stylesheets it links (``url(...)``, ``@import``);
 * in the theme's dark mode, charts keep an opaque light background, the theme recolours none of
   their text, and their controls' labels keep 4.5:1 contrast on an opaque panel (the chart
-  colours themselves are checked in tests/test_accessibility.py).
+  colours themselves are checked in tests/charts/test_accessibility.py).
 
 A full-page PNG of each page goes to ``_build/screenshots/`` (dark-mode ones to ``dark/`` inside it).
 Lab pages must offer their ``.ipynb`` for download and launch buttons for Binder, Colab and JupyterHub.
@@ -24,7 +24,9 @@ Off by default: ``pytest tests/browser --run-browser`` (see conftest.py).
 
 from __future__ import annotations
 
+import contextlib
 import html.parser
+import itertools
 import json
 import re
 import urllib.request
@@ -70,7 +72,8 @@ _CHARTS = """() => [...document.querySelectorAll('.labsupport-vega')].map(el => 
 
 # A short fingerprint of what a chart shows: its SVG markup (or canvas pixels), hashed.
 _KEY = """(id) => {
-  const el = document.getElementById(id), svg = el && el.querySelector('svg'), canvas = el && el.querySelector('canvas');
+  const el = document.getElementById(id), svg = el && el.querySelector('svg');
+  const canvas = el && el.querySelector('canvas');
   const s = svg ? svg.outerHTML : (canvas ? canvas.toDataURL() : '');
   let h = 0; for (let i = 0; i < s.length; i++) { h = (Math.imul(31, h) + s.charCodeAt(i)) | 0; }
   return s.length + ':' + h;
@@ -173,16 +176,12 @@ def _open(page: Any, url: str, chart_timeout_ms: int = CHART_TIMEOUT_MS) -> None
     """Go to ``url`` and wait until its web fonts have loaded and its charts have settled."""
     page.goto(url, wait_until="load")
     page.evaluate("document.fonts.ready.then(() => true)")
-    try:
+    with contextlib.suppress(Exception):  # the chart check reports what did not render
         page.wait_for_function(_CHARTS_SETTLED, timeout=chart_timeout_ms)
-    except Exception:  # noqa: BLE001 - the chart check reports what did not render
-        pass
     # The book's scroll-region script (labsupport/book.py) labels boxes that scroll 150 ms after the
     # last change (a chart drawn, a font loaded); the checks must see the page after it.
-    try:
+    with contextlib.suppress(Exception):  # the axe and phone checks report what is not labelled
         page.wait_for_function(_SCROLL_REGIONS_SETTLED, timeout=chart_timeout_ms)
-    except Exception:  # noqa: BLE001 - the axe and phone checks report what is not labelled
-        pass
 
 
 def _exercise_control(page: Any, chart_id: str, index: int) -> dict[str, Any]:
@@ -246,12 +245,10 @@ def _exercise_control(page: Any, chart_id: str, index: int) -> dict[str, Any]:
     # Put the control back, so that each control is tried from the page's initial state, and wait
     # until the chart has redrawn for it: back to its first drawing, or (not every control returns
     # the SVG to the identical markup) at least away from the drawing the move made.
-    try:
+    with contextlib.suppress(Exception):  # a control whose undo draws nothing new: the next move starts here
         page.wait_for_function(f"([id, before, toggled]) => {{ const k = ({_KEY})(id); "
                                "return k === before || k !== toggled; }",
                                arg=[chart_id, before, toggled], timeout=CONTROL_TIMEOUT_MS)
-    except Exception:  # noqa: BLE001 - a control whose undo draws nothing new: the next move starts here
-        pass
     return {"label": label, "kind": kind, "changed": changed}
 
 
@@ -294,11 +291,18 @@ def page_visits(browser: Any, base_url: str, book_html: Path, screenshots: Path)
     finally:
         context.close()
         # What was checked, for a person reading the CI log or the screenshots folder.
-        summary = {p: {"charts": len(v.charts), "controls": [f"{c['kind']} {c['label']!r}: "
-                                                            f"{'changes' if c['changed'] else 'DOES NOT change'} its chart"
-                                                            for c in v.controls],
-                       "external_requests": sorted(set(v.external)), "console_errors": v.console}
-                   for p, v in sorted(cache.items())}
+        summary = {
+            p: {
+                "charts": len(v.charts),
+                "controls": [
+                    f"{c['kind']} {c['label']!r}: {'changes' if c['changed'] else 'DOES NOT change'} its chart"
+                    for c in v.controls
+                ],
+                "external_requests": sorted(set(v.external)),
+                "console_errors": v.console,
+            }
+            for p, v in sorted(cache.items())
+        }
         (screenshots / "report.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
@@ -482,7 +486,7 @@ def test_headings_are_in_order(visits, page):
         problems.append(f"first heading is h{headings[0][0]} {headings[0][1]!r}, not h1")
     if sum(1 for level, _ in headings if level == 1) != 1:
         problems.append(f"{sum(1 for level, _ in headings if level == 1)} h1 headings, not one")
-    for (prev, _), (level, text) in zip(headings, headings[1:]):
+    for (prev, _), (level, text) in itertools.pairwise(headings):
         if level > prev + 1:
             problems.append(f"h{prev} then h{level} {text!r}: skips a level")
     assert not problems, f"{page}: " + "; ".join(problems)
@@ -531,15 +535,18 @@ def test_charts_stay_readable_in_dark_mode(browser, base_url, book_html, screens
         context.close()
     assert theme == "dark", f"the theme did not switch to dark mode (data-theme={theme!r})"
     problems = []
-    for chart, light_chart in zip(dark, light.colours):
+    for chart, light_chart in zip(dark, light.colours, strict=True):
         colours = [c for c in map(_rgba, chart["background"] or []) if c and c[3] > 0.99]
         if not colours:
             problems.append(f"#{chart['id']}: no opaque background ({chart['background']}): the dark page "
                             "shows through behind dark text (use charts._base_config)")
         elif _luminance(colours[-1][:3]) < 0.8:
             problems.append(f"#{chart['id']}: background {chart['background']} is not light")
-        restyled = [(d["text"], l_["fill"], d["fill"]) for d, l_ in zip(chart["texts"], light_chart["texts"])
-                    if (d["fill"], d["opacity"]) != (l_["fill"], l_["opacity"])]
+        restyled = [
+            (d["text"], l_["fill"], d["fill"])
+            for d, l_ in zip(chart["texts"], light_chart["texts"], strict=True)
+            if (d["fill"], d["opacity"]) != (l_["fill"], l_["opacity"])
+        ]
         if restyled:
             problems.append(f"#{chart['id']}: dark mode recolours chart text (text, light, dark): {restyled[:5]}")
         if chart["controls"]:

@@ -127,7 +127,7 @@ def _page_ranges(reader) -> dict[str, range]:  # noqa: ANN001
 
     walk(reader.outline)
     # Part bookmarks share their first page with their first page's bookmark; keep page ones.
-    ends = sorted({start for _, start in starts}) + [len(reader.pages)]
+    ends = [*sorted({start for _, start in starts}), len(reader.pages)]
     return {title: range(start, next(e for e in ends if e > start)) for title, start in starts}
 
 

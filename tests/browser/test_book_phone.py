@@ -113,7 +113,8 @@ _INTERACTIVE_CHARTS = r"""() => {
               px: Math.round(parseFloat(getComputedStyle(t).fontSize) * scale * 10) / 10};
     }) : [];
     const controls = [...el.querySelectorAll('.vega-bind')].map(b => {
-      const parts = [...b.querySelectorAll('input, select, label, span')].filter(p => p.getBoundingClientRect().width > 0);
+      const parts = [...b.querySelectorAll('input, select, label, span')]
+        .filter(p => p.getBoundingClientRect().width > 0);
       return {text: b.textContent.replace(/\s+/g, ' ').trim().slice(0, 60),
               left: Math.round(Math.min(...parts.map(p => p.getBoundingClientRect().left))),
               right: Math.round(Math.max(...parts.map(p => p.getBoundingClientRect().right))),

@@ -156,7 +156,9 @@ def test_the_page_after_the_course_compares_with_the_score_before(quiz_context, 
         for option in q.answer:
             before.locator(f"label[for='ls-quiz-before-{q.id}-{option}']").click()
     before.get_by_role("button", name="Score all my answers").click()
-    assert before.locator(".ls-quiz-result").inner_text().startswith(f"You scored {len(QUESTIONS)} of {len(QUESTIONS)}.")
+    assert (
+        before.locator(".ls-quiz-result").inner_text().startswith(f"You scored {len(QUESTIONS)} of {len(QUESTIONS)}.")
+    )
     assert "kept in this browser only" in before.locator(".ls-quiz-result").inner_text()
 
     after, visit = _open_quiz(quiz_context, base_url + AFTER)

@@ -28,9 +28,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import live
+import pytest
 
 pytestmark = pytest.mark.browser
 
@@ -74,8 +73,12 @@ def _run_lab(browser: Any, server: live.LiveServer, lab: str, shots: Path, *, ui
         run.prompts = [c.get("execution_count") for c in saved["cells"] if c["cell_type"] == "code"]
         run.saved_errors = [
             (i, o.get("ename") or "stderr", (o.get("evalue") or "".join(o.get("text", "")))[:300])
-            for i, c in enumerate(saved["cells"]) if c["cell_type"] == "code" for o in c.get("outputs", [])
-            if o.get("output_type") == "error" or (o.get("name") == "stderr" and "Traceback" in "".join(o.get("text", "")))]
+            for i, c in enumerate(saved["cells"])
+            if c["cell_type"] == "code"
+            for o in c.get("outputs", [])
+            if o.get("output_type") == "error"
+            or (o.get("name") == "stderr" and "Traceback" in "".join(o.get("text", "")))
+        ]
     finally:
         context.close()
         server.shutdown_kernels()
@@ -83,7 +86,7 @@ def _run_lab(browser: Any, server: live.LiveServer, lab: str, shots: Path, *, ui
 
 
 @pytest.fixture(scope="session")
-def live_runs(browser, live_server, live_screenshots, pytestconfig):  # noqa: F811 - browser is the fixture
+def live_runs(browser, live_server, live_screenshots, pytestconfig):
     """Run a lab once in the browser (cached for every test about it)."""
     cache: dict[tuple[str, str], live.LabRun] = {}
     summary = pytestconfig.stash.setdefault(live.LIVE_SUMMARY, {})
@@ -94,7 +97,7 @@ def live_runs(browser, live_server, live_screenshots, pytestconfig):  # noqa: F8
             summary[f"{ui} {lab}"] = (
                 f"ran in {run.run_s:.1f} s; charts drawn {sum(c['drawn'] for c in run.charts)}/{len(run.charts)}; "
                 f"panels {len(run.panels)}; redraws "
-                + (", ".join(f"{m['kind']} {'%.2f s' % m['seconds'] if m['changed'] else 'NONE'}"
+                + (", ".join(f"{m['kind']} {'{:.2f} s'.format(m['seconds']) if m['changed'] else 'NONE'}"
                            + (f" [{m['via']}]" if m["via"].startswith("drag") else "") for m in run.moves)
                    or "-")
                 + (f"; {len(set(run.external))} off-site requests" if run.external else "")
@@ -181,7 +184,7 @@ def test_lab_widget_panels_redraw_their_chart(live_runs, lab):
 
 
 @pytest.mark.parametrize("lab", LABS)
-def test_opening_and_saving_changes_nothing(browser, live_server, lab):  # noqa: F811 - browser is the fixture
+def test_opening_and_saving_changes_nothing(browser, live_server, lab):
     path = live_server.fresh_copy(lab, "pristine")
     original = (live_server.root / path).read_bytes()
     run = live.LabRun(path)

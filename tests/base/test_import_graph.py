@@ -1,0 +1,251 @@
+"""labsupport's import graph, read from the code with :mod:`ast`: no cycles, nothing imports upward.
+
+Run ``python tests/base/test_import_graph.py`` to print the graph, one module a line with the modules it
+imports, bottom layer first.
+
+Layers (a module may import only from its own layer or a lower one)::
+
+    0  base      errors, clock, _validate, _sweep, _engine, presets, route53, timeline, dependencies, strategy,
+                 quiz (with _quiz_html): the concept quiz's data, scoring and HTML
+    1  models    one package per model: race/, dwfm/, network/, dns_cache/
+    2  composed  models built on other models: nlb/ (on network), explore/ (on race), chain/ (on all),
+                 game/ (on chain)
+    3  charts    labsupport.charts and its per-model modules
+    4  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf, grading/
+
+Inside a model's package the parts are ordered too: ``config`` -> ``engine`` -> ``model`` ->
+``sweep`` -> ``replay``; a part imports only the parts before it (the package's ``__init__``
+re-exports them all). Every import counts, those under ``if TYPE_CHECKING:`` too: a type-only
+import is still a dependency, and hiding it hid circles. The package's ``__init__`` imports only
+the errors (the models it names are loaded lazily), so it counts as the base.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "labsupport"
+
+#: The layer of each module, by the first part of its dotted name that is listed (longest first).
+LAYERS: dict[str, int] = {
+    "labsupport": 0,
+    "labsupport.errors": 0, "labsupport.clock": 0, "labsupport._validate": 0, "labsupport._sweep": 0,
+    "labsupport._engine": 0, "labsupport.presets": 0, "labsupport.route53": 0, "labsupport.timeline": 0,
+    "labsupport.dependencies": 0, "labsupport.quiz": 0, "labsupport._quiz_html": 0, "labsupport.predict": 0,
+    "labsupport.strategy": 0,
+    "labsupport.race": 1, "labsupport.dwfm": 1, "labsupport.network": 1, "labsupport.dns_cache": 1,
+    "labsupport.nlb": 2, "labsupport.explore": 2, "labsupport.chain": 2,
+    "labsupport.game": 2,
+    "labsupport.charts": 3,
+    "labsupport.widgets": 4, "labsupport.book": 4, "labsupport.colab": 4, "labsupport.student": 4,
+    "labsupport.pdf": 4, "labsupport.grading": 4, "labsupport.apidoc": 4,
+}
+LAYER_NAMES = ("base", "models", "composed", "charts", "wiring")
+#: The packages that are models (layers 1 and 2), each with these parts, in this order.
+MODELS = tuple(m for m, n in LAYERS.items() if n in (1, 2))
+PARTS = ("config", "engine", "model", "sweep", "replay")
+#: Parts every model has.
+REQUIRED_PARTS = ("config", "engine", "model", "sweep")
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of a file under :data:`PACKAGE` (``labsupport/charts/race.py`` -> ``labsupport.charts.race``)."""
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def layer(module: str) -> int:
+    """The layer of ``module``: that of the longest prefix listed in :data:`LAYERS`."""
+    best = max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
+    return LAYERS[best]
+
+
+def part(module: str) -> tuple[str, int] | None:
+    """``(model package, rank in PARTS)`` for a part of a model (``labsupport.race.engine`` -> race, 1)."""
+    package, _, name = module.rpartition(".")
+    return (package, PARTS.index(name)) if package in MODELS and name in PARTS else None
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    if node.level:
+        base = base[: len(base) - (node.level - 1)]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    if not target.startswith("labsupport"):
+        return []
+    # ``from . import race`` imports the submodule labsupport.race, not the package's own names
+    names = [target] if node.module else []
+    return names + [f"{target}.{a.name}" for a in node.names]
+
+
+def graph() -> dict[str, set[str]]:
+    """``{module: {labsupport modules it imports}}``, ``if TYPE_CHECKING:`` blocks included."""
+    files = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+    edges: dict[str, set[str]] = {}
+    for name, path in files.items():
+        edges[name] = imports_of(name, path.name == "__init__.py", path.read_text(encoding="utf-8"), set(files))
+    return edges
+
+
+def imports_of(name: str, is_package: bool, source: str, modules: set[str]) -> set[str]:
+    """The modules of ``modules`` that the code of module ``name`` imports, anywhere in it."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            targets = _resolve(name, is_package, node)
+        elif isinstance(node, ast.Import):
+            targets = [a.name for a in node.names if a.name.startswith("labsupport")]
+        else:
+            continue
+        found |= {t for t in targets if t in modules and t != name}
+    return found
+
+
+def function_imports() -> list[str]:
+    """``"module:line"`` of every labsupport import inside a function (the package allows none)."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for node in ast.walk(fn):
+                    if isinstance(node, ast.ImportFrom) and (
+                        node.level or (node.module or "").startswith("labsupport")
+                    ):
+                        out.append(f"{module_name(path)}:{node.lineno}")
+    return out
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def upward(edges: dict[str, set[str]]) -> list[str]:
+    """``"a (layer) -> b (layer)"`` for every import of a higher layer, or of a later part of the same model.
+
+    A package's own ``__init__`` may import its modules.
+    """
+    out = []
+    for a, targets in sorted(edges.items()):
+        for b in sorted(targets):
+            pa, pb = part(a), part(b)
+            if layer(b) > layer(a) and a != b.rsplit(".", 1)[0]:
+                out.append(f"{a} ({LAYER_NAMES[layer(a)]}) -> {b} ({LAYER_NAMES[layer(b)]})")
+            elif pa and pb and pa[0] == pb[0] and pb[1] > pa[1]:
+                out.append(f"{a} ({PARTS[pa[1]]}) -> {b} ({PARTS[pb[1]]}), a later part of the same model")
+    return out
+
+
+def render(edges: dict[str, set[str]]) -> str:
+    """The graph as text, bottom layer first: ``[layer] module -> a, b``."""
+    short = lambda m: m.removeprefix("labsupport.") if m != "labsupport" else "labsupport"  # noqa: E731
+    lines = []
+    for m in sorted(edges, key=lambda m: (layer(m), m)):
+        targets = ", ".join(sorted(short(t) for t in edges[m])) or "-"
+        lines.append(f"[{layer(m)} {LAYER_NAMES[layer(m)]:8}] {short(m):24} -> {targets}")
+    return "\n".join(lines)
+
+
+
+
+def test_no_import_cycles():
+    """Also prints the graph (``pytest -rP`` or ``-s`` shows it): type-only imports are in it."""
+    edges = graph()
+    found = cycles(edges)
+    print(render(edges))
+    print(f"{len(edges)} modules, {sum(map(len, edges.values()))} imports (those under TYPE_CHECKING "
+          f"included), {len(found)} import cycles")
+    assert found == [], "import cycles in labsupport:\n" + render(edges)
+
+
+def test_nothing_imports_upward():
+    assert upward(graph()) == [], "upward imports (see the layers in this file's docstring)"
+
+
+def test_no_package_imports_inside_functions():
+    assert function_imports() == [], "move these imports to the top of their module"
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_every_listed_module_exists(name):
+    assert importlib.util.find_spec(name) is not None, f"LAYERS names {name}, which does not exist"
+
+
+def test_every_module_has_a_layer_it_was_listed_for():
+    unlisted = [m for m in graph() if not any(m == p or m.startswith(p + ".") for p in LAYERS if p != "labsupport")
+                and m != "labsupport"]
+    assert unlisted == [], "add these modules to LAYERS"
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_every_model_has_the_same_parts(model):
+    modules = set(graph())
+    missing = [p for p in REQUIRED_PARTS if f"{model}.{p}" not in modules]
+    extra = sorted(m for m in modules if m.startswith(model + ".") and m.rpartition(".")[2] not in PARTS)
+    assert missing == [] and extra == [], f"{model}: missing {missing}, unexpected {extra}"
+
+
+def test_a_type_only_import_counts_and_closes_a_circle():
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .config import RaceConfig\n"
+    modules = {"labsupport.race.engine", "labsupport.race.config"}
+    assert imports_of("labsupport.race.engine", False, source, modules) == {"labsupport.race.config"}
+    assert cycles({"a": {"b"}, "b": {"a"}}) == [["a", "b"]]
+
+
+def test_the_graph_is_read_from_the_code():
+    edges = graph()
+    assert "labsupport.errors" in edges and edges["labsupport.errors"] == set()
+    assert "labsupport.errors" in edges["labsupport.race"] | {
+        t for m in edges if m.startswith("labsupport.race.") for t in edges[m]}
+
+
+if __name__ == "__main__":
+    edges = graph()
+    print(render(edges))
+    for group in cycles(edges):
+        print("CYCLE:", " <-> ".join(group))
+    for line in upward(edges):
+        print("UPWARD:", line)
+    for where in function_imports():
+        print("IMPORT IN FUNCTION:", where)
+    sys.exit(1 if cycles(edges) or upward(edges) else 0)

@@ -1,0 +1,405 @@
+"""The concept quiz (labsupport.quiz): its data, its scoring, its HTML and the book's two quiz pages.
+
+The data file's claims are checked against the book: every question tests one entry of the
+misconceptions page (its label and heading), every explanation points at a page and a heading that
+exist (and at the id the book gives that heading), and no explanation quotes a figure other than
+through a placeholder that the misconceptions page glues under the same name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+import yaml
+from docutils.nodes import make_id
+
+from labsupport import ConfigError, quiz
+from labsupport.timeline import durations
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "labsupport" / "data" / "quiz.json"
+MISCONCEPTIONS = ROOT / (quiz.MISCONCEPTIONS_PAGE + ".md")
+QUESTIONS = quiz.load()
+RAW = json.loads(DATA.read_text(encoding="utf-8"))
+PAGES = {"before": "chapters/quiz-before", "after": "chapters/quiz-after"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the book's sources
+
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})")
+
+
+def headings(markdown: str) -> list[tuple[int, str]]:
+    """``(level, text)`` of every heading outside fenced blocks, front matter and code, markup removed."""
+    out, fence = [], None
+    lines = markdown.splitlines()
+    if lines and lines[0].strip() == "---":  # YAML front matter
+        lines = lines[lines.index("---", 1) + 1:] if "---" in lines[1:] else []
+    for line in lines:
+        m = _FENCE.match(line)
+        if m:
+            mark = m.group(1)
+            if fence is None:
+                fence = mark
+            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):].strip():
+                fence = None
+            continue
+        h = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
+        if fence is None and h:
+            out.append((len(h.group(1)), re.sub(r"[*`]", "", h.group(2))))
+    return out
+
+
+def page_headings(page: str) -> list[tuple[int, str]]:
+    md, nb = ROOT / f"{page}.md", ROOT / f"{page}.ipynb"
+    if md.is_file():
+        return headings(md.read_text(encoding="utf-8"))
+    notebook = nbformat.read(nb, as_version=4)
+    return [h for cell in notebook.cells if cell.cell_type == "markdown" for h in headings(cell.source)]
+
+
+def misconception_entries() -> dict[str, str]:
+    """``{label: heading}`` of every entry of the misconceptions page."""
+    return dict(re.findall(r"^\((mc-[a-z0-9-]+)\)=\n## (.+)$", MISCONCEPTIONS.read_text(encoding="utf-8"), re.M))
+
+
+def glued_names(text: str) -> set[str]:
+    """Names a page glues: ``glue("name", ...)``, and the names of a ``for name in (...): glue(name`` loop."""
+    names = set(re.findall(r'glue\(\s*"(\w+)"', text))
+    for loop in re.findall(r"for name in \(([^)]*)\):\s*\n\s*glue\(name", text):
+        names |= set(re.findall(r'"(\w+)"', loop))
+    return names
+
+
+# ---------------------------------------------------------------------------------------------
+# The data: drawn from the misconceptions page, citing sections that exist
+
+
+def test_ten_to_fifteen_questions_each_testing_one_misconception_of_the_page():
+    entries = misconception_entries()
+    assert 10 <= len(QUESTIONS) <= 15
+    assert [q.misconception for q in QUESTIONS if q.misconception not in entries] == []
+    assert len({q.misconception for q in QUESTIONS}) == len(QUESTIONS), "two questions test one misconception"
+    assert {q.misconception for q in QUESTIONS} == set(entries), "an entry of the misconceptions page has no question"
+    for q in QUESTIONS:
+        assert q.belief == entries[q.misconception], (q.id, q.belief)
+
+
+def test_both_kinds_are_used_and_every_option_is_explained():
+    assert {q.kind for q in QUESTIONS} == set(quiz.KINDS)
+    for q in QUESTIONS:
+        for o in q.options:
+            assert len(o.explanation.split()) >= 8, (q.id, o.id, "an explanation says why, in a sentence")
+            assert o.see, (q.id, o.id)
+
+
+def test_every_cited_page_is_in_the_book_with_that_title():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    in_toc = set(re.findall(r"file: ([\w/.-]+)", yaml.safe_dump(toc)))
+    for page, title in RAW["pages"].items():
+        assert page in in_toc, f"{page} is not a page of the book (_toc.yml)"
+        found = page_headings(page)
+        assert found and found[0] == (1, title), f"{page}: its title is {found[:1]}, the quiz says {title!r}"
+    cited = {ref.page for q in QUESTIONS for o in q.options for ref in o.see}
+    assert cited == set(RAW["pages"]), "pages listed but never cited, or the reverse"
+
+
+def test_every_cited_section_is_a_heading_of_its_page_and_keeps_its_id():
+    for q in QUESTIONS:
+        for o in q.options:
+            for ref in o.see:
+                texts = [text for level, text in page_headings(ref.page) if level > 1]
+                assert texts.count(ref.section) == 1, (
+                    f"{q.id}/{o.id}: {ref.page} has {texts.count(ref.section)} headings {ref.section!r}")
+                assert quiz.anchor(ref.section) == make_id(ref.section), ref.section
+
+
+def test_headings_reader_skips_code_and_front_matter():
+    text = "---\ntitle: x\n---\n# Title\n```{code-cell} ipython3\n# a comment\n```\n## The *root* `cause`\n"
+    assert headings(text) == [(1, "Title"), (2, "The root cause")]
+
+
+def test_explanations_quote_figures_only_through_the_misconceptions_pages_glue():
+    glued = glued_names(MISCONCEPTIONS.read_text(encoding="utf-8"))
+    allowed = re.compile(r"Lab \d|Exercise \d|Route 53|RFC 2308|EC2|us-east-1|\{\w+\}")
+    for q in RAW["questions"]:
+        for o in q["options"]:
+            for name in re.findall(r"\{(\w+)\}", o["text"] + o["explanation"] + q["prompt"]):
+                assert name in glued, f"{q['id']}: {{{name}}} is not glued on the misconceptions page"
+            assert not re.search(r"\d", allowed.sub("", o["explanation"])), (q["id"], o["id"], o["explanation"])
+    assert set(quiz.figures()) <= glued
+
+
+def test_figures_are_filled_in_from_the_timeline():
+    d = durations()
+    duration = next(q for q in QUESTIONS if q.id == "duration")
+    assert duration.options[0].text.startswith(str(d.at["whole_event", "text"]) + ":")
+    assert duration.options[1].text.startswith(str(d.at["dashboard_whole_event", "text"]) + ":")
+    for q in QUESTIONS:
+        for text in [q.prompt, *(o.text for o in q.options), *(o.explanation for o in q.options)]:
+            assert not re.search(r"\{\w*\}", text), (q.id, text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Scoring
+
+
+def test_the_answer_key_scores_full_marks_and_nothing_scores_zero():
+    key = quiz.answer_key()
+    full = quiz.score(key)
+    assert list(full["question_id"]) == [q.id for q in QUESTIONS]
+    assert full["correct"].all() and full["points"].sum() == len(QUESTIONS)
+    empty = quiz.score({})
+    assert not empty["correct"].any() and empty["points"].sum() == 0 and (empty["chosen"] == "").all()
+    assert dict(full.dtypes.astype(str)) == {"question_id": "string", "chosen": "string", "correct": "bool",
+                                             "points": "int64"}
+
+
+def test_a_multiple_choice_question_needs_exactly_the_right_set():
+    fixes = next(q for q in QUESTIONS if q.id == "fixes")
+    assert fixes.kind == "multiple" and fixes.answer == ("a", "c", "d")
+    rows = {c: quiz.score({"fixes": c}).set_index("question_id").loc["fixes"]
+            for c in (("a", "c", "d"), ("d", "c", "a", "a"), ("a", "c"), ("a", "b", "c", "d"))}
+    assert [bool(r["correct"]) for r in rows.values()] == [True, True, False, False]
+    assert rows[("d", "c", "a", "a")]["chosen"] == "a,c,d"
+
+
+def test_a_wrong_single_answer_scores_zero_and_a_string_is_one_choice():
+    table = quiz.score({"dns-down": "a", "attack": ["b"]}).set_index("question_id")
+    assert not table.at["dns-down", "correct"] and table.at["dns-down", "chosen"] == "a"
+    assert table.at["attack", "points"] == 1
+
+
+@pytest.mark.parametrize("answers, message", [
+    ({"no-such-question": ["a"]}, "unknown question ids"),
+    ({"dns-down": ["z"]}, "unknown choices"),
+    ({"dns-down": ["a", "b"]}, "takes one answer"),
+    ({"dns-down": {"a": True}}, "must be a list"),
+    ([("dns-down", ["a"])], "must be a mapping"),
+])
+def test_score_refuses_unknown_ids_and_choices(answers, message):
+    with pytest.raises(ConfigError, match=message):
+        quiz.score(answers)
+
+
+# ---------------------------------------------------------------------------------------------
+# A malformed data file is refused, naming the entry
+
+
+def _write(tmp_path: Path, mutate) -> Path:
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    mutate(data)
+    path = tmp_path / "quiz.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d["questions"][0]["options"][0].update(correct=True), r"questions\[0\] is a 'single' question with 2"),
+    (lambda d: d["questions"][4]["options"][1].update(correct=True) or
+     [o.update(correct=True) for o in d["questions"][4]["options"]], r"questions\[4\] is a 'multiple' question with 5"),
+    (lambda d: d["questions"][1]["options"][0]["see"][0].update(page="labs/99-nothing"),
+     r"questions\[1\]\.options\[0\]\.see\[0\]\.page"),
+    (lambda d: d["questions"][2].update(prompt="How long was {no_such_figure}?"), r"no_such_figure"),
+    (lambda d: d["questions"][3].update(id=d["questions"][0]["id"]), "id must be unique"),
+    (lambda d: d["questions"][3].update(kind="essay"), r"questions\[3\]\.kind"),
+    (lambda d: d["questions"][0]["options"].reverse(), "lettered a, b, c"),
+    (lambda d: d["questions"][0]["options"][0].pop("explanation"), r"questions\[0\]\.options\[0\] must have exactly"),
+])
+def test_load_refuses_a_malformed_file(tmp_path, mutate, message):
+    with pytest.raises(ConfigError, match=message):
+        quiz.load(_write(tmp_path, mutate))
+
+
+def test_load_refuses_a_file_that_is_not_json(tmp_path):
+    bad = tmp_path / "quiz.json"
+    bad.write_text("{ not json", encoding="utf-8")
+    with pytest.raises(ConfigError, match="readable JSON quiz file"):
+        quiz.load(bad)
+
+
+# ---------------------------------------------------------------------------------------------
+# The HTML
+
+
+class _Elements(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.elements: list[tuple[str, dict[str, str]]] = []
+        self.open: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, {k: v or "" for k, v in attrs}))
+        if tag not in {"input", "br", "img"}:
+            self.open.append(tag)
+
+    def handle_endtag(self, tag):
+        assert self.open and self.open[-1] == tag, f"</{tag}> closes <{self.open[-1] if self.open else None}>"
+        self.open.pop()
+
+
+def parse(markup: str) -> list[tuple[str, dict[str, str]]]:
+    parser = _Elements()
+    parser.feed(markup)
+    assert parser.open == [], f"unclosed: {parser.open}"
+    return parser.elements
+
+
+@pytest.mark.parametrize("stage", quiz.STAGES)
+def test_every_control_is_labelled_and_every_option_has_its_explanation(stage):
+    form = parse(quiz.render_html(stage, page=PAGES[stage]))
+    answers = parse(quiz.render_answers_html(stage, page=PAGES[stage]))
+    ids = [a["id"] for _, a in form + answers if "id" in a]
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    inputs = [a for tag, a in form if tag == "input"]
+    labels = {a["for"] for tag, a in form if tag == "label"}
+    whys = {a["id"]: a["data-correct"] for tag, a in answers if "ls-quiz-why" in a.get("class", "")}
+    assert len(inputs) == sum(len(q.options) for q in QUESTIONS)
+    for a in inputs:
+        assert a["id"] in labels and a["id"].startswith(f"ls-quiz-{stage}-")
+        assert whys[a["id"] + "-why"] == a["data-correct"]
+    key = {(q.id, o.id): o.correct for q in QUESTIONS for o in q.options}
+    assert all(key[(a["name"].removeprefix(f"ls-quiz-{stage}-"), a["value"])] == (a["data-correct"] == "true")
+               for a in inputs)
+    assert {a["type"] for a in inputs} == {"radio", "checkbox"}
+    assert [a for tag, a in form if tag == "fieldset"] and all(
+        tag != "fieldset" or a["data-kind"] in quiz.KINDS for tag, a in form)
+    assert sum(1 for _, a in form if a.get("role") == "status") == len(QUESTIONS) + 1
+    assert all("hidden" in a for tag, a in form if "ls-quiz-tools" in a.get("class", "") or
+               "ls-quiz-actions" in a.get("class", "")), "buttons are hidden until the script runs"
+
+
+def test_links_are_relative_to_the_page_and_reach_the_misconceptions_entry():
+    answers = quiz.render_answers_html("before", page="chapters/quiz-before")
+    hrefs = re.findall(r'href="([^"]+)"', answers)
+    assert "../labs/01-enactor-race.html#the-events" in hrefs
+    assert "the-race.html#clean-up" in hrefs
+    assert "instructor-guide/misconceptions.html#mc-dns-down" in hrefs
+    assert not any(h.startswith(("http:", "https:", "//", "/")) for h in hrefs)
+    nested = quiz.render_answers_html("after", page="chapters/deeper/quiz-after")
+    assert "../../labs/01-enactor-race.html#the-events" in nested
+
+
+def test_code_spans_and_text_are_escaped_for_html():
+    answers = quiz.render_answers_html("after", page="chapters/quiz-after")
+    assert '<code class="docutils literal notranslate">throttle_by_queue_length</code>' in answers
+    assert "&quot;" not in answers and "AWS's" in answers
+
+
+@pytest.mark.parametrize("stage, page, message", [
+    ("during", "chapters/quiz-before", "stage must be one of"),
+    ("before", "chapters/quiz-before.md", "without suffix"),
+    ("before", "", "without suffix"),
+])
+def test_render_refuses_an_unknown_stage_or_a_page_with_a_suffix(stage, page, message):
+    with pytest.raises(ConfigError, match=message):
+        quiz.render_html(stage, page=page)
+    with pytest.raises(ConfigError, match=message):
+        quiz.render_answers_html(stage, page=page)
+
+
+def test_the_stored_score_is_tied_to_the_questions_and_answers():
+    form = quiz.render_html("before", page="chapters/quiz-before")
+    version = re.search(r'data-version="(\w+)"', form).group(1)
+    assert version == re.search(r'data-version="(\w+)"', quiz.render_html("after", page="chapters/quiz-after")).group(1)
+    first = QUESTIONS[0]
+    moved = replace(first, options=tuple(replace(o, correct=o.id == "a") for o in first.options))
+    assert moved.answer != first.answer
+    assert quiz._version((moved, *QUESTIONS[1:])) != version  # noqa: SLF001 - the fingerprint itself
+    reworded = replace(first, prompt="Another wording of the same question?")
+    assert quiz._version((reworded, *QUESTIONS[1:])) == version  # noqa: SLF001
+
+
+# ---------------------------------------------------------------------------------------------
+# The pages and the book
+
+
+@pytest.mark.parametrize("stage", quiz.STAGES)
+def test_each_quiz_page_renders_its_own_stage_for_its_own_path(stage):
+    text = (ROOT / f"{PAGES[stage]}.md").read_text(encoding="utf-8")
+    calls = re.findall(r'quiz\.(render_html|render_answers_html)\("(\w+)", page="([\w/-]+)"\)', text)
+    assert sorted(c[0] for c in calls) == ["render_answers_html", "render_html"]
+    assert {(c[1], c[2]) for c in calls} == {(stage, PAGES[stage])}
+    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    assert f"file: {PAGES[stage]}\n" in toc
+
+
+def test_the_before_page_comes_first_and_the_after_page_after_the_labs():
+    files = re.findall(r"file: ([\w/.-]+)", (ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    labs = [i for i, f in enumerate(files) if f.startswith("labs/")]
+    assert files.index(PAGES["before"]) == 0
+    assert files.index(PAGES["after"]) > max(labs)
+
+
+def test_the_book_serves_the_quiz_script_and_styles(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from labsupport import book
+
+    assert "quiz.css" in book.CSS_PARTS and ".ls-quiz" in book._css()  # noqa: SLF001
+    monkeypatch.setattr(book.vl_convert, "javascript_bundle", lambda vl_version: "var vega = {};")
+    app = SimpleNamespace(doctreedir=str(tmp_path / ".doctrees"), config=SimpleNamespace(html_static_path=[]))
+    book._write_bundle(app)  # noqa: SLF001
+    served = (tmp_path / "labsupport_static" / book.QUIZ_JS_NAME).read_text(encoding="utf-8")
+    assert served == (ROOT / "labsupport" / "book_js" / "quiz.js").read_text(encoding="utf-8")
+    assert "form.ls-quiz" in served
+    assert "fetch(" not in served and "XMLHttpRequest" not in served and "http" not in served
+
+
+def _luminance(hex_colour: str) -> float:
+    def channel(v: int) -> float:
+        c = v / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast(a: str, b: str) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def _theme_colours(mode: str) -> dict[str, str]:
+    """The page's background and surface colours in one mode: pydata's, then the book theme's over them."""
+    import pydata_sphinx_theme
+    import sphinx_book_theme
+
+    css = "".join(next(Path(m.__file__).parent.rglob(name)).read_text(encoding="utf-8") for m, name in (
+        (pydata_sphinx_theme, "pydata-sphinx-theme.css"), (sphinx_book_theme, "sphinx-book-theme.css")))
+    found: dict[str, str] = {}
+    for block in re.findall(rf"html\[data-theme={mode}\]\{{([^}}]*)\}}", css):
+        found.update(re.findall(r"--pst-color-(background|surface):(#[0-9a-f]{6}\b|#[0-9a-f]{3}\b)", block))
+    # "#fff" is "#ffffff"
+    return {k: v if len(v) == 7 else "#" + "".join(c * 2 for c in v[1:]) for k, v in found.items()}
+
+
+def test_right_and_wrong_colours_have_enough_contrast_in_both_themes():
+    css = (ROOT / "labsupport" / "book_css" / "quiz.css").read_text(encoding="utf-8")
+    light, dark = (dict(re.findall(r"--ls-quiz-(\w+): (#[0-9a-f]{6})", block))
+                   for block in re.findall(r"\{([^}]*--ls-quiz-right[^}]*)\}", css)[:2])
+    assert contrast("#ffffff", light["button"]) >= 4.5
+    for mode, colours in (("light", light), ("dark", dark)):
+        backgrounds = _theme_colours(mode)
+        assert set(backgrounds) == {"background", "surface"}, backgrounds
+        for name in ("right", "wrong"):
+            for where, bg in backgrounds.items():
+                assert contrast(colours[name], bg) >= 4.5, (mode, name, where, contrast(colours[name], bg))
+
+
+def test_contrast_helper_matches_known_values():
+    assert contrast("#000000", "#ffffff") == pytest.approx(21.0)
+    assert contrast("#767676", "#ffffff") == pytest.approx(4.54, abs=0.01)
+
+
+def test_score_table_is_a_dataframe_the_graded_track_can_sum():
+    table = quiz.score({"fixes": ["a", "c", "d"]})
+    assert isinstance(table, pd.DataFrame) and int(table["points"].sum()) == 1

@@ -1,0 +1,290 @@
+"""Every lab's widget panel, driven without a kernel over the corners of its control space.
+
+For each panel in :data:`PANELS` (one line per lab) the tests read the controls' own bounds
+(``min``/``max``/``step`` of sliders, ``options`` of dropdowns and multiple selections, both values
+of checkboxes) and:
+
+* check that every reachable value of every control, the others at their defaults, builds a valid
+  config: the model's ``run`` is replaced by a stub that captures the config the panel's own code
+  built, so nothing is re-implemented here and nothing is simulated;
+* call the panel's callback (``panel.update(**values)``) at the defaults, at each control's extreme
+  values one at a time, at all-low and all-high, and on a pairwise-covering set of corners, and
+  assert that a chart (an ``alt.TopLevelMixin``) comes back, that it serialises to a valid Vega-Lite
+  spec, and that nothing raises.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import itertools
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import altair as alt
+import ipywidgets
+import numpy as np
+import pytest
+
+from labsupport import widgets
+from labsupport.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Lab:
+    """A lab's panel: the factory in :mod:`labsupport.widgets` and the model function it runs."""
+
+    factory: str
+    run: str | None  # "module:function" that the panel calls with the config it built; None = no config
+
+
+PANELS: dict[str, Lab] = {
+    "00-timeline": Lab("timeline_panel", None),
+    "01-enactor-race": Lab("race_panel", "labsupport.race:run"),
+    "02-dwfm-collapse": Lab("dwfm_panel", "labsupport.dwfm:run"),
+    "03-nlb-flapping": Lab("nlb_panel", "labsupport.nlb:run"),
+    "04-dns-caches": Lab("dns_panel", "labsupport.dns_cache:run"),
+    "05-six-stop-points": Lab("chain_panel", "labsupport.chain:run"),
+    "06-every-interleaving": Lab("explore_panel", "labsupport.explore:run"),
+    "07-game-day": Lab("game_panel", "labsupport.game:play"),
+}
+
+
+@cache
+def panel(lab: str) -> widgets.Panel:
+    with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel, display() prints
+        return getattr(widgets, PANELS[lab].factory)()
+
+
+def update(lab: str, values: dict[str, Any]) -> list[Any]:
+    with contextlib.redirect_stdout(io.StringIO()):
+        return panel(lab).update(**values)
+
+
+# --- what each control can reach -------------------------------------------------------------------
+
+def reachable(w: ipywidgets.Widget) -> list[Any]:
+    """Every value a reader can set with this control."""
+    if isinstance(w, ipywidgets.Checkbox):
+        return [False, True]
+    if isinstance(w, ipywidgets.SelectMultiple):
+        return [()] + [(v,) for v in option_values(w)] + [tuple(option_values(w))]
+    if isinstance(w, (ipywidgets.Dropdown, ipywidgets.RadioButtons, ipywidgets.ToggleButtons, ipywidgets.Select)):
+        return option_values(w)
+    if isinstance(w, (ipywidgets.IntSlider, ipywidgets.BoundedIntText)):
+        values = list(range(w.min, w.max + 1, w.step))
+        return values if values[-1] == w.max else [*values, w.max]
+    if isinstance(w, (ipywidgets.FloatSlider, ipywidgets.BoundedFloatText)):
+        values = [float(v) for v in np.arange(w.min, w.max + w.step / 2, w.step)]
+        return sorted({min(v, w.max) for v in values} | {float(w.max)})
+    raise AssertionError(f"unknown control type {type(w).__name__}: teach reachable() about it")
+
+
+def option_values(w: ipywidgets.Widget) -> list[Any]:
+    return [o[1] if isinstance(o, tuple) else o for o in w.options]
+
+
+def corners(w: ipywidgets.Widget) -> list[Any]:
+    """A control's extremes: low and high ends, both checkbox values, every dropdown option."""
+    values = reachable(w)
+    if isinstance(w, ipywidgets.SelectMultiple):
+        return [(), values[-1]]
+    if isinstance(w, (ipywidgets.Dropdown, ipywidgets.RadioButtons, ipywidgets.ToggleButtons, ipywidgets.Select)):
+        return values
+    return [values[0], values[-1]]
+
+
+def pairwise(factors: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """A small set of rows in which every pair of (factor, level) values appears together at least once."""
+    names = list(factors)
+    todo = {((a, x), (b, y)) for a, b in itertools.combinations(names, 2) for x in range(len(factors[a]))
+            for y in range(len(factors[b]))}
+    rows = []
+    while todo:
+        row: dict[str, int] = {}
+        for name in names:  # greedy: take the level that covers the most uncovered pairs
+            row[name] = max(range(len(factors[name])), key=lambda lv: sum(
+                ((o, row[o]), (name, lv)) in todo for o in row))
+        covered = {((a, row[a]), (b, row[b])) for a, b in itertools.combinations(names, 2)}
+        if not covered & todo:  # greedy got stuck: force the first uncovered pair
+            (a, x), (b, y) = sorted(todo, key=repr)[0]
+            row[a], row[b] = x, y
+            covered = {((p, row[p]), (q, row[q])) for p, q in itertools.combinations(names, 2)}
+        todo -= covered
+        rows.append({n: factors[n][lv] for n, lv in row.items()})
+    return rows
+
+
+def settings_to_try(lab: str) -> list[dict[str, Any]]:
+    controls, default = panel(lab).controls, panel(lab).values()
+    extremes = {name: corners(w) for name, w in controls.items()}
+    rows = [default]
+    rows += [{**default, name: v} for name, values in extremes.items() for v in values]
+    rows += [{n: v[0] for n, v in extremes.items()}, {n: v[-1] for n, v in extremes.items()}]
+    rows += pairwise({n: [v[0], v[-1]] for n, v in extremes.items()})
+    unique = []
+    for row in rows:
+        if row not in unique:
+            unique.append(row)
+    return unique
+
+
+# --- every reachable value builds a valid config --------------------------------------------------
+
+class _Captured(Exception):
+    def __init__(self, config: Any) -> None:
+        self.config = config
+
+
+@pytest.mark.parametrize("lab", [lab for lab, p in PANELS.items() if p.run])
+def test_every_reachable_value_builds_a_valid_config(lab, monkeypatch):
+    module_name, function = PANELS[lab].run.split(":")
+    module = importlib.import_module(module_name)
+
+    def capture(config):
+        raise _Captured(config)
+
+    controls, default = panel(lab).controls, panel(lab).values()  # built (and run once) before the stub
+    monkeypatch.setattr(module, function, capture)
+    checked = 0
+    for name, w in controls.items():
+        for value in reachable(w):
+            with pytest.raises(_Captured) as got:  # a ConfigError here = a bound that lets the config break
+                update(lab, {**default, name: value})
+            assert type(got.value.config).__name__.endswith("Config"), (name, value, got.value.config)
+            checked += 1
+    assert checked >= len(controls) * 2
+
+
+@pytest.mark.parametrize("lab", sorted(PANELS))
+def test_controls_have_bounds(lab):
+    for name, w in panel(lab).controls.items():
+        values = reachable(w)
+        assert len(values) >= 2, f"{lab}: control {name} offers a single value"
+        if hasattr(w, "min"):
+            assert w.min <= w.value <= w.max, f"{lab}: {name}'s default {w.value} is outside [{w.min}, {w.max}]"
+
+
+# --- the callback at the corners returns a chart ---------------------------------------------------
+
+def charts_in(items: list[Any]) -> list[alt.TopLevelMixin]:
+    return [item for item in items if isinstance(item, alt.TopLevelMixin)]
+
+
+def stopped_at_bound(items: list[Any]) -> bool:
+    """The explorer's one chartless answer: a single message that the state bound was hit."""
+    return len(items) == 1 and "Stopped at the bound" in getattr(items[0], "data", "")
+
+
+@pytest.mark.parametrize("lab", sorted(PANELS))
+def test_callback_returns_a_chart_at_every_corner(lab):
+    failures = []
+    tried = settings_to_try(lab)
+    for values in tried:
+        try:
+            items = update(lab, values)
+            drawn = charts_in(items)
+            if not drawn and lab == "06-every-interleaving" and stopped_at_bound(items):
+                continue  # nothing was verified, and the panel says so instead of drawing an empty chart
+            if not drawn:
+                failures.append(f"{values}: no chart, got {[type(i).__name__ for i in items]}")
+            for chart in drawn:
+                chart.to_dict()  # validates the spec against the Vega-Lite schema
+        except Exception as err:  # noqa: BLE001 - collect every failing corner
+            failures.append(f"{values}: {type(err).__name__}: {err}")
+    assert not failures, f"{len(failures)} of {len(tried)} settings failed:\n" + "\n".join(failures)
+
+
+def test_pairwise_covers_every_pair():
+    factors = {"a": [0, 1], "b": [0, 1], "c": [0, 1, 2], "d": [0, 1], "e": [0, 1]}
+    rows = pairwise(factors)
+    for a, b in itertools.combinations(factors, 2):
+        assert {(r[a], r[b]) for r in rows} == set(itertools.product(factors[a], factors[b]))
+    assert len(rows) < 2 * 2 * 3 * 2 * 2
+
+
+@pytest.mark.parametrize("lab", sorted(PANELS))
+def test_every_lab_panel_is_registered(lab):
+    """Each registered panel is the one its lab notebook builds."""
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).resolve().parents[2] / "labs" / f"{lab}.ipynb").read_text(encoding="utf-8"))
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    assert f"widgets.{PANELS[lab].factory}(" in code
+
+
+def test_every_panel_factory_is_covered():
+    factories = {name for name in widgets.__all__ if name.endswith("_panel") and name != "make_panel"}
+    assert factories == {p.factory for p in PANELS.values()}
+
+
+
+def _widget_tree(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _widget_tree(child)
+
+
+_PANELS = sorted(name for name in widgets.__all__ if name.endswith("_panel") and name != "make_panel")
+
+
+@pytest.mark.parametrize("name", _PANELS)
+def test_panel_uses_no_output_widget_and_runs_once_per_slider_change(name):
+    # No ipywidgets.Output: nbclient (the book build) imitates each Output widget by writing to the
+    # kernel's shell socket mid-cell, and the cell's reply then went unnoticed until the timeout.
+    panel = getattr(widgets, name)()
+    tree = list(_widget_tree(panel.box))
+    assert not [w for w in tree if isinstance(w, ipywidgets.Output)]
+    sliders = [w for w in tree if isinstance(w, (ipywidgets.IntSlider, ipywidgets.FloatSlider,
+                                                 ipywidgets.SelectionSlider))]
+    assert all(not w.continuous_update for w in sliders)
+    # The outputs hold the initial drawing before the panel is displayed: charts draw at once.
+    assert panel._items and len(panel._items) <= panel.slots
+
+
+def test_panel_redraws_its_display_handles_in_place():
+    calls = []
+    slider = ipywidgets.IntSlider(value=1, min=0, max=5)
+    panel = widgets.make_panel({"n": slider}, lambda n: calls.append(n) or [f"n={n}"] * (1 + n % 2), slots=2)
+
+    class Handle:
+        def __init__(self):
+            self.shown = []
+
+        def update(self, item):
+            self.shown.append(item)
+
+    panel._handles = [Handle(), Handle()]
+    slider.value = 2
+    assert calls == [1, 2]  # one initial render, one per change
+    assert [h.shown[-1] for h in panel._handles] == ["n=2", panel._padded([])[0]]
+    slider.value = 3
+    assert [h.shown[-1] for h in panel._handles] == ["n=3", "n=3"]
+    with pytest.raises(RuntimeError, match="2 outputs"):
+        panel._show(["a", "b", "c"])
+
+
+def test_a_change_that_cannot_be_drawn_says_so_instead_of_keeping_the_old_charts():
+    from dataclasses import replace
+
+    from labsupport import nlb
+
+    panel = widgets.nlb_panel(replace(nlb.INCIDENT, max_events=100_000))
+    panel.controls["health_check_interval_s"].value = 10  # this base's own event bound is reached
+    assert len(panel._items) == 1 and "could not be drawn" in panel._items[0].data
+    assert "LimitExceeded" in panel._items[0].data and "max_events" in panel._items[0].data
+
+
+def test_race_view_shortens_its_automatic_window_and_says_so():
+    from dataclasses import replace
+
+    from labsupport import race
+
+    items = widgets.race_view(replace(race.INCIDENT, plan_interval_s=1.0))
+    assert "the generation chart shows the first" in items[0].data
+    items[2].to_dict()  # draws within the row limit
+    with pytest.raises(ConfigError, match="narrow the window"):
+        widgets.race_view(replace(race.INCIDENT, plan_interval_s=1.0), window_s=900)
