@@ -8,7 +8,7 @@ wrong with code written by someone else, and each becomes the course's
 * it raises: the error names the exception (the student's traceback is chained as ``__cause__``);
 * it returns something other than a ``bool`` (``1``, ``None``, ``"yes"``, ``numpy.True_``);
 * it never returns: each call may execute at most :data:`STEP_BUDGET` Python lines (counted with
-  :func:`sys.settrace`), so a ``while True`` loop is stopped after a bounded number of steps.
+  ``sys.settrace``), so a ``while True`` loop is stopped after a bounded number of steps.
 
 Limits: a loop inside C code (``sum(range(10**12))``, ``time.sleep``) executes no Python lines
 and is not counted, and a strategy that catches every exception (``except BaseException``) can

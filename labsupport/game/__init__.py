@@ -1,7 +1,7 @@
 """Game day: the night of 19 October 2025, played as the on-call operators saw it.
 
 Scenario:
-    From 11:48 PM PDT (t = 0 of :data:`CLOCK`) the players advance the clock in steps of 5, 15 or
+    From 11:48 PM PDT (t = 0 of ``CLOCK``) the players advance the clock in steps of 5, 15 or
     60 minutes (:data:`STEPS_S`) to a 16-hour horizon and take the actions the operators had
     (:data:`ACTIONS`). At each step they see only operator-visible dashboards drawn from the chain
     model's run and the Health Dashboard's posts at their real times.

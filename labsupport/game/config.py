@@ -80,7 +80,7 @@ def aws_actions() -> tuple[tuple[float, str], ...]:
     return tuple(sorted(log))
 
 
-#: AWS's night as a player's log: see :func:`aws_actions`.
+#: AWS's night as a player's log: see ``aws_actions()``.
 AWS_ACTIONS: tuple[tuple[float, str], ...] = aws_actions()
 
 

@@ -59,9 +59,9 @@ class GameResult:
     Attributes:
         config: the :class:`GameConfig` played.
         dashboards: the operator-visible signals up to ``config.clock_s``
-            (:func:`labsupport.game.engine.dashboards`' columns).
-        feed: the Health Dashboard posts up to the clock (:func:`labsupport.game.engine.feed`'s columns).
-        actions: the log as played: :func:`labsupport.game.engine.fold`'s columns, then ``effect``
+            (the columns of ``labsupport.game.engine.dashboards``).
+        feed: the Health Dashboard posts up to the clock (``labsupport.game.engine.feed``'s columns).
+        actions: the log as played: ``labsupport.game.engine.fold``'s columns, then ``effect``
             (string, the model's), ``aws_time_s`` (float64, when AWS's operators took it; NaN if the
             sources give no time) and ``aws_tag`` (string, that timeline row's confidence tag).
         score: one row per :data:`SCORE_ROWS`: ``stage`` (string), ``player_end_s`` (float64, NaN if

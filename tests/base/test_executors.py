@@ -65,6 +65,9 @@ def _sweeps() -> dict[str, Sweep]:
             small("dwfm"), fleet_sizes=(150, 300), outage_lengths_s=(600.0, 1_200.0), executor=ex)),
         "labsupport.dwfm.explorer_grid": Sweep(lambda ex: dwfm.explorer_grid(
             small("dwfm"), fleet_sizes=(150, 300), step_s=600.0, executor=ex)),
+        "labsupport.dwfm.lever_table": Sweep(lambda ex: dwfm.lever_table(small("dwfm"), executor=ex)),
+        "labsupport.dwfm.backoff_sweep": Sweep(lambda ex: dwfm.backoff_sweep(
+            (150, 300), small("dwfm"), executor=ex)),
         "labsupport.network.sweep": Sweep(lambda ex: network.sweep(
             [replace(small("network"), seed=s) for s in (2, 1)], executor=ex)),
         "labsupport.nlb.sweep": Sweep(lambda ex: nlb.sweep(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -89,6 +90,15 @@ def test_notebook_is_in_the_book_and_collected(path):
             "testpaths"
         ]
         assert "student" in testpaths, "student/ is not in pytest's testpaths"
+        return
+    if path.parts[0] == "assignments":
+        # An assignment's source is otter-grader's input, not a page: the book leaves it out, and
+        # tests/grading builds it with otter assign and grades submissions made from it.
+        config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+        assert re.search(r"^exclude_patterns:.*\bassignments\b", config, re.MULTILINE), "the book reads assignments/"
+        from labsupport.grading.__main__ import ASSIGNMENTS
+
+        assert path.parent.name in ASSIGNMENTS, f"{path} is no assignment that python -m labsupport.grading knows"
         return
     assert str(path.with_suffix("")) in _toc_files(), f"{path} is not in _toc.yml"
     # pytest's testpaths include labs/, so nbval collects every notebook there.
