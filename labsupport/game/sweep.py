@@ -45,8 +45,8 @@ def search(start: Sequence[tuple[float, str]] = AWS_ACTIONS, *, budget: int = 60
            horizon_s: float = HORIZON_S, not_before: Mapping[str, float] | None = None) -> pd.DataFrame:
     """Look for the player who ends the event soonest, starting from ``start`` (AWS's night by default).
 
-    Coordinate descent: for each action of :data:`SEARCHED` in turn, try it earlier and later by
-    :data:`~labsupport.game.sweep.OFFSETS_S` (or not at all), keep the best, and go round again until no move helps or
+    Coordinate descent: for each action of ``SEARCHED`` in turn, try it earlier and later by
+    ``OFFSETS_S`` (or not at all), keep the best, and go round again until no move helps or
     ``budget`` games have been played. Best means: over by the horizon, then shortest total, then
     least impact.
 
