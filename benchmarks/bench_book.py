@@ -26,14 +26,27 @@ def figures() -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="book-build-") as out:
         cmd = [str(jupyter_book), "build", str(ROOT), "--path-output", out, "-W", "-n", "--keep-going"]
         t0 = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, cwd=ROOT,
-                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        proc = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            timeout=3600,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        )
         seconds = time.perf_counter() - t0
         pages = len(list((Path(out) / "_build" / "html").rglob("*.html")))
     log = proc.stdout + proc.stderr
     # Sphinx's warnings ("file:line: WARNING: ..."), not the kernels' start-up notices ("[IPKernelApp] WARNING").
     warnings = sum(1 for line in log.splitlines() if "WARNING:" in line and "[IPKernelApp]" not in line)
     status = "built" if proc.returncode == 0 else f"exit code {proc.returncode}"
-    return [{"figure": "whole book, cold build (jupyter-book build -W -n)", "value": seconds, "unit": "s",
-             "target": TARGET_S, "better": "lower",
-             "note": f"{status}; {pages} HTML pages; {warnings} warning(s); {os.cpu_count()} CPUs; one run"}]
+    return [
+        {
+            "figure": "whole book, cold build (jupyter-book build -W -n)",
+            "value": seconds,
+            "unit": "s",
+            "target": TARGET_S,
+            "better": "lower",
+            "note": f"{status}; {pages} HTML pages; {warnings} warning(s); {os.cpu_count()} CPUs; one run",
+        }
+    ]

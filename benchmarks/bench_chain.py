@@ -32,31 +32,80 @@ def figures() -> list[dict]:
     rows = []
     incident = chain.run(chain.INCIDENT)
     change = repeat(lambda: _checkbox_change(incident), runs=7, warmup=1)
-    rows.append({"figure": "capstone run + redraw, stop point 5 on beside the incident (median)",
-                 "value": change["median"], "unit": "s", "target": 1.0, "better": "lower",
-                 "note": f"p90 {change['p90']:.3f} s; the labs group times the panel at its defaults"})
+    rows.append(
+        {
+            "figure": "capstone run + redraw, stop point 5 on beside the incident (median)",
+            "value": change["median"],
+            "unit": "s",
+            "target": 1.0,
+            "better": "lower",
+            "note": f"p90 {change['p90']:.3f} s; the labs group times the panel at its defaults",
+        }
+    )
     alone = repeat(lambda: chain.run(chain.INCIDENT), runs=7, warmup=0)
-    rows.append({"figure": "incident chain run alone (median)", "value": alone["median"], "unit": "s",
-                 "target": None, "better": "lower"})
-    parts = {"race": lambda: race.run(race.INCIDENT), "dwfm": lambda: dwfm.run(dwfm.INCIDENT),
-             "network": lambda: network.run(network.INCIDENT), "nlb (runs network too)": lambda: nlb.run(nlb.INCIDENT),
-             "dependency query": lambda: dependencies.blast_radius("DynamoDB", "us-east-1")}
+    rows.append(
+        {
+            "figure": "incident chain run alone (median)",
+            "value": alone["median"],
+            "unit": "s",
+            "target": None,
+            "better": "lower",
+        }
+    )
+    parts = {
+        "race": lambda: race.run(race.INCIDENT),
+        "dwfm": lambda: dwfm.run(dwfm.INCIDENT),
+        "network": lambda: network.run(network.INCIDENT),
+        "nlb (runs network too)": lambda: nlb.run(nlb.INCIDENT),
+        "dependency query": lambda: dependencies.blast_radius("DynamoDB", "us-east-1"),
+    }
     for name, fn in parts.items():
         t = repeat(fn, runs=5, warmup=1)
-        rows.append({"figure": f"  part: {name} (median)", "value": t["median"], "unit": "s", "target": None,
-                     "better": "lower"})
+        rows.append(
+            {"figure": f"  part: {name} (median)", "value": t["median"], "unit": "s", "target": None, "better": "lower"}
+        )
     sweep = repeat(chain.stop_point_table, runs=2, warmup=0)
-    rows.append({"figure": "64-combination sweep, in-process (median)", "value": sweep["median"], "unit": "s",
-                 "target": 60.0, "better": "lower", "note": "32 distinct model runs: stop point 6 changes none"})
+    rows.append(
+        {
+            "figure": "64-combination sweep, in-process (median)",
+            "value": sweep["median"],
+            "unit": "s",
+            "target": 60.0,
+            "better": "lower",
+            "note": "32 distinct model runs: stop point 6 changes none",
+        }
+    )
     with ProcessPoolExecutor(_cpus()) as pool:
         pooled = repeat(lambda: chain.stop_point_table(executor=pool), runs=1, warmup=0)
-    rows.append({"figure": f"64-combination sweep, {_cpus()} processes", "value": pooled["median"], "unit": "s",
-                 "target": 60.0, "better": "lower"})
+    rows.append(
+        {
+            "figure": f"64-combination sweep, {_cpus()} processes",
+            "value": pooled["median"],
+            "unit": "s",
+            "target": 60.0,
+            "better": "lower",
+        }
+    )
     table = chain.stop_point_table()
     explorer = repeat(lambda: charts.chain_explorer_chart(table).to_dict(), runs=5, warmup=1)
-    rows.append({"figure": "in-page explorer chart from the sweep (median)", "value": explorer["median"],
-                 "unit": "s", "target": None, "better": "lower"})
+    rows.append(
+        {
+            "figure": "in-page explorer chart from the sweep (median)",
+            "value": explorer["median"],
+            "unit": "s",
+            "target": None,
+            "better": "lower",
+        }
+    )
     _, peak_mib, _ = once_with_memory(lambda: chain.run(chain.INCIDENT))
-    rows.append({"figure": "incident chain run: peak traced memory", "value": peak_mib, "unit": "MiB",
-                 "target": None, "better": "lower", "note": "the scale group runs it at region scale"})
+    rows.append(
+        {
+            "figure": "incident chain run: peak traced memory",
+            "value": peak_mib,
+            "unit": "MiB",
+            "target": None,
+            "better": "lower",
+            "note": "the scale group runs it at region scale",
+        }
+    )
     return rows

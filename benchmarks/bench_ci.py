@@ -35,11 +35,11 @@ def stage_seconds(log: str) -> list[tuple[str, float]]:
     return [(name, after - at) for (name, at), (_, after) in pairwise(marks)]
 
 
-
 def figures() -> list[dict]:
     """Run ``.ci/run`` once in a copy and return its row (see ``benchmarks/run.py`` for the format)."""
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
-                           capture_output=True, text=True).stdout.split("\0")
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.split("\0")
     with tempfile.TemporaryDirectory(prefix="ci-run-") as tmp:
         for name in filter(None, files):
             source = ROOT / name
@@ -51,12 +51,25 @@ def figures() -> list[dict]:
         seconds = time.perf_counter() - t0
     stages = stage_seconds(proc.stdout)
     status = "passed" if proc.returncode == 0 else f"exit code {proc.returncode}"
-    tail = "" if proc.returncode == 0 else "; last output: " + " | ".join(
-        (proc.stdout + proc.stderr).strip().splitlines()[-3:])[:300]
-    rows = [{"figure": "whole .ci/run in a fresh copy", "value": seconds, "unit": "s", "target": TARGET_S,
-             "better": "lower", "note": f"{status}; {len(stages)} stages timed{tail}"}]
-    rows += [{"figure": f".ci/run stage: {name}", "value": value, "unit": "s", "target": None, "better": "lower",
-              "note": ""} for name, value in stages]
+    tail = (
+        ""
+        if proc.returncode == 0
+        else "; last output: " + " | ".join((proc.stdout + proc.stderr).strip().splitlines()[-3:])[:300]
+    )
+    rows = [
+        {
+            "figure": "whole .ci/run in a fresh copy",
+            "value": seconds,
+            "unit": "s",
+            "target": TARGET_S,
+            "better": "lower",
+            "note": f"{status}; {len(stages)} stages timed{tail}",
+        }
+    ]
+    rows += [
+        {"figure": f".ci/run stage: {name}", "value": value, "unit": "s", "target": None, "better": "lower", "note": ""}
+        for name, value in stages
+    ]
     return rows
 
 

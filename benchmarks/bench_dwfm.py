@@ -19,16 +19,39 @@ def figures() -> list[dict]:
     rows = []
     t0 = time.perf_counter()
     grid = dwfm.phase_sweep()
-    rows.append({"figure": "dwfm sweep, in-process", "value": time.perf_counter() - t0, "unit": "s",
-                 "target": None, "better": "lower",
-                 "note": f"{len(grid)} runs: 8 fleet sizes x 5 outage lengths x throttle off/on; one run"})
+    rows.append(
+        {
+            "figure": "dwfm sweep, in-process",
+            "value": time.perf_counter() - t0,
+            "unit": "s",
+            "target": None,
+            "better": "lower",
+            "note": f"{len(grid)} runs: 8 fleet sizes x 5 outage lengths x throttle off/on; one run",
+        }
+    )
     with ProcessPoolExecutor(max_workers=2) as pool:
         t0 = time.perf_counter()
         dwfm.phase_sweep(executor=pool)
-        rows.append({"figure": "dwfm sweep, ProcessPoolExecutor(2)", "value": time.perf_counter() - t0,
-                     "unit": "s", "target": None, "better": "lower", "note": "same rows, same order; one run"})
+        rows.append(
+            {
+                "figure": "dwfm sweep, ProcessPoolExecutor(2)",
+                "value": time.perf_counter() - t0,
+                "unit": "s",
+                "target": None,
+                "better": "lower",
+                "note": "same rows, same order; one run",
+            }
+        )
     t0 = time.perf_counter()
     dwfm.explorer_grid()
-    rows.append({"figure": "dwfm in-page explorer grid (10 runs)", "value": time.perf_counter() - t0,
-                 "unit": "s", "target": None, "better": "lower", "note": "one run"})
+    rows.append(
+        {
+            "figure": "dwfm in-page explorer grid (10 runs)",
+            "value": time.perf_counter() - t0,
+            "unit": "s",
+            "target": None,
+            "better": "lower",
+            "note": "one run",
+        }
+    )
     return rows

@@ -22,14 +22,23 @@ def _default_rows() -> list[dict]:
     t = repeat(lambda: explore.run(explore.INCIDENT), runs=15, warmup=2)
     s = explore.run(explore.INCIDENT).summary
     return [
-        {"figure": "explore default check (3 Enactors, 4 plans, 1 endpoint), median", "value": t["median"],
-         "unit": "s", "target": 5.0, "better": "lower",
-         "note": f"p90 {t['p90']:.4f} s; {s.states_count:,} states, {s.transitions_count:,} transitions, "
-                 "every interleaving, symmetry reduced"},
-        {"figure": "explore default check, no symmetry reduction, median",
-         "value": repeat(lambda: explore.run(replace(explore.INCIDENT, reduce_symmetry=False)), runs=5)["median"],
-         "unit": "s", "target": 5.0, "better": "lower",
-         "note": f"{explore.run(replace(explore.INCIDENT, reduce_symmetry=False)).summary.states_count:,} states"},
+        {
+            "figure": "explore default check (3 Enactors, 4 plans, 1 endpoint), median",
+            "value": t["median"],
+            "unit": "s",
+            "target": 5.0,
+            "better": "lower",
+            "note": f"p90 {t['p90']:.4f} s; {s.states_count:,} states, {s.transitions_count:,} transitions, "
+            "every interleaving, symmetry reduced",
+        },
+        {
+            "figure": "explore default check, no symmetry reduction, median",
+            "value": repeat(lambda: explore.run(replace(explore.INCIDENT, reduce_symmetry=False)), runs=5)["median"],
+            "unit": "s",
+            "target": 5.0,
+            "better": "lower",
+            "note": f"{explore.run(replace(explore.INCIDENT, reduce_symmetry=False)).summary.states_count:,} states",
+        },
     ]
 
 
@@ -39,13 +48,30 @@ def _table_rows() -> list[dict]:
         tp = repeat(lambda: explore.verdict_table(explore.INCIDENT, executor=pool), runs=5, warmup=1)
     seconds, peak_mib, table = once_with_memory(lambda: explore.verdict_table(replace(LARGE, enactor_count=2)))
     return [
-        {"figure": "explore 16-combination table, default bounds, median", "value": t["median"], "unit": "s",
-         "target": 60.0, "better": "lower", "note": f"p90 {t['p90']:.3f} s; one process"},
-        {"figure": "explore 16-combination table, 2-process executor, median", "value": tp["median"],
-         "unit": "s", "target": 60.0, "better": "lower", "note": "ProcessPoolExecutor(max_workers=2)"},
-        {"figure": "explore 16-combination table, 2 Enactors 5 plans 2 endpoints", "value": seconds, "unit": "s",
-         "target": 60.0, "better": "lower",
-         "note": f"{int(table['states_count'].sum()):,} states in all; peak traced memory {peak_mib:.0f} MiB"},
+        {
+            "figure": "explore 16-combination table, default bounds, median",
+            "value": t["median"],
+            "unit": "s",
+            "target": 60.0,
+            "better": "lower",
+            "note": f"p90 {t['p90']:.3f} s; one process",
+        },
+        {
+            "figure": "explore 16-combination table, 2-process executor, median",
+            "value": tp["median"],
+            "unit": "s",
+            "target": 60.0,
+            "better": "lower",
+            "note": "ProcessPoolExecutor(max_workers=2)",
+        },
+        {
+            "figure": "explore 16-combination table, 2 Enactors 5 plans 2 endpoints",
+            "value": seconds,
+            "unit": "s",
+            "target": 60.0,
+            "better": "lower",
+            "note": f"{int(table['states_count'].sum()):,} states in all; peak traced memory {peak_mib:.0f} MiB",
+        },
     ]
 
 
@@ -55,14 +81,23 @@ def _speed_rows() -> list[dict]:
     t0 = repeat(lambda: explore.run(explore.INCIDENT), runs=15)
     s0 = explore.run(explore.INCIDENT).summary
     return [
-        {"figure": "explore states per second (3 Enactors, 5 plans, 2 endpoints)",
-         "value": s.states_count / t["median"], "unit": "states/s", "target": None, "better": "higher",
-         "note": f"{s.states_count:,} states, {s.transitions_count:,} transitions; median {t['median']:.2f} s "
-                 "for the whole check (search, reverse reachability, path tables)"},
-        {"figure": "explore states per second (default check)",
-         "value": s0.states_count / t0["median"],
-         "unit": "states/s", "target": None, "better": "higher",
-         "note": f"{s0.states_count:,} states; small, so fixed costs weigh more"},
+        {
+            "figure": "explore states per second (3 Enactors, 5 plans, 2 endpoints)",
+            "value": s.states_count / t["median"],
+            "unit": "states/s",
+            "target": None,
+            "better": "higher",
+            "note": f"{s.states_count:,} states, {s.transitions_count:,} transitions; median {t['median']:.2f} s "
+            "for the whole check (search, reverse reachability, path tables)",
+        },
+        {
+            "figure": "explore states per second (default check)",
+            "value": s0.states_count / t0["median"],
+            "unit": "states/s",
+            "target": None,
+            "better": "higher",
+            "note": f"{s0.states_count:,} states; small, so fixed costs weigh more",
+        },
     ]
 
 

@@ -58,11 +58,21 @@ def _widget_rows(lab: str, factory: str, target: float, source: str) -> list[dic
 
     t = repeat(change, runs=15, warmup=2)
     return [
-        {"figure": f"lab {lab[:2]} widget update, median", "value": t["median"], "unit": "s", "target": target,
-         "better": "lower", "note": f"{factory} at its defaults: model run + charts + Vega-Lite spec; "
-                                    f"target source: {source}"},
-        {"figure": f"lab {lab[:2]} widget update, p90", "value": t["p90"], "unit": "s", "target": None,
-         "better": "lower"},
+        {
+            "figure": f"lab {lab[:2]} widget update, median",
+            "value": t["median"],
+            "unit": "s",
+            "target": target,
+            "better": "lower",
+            "note": f"{factory} at its defaults: model run + charts + Vega-Lite spec; target source: {source}",
+        },
+        {
+            "figure": f"lab {lab[:2]} widget update, p90",
+            "value": t["p90"],
+            "unit": "s",
+            "target": None,
+            "better": "lower",
+        },
     ]
 
 
@@ -84,8 +94,9 @@ def _notebook_row(lab: str) -> tuple[dict, list[str]]:
         # machine cannot take a port between its choice and its use (a kernel that never answers).
         km = KernelManager(kernel_name="python3", transport="ipc")
         km.connection_file, km.ip = str(Path(tmp) / "kernel.json"), str(Path(tmp) / "kernel-ipc")
-        client = NotebookClient(nb, km=km, timeout=300, startup_timeout=120,
-                                resources={"metadata": {"path": str(folder)}})
+        client = NotebookClient(
+            nb, km=km, timeout=300, startup_timeout=120, resources={"metadata": {"path": str(folder)}}
+        )
         t0 = time.perf_counter()
         error = ""
         try:
@@ -95,9 +106,17 @@ def _notebook_row(lab: str) -> tuple[dict, list[str]]:
         seconds = time.perf_counter() - t0
         new = sorted(_files(folder) - before)
     cells = sum(c.cell_type == "code" for c in nb.cells)
-    return ({"figure": f"lab {lab[:2]} top to bottom, fresh kernel", "value": seconds, "unit": "s",
-             "target": NOTEBOOK_TARGET_S, "better": "lower",
-             "note": f"{cells} code cells, kernel start included, one run{error}"}, new)
+    return (
+        {
+            "figure": f"lab {lab[:2]} top to bottom, fresh kernel",
+            "value": seconds,
+            "unit": "s",
+            "target": NOTEBOOK_TARGET_S,
+            "better": "lower",
+            "note": f"{cells} code cells, kernel start included, one run{error}",
+        },
+        new,
+    )
 
 
 def figures() -> list[dict]:
@@ -113,7 +132,15 @@ def figures() -> list[dict]:
         written[lab] = new
         print(f"    ran {lab} in {row['value']:.1f} s", file=sys.stderr, flush=True)
     count = sum(map(len, written.values()))
-    rows.append({"figure": "files the labs left in their folder", "value": count, "unit": "files", "target": 0,
-                 "better": "lower", "note": "; ".join(f"{k}: {v}" for k, v in written.items() if v) or
-                 "none (each lab ran in a temporary copy of labs/)"})
+    rows.append(
+        {
+            "figure": "files the labs left in their folder",
+            "value": count,
+            "unit": "files",
+            "target": 0,
+            "better": "lower",
+            "note": "; ".join(f"{k}: {v}" for k, v in written.items() if v)
+            or "none (each lab ran in a temporary copy of labs/)",
+        }
+    )
     return rows

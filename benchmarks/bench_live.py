@@ -72,7 +72,10 @@ _OUTPUTS = """
 """
 
 # Mark every element of every output; remember which outputs had content and which a drawing.
-_MARK = """(index) => {""" + _OUTPUTS + """
+_MARK = (
+    """(index) => {"""
+    + _OUTPUTS
+    + """
   let tracked = 0;
   for (const out of outputsOf(index)) {
     const has = Boolean(out.querySelector('*'));
@@ -83,14 +86,19 @@ _MARK = """(index) => {""" + _OUTPUTS + """
   }
   return tracked;
 }"""
+)
 
 # Every tracked output redrawn: none of its old elements left, some content, a drawing if it had one.
-_ALL_REDRAWN = """(index) => {""" + _OUTPUTS + """
+_ALL_REDRAWN = (
+    """(index) => {"""
+    + _OUTPUTS
+    + """
   const outs = outputsOf(index);
   return outs.length > 0 && outs.every(out => out.getAttribute('data-ls-tracked') !== '1' || (
     !out.querySelector('[data-ls-old]') && Boolean(out.querySelector('*'))
     && (out.getAttribute('data-ls-chart') !== '1' || Boolean(out.querySelector(DRAWING)))));
 }"""
+)
 
 _KINDS_PRESENT = """(index) => {
   const cell = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')[index];
@@ -152,8 +160,9 @@ def _python_side(src: Path, numbers: list[str]) -> dict[str, dict[str, float]]:
 
     names = [LAB_PANELS[n] for n in numbers if n in LAB_PANELS]
     script = str(Path(__file__).with_name("panel_update.py"))
-    out = subprocess.run([sys.executable, script, "--src", str(src), "--no-warm", *names], capture_output=True,
-                         text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, script, "--src", str(src), "--no-warm", *names], capture_output=True, text=True, check=False
+    )
     try:
         found = json.loads(out.stdout.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
@@ -191,24 +200,48 @@ def _lab_rows(browser: Any, server: Any, live: Any, lab: str, python: dict[str, 
         times = sorted(live.REDRAW_S if s is None else s for s in seconds)
         missed = sum(s is None for s in seconds)
         median, p90 = statistics.median(times), times[min(len(times) - 1, int(0.9 * len(times)))]
-        note = (f"{CHANGES} moves of {kind} {label!r}: move to every output of the panel redrawn, headless "
-                f"Chromium, run cache off; p90 target {target_p90:g} s")
+        note = (
+            f"{CHANGES} moves of {kind} {label!r}: move to every output of the panel redrawn, headless "
+            f"Chromium, run cache off; p90 target {target_p90:g} s"
+        )
         if side:
-            note += (f"; Python-side update {side['cold']:.3f} s, model alone {side['model']:.3f} s, "
-                     f"live median / model = {median / side['model']:.1f}" if side.get("model") else "")
+            note += (
+                f"; Python-side update {side['cold']:.3f} s, model alone {side['model']:.3f} s, "
+                f"live median / model = {median / side['model']:.1f}"
+                if side.get("model")
+                else ""
+            )
         if missed:
             note += f"; {missed} of {CHANGES} moves never redrew every output (counted as {live.REDRAW_S:g} s)"
         rows += [
-            {"figure": f"lab {number} {kind}: move to every output redrawn, median", "value": median, "unit": "s",
-             "target": target, "better": "lower", "note": note},
-            {"figure": f"lab {number} {kind}: move to every output redrawn, p90", "value": p90, "unit": "s",
-             "target": target_p90, "better": "lower"},
+            {
+                "figure": f"lab {number} {kind}: move to every output redrawn, median",
+                "value": median,
+                "unit": "s",
+                "target": target,
+                "better": "lower",
+                "note": note,
+            },
+            {
+                "figure": f"lab {number} {kind}: move to every output redrawn, p90",
+                "value": p90,
+                "unit": "s",
+                "target": target_p90,
+                "better": "lower",
+            },
         ]
     if side:
-        rows.append({"figure": f"lab {number} Python-side update (model run + charts + bundles), median",
-                     "value": side["cold"], "unit": "s", "target": None, "better": "lower",
-                     "note": f"panel_update.py, median of 7 after 2, run cache emptied before each; model "
-                             f"alone {side['model']:.3f} s"})
+        rows.append(
+            {
+                "figure": f"lab {number} Python-side update (model run + charts + bundles), median",
+                "value": side["cold"],
+                "unit": "s",
+                "target": None,
+                "better": "lower",
+                "note": f"panel_update.py, median of 7 after 2, run cache emptied before each; model "
+                f"alone {side['model']:.3f} s",
+            }
+        )
     return rows
 
 
@@ -239,8 +272,16 @@ def figures() -> list[dict]:
                 try:
                     new = _lab_rows(browser, server, live, lab, python)
                 except Exception as err:  # noqa: BLE001 - one lab that cannot be timed does not lose the others
-                    new = [{"figure": f"lab {lab[:2]}: not timed", "value": float("nan"), "unit": "s",
-                            "target": None, "better": "lower", "note": f"{type(err).__name__}: {err}"[:300]}]
+                    new = [
+                        {
+                            "figure": f"lab {lab[:2]}: not timed",
+                            "value": float("nan"),
+                            "unit": "s",
+                            "target": None,
+                            "better": "lower",
+                            "note": f"{type(err).__name__}: {err}"[:300],
+                        }
+                    ]
                 rows += new
                 for row in new:  # as they come, so that an interrupted run keeps what it measured
                     print("    live row: " + json.dumps(row), file=sys.stderr, flush=True)

@@ -23,8 +23,16 @@ OFFSETS = tuple(np.linspace(0.0, 3_600.0, 12, endpoint=False))
 
 def _dns_configs() -> list[dns_cache.DnsCacheConfig]:
     inc = dns_cache.INCIDENT
-    return [replace(inc, soa_ttl_s=t, empty_duration_s=inc.empty_duration_s + o,
-                    horizon_s=inc.restored_s + o + max(3_600.0, 2 * t)) for t in TTLS for o in OFFSETS]
+    return [
+        replace(
+            inc,
+            soa_ttl_s=t,
+            empty_duration_s=inc.empty_duration_s + o,
+            horizon_s=inc.restored_s + o + max(3_600.0, 2 * t),
+        )
+        for t in TTLS
+        for o in OFFSETS
+    ]
 
 
 def figures() -> list[dict]:
@@ -38,9 +46,19 @@ def figures() -> list[dict]:
             there = repeat(lambda fn=fn, configs=configs: fn(configs, executor=pool), runs=3, warmup=1)
             what = f"{len(configs)} runs"
             rows += [
-                {"figure": f"{name} sweep ({what}), in-process, median", "value": here["median"], "unit": "s",
-                 "target": None, "better": "lower"},
-                {"figure": f"{name} sweep ({what}), ProcessPoolExecutor(2), median", "value": there["median"],
-                 "unit": "s", "target": None, "better": "lower"},
+                {
+                    "figure": f"{name} sweep ({what}), in-process, median",
+                    "value": here["median"],
+                    "unit": "s",
+                    "target": None,
+                    "better": "lower",
+                },
+                {
+                    "figure": f"{name} sweep ({what}), ProcessPoolExecutor(2), median",
+                    "value": there["median"],
+                    "unit": "s",
+                    "target": None,
+                    "better": "lower",
+                },
             ]
     return rows

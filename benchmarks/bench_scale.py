@@ -26,27 +26,72 @@ from _timing import once_with_memory, repeat
 
 
 def _network(m: Any) -> Any:
-    return replace(m.INCIDENT, backlog_count=318 * 24, retry_launches_count=627 * 24, launch_rate_per_min=72.0,
-                   propagation_rate_per_min=144.0)
+    return replace(
+        m.INCIDENT,
+        backlog_count=318 * 24,
+        retry_launches_count=627 * 24,
+        launch_rate_per_min=72.0,
+        propagation_rate_per_min=144.0,
+    )
 
 
 #: model -> (module, config(module), what it is, run-time target s or None, memory target MiB or None)
 REGION: dict[str, tuple[str, Callable[[Any], Any], str, float | None, float | None]] = {
-    "race": ("labsupport.race", lambda m: replace(m.INCIDENT, horizon_s=86_400.0),
-             "3 Enactors, 5 endpoints, 24 h", None, None),
-    "explore": ("labsupport.explore", lambda m: replace(m.INCIDENT, generation_count=5, endpoint_count=2),
-                "3 Enactors, 5 plans, 2 endpoints, every interleaving", 60.0, None),
-    "dwfm": ("labsupport.dwfm", lambda m: replace(m.INCIDENT, fleet_droplets_count=100_000, dwfm_hosts_count=121,
-                                                  operator_restart_at_s=None, operator_throttle_at_s=None),
-             "100,000 droplets, 121 hosts, 15 h, no operators", 30.0, 2048.0),
+    "race": (
+        "labsupport.race",
+        lambda m: replace(m.INCIDENT, horizon_s=86_400.0),
+        "3 Enactors, 5 endpoints, 24 h",
+        None,
+        None,
+    ),
+    "explore": (
+        "labsupport.explore",
+        lambda m: replace(m.INCIDENT, generation_count=5, endpoint_count=2),
+        "3 Enactors, 5 plans, 2 endpoints, every interleaving",
+        60.0,
+        None,
+    ),
+    "dwfm": (
+        "labsupport.dwfm",
+        lambda m: replace(
+            m.INCIDENT,
+            fleet_droplets_count=100_000,
+            dwfm_hosts_count=121,
+            operator_restart_at_s=None,
+            operator_throttle_at_s=None,
+        ),
+        "100,000 droplets, 121 hosts, 15 h, no operators",
+        30.0,
+        2048.0,
+    ),
     "network": ("labsupport.network", _network, "incident x24: 7,632 backlog items, 15,048 retries", None, None),
-    "nlb": ("labsupport.nlb", lambda m: replace(m.INCIDENT, network=_network(importlib.import_module(
-        "labsupport.network")), fleet_targets_per_launch_count=1), "driven by the x24 network run", None, None),
-    "dns_cache": ("labsupport.dns_cache", lambda m: replace(m.INCIDENT, clients_count=1_000_000),
-                  "1,000,000 clients", None, None),
-    "chain": ("labsupport.chain", lambda m: replace(m.INCIDENT, dwfm=replace(
-        m.INCIDENT.dwfm, fleet_droplets_count=100_000, dwfm_hosts_count=121)),
-              "every stage, DWFM at 100,000 droplets", None, None),
+    "nlb": (
+        "labsupport.nlb",
+        lambda m: replace(
+            m.INCIDENT,
+            network=_network(importlib.import_module("labsupport.network")),
+            fleet_targets_per_launch_count=1,
+        ),
+        "driven by the x24 network run",
+        None,
+        None,
+    ),
+    "dns_cache": (
+        "labsupport.dns_cache",
+        lambda m: replace(m.INCIDENT, clients_count=1_000_000),
+        "1,000,000 clients",
+        None,
+        None,
+    ),
+    "chain": (
+        "labsupport.chain",
+        lambda m: replace(
+            m.INCIDENT, dwfm=replace(m.INCIDENT.dwfm, fleet_droplets_count=100_000, dwfm_hosts_count=121)
+        ),
+        "every stage, DWFM at 100,000 droplets",
+        None,
+        None,
+    ),
 }
 
 
@@ -62,9 +107,21 @@ def figures() -> list[dict]:
         if hasattr(result.summary, "states_count"):
             size = f"{result.summary.states_count:,} states"
         rows += [
-            {"figure": f"{name} at region scale: run time, median of 3", "value": t["median"], "unit": "s",
-             "target": time_target, "better": "lower", "note": f"{what}; {size}"},
-            {"figure": f"{name} at region scale: peak traced memory", "value": peak_mib, "unit": "MiB",
-             "target": memory_target, "better": "lower", "note": "tracemalloc peak (Python and numpy)"},
+            {
+                "figure": f"{name} at region scale: run time, median of 3",
+                "value": t["median"],
+                "unit": "s",
+                "target": time_target,
+                "better": "lower",
+                "note": f"{what}; {size}",
+            },
+            {
+                "figure": f"{name} at region scale: peak traced memory",
+                "value": peak_mib,
+                "unit": "MiB",
+                "target": memory_target,
+                "better": "lower",
+                "note": "tracemalloc peak (Python and numpy)",
+            },
         ]
     return rows

@@ -31,13 +31,24 @@ from _timing import repeat
 #: (nlb runs network) counts the events of both.
 MODELS: dict[str, tuple[str, Callable[[Any, int], Any]]] = {
     "race": ("labsupport.race", lambda m, k: replace(m.INCIDENT, horizon_s=m.INCIDENT.horizon_s * k)),
-    "dwfm": ("labsupport.dwfm", lambda m, k: replace(m.INCIDENT, fleet_droplets_count=6_600 * k,
-                                                      dwfm_hosts_count=8 * k)),
-    "network": ("labsupport.network", lambda m, k: replace(
-        m.INCIDENT, backlog_count=318 * k, retry_launches_count=627 * k, launch_rate_per_min=3.0 * k,
-        propagation_rate_per_min=6.0 * k)),
-    "nlb": ("labsupport.nlb", lambda m, k: replace(m.INCIDENT, health_check_interval_s=30.0 / k,
-                                                    sample_interval_s=60.0 / k)),
+    "dwfm": (
+        "labsupport.dwfm",
+        lambda m, k: replace(m.INCIDENT, fleet_droplets_count=6_600 * k, dwfm_hosts_count=8 * k),
+    ),
+    "network": (
+        "labsupport.network",
+        lambda m, k: replace(
+            m.INCIDENT,
+            backlog_count=318 * k,
+            retry_launches_count=627 * k,
+            launch_rate_per_min=3.0 * k,
+            propagation_rate_per_min=6.0 * k,
+        ),
+    ),
+    "nlb": (
+        "labsupport.nlb",
+        lambda m, k: replace(m.INCIDENT, health_check_interval_s=30.0 / k, sample_interval_s=60.0 / k),
+    ),
 }
 SCALE = 4
 
@@ -47,9 +58,9 @@ WORK: dict[str, tuple[Callable[[Any], int], str]] = {
 }
 NOTES = {
     "dwfm": "one event is a host round of up to host_concurrency_count items, or a state check of a "
-            "cohort of droplets (numpy); see the per-work-item row",
+    "cohort of droplets (numpy); see the per-work-item row",
     "nlb": "one prober event probes every registered target of an AZ (vectorised); the network run's "
-           "events are included",
+    "events are included",
 }
 
 BARE_EVENTS = 200_000
@@ -102,25 +113,55 @@ def figures() -> list[dict]:
     model_rates = {}
     for name, (module, config) in MODELS.items():
         mod = importlib.import_module(module)
-        model_rates[name] = [rate(functools.partial(mod.run, config(mod, k)), runs=15 if k == 1 else 5)
-                             for k in (1, SCALE)]
+        model_rates[name] = [
+            rate(functools.partial(mod.run, config(mod, k)), runs=15 if k == 1 else 5) for k in (1, SCALE)
+        ]
     bare_rates.append(rate(bare_loop, runs=5)[0])
     bare = statistics.median(bare_rates)
-    rows.append({"figure": "bare simpy loop (timeouts only)", "value": bare, "unit": "events/s", "target": None,
-                 "better": "higher", "note": f"{BARE_EVENTS:,} timeouts; measured before and after the models "
-                                             f"({bare_rates[0]:,.0f} and {bare_rates[1]:,.0f}), median"})
+    rows.append(
+        {
+            "figure": "bare simpy loop (timeouts only)",
+            "value": bare,
+            "unit": "events/s",
+            "target": None,
+            "better": "higher",
+            "note": f"{BARE_EVENTS:,} timeouts; measured before and after the models "
+            f"({bare_rates[0]:,.0f} and {bare_rates[1]:,.0f}), median",
+        }
+    )
     for name, ((per_s, events, seconds, result), (per_s_k, events_k, seconds_k, _)) in model_rates.items():
-        rows.append({"figure": f"{name}: simpy events/s (incident run)", "value": per_s,
-                     "unit": "events/s", "target": None, "better": "higher",
-                     "note": f"{events:,} events in {seconds:.3f} s, median of 15; x{SCALE} run: {events_k:,} "
-                             f"events in {seconds_k:.3f} s ({per_s_k:,.0f}/s)"})
-        rows.append({"figure": f"{name}: overhead per event vs the bare loop", "value": bare / per_s,
-                     "unit": "x", "target": OVERHEAD_TARGET, "better": "lower",
-                     "note": NOTES.get(name, f"x{SCALE} run: {bare / per_s_k:.1f}x")})
+        rows.append(
+            {
+                "figure": f"{name}: simpy events/s (incident run)",
+                "value": per_s,
+                "unit": "events/s",
+                "target": None,
+                "better": "higher",
+                "note": f"{events:,} events in {seconds:.3f} s, median of 15; x{SCALE} run: {events_k:,} "
+                f"events in {seconds_k:.3f} s ({per_s_k:,.0f}/s)",
+            }
+        )
+        rows.append(
+            {
+                "figure": f"{name}: overhead per event vs the bare loop",
+                "value": bare / per_s,
+                "unit": "x",
+                "target": OVERHEAD_TARGET,
+                "better": "lower",
+                "note": NOTES.get(name, f"x{SCALE} run: {bare / per_s_k:.1f}x"),
+            }
+        )
         if name in WORK:
             count, what = WORK[name]
             work = count(result)
-            rows.append({"figure": f"{name}: overhead per {what} vs a bare-loop event",
-                         "value": bare * seconds / work, "unit": "x", "target": OVERHEAD_TARGET, "better": "lower",
-                         "note": f"{work:,} in {seconds:.3f} s"})
+            rows.append(
+                {
+                    "figure": f"{name}: overhead per {what} vs a bare-loop event",
+                    "value": bare * seconds / work,
+                    "unit": "x",
+                    "target": OVERHEAD_TARGET,
+                    "better": "lower",
+                    "note": f"{work:,} in {seconds:.3f} s",
+                }
+            )
     return rows

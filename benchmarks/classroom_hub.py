@@ -62,9 +62,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "classroom-results.json"
 DEFAULT_CHP = Path("/tmp/classroom-chp/node_modules/.bin/configurable-http-proxy")
-MAX_STUDENTS = 40          # a bound on what one run may start
-CELL_TIMEOUT_S = 300.0     # one cell, however loaded the machine
-CLASS_TIMEOUT_S = 1200.0   # one class size, spawn to last widget update
+MAX_STUDENTS = 40  # a bound on what one run may start
+CELL_TIMEOUT_S = 300.0  # one cell, however loaded the machine
+CLASS_TIMEOUT_S = 1200.0  # one class size, spawn to last widget update
 WIDGET_RUNS = 10
 #: lab -> (widget model name, description) of the control the students move
 CONTROLS = {"01-enactor-race": ("IntSliderModel", "Seed"), "04-dns-caches": ("IntSliderModel", None)}
@@ -86,6 +86,7 @@ def _pct(values: list[float], q: float) -> float | None:
 
 
 # --- memory and CPU sampling ------------------------------------------------------------------
+
 
 class Sampler(threading.Thread):
     """Peak RSS of each single-user server and each kernel under the hub process; kernels' CPU time."""
@@ -127,6 +128,7 @@ class Sampler(threading.Thread):
 
 
 # --- the hub --------------------------------------------------------------------------------
+
 
 class Hub:
     """JupyterHub on 127.0.0.1 with local process spawners; ``stop()`` ends it and every server."""
@@ -179,8 +181,12 @@ c.JupyterHub.load_roles = [{{"name": "classroom-load-test", "services": ["classr
         cfg.write_text(self.config(), encoding="utf-8")
         log = open(self.workdir / "hub.log", "w")  # noqa: SIM115 (closed with the process)
         self.proc = subprocess.Popen(
-            [str(Path(sys.executable).parent / "jupyterhub"), "-f", str(cfg)], cwd=self.workdir,
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            [str(Path(sys.executable).parent / "jupyterhub"), "-f", str(cfg)],
+            cwd=self.workdir,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
     def stop(self) -> None:
         if self.proc is None:
@@ -197,10 +203,23 @@ c.JupyterHub.load_roles = [{{"name": "classroom-load-test", "services": ["classr
 
 # --- one student ------------------------------------------------------------------------------
 
+
 def _message(msg_type: str, content: dict, session: str, channel: str = "shell") -> dict:
-    return {"header": {"msg_id": uuid.uuid4().hex, "username": "student", "session": session, "msg_type": msg_type,
-                       "version": "5.3", "date": datetime.now(UTC).isoformat()},
-            "parent_header": {}, "metadata": {}, "content": content, "channel": channel, "buffers": []}
+    return {
+        "header": {
+            "msg_id": uuid.uuid4().hex,
+            "username": "student",
+            "session": session,
+            "msg_type": msg_type,
+            "version": "5.3",
+            "date": datetime.now(UTC).isoformat(),
+        },
+        "parent_header": {},
+        "metadata": {},
+        "content": content,
+        "channel": channel,
+        "buffers": [],
+    }
 
 
 class Student:
@@ -214,9 +233,14 @@ class Student:
     async def _api(self, client, method: str, url: str, token: str, body: object | None = None):
         from tornado.httpclient import HTTPRequest
 
-        req = HTTPRequest(url, method=method, headers={"Authorization": f"token {token}"},
-                          body=None if body is None and method == "GET" else json.dumps(body or {}),
-                          request_timeout=CELL_TIMEOUT_S, allow_nonstandard_methods=True)
+        req = HTTPRequest(
+            url,
+            method=method,
+            headers={"Authorization": f"token {token}"},
+            body=None if body is None and method == "GET" else json.dumps(body or {}),
+            request_timeout=CELL_TIMEOUT_S,
+            allow_nonstandard_methods=True,
+        )
         response = await client.fetch(req, raise_error=False)
         if response.code >= 400:
             raise RuntimeError(f"{method} {url}: HTTP {response.code} {response.body[:200]!r}")
@@ -225,8 +249,15 @@ class Student:
     async def login_and_spawn(self, client) -> str:
         api = f"{self.hub.url}/hub/api"
         await self._api(client, "POST", f"{api}/users/{self.name}", self.hub.token)
-        token = (await self._api(client, "POST", f"{api}/users/{self.name}/tokens", self.hub.token,
-                                 {"note": "classroom load test", "expires_in": 3600}))["token"]
+        token = (
+            await self._api(
+                client,
+                "POST",
+                f"{api}/users/{self.name}/tokens",
+                self.hub.token,
+                {"note": "classroom load test", "expires_in": 3600},
+            )
+        )["token"]
         started = time.perf_counter()
         await self._api(client, "POST", f"{api}/users/{self.name}/server", token)
         while True:
@@ -247,9 +278,13 @@ class Student:
         token = await self.login_and_spawn(client)
         base = f"{self.hub.url}/user/{self.name}"
         kernel = await self._api(client, "POST", f"{base}/api/kernels", token, {"name": "python3"})
-        ws = await websocket_connect(HTTPRequest(
-            f"ws://127.0.0.1:{self.hub.port}/user/{self.name}/api/kernels/{kernel['id']}/channels",
-            headers={"Authorization": f"token {token}"}), max_message_size=64 * 1024 * 1024)
+        ws = await websocket_connect(
+            HTTPRequest(
+                f"ws://127.0.0.1:{self.hub.port}/user/{self.name}/api/kernels/{kernel['id']}/channels",
+                headers={"Authorization": f"token {token}"},
+            ),
+            max_message_size=64 * 1024 * 1024,
+        )
         session = uuid.uuid4().hex
         comms: dict[str, dict] = {}
 
@@ -280,15 +315,29 @@ class Student:
         try:
             for i, code in enumerate(self.cells):
                 t0 = time.perf_counter()
-                status, _ = await request(_message("execute_request", {
-                    "code": code, "silent": False, "store_history": True, "user_expressions": {},
-                    "allow_stdin": False, "stop_on_error": False}, session))
+                status, _ = await request(
+                    _message(
+                        "execute_request",
+                        {
+                            "code": code,
+                            "silent": False,
+                            "store_history": True,
+                            "user_expressions": {},
+                            "allow_stdin": False,
+                            "stop_on_error": False,
+                        },
+                        session,
+                    )
+                )
                 self.cell_s.append(time.perf_counter() - t0)
                 if status != "ok":
                     self.failures.append(f"cell {i}: {status}")
             model, description = self.control
-            targets = [cid for cid, s in comms.items() if s.get("_model_name") == model
-                       and (description is None or s.get("description") == description)]
+            targets = [
+                cid
+                for cid, s in comms.items()
+                if s.get("_model_name") == model and (description is None or s.get("description") == description)
+            ]
             if not targets:
                 self.failures.append(f"no {model} {description!r} control was displayed")
                 return
@@ -296,8 +345,16 @@ class Student:
             start_value = int(comms[comm_id].get("value", 0))
             for k in range(WIDGET_RUNS):
                 t0 = time.perf_counter()
-                status, outputs = await request(_message("comm_msg", {"comm_id": comm_id, "data": {
-                    "method": "update", "state": {"value": start_value + k + 1}, "buffer_paths": []}}, session))
+                status, outputs = await request(
+                    _message(
+                        "comm_msg",
+                        {
+                            "comm_id": comm_id,
+                            "data": {"method": "update", "state": {"value": start_value + k + 1}, "buffer_paths": []},
+                        },
+                        session,
+                    )
+                )
                 self.widget_s.append(time.perf_counter() - t0)
                 if status != "ok" or outputs == 0:
                     self.failures.append(f"widget update {k}: {status if status != 'ok' else 'nothing redrawn'}")
@@ -307,6 +364,7 @@ class Student:
 
 
 # --- one class size -------------------------------------------------------------------------
+
 
 def lab_cells(lab: str) -> list[str]:
     import nbformat
@@ -348,7 +406,8 @@ async def one_class(n: int, lab: str, chp: Path, keep: Path | None) -> dict:
         sampler = Sampler(hub.proc.pid)
         sampler.start()
         results = await asyncio.wait_for(
-            asyncio.gather(*(s.run(client) for s in students), return_exceptions=True), CLASS_TIMEOUT_S)
+            asyncio.gather(*(s.run(client) for s in students), return_exceptions=True), CLASS_TIMEOUT_S
+        )
         errors = [
             f"{s.name}: {type(r).__name__}: {r}"
             for s, r in zip(students, results, strict=False)
@@ -404,6 +463,7 @@ async def one_class(n: int, lab: str, chp: Path, keep: Path | None) -> dict:
 
 # --- report and sizing ----------------------------------------------------------------------
 
+
 def _f(x: float | None, spec: str = ".2f") -> str:
     return "n/a" if x is None else format(x, spec)
 
@@ -446,8 +506,16 @@ def sizing(data: dict) -> list[dict]:
     for size in (10, 30, 100):
         cores = max(2, math.ceil(size * cpu / RUN_ALL_TARGET_S))
         memory_gib = (hub_mib + size * per_student_mib) * HEADROOM / 1024
-        out.append({"class": size, "cores": cores, "memory_gib": math.ceil(memory_gib),
-                    "per_student_mib": per_student_mib, "cpu_s_per_student": cpu, "from_students": ref["students"]})
+        out.append(
+            {
+                "class": size,
+                "cores": cores,
+                "memory_gib": math.ceil(memory_gib),
+                "per_student_mib": per_student_mib,
+                "cpu_s_per_student": cpu,
+                "from_students": ref["students"],
+            }
+        )
     return out
 
 
@@ -481,8 +549,10 @@ def main(argv: list[str] | None = None) -> int:
     if any(not 1 <= n <= MAX_STUDENTS for n in args.students):
         parser.error(f"--students must be between 1 and {MAX_STUDENTS}, got {args.students}")
     if not args.chp.is_file():
-        parser.error(f"--chp: no configurable-http-proxy at {args.chp}; run "
-                     f"`npm install --prefix {DEFAULT_CHP.parents[2]} configurable-http-proxy`")
+        parser.error(
+            f"--chp: no configurable-http-proxy at {args.chp}; run "
+            f"`npm install --prefix {DEFAULT_CHP.parents[2]} configurable-http-proxy`"
+        )
     if shutil.which("jupyterhub-singleuser", path=str(Path(sys.executable).parent)) is None:
         parser.error('jupyterhub is not installed in this environment: pip install -e ".[hub]"')
     if args.logs:
@@ -497,12 +567,19 @@ def main(argv: list[str] | None = None) -> int:
             print("   failure:", detail)
     import psutil
 
-    data = {"measured": datetime.now(UTC).isoformat(timespec="seconds"),
-            "command": "python benchmarks/classroom_hub.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-            "machine": {"cores": os.cpu_count(), "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
-                        "python": platform.python_version()},
-            "widget_runs_per_student": WIDGET_RUNS, "run_all_target_s": RUN_ALL_TARGET_S, "memory_headroom": HEADROOM,
-            "runs": rows}
+    data = {
+        "measured": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": "python benchmarks/classroom_hub.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "machine": {
+            "cores": os.cpu_count(),
+            "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
+            "python": platform.python_version(),
+        },
+        "widget_runs_per_student": WIDGET_RUNS,
+        "run_all_target_s": RUN_ALL_TARGET_S,
+        "memory_headroom": HEADROOM,
+        "runs": rows,
+    }
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print()
     print(table(rows))

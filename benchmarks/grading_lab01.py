@@ -38,8 +38,14 @@ def main(n: int = 30, jobs: int = 2) -> dict[str, float]:
         grade.write_csv(grades, root / "grades.csv", manual=("q4_explain",))
         with (root / "grades.csv").open() as f:
             totals = [float(r["auto_total"]) for r in csv.DictReader(f)]
-    out = {"submissions": n, "jobs": jobs, "build_s": round(build_s, 1), "wall_s": round(wall, 1),
-           "s_per_submission": round(wall / n, 2), "full_marks": sum(t == 7 for t in totals)}
+    out = {
+        "submissions": n,
+        "jobs": jobs,
+        "build_s": round(build_s, 1),
+        "wall_s": round(wall, 1),
+        "s_per_submission": round(wall / n, 2),
+        "full_marks": sum(t == 7 for t in totals),
+    }
     print(json.dumps(out))
     return out
 

@@ -79,8 +79,9 @@ def _clear() -> None:
         clear()
 
 
-def _median(fn: Callable[[], Any], before: Callable[[], None] = lambda: None, *, runs: int = RUNS,
-            warmup: int = WARMUP) -> float:
+def _median(
+    fn: Callable[[], Any], before: Callable[[], None] = lambda: None, *, runs: int = RUNS, warmup: int = WARMUP
+) -> float:
     times = []
     for i in range(warmup + runs):
         before()
@@ -138,8 +139,9 @@ def main() -> int:
     parser.add_argument("--src", help="a checkout whose labsupport to time (default: this one)")
     parser.add_argument("--profile", help="print the cProfile of one update of this panel instead")
     parser.add_argument("--no-warm", action="store_true", help="leave out the updates with the cache kept")
-    parser.add_argument("panels", nargs="*", default=["race", "dwfm", "nlb", "chain"],
-                        help=f"of {sorted(LAB_PANELS.values())}")
+    parser.add_argument(
+        "panels", nargs="*", default=["race", "dwfm", "nlb", "chain"], help=f"of {sorted(LAB_PANELS.values())}"
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(Path(args.src or Path(__file__).resolve().parents[1]).resolve()))
     with contextlib.redirect_stdout(io.StringIO()):

@@ -66,10 +66,14 @@ def _mark(row: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     groups = _groups()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("only", nargs="*", help=f"groups to run, of {list(groups)} (default: all but "
-                                                 f"the opt-in {sorted(OPT_IN)})")
-    parser.add_argument("--json", default=str(HERE / "results.json"),
-                        help="where to write the JSON copy ('-' prints it on stdout; default: %(default)s)")
+    parser.add_argument(
+        "only", nargs="*", help=f"groups to run, of {list(groups)} (default: all but the opt-in {sorted(OPT_IN)})"
+    )
+    parser.add_argument(
+        "--json",
+        default=str(HERE / "results.json"),
+        help="where to write the JSON copy ('-' prints it on stdout; default: %(default)s)",
+    )
     parser.add_argument("--skip-book", action="store_true", help="leave out the cold book build (group 'book')")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.only) - set(groups))
@@ -86,8 +90,13 @@ def main(argv: list[str] | None = None) -> int:
             rows[-1]["mark"] = _mark(rows[-1])
             _print_row(rows[-1])
         print(f"  ({name}: {time.perf_counter() - started:.1f} s to measure)", file=sys.stderr)
-    meta = {"python": sys.version.split()[0], "machine": platform.machine(), "cpus": _cpus(),
-            "groups": chosen, "date": time.strftime("%Y-%m-%d %H:%M:%S %z")}
+    meta = {
+        "python": sys.version.split()[0],
+        "machine": platform.machine(),
+        "cpus": _cpus(),
+        "groups": chosen,
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+    }
     text = json.dumps({"meta": meta, "rows": rows}, indent=2, default=float)
     misses = [r for r in rows if r["mark"] == "MISS"]
     if misses:
@@ -101,8 +110,10 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json).write_text(text)
         where = f"in {args.json}"
     skipped = sorted(set(groups) - set(chosen))
-    print(f"\n{len(rows)} figures, {len(misses)} missed targets; JSON copy {where}"
-          + (f"; not run: {', '.join(skipped)}" if skipped else ""))
+    print(
+        f"\n{len(rows)} figures, {len(misses)} missed targets; JSON copy {where}"
+        + (f"; not run: {', '.join(skipped)}" if skipped else "")
+    )
     return 0
 
 
@@ -122,8 +133,9 @@ def _print_row(row: dict) -> None:
         print("-" * 116)
         _header_printed = True
     target = "" if row.get("target") is None else f"{row['target']:g}"
-    print(f"{row['group']:<9} {row['figure'][:70]:<70} {row['value']:>11.4g} {row['unit']:<9} {target:>7}  "
-          f"{row['mark']}")
+    print(
+        f"{row['group']:<9} {row['figure'][:70]:<70} {row['value']:>11.4g} {row['unit']:<9} {target:>7}  {row['mark']}"
+    )
     if row.get("note"):
         print(f"{'':<9}   note: {row['note']}")
 

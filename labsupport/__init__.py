@@ -66,8 +66,23 @@ from .errors import ConfigError, LabSupportError, LimitExceeded
 __version__ = "0.1.0"
 
 #: The modules ``labsupport.<name>`` gives without an import of its own (imported on first use).
-_LAZY = ("chain", "charts", "clock", "dependencies", "dns_cache", "dwfm", "explore", "game", "network", "nlb",
-         "presets", "race", "route53", "timeline", "widgets")
+_LAZY = (
+    "chain",
+    "charts",
+    "clock",
+    "dependencies",
+    "dns_cache",
+    "dwfm",
+    "explore",
+    "game",
+    "network",
+    "nlb",
+    "presets",
+    "race",
+    "route53",
+    "timeline",
+    "widgets",
+)
 
 __all__ = ["ConfigError", "LabSupportError", "LimitExceeded", "__version__", *_LAZY]
 

@@ -18,10 +18,16 @@ from .errors import LimitExceeded
 __all__ = ["run_until"]
 
 
-def run_until(env: simpy.Environment, horizon_s: float, *, max_events: int | None = None,
-              count: Callable[[int], int] | None = None, log: Sized | None = None,
-              counted: str = "simulation steps",
-              advice: str = "raise max_events or shorten horizon_s") -> int:
+def run_until(
+    env: simpy.Environment,
+    horizon_s: float,
+    *,
+    max_events: int | None = None,
+    count: Callable[[int], int] | None = None,
+    log: Sized | None = None,
+    counted: str = "simulation steps",
+    advice: str = "raise max_events or shorten horizon_s",
+) -> int:
     """Process every event of ``env`` due at or before ``horizon_s``; return the simulation steps taken.
 
     Args:
@@ -40,7 +46,7 @@ def run_until(env: simpy.Environment, horizon_s: float, *, max_events: int | Non
         LimitExceeded: the count exceeded ``max_events`` before the horizon.
     """
     step, peek, steps = env.step, env.peek, 0
-    if max_events is None:   # the fast path: nothing to check per step
+    if max_events is None:  # the fast path: nothing to check per step
         while peek() <= horizon_s:
             step()
             steps += 1
@@ -52,7 +58,7 @@ def run_until(env: simpy.Environment, horizon_s: float, *, max_events: int | Non
             if len(log) > max_events:
                 _limit(env, horizon_s, max_events, counted, advice)
         return steps
-    if count is None:   # bound the steps themselves: no call per step
+    if count is None:  # bound the steps themselves: no call per step
         while peek() <= horizon_s:
             step()
             steps += 1
@@ -68,5 +74,6 @@ def run_until(env: simpy.Environment, horizon_s: float, *, max_events: int | Non
 
 
 def _limit(env: simpy.Environment, horizon_s: float, max_events: int, counted: str, advice: str) -> None:
-    raise LimitExceeded(f"max_events={max_events} ({counted}) reached at t={env.now:.0f} s of "
-                        f"horizon_s={horizon_s:g}; {advice}")
+    raise LimitExceeded(
+        f"max_events={max_events} ({counted}) reached at t={env.now:.0f} s of horizon_s={horizon_s:g}; {advice}"
+    )

@@ -76,16 +76,20 @@ def _list(words: Sequence[str]) -> str:
 def _option_html(question: Question, option: Option, base: str) -> str:
     kind = "radio" if question.kind == "single" else "checkbox"
     oid = f"{base}-{option.id}"
-    return (f'<div class="ls-quiz-option"><input type="{kind}" id="{oid}" name="{base}" value="{option.id}" '
-            f'data-correct="{str(option.correct).lower()}">'
-            f'<label for="{oid}"><span class="ls-quiz-letter">{_letter(option)}.</span> '
-            f'{_inline(option.text)}</label></div>')
+    return (
+        f'<div class="ls-quiz-option"><input type="{kind}" id="{oid}" name="{base}" value="{option.id}" '
+        f'data-correct="{str(option.correct).lower()}">'
+        f'<label for="{oid}"><span class="ls-quiz-letter">{_letter(option)}.</span> '
+        f"{_inline(option.text)}</label></div>"
+    )
 
 
 def form_html(questions: Sequence[Question], *, stage: str, other: str, version: str) -> str:
     """The quiz as a ``<form class="ls-quiz">``; ids start with ``ls-quiz-<stage>-``."""
-    parts = [f'<form class="ls-quiz" id="ls-quiz-{stage}" data-stage="{stage}" data-other-stage="{other}" '
-             f'data-version="{version}" aria-label="Concept quiz, {stage} the course" novalidate>']
+    parts = [
+        f'<form class="ls-quiz" id="ls-quiz-{stage}" data-stage="{stage}" data-other-stage="{other}" '
+        f'data-version="{version}" aria-label="Concept quiz, {stage} the course" novalidate>'
+    ]
     for n, q in enumerate(questions, start=1):
         base = f"ls-quiz-{stage}-{q.id}"
         how = "Choose one." if q.kind == "single" else "Select all that apply."
@@ -100,9 +104,11 @@ def form_html(questions: Sequence[Question], *, stage: str, other: str, version:
             '<p class="ls-quiz-verdict" role="status" aria-live="polite"></p>'
             '<div class="ls-quiz-feedback"></div></fieldset>'
         )
-    parts.append('<div class="ls-quiz-actions" hidden><button type="submit" class="ls-quiz-score">Score all my answers'
-                 '</button> <button type="reset" class="ls-quiz-reset">Clear my answers</button></div>'
-                 '<p class="ls-quiz-result" role="status" aria-live="polite"></p></form>')
+    parts.append(
+        '<div class="ls-quiz-actions" hidden><button type="submit" class="ls-quiz-score">Score all my answers'
+        '</button> <button type="reset" class="ls-quiz-reset">Clear my answers</button></div>'
+        '<p class="ls-quiz-result" role="status" aria-live="polite"></p></form>'
+    )
     return "\n".join(parts)
 
 
@@ -111,19 +117,26 @@ def _why_html(question: Question, option: Option, base: str, page: str) -> str:
     pages: dict[str, list[str]] = {}
     for ref in option.see:  # one phrase per page: "Lab 1: The Enactor race, sections "A" and "B""
         pages.setdefault(ref.title, []).append(
-            f'<a href="{html.escape(ref.href(page))}">\u201c{html.escape(ref.section)}\u201d</a>')
-    links = "; ".join(f"<em>{html.escape(title)}</em>, section{'s' if len(refs) > 1 else ''} {_list(refs)}"
-                      for title, refs in pages.items())
-    return (f'<li class="ls-quiz-why" id="{base}-{option.id}-why" data-correct="{str(option.correct).lower()}">'
-            f'<strong>{_letter(option)}. {verdict}</strong> '
-            f'<span class="ls-quiz-option-text">{_inline(option.text)}</span> '
-            f'{_inline(option.explanation)} <span class="ls-quiz-see">See {links}.</span></li>')
+            f'<a href="{html.escape(ref.href(page))}">\u201c{html.escape(ref.section)}\u201d</a>'
+        )
+    links = "; ".join(
+        f"<em>{html.escape(title)}</em>, section{'s' if len(refs) > 1 else ''} {_list(refs)}"
+        for title, refs in pages.items()
+    )
+    return (
+        f'<li class="ls-quiz-why" id="{base}-{option.id}-why" data-correct="{str(option.correct).lower()}">'
+        f"<strong>{_letter(option)}. {verdict}</strong> "
+        f'<span class="ls-quiz-option-text">{_inline(option.text)}</span> '
+        f'{_inline(option.explanation)} <span class="ls-quiz-see">See {links}.</span></li>'
+    )
 
 
 def answers_html(questions: Sequence[Question], *, stage: str, page: str, misconceptions_href: str) -> str:
     """The answers as a closed ``<details class="ls-quiz-answers">``, one list item per question."""
-    parts = [f'<details class="ls-quiz-answers" id="ls-quiz-{stage}-answers"><summary>Show the answers and '
-             'explanations</summary><ol class="ls-quiz-answer-list">']
+    parts = [
+        f'<details class="ls-quiz-answers" id="ls-quiz-{stage}-answers"><summary>Show the answers and '
+        'explanations</summary><ol class="ls-quiz-answer-list">'
+    ]
     for q in questions:
         base = f"ls-quiz-{stage}-{q.id}"
         answer = _list([_letter(o) for o in q.options if o.correct])

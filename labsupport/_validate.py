@@ -14,8 +14,21 @@ from numbers import Integral, Real
 
 from .errors import ConfigError
 
-__all__ = ["SEED_MAX", "Config", "check_bool", "check_choice", "check_instance", "check_int", "check_names",
-           "check_number", "check_seed", "show", "store_plain_numbers", "tick_s", "to_ms"]
+__all__ = [
+    "SEED_MAX",
+    "Config",
+    "check_bool",
+    "check_choice",
+    "check_instance",
+    "check_int",
+    "check_names",
+    "check_number",
+    "check_seed",
+    "show",
+    "store_plain_numbers",
+    "tick_s",
+    "to_ms",
+]
 
 #: Largest seed any config accepts, the same for every model (a seed is an integer in
 #: ``[0, SEED_MAX]``). Negative seeds are refused because ``random.Random(-n)`` is the same stream
@@ -70,8 +83,14 @@ def _bound(value: object, name: str | None = None) -> str:
     return f"{name} ({text})" if name else text
 
 
-def _describe(lo: float | None, hi: float | None, lo_open: bool, hi_open: bool,
-              lo_name: str | None = None, hi_name: str | None = None) -> str:
+def _describe(
+    lo: float | None,
+    hi: float | None,
+    lo_open: bool,
+    hi_open: bool,
+    lo_name: str | None = None,
+    hi_name: str | None = None,
+) -> str:
     parts = []
     if lo is not None:
         parts.append(f"{'>' if lo_open else '>='} {_bound(lo, lo_name)}")
@@ -133,8 +152,7 @@ def check_int(name: str, value: object, *, lo: int | None = None, hi: int | None
     """Return ``value`` if it is an integer (not a bool) in ``[lo, hi]``, else raise ConfigError."""
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise ConfigError(
-            f"{name} must be an integer {_describe(lo, hi, False, False)}, "
-            f"got {_show(value)} of type {_type(value)}"
+            f"{name} must be an integer {_describe(lo, hi, False, False)}, got {_show(value)} of type {_type(value)}"
         )
     number = int(value)
     if (lo is not None and number < lo) or (hi is not None and number > hi):
@@ -244,8 +262,9 @@ def check_bool(name: str, value: object) -> bool:
     """
     if not isinstance(value, bool):
         hint = "; convert it with bool()" if _type(value) in ("numpy.bool", "numpy.bool_") else ""
-        raise ConfigError(f"{name} must be True or False (a Python bool), got {_show(value)} of type "
-                          f"{_type(value)}{hint}")
+        raise ConfigError(
+            f"{name} must be True or False (a Python bool), got {_show(value)} of type {_type(value)}{hint}"
+        )
     return value
 
 
@@ -267,8 +286,9 @@ def check_names(name: str, values: Iterable[str] | str, valid: Iterable[str]) ->
     if isinstance(values, str):
         values = [values]
     if isinstance(values, (bytes, bytearray, Mapping)) or not isinstance(values, Iterable):
-        raise ConfigError(f"{name} must be a name or a list of names from {valid_list!r}, "
-                          f"got {_show(values)} of type {_type(values)}")
+        raise ConfigError(
+            f"{name} must be a name or a list of names from {valid_list!r}, got {_show(values)} of type {_type(values)}"
+        )
     got = list(values)
     unknown = [v for v in got if not _is_in(v, valid_list)]
     if unknown:

@@ -70,8 +70,11 @@ class ExportedDataDocumenter(DataDocumenter):
             return False
         package = parent.object
         exported = getattr(package, "__all__", ())
-        return (membername in exported and hasattr(package, "__path__")
-                and defining_comment(package, membername) is not None)
+        return (
+            membername in exported
+            and hasattr(package, "__path__")
+            and defining_comment(package, membername) is not None
+        )
 
     def get_doc(self) -> list[list[str]] | None:
         package = importlib.import_module(self.modname)
@@ -85,9 +88,13 @@ def _keep_exported_data(app: Sphinx, what: str, name: str, obj: Any, skip: bool,
     if what != "module" or not skip or inspect.isroutine(obj) or inspect.isclass(obj) or inspect.ismodule(obj):
         return None
     for modname, module in list(sys.modules.items()):
-        if (modname.startswith("labsupport.") and hasattr(module, "__path__")
-                and name in getattr(module, "__all__", ()) and getattr(module, name, None) is obj
-                and defining_comment(module, name) is not None):
+        if (
+            modname.startswith("labsupport.")
+            and hasattr(module, "__path__")
+            and name in getattr(module, "__all__", ())
+            and getattr(module, name, None) is obj
+            and defining_comment(module, name) is not None
+        ):
             return False
     return None
 

@@ -53,8 +53,18 @@ from sphinx.util import logging
 
 from .charts import BOOK_BUILD_ENV
 
-__all__ = ["BRAND_TEMPLATE", "BUNDLE_NAME", "CSS_NAME", "ExercisesNumberedPerPage", "offer_pdf",
-           "PDF_NAME", "PRINT_JS_NAME", "QUIZ_JS_NAME", "SCROLL_REGIONS_JS_NAME", "setup"]
+__all__ = [
+    "BRAND_TEMPLATE",
+    "BUNDLE_NAME",
+    "CSS_NAME",
+    "ExercisesNumberedPerPage",
+    "offer_pdf",
+    "PDF_NAME",
+    "PRINT_JS_NAME",
+    "QUIZ_JS_NAME",
+    "SCROLL_REGIONS_JS_NAME",
+    "setup",
+]
 
 BUNDLE_NAME = "labsupport-vega.js"
 _STAMP = "iife-"  # bump when the way the bundle is written changes
@@ -97,7 +107,7 @@ _PDF_LABEL = "download-book-pdf-button"
 _PDF_TEXT = "PDF of the whole book"
 # The theme's ".pdf" item only prints the page in view; it says so.
 _PRINT_TEXT = "Print this page"
-_MENU_AFTER = re.compile(r'(<li>\s*<button[^>]*\bbtn-download-pdf-button\b.*?</li>)', re.DOTALL)
+_MENU_AFTER = re.compile(r"(<li>\s*<button[^>]*\bbtn-download-pdf-button\b.*?</li>)", re.DOTALL)
 
 
 def offer_pdf(html_dir: Path | str) -> int:
@@ -129,8 +139,10 @@ def offer_pdf(html_dir: Path | str) -> int:
             f'<span class="btn__text-container">{_PDF_TEXT}</span></a></li>'
         )
         # The substitution calls the lambda at once, with this iteration's item.
-        page.write_text(_MENU_AFTER.sub(lambda m: m.group(1) + "\n" + item, text, count=1),  # noqa: B023
-                        encoding="utf-8")
+        page.write_text(
+            _MENU_AFTER.sub(lambda m: m.group(1) + "\n" + item, text, count=1),  # noqa: B023
+            encoding="utf-8",
+        )
         changed += 1
     return changed
 
@@ -176,15 +188,14 @@ def _is_dead_script(app: Sphinx, js: Any) -> bool:
     attributes = getattr(js, "attributes", {}) or {}
     launch = app.config.html_theme_options.get("launch_buttons") or {}
     # sphinx-thebe loads thebe from unpkg.com when its button is pressed; without thebe there is no button.
-    if not launch.get("thebe") and (filename.endswith("sphinx-thebe.js")
-                                    or "THEBE_JS_URL" in str(attributes.get("body", ""))):
+    if not launch.get("thebe") and (
+        filename.endswith("sphinx-thebe.js") or "THEBE_JS_URL" in str(attributes.get("body", ""))
+    ):
         return True
     return bool(attributes.get("type") == _WIDGET_STATE and not getattr(app.config, "nb_ipywidgets_js", None))
 
 
-def _offline_page(
-    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: object
-) -> None:
+def _offline_page(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: object) -> None:
     """Keep one page offline-clean; warn about anything it would still fetch from another site."""
     # The theme reads its colour mode from the template variable default_mode. Left empty, every
     # first page view logs "Got invalid theme mode" as a console error and falls back to "auto"
@@ -213,8 +224,13 @@ def _offline_page(
     for uri in dict.fromkeys(offsite):
         hint = " (MathJax: this page has math; write the formula as code or text)" if "mathjax" in uri.lower() else ""
         logger.warning(
-            "page %s loads %s from another site, so it breaks offline: the built book must not "
-            "fetch anything%s", pagename, uri, hint, location=pagename, type="labsupport", subtype="offline",
+            "page %s loads %s from another site, so it breaks offline: the built book must not fetch anything%s",
+            pagename,
+            uri,
+            hint,
+            location=pagename,
+            type="labsupport",
+            subtype="offline",
         )
 
 
@@ -237,9 +253,7 @@ def _add_templates(app: Sphinx, config: Any) -> None:
     config.templates_path.append(str(_TEMPLATES_DIR))
 
 
-def _accessible_page(
-    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: object
-) -> None:
+def _accessible_page(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: object) -> None:
     """Fix what axe-core finds in one page's HTML that docutils, pandas or the theme wrote.
 
     * citations: role ``listitem`` instead of the deprecated ``doc-biblioentry``;
@@ -326,8 +340,9 @@ def setup(app: Sphinx) -> dict[str, object]:
     for name in JS_PARTS:
         app.add_js_file(name)
     # A rebuilt page loses the PDF entry that python -m labsupport.pdf added; put it back.
-    app.connect("build-finished", lambda app, exc: exc is None and app.builder.format == "html"
-                and offer_pdf(app.outdir))
+    app.connect(
+        "build-finished", lambda app, exc: exc is None and app.builder.format == "html" and offer_pdf(app.outdir)
+    )
     # After MyST-NB, sphinx.ext.mathjax and the book theme's launch buttons (priority 501).
     app.connect("html-page-context", _offline_page, priority=900)
     # After the theme's toctree functions (pydata-sphinx-theme, priority 500).

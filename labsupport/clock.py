@@ -54,8 +54,9 @@ class Clock:
     def __post_init__(self) -> None:
         origin = self.origin
         if not isinstance(origin, pd.Timestamp) or pd.isna(origin) or origin.tz is not None:
-            raise ConfigError(f"origin must be a naive pandas Timestamp (PDT), got {show(origin)} "
-                              f"of type {type(origin).__name__}")
+            raise ConfigError(
+                f"origin must be a naive pandas Timestamp (PDT), got {show(origin)} of type {type(origin).__name__}"
+            )
         try:
             origin - pd.Timedelta(seconds=YEAR_S), origin + pd.Timedelta(seconds=YEAR_S)
         except (OverflowError, ValueError):
@@ -74,8 +75,10 @@ class Clock:
                 ``"now"``, a time with a zone), or is more than a year (31,536,000 s) from the origin.
         """
         if not isinstance(when, str):
-            raise ConfigError(f"when must be a string like 'HH:MM' or 'YYYY-MM-DD HH:MM', got {show(when)} "
-                              f"of type {type(when).__name__}")
+            raise ConfigError(
+                f"when must be a string like 'HH:MM' or 'YYYY-MM-DD HH:MM', got {show(when)} "
+                f"of type {type(when).__name__}"
+            )
         text = when.strip()
         if re.fullmatch(_TIME, text):
             text = f"{self.origin:%Y-%m-%d} {text}"
@@ -84,11 +87,13 @@ class Clock:
                 raise ConfigError("not a date and time")
             seconds = float((pd.Timestamp(text) - self.origin).total_seconds())
         except (ValueError, TypeError, OverflowError) as exc:
-            raise ConfigError(f"when must look like 'HH:MM' or 'YYYY-MM-DD HH:MM' (PDT, no time zone), "
-                              f"got {show(when)}") from exc
+            raise ConfigError(
+                f"when must look like 'HH:MM' or 'YYYY-MM-DD HH:MM' (PDT, no time zone), got {show(when)}"
+            ) from exc
         if abs(seconds) > YEAR_S:
-            raise ConfigError(f"when must be within a year (31,536,000 s) of the origin {self.origin}, "
-                              f"got {show(when)}")
+            raise ConfigError(
+                f"when must be within a year (31,536,000 s) of the origin {self.origin}, got {show(when)}"
+            )
         return seconds
 
     def reading(self, time_s: float) -> str:

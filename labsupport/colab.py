@@ -55,7 +55,9 @@ CONFIG_FILE = "_config.yml"
 #: The pinned dependency set that the student install cell installs with (relative to the root).
 CONSTRAINTS_PATH = "student/constraints.txt"
 
-_GITHUB = re.compile(r"^https://github\.com/(?P<owner>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?P<name>[A-Za-z0-9._-]{1,100})/?$")
+_GITHUB = re.compile(
+    r"^https://github\.com/(?P<owner>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?P<name>[A-Za-z0-9._-]{1,100})/?$"
+)
 _BRANCH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$")
 
 
@@ -120,8 +122,9 @@ class Published:
 
     def nbgitpuller_link(self, hub_url: str, path: str, *, interface: str = "lab") -> str:
         """A link that clones this repository on the hub ``hub_url`` and opens ``path`` in it."""
-        query = urlencode({"repo": self.repository_url, "branch": self.branch,
-                           "urlpath": f"{interface}/tree/{self.name}/{path}"})
+        query = urlencode(
+            {"repo": self.repository_url, "branch": self.branch, "urlpath": f"{interface}/tree/{self.name}/{path}"}
+        )
         return f"{hub_url.rstrip('/')}/hub/user-redirect/git-pull?{query}"
 
 

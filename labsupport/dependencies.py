@@ -146,9 +146,13 @@ def _check_query(service: object, region: object) -> None:
 def _failed_set(edges: pd.DataFrame, origin: tuple[str, str]) -> tuple[set[tuple[str, str]], dict]:
     """Least fixpoint of 'fails'. Returns the failed nodes and, for each, ``(dependency, tag,
     failover target or None, failover edge's tag or None)``: what failed it."""
-    deps = cast(list[tuple[str, str, str, str, str, str]], sorted(
-        (r.dependent, r.dependent_region, r.dependency, r.dependency_region, r.kind, r.tag)
-        for r in edges.itertuples(index=False)))
+    deps = cast(
+        list[tuple[str, str, str, str, str, str]],
+        sorted(
+            (r.dependent, r.dependent_region, r.dependency, r.dependency_region, r.kind, r.tag)
+            for r in edges.itertuples(index=False)
+        ),
+    )
     failover = {(a, ar): ((b, br), tag) for a, ar, b, br, k, tag in deps if k == "fails over to"}
     failed, cause = {origin}, {}
     changed = True
@@ -180,8 +184,9 @@ def _trace(node: tuple[str, str], cause: dict) -> tuple[list, list]:
     return chain, tags
 
 
-def blast_radius(service: str, region: str, *, isolate: bool = False, include_unverified: bool = False,
-                 include_inferred: bool = True) -> pd.DataFrame:
+def blast_radius(
+    service: str, region: str, *, isolate: bool = False, include_unverified: bool = False, include_inferred: bool = True
+) -> pd.DataFrame:
     """If ``service`` fails in ``region``, the status of every node of the graph.
 
     Args:
@@ -204,8 +209,11 @@ def blast_radius(service: str, region: str, *, isolate: bool = False, include_un
             that is not a bool.
     """
     _check_query(service, region)
-    for name, flag in (("isolate", isolate), ("include_unverified", include_unverified),
-                       ("include_inferred", include_inferred)):
+    for name, flag in (
+        ("isolate", isolate),
+        ("include_unverified", include_unverified),
+        ("include_inferred", include_inferred),
+    ):
         check_bool(name, flag)
     edges = load(include_unverified=include_unverified)
     if not include_inferred:
@@ -214,8 +222,14 @@ def blast_radius(service: str, region: str, *, isolate: bool = False, include_un
         edges = isolate_regions(edges)
     origin = (service, region)
     failed, cause = _failed_set(edges, origin)
-    nodes = cast(list[tuple[str, str]], sorted({(r.dependent, r.dependent_region) for r in edges.itertuples()}
-                   | {(r.dependency, r.dependency_region) for r in edges.itertuples()} | {origin}))
+    nodes = cast(
+        list[tuple[str, str]],
+        sorted(
+            {(r.dependent, r.dependent_region) for r in edges.itertuples()}
+            | {(r.dependency, r.dependency_region) for r in edges.itertuples()}
+            | {origin}
+        ),
+    )
     rows = []
     for node in nodes:
         rows.append((*node, *_status(node, origin, failed, cause, edges)))
@@ -224,12 +238,12 @@ def blast_radius(service: str, region: str, *, isolate: bool = False, include_un
     frame["status"] = pd.Categorical(frame["status"], categories=list(STATUSES), ordered=True)
     frame["weakest_tag"] = pd.Categorical(frame["weakest_tag"], categories=list(TAGS), ordered=True)
     frame["outside_region"] = frame["region"].ne(region).astype(bool)
-    return frame.sort_values(["status", "hops", "region", "service"], kind="stable",
-                             na_position="last").reset_index(drop=True)
+    return frame.sort_values(["status", "hops", "region", "service"], kind="stable", na_position="last").reset_index(
+        drop=True
+    )
 
 
-def _status(node: tuple[str, str], origin: tuple[str, str], failed: set, cause: dict,
-            edges: pd.DataFrame) -> tuple:
+def _status(node: tuple[str, str], origin: tuple[str, str], failed: set, cause: dict, edges: pd.DataFrame) -> tuple:
     if node == origin:
         return "origin", 0, f"{node[0]} ({node[1]})", None
     if node in failed:
@@ -255,8 +269,9 @@ def _status(node: tuple[str, str], origin: tuple[str, str], failed: set, cause: 
     return ("degraded" if any(lagging) else "keeps working"), pd.NA, "", None
 
 
-def what_fails_with(service: str, region: str, *, isolate: bool = False, include_unverified: bool = False,
-                    include_inferred: bool = True) -> pd.DataFrame:
+def what_fails_with(
+    service: str, region: str, *, isolate: bool = False, include_unverified: bool = False, include_inferred: bool = True
+) -> pd.DataFrame:
     """Answer "if ``service`` fails in ``region``, what fails with it, and where?".
 
     Args:
@@ -269,6 +284,7 @@ def what_fails_with(service: str, region: str, *, isolate: bool = False, include
     Raises:
         ConfigError: as :func:`blast_radius`.
     """
-    radius = blast_radius(service, region, isolate=isolate, include_unverified=include_unverified,
-                          include_inferred=include_inferred)
+    radius = blast_radius(
+        service, region, isolate=isolate, include_unverified=include_unverified, include_inferred=include_inferred
+    )
     return radius[radius["status"] == "fails"].reset_index(drop=True)

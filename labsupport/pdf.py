@@ -41,8 +41,14 @@ from .errors import ConfigError
 __all__ = ["BookPage", "book_pages", "main", "write_pdf"]
 
 CHART_TIMEOUT_MS = 30_000
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--no-first-run"]
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 # Schemes a page may load; everything else (http, https, ws...) is aborted: the book is offline.
 _LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
 
@@ -59,9 +65,11 @@ _CHARTS_MISSING = """() => [...document.querySelectorAll('.labsupport-vega')]
 _OPEN_DETAILS = """() => document.querySelectorAll('details:not(.hide):not(.labsupport-chart-data)')
   .forEach(d => { d.open = true; })"""
 
-_FOOTER = ('<div style="font-size:8px;width:100%;padding:0 12mm;color:#555;display:flex;'
-           'justify-content:space-between"><span>{book}</span><span>{page}</span>'
-           '<span><span class="pageNumber"></span> / <span class="totalPages"></span></span></div>')
+_FOOTER = (
+    '<div style="font-size:8px;width:100%;padding:0 12mm;color:#555;display:flex;'
+    'justify-content:space-between"><span>{book}</span><span>{page}</span>'
+    '<span><span class="pageNumber"></span> / <span class="totalPages"></span></span></div>'
+)
 
 
 @dataclass
@@ -122,10 +130,11 @@ def _root_page(html_dir: Path) -> Path:
     """The book's root page: index.html, or the page it redirects to (Jupyter Book's root)."""
     index = html_dir / "index.html"
     if not index.is_file():
-        raise ConfigError(f"html={html_dir}: no index.html, so no built book there; build it first "
-                          "(jupyter-book build .)")
+        raise ConfigError(
+            f"html={html_dir}: no index.html, so no built book there; build it first (jupyter-book build .)"
+        )
     text = index.read_text(encoding="utf-8")
-    marker = 'url='
+    marker = "url="
     if "http-equiv" in text and marker in text:
         target = text.split(marker, 1)[1].split('"', 1)[0].strip()
         candidate = html_dir / unquote(target)
@@ -176,8 +185,10 @@ def _chromium(chosen: str | None) -> str:
         found = shutil.which(candidate)
         if found:
             return found
-    raise ConfigError(f"chromium={chosen or '/usr/bin/chromium'}: no such Chromium; install Debian's "
-                      "(apt-get install chromium) or pass --chromium PATH")
+    raise ConfigError(
+        f"chromium={chosen or '/usr/bin/chromium'}: no such Chromium; install Debian's "
+        "(apt-get install chromium) or pass --chromium PATH"
+    )
 
 
 def _print_pages(html_dir: Path, pages: list[BookPage], chromium: str, book_title: str) -> list[bytes]:
@@ -204,25 +215,32 @@ def _print_pages(html_dir: Path, pages: list[BookPage], chromium: str, book_titl
                 try:
                     page.wait_for_function(_CHARTS_SETTLED, timeout=CHART_TIMEOUT_MS)
                 except Exception as err:  # Playwright's TimeoutError
-                    raise ConfigError(f"page={book_page.path}: its charts did not draw within "
-                                      f"{CHART_TIMEOUT_MS} ms") from err
+                    raise ConfigError(
+                        f"page={book_page.path}: its charts did not draw within {CHART_TIMEOUT_MS} ms"
+                    ) from err
                 missing = page.evaluate(_CHARTS_MISSING)
                 if missing:
                     raise ConfigError(f"page={book_page.path}: charts {missing} did not draw (see the browser test)")
                 page.evaluate(_OPEN_DETAILS)
                 page.emulate_media(media="print")
-                printed.append(page.pdf(
-                    format="A4", print_background=True, display_header_footer=True,
-                    header_template="<span></span>",
-                    footer_template=_FOOTER.format(book=html.escape(book_title), page=html.escape(book_page.title)),
-                    margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"},
-                ))
+                printed.append(
+                    page.pdf(
+                        format="A4",
+                        print_background=True,
+                        display_header_footer=True,
+                        header_template="<span></span>",
+                        footer_template=_FOOTER.format(book=html.escape(book_title), page=html.escape(book_page.title)),
+                        margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"},
+                    )
+                )
                 page.emulate_media(media="screen")
         finally:
             browser.close()
     if blocked:
-        raise ConfigError(f"requests={sorted(set(blocked))[:5]}: pages of the book asked for files on "
-                          "another site; the book must be offline (see labsupport/book.py)")
+        raise ConfigError(
+            f"requests={sorted(set(blocked))[:5]}: pages of the book asked for files on "
+            "another site; the book must be offline (see labsupport/book.py)"
+        )
     return printed
 
 
@@ -261,10 +279,12 @@ def _join(html_dir: Path, pages: list[BookPage], printed: list[bytes], book_titl
             target = first_page.get(urlsplit(uri)._replace(fragment="").geturl())
             if target is None:
                 continue
-            annot[NameObject("/A")] = DictionaryObject({
-                NameObject("/S"): NameObject("/GoTo"),
-                NameObject("/D"): ArrayObject([writer.pages[target].indirect_reference, NameObject("/Fit")]),
-            })
+            annot[NameObject("/A")] = DictionaryObject(
+                {
+                    NameObject("/S"): NameObject("/GoTo"),
+                    NameObject("/D"): ArrayObject([writer.pages[target].indirect_reference, NameObject("/Fit")]),
+                }
+            )
             kept.append(ref)
         pdf_page[NameObject("/Annots")] = kept if kept else NullObject()
         if not kept:
@@ -290,8 +310,9 @@ def _book_title(root: Path) -> str:
     return _title_parts(root)[1] or "Book"
 
 
-def write_pdf(html_dir: Path | str = "_build/html", out: Path | str = "_build/pdf/" + PDF_NAME,
-              chromium: str | None = None) -> Path:
+def write_pdf(
+    html_dir: Path | str = "_build/html", out: Path | str = "_build/pdf/" + PDF_NAME, chromium: str | None = None
+) -> Path:
     """Print every page of the built book and join them into one PDF.
 
     Args:
@@ -312,8 +333,10 @@ def write_pdf(html_dir: Path | str = "_build/html", out: Path | str = "_build/pd
     # Before Chromium starts, so that a missing page is named, not a Playwright net::ERR_FILE_NOT_FOUND traceback.
     missing = [p.path for p in pages if not (html_dir / p.path).is_file()]
     if missing:
-        raise ConfigError(f"html={html_dir}: the navigation lists pages that are not in the built book: "
-                          f"{missing[:5]}; rebuild it (jupyter-book build .)")
+        raise ConfigError(
+            f"html={html_dir}: the navigation lists pages that are not in the built book: "
+            f"{missing[:5]}; rebuild it (jupyter-book build .)"
+        )
     title = _book_title(_root_page(html_dir))
     printed = _print_pages(html_dir, pages, _chromium(chromium), title)
     writer = _join(html_dir, pages, printed, title)
@@ -342,8 +365,10 @@ def main(argv: list[str] | None = None) -> int:
     from pypdf import PdfReader
 
     count = len(PdfReader(out).pages)
-    print(f"wrote {out} ({count} pages, {out.stat().st_size / 1e6:.1f} MB, "
-          f"{time.monotonic() - started:.0f} s); the book's download menu now offers it")
+    print(
+        f"wrote {out} ({count} pages, {out.stat().st_size / 1e6:.1f} MB, "
+        f"{time.monotonic() - started:.0f} s); the book's download menu now offers it"
+    )
     return 0
 
 

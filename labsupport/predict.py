@@ -174,8 +174,10 @@ def compare(questions: Iterable[Question]) -> pd.DataFrame:
         ``question`` (the text), ``your_guess`` ("—" when unanswered), ``model`` (the model's
         answer with its unit) and ``verdict`` (see :func:`verdict`).
     """
-    rows = [{"question": q.text, "your_guess": q.show(q.guess), "model": q.show(q.model), "verdict": verdict(q)}
-            for q in questions]
+    rows = [
+        {"question": q.text, "your_guess": q.show(q.guess), "model": q.show(q.model), "verdict": verdict(q)}
+        for q in questions
+    ]
     return pd.DataFrame(rows, columns=list(COLUMNS)).astype("string")
 
 
@@ -188,4 +190,3 @@ def nearest(value: float, options: Collection[float]) -> float:
     if value <= 0 or any(o <= 0 for o in options) or not options:
         raise ValueError(f"nearest needs a value > 0 and options > 0, got {value!r} and {list(options)!r}")
     return min(options, key=lambda o: abs(math.log10(o / value)))
-

@@ -144,8 +144,10 @@ def figures() -> dict[str, str]:
         whole event after the DNS repair (the summary's times, facts.md §6).
     """
     d = durations()
-    out = {name: str(d.at[name, "text"]) for name in
-           ("whole_event", "dashboard_whole_event", "dns_empty", "launch_failures", "nlb_period")}
+    out = {
+        name: str(d.at[name, "text"])
+        for name in ("whole_event", "dashboard_whole_event", "dns_empty", "launch_failures", "nlb_period")
+    }
     whole, dns = cast(pd.Timedelta, d.at["whole_event", "duration"]), cast(pd.Timedelta, d.at["dns_empty", "duration"])
     out["after_dns"] = format_duration(whole - dns)
     return out
@@ -176,10 +178,14 @@ def _references(where: str, raw: Any, pages: Mapping[str, str]) -> tuple[Referen
         if not isinstance(ref, dict) or set(ref) != {"page", "section"}:
             raise ConfigError(f"{where}[{i}] must have exactly the keys page and section, got {ref!r}")
         if ref["page"] not in pages:
-            raise ConfigError(f"{where}[{i}].page must be one of the data file's pages {sorted(pages)}, "
-                              f"got {ref['page']!r}")
-        refs.append(Reference(page=ref["page"], section=_fill(f"{where}[{i}].section", ref["section"]),
-                              title=pages[ref["page"]]))
+            raise ConfigError(
+                f"{where}[{i}].page must be one of the data file's pages {sorted(pages)}, got {ref['page']!r}"
+            )
+        refs.append(
+            Reference(
+                page=ref["page"], section=_fill(f"{where}[{i}].section", ref["section"]), title=pages[ref["page"]]
+            )
+        )
     return tuple(refs)
 
 
@@ -191,9 +197,13 @@ def _option(where: str, raw: Any, pages: Mapping[str, str]) -> Option:
         raise ConfigError(f"{where}.id must be one lower-case letter, got {raw['id']!r}")
     if not isinstance(raw["correct"], bool):
         raise ConfigError(f"{where}.correct must be true or false, got {raw['correct']!r}")
-    return Option(id=raw["id"], text=_fill(f"{where}.text", raw["text"]), correct=raw["correct"],
-                  explanation=_fill(f"{where}.explanation", raw["explanation"]),
-                  see=_references(f"{where}.see", raw["see"], pages))
+    return Option(
+        id=raw["id"],
+        text=_fill(f"{where}.text", raw["text"]),
+        correct=raw["correct"],
+        explanation=_fill(f"{where}.explanation", raw["explanation"]),
+        see=_references(f"{where}.see", raw["see"], pages),
+    )
 
 
 def _question(where: str, raw: Any, pages: Mapping[str, str]) -> Question:
@@ -212,10 +222,18 @@ def _question(where: str, raw: Any, pages: Mapping[str, str]) -> Question:
         raise ConfigError(f"{where}.options must be lettered a, b, c, ... in order, got {[o.id for o in options]}")
     right = sum(o.correct for o in options)
     if (raw["kind"] == "single" and right != 1) or (raw["kind"] == "multiple" and not 1 <= right < len(options)):
-        raise ConfigError(f"{where} is a {raw['kind']!r} question with {right} right options: a single one needs "
-                          "exactly 1, a multiple one at least 1 and fewer than all")
-    return Question(id=raw["id"], misconception=raw["misconception"], belief=_fill(f"{where}.belief", raw["belief"]),
-                    kind=raw["kind"], prompt=_fill(f"{where}.prompt", raw["prompt"]), options=options)
+        raise ConfigError(
+            f"{where} is a {raw['kind']!r} question with {right} right options: a single one needs "
+            "exactly 1, a multiple one at least 1 and fewer than all"
+        )
+    return Question(
+        id=raw["id"],
+        misconception=raw["misconception"],
+        belief=_fill(f"{where}.belief", raw["belief"]),
+        kind=raw["kind"],
+        prompt=_fill(f"{where}.prompt", raw["prompt"]),
+        options=options,
+    )
 
 
 @functools.cache

@@ -142,21 +142,32 @@ class HostedZone:
         if condition_holds is None:
             condition_holds = not (check_version_on_write and before is not None and before >= generation)
         if not condition_holds:
-            return self._unchanged(REFUSED_NOT_NEWER, generation,
-                                   f"conditional write refused: endpoint already on plan {before}")
+            return self._unchanged(
+                REFUSED_NOT_NEWER, generation, f"conditional write refused: endpoint already on plan {before}"
+            )
         if before is not None and before not in self.trees:
             # The rollback record must point at the active plan in the same batch: it cannot.
             if not self_repair:
-                return self._unchanged(INCONSISTENT, generation,
-                                       f"batch rejected: rollback record cannot point at deleted plan {before}")
+                return self._unchanged(
+                    INCONSISTENT, generation, f"batch rejected: rollback record cannot point at deleted plan {before}"
+                )
             gen, count = newest
             self.trees[gen] = count
             self.alias, self.rollback = gen, gen
-            return Change(SELF_REPAIRED, gen, before, gen, self.answer_count(),
-                          f"active plan {before} missing: rebuilt newest plan {gen} from scratch")
+            return Change(
+                SELF_REPAIRED,
+                gen,
+                before,
+                gen,
+                self.answer_count(),
+                f"active plan {before} missing: rebuilt newest plan {gen} from scratch",
+            )
         if reject_empty_records and _too_big_a_cut(self.answer_count(), records, max_record_drop_fraction):
-            return self._unchanged(REFUSED_EMPTY, generation,
-                                   f"refused: plan {generation} would cut records {self.answer_count()} -> {records}")
+            return self._unchanged(
+                REFUSED_EMPTY,
+                generation,
+                f"refused: plan {generation} would cut records {self.answer_count()} -> {records}",
+            )
         if before == generation:
             self.trees[generation] = records
             return self._unchanged(NOOP, generation, f"plan {generation} already active (idempotent)")
@@ -165,8 +176,14 @@ class HostedZone:
         stale = before is not None and generation < before
         kind = STALE_APPLIED if stale else APPLIED
         what = f"OVERWROTE newer plan {before}" if stale else f"replaced plan {before}"
-        return Change(kind, generation, before, generation, self.answer_count(),
-                      f"alias -> plan {generation} ({what}); rollback -> {before}")
+        return Change(
+            kind,
+            generation,
+            before,
+            generation,
+            self.answer_count(),
+            f"alias -> plan {generation} ({what}); rollback -> {before}",
+        )
 
     def delete_tree(
         self,
@@ -195,26 +212,46 @@ class HostedZone:
         count = self.trees[generation]
         if delete_only_unreferenced and generation in (self.alias, self.rollback):
             role = "alias" if generation == self.alias else "rollback record"
-            return self._unchanged(SKIPPED_REFERENCED, generation,
-                                   f"kept plan {generation}: the {role} still refers to it")
+            return self._unchanged(
+                SKIPPED_REFERENCED, generation, f"kept plan {generation}: the {role} still refers to it"
+            )
         active = generation == self.alias
         if reject_empty_records and active and _too_big_a_cut(count, 0, max_record_drop_fraction):
-            return self._unchanged(REFUSED_EMPTY, generation,
-                                   f"refused: deleting active plan {generation} would leave 0 records")
+            return self._unchanged(
+                REFUSED_EMPTY, generation, f"refused: deleting active plan {generation} would leave 0 records"
+            )
         del self.trees[generation]
         if active:
-            return Change(DELETED_ACTIVE, generation, self.alias, self.alias, 0,
-                          f"deleted plan {generation}, the ACTIVE plan: alias now points at nothing")
-        return Change(DELETED, generation, self.alias, self.alias, self.answer_count(),
-                      f"deleted plan {generation} ({count} records)")
+            return Change(
+                DELETED_ACTIVE,
+                generation,
+                self.alias,
+                self.alias,
+                0,
+                f"deleted plan {generation}, the ACTIVE plan: alias now points at nothing",
+            )
+        return Change(
+            DELETED,
+            generation,
+            self.alias,
+            self.alias,
+            self.answer_count(),
+            f"deleted plan {generation} ({count} records)",
+        )
 
     def repair(self, generation: int, records: int) -> Change:
         """An operator's manual repair: install plan ``generation``'s tree and point alias and rollback at it."""
         before = self.alias
         self.trees[generation] = records
         self.alias, self.rollback = generation, generation
-        return Change(APPLIED, generation, before, generation, self.answer_count(),
-                      f"operator installed a healthy tree for plan {generation}")
+        return Change(
+            APPLIED,
+            generation,
+            before,
+            generation,
+            self.answer_count(),
+            f"operator installed a healthy tree for plan {generation}",
+        )
 
     def _unchanged(self, kind: str, generation: int, detail: str) -> Change:
         return Change(kind, generation, self.alias, self.alias, self.answer_count(), detail)

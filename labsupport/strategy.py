@@ -33,8 +33,15 @@ from typing import Any
 
 from .errors import ConfigError
 
-__all__ = ["FailoverRequest", "STEP_BUDGET", "StrategyTimeout", "WriteRequest", "call_strategy",
-           "check_strategy", "strategy_name"]
+__all__ = [
+    "FailoverRequest",
+    "STEP_BUDGET",
+    "StrategyTimeout",
+    "WriteRequest",
+    "call_strategy",
+    "check_strategy",
+    "strategy_name",
+]
 
 #: Python lines one strategy call may execute before it is stopped (a correct strategy needs < 50).
 STEP_BUDGET = 100_000
@@ -110,14 +117,14 @@ def check_strategy(name: str, fn: object) -> None:
     try:
         inspect.signature(fn).bind(None)
     except TypeError as exc:
-        raise ConfigError(f"{name} must take exactly one argument (the request), "
-                          f"{strategy_name(fn)} does not: {exc}") from None
+        raise ConfigError(
+            f"{name} must take exactly one argument (the request), {strategy_name(fn)} does not: {exc}"
+        ) from None
     except ValueError:  # builtins without a signature: let the call decide
         return
 
 
-def call_strategy(name: str, fn: Callable[[Any], object], request: object,
-                  *, budget: int = STEP_BUDGET) -> bool:
+def call_strategy(name: str, fn: Callable[[Any], object], request: object, *, budget: int = STEP_BUDGET) -> bool:
     """Call a student's strategy on ``request`` within a step budget; return its ``bool``.
 
     Args:
@@ -142,8 +149,10 @@ def call_strategy(name: str, fn: Callable[[Any], object], request: object,
             steps += 1
             if steps > budget:
                 sys.settrace(None)
-                raise StrategyTimeout(f"{who} did not return within {budget:,} Python lines on {request!r}; "
-                                      "a strategy must answer at once (no loops that wait)")
+                raise StrategyTimeout(
+                    f"{who} did not return within {budget:,} Python lines on {request!r}; "
+                    "a strategy must answer at once (no loops that wait)"
+                )
         return tracer
 
     previous = sys.gettrace()
@@ -159,6 +168,5 @@ def call_strategy(name: str, fn: Callable[[Any], object], request: object,
     if steps > budget:  # the student's code caught the stop and went on: still a timeout
         raise StrategyTimeout(f"{who} did not return within {budget:,} Python lines on {request!r}")
     if type(answer) is not bool:
-        raise ConfigError(f"{who} must return True or False, got {type(answer).__name__} {answer!r} "
-                          f"on {request!r}")
+        raise ConfigError(f"{who} must return True or False, got {type(answer).__name__} {answer!r} on {request!r}")
     return answer

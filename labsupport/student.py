@@ -51,8 +51,17 @@ from markdown_it import MarkdownIt
 from .colab import CONFIG_FILE, CONSTRAINTS_PATH, Published, published, student_install_cell
 from .errors import ConfigError
 
-__all__ = ["KERNEL_PROVIDED", "STUDENT_DIR", "constraints_text", "convert", "convert_markdown", "main", "problems",
-           "setup", "write_all"]
+__all__ = [
+    "KERNEL_PROVIDED",
+    "STUDENT_DIR",
+    "constraints_text",
+    "convert",
+    "convert_markdown",
+    "main",
+    "problems",
+    "setup",
+    "write_all",
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Where the student notebooks live, relative to the repository root.
@@ -106,7 +115,7 @@ class _Converter:
                     f"{self.lab}: exercise {label} must open with its grade, "
                     f"**(Simple|Moderate|Advanced...)**, got {body[:40]!r}"
                 )
-            return f"### Exercise {number} ({grade['grade']})\n\n{body[grade.end():]}"
+            return f"### Exercise {number} ({grade['grade']})\n\n{body[grade.end() :]}"
         if name == "solution":
             if args.strip() not in self.exercises:
                 raise ConfigError(f"{self.lab}: solution label must name an exercise above it, got {args.strip()!r}")
@@ -132,15 +141,23 @@ class _Converter:
         lines = text.splitlines()
         fences = [t for t in _md.parse(text) if t.type == "fence" and _DIRECTIVE.match(t.info.strip())]
         # Converted top down (exercises are numbered in order), replaced bottom up (line numbers hold).
-        done = [(cast(list[int], t.map), self.directive(m["name"], m["args"], t.content))
-                for t in fences if (m := _DIRECTIVE.match(t.info.strip()))]
+        done = [
+            (cast(list[int], t.map), self.directive(m["name"], m["args"], t.content))
+            for t in fences
+            if (m := _DIRECTIVE.match(t.info.strip()))
+        ]
         for (start, end), replacement in reversed(done):
             before = [""] if start > 0 and lines[start - 1].strip() else []
             after = [""] if end < len(lines) and lines[end].strip() else []
             lines[start:end] = before + replacement.splitlines() + after
         out = "\n".join(lines)
-        hrefs = {str(t.attrs["href"]) for tok in _md.parse(out) if tok.type == "inline"
-                 for t in tok.children or [] if t.type == "link_open"}
+        hrefs = {
+            str(t.attrs["href"])
+            for tok in _md.parse(out)
+            if tok.type == "inline"
+            for t in tok.children or []
+            if t.type == "link_open"
+        }
         for href in sorted(hrefs, key=len, reverse=True):
             new = self.link(str(href))
             if new != href:
@@ -195,7 +212,8 @@ def convert(lab_nb: Any, where: Published, *, lab: str) -> Any:
         elif cell.cell_type == "code" and cell.source.startswith(_SOLUTION_COMMENT):
             number = len(conv.exercises)
             cell.source = cell.source.replace(
-                _SOLUTION_COMMENT, f"# Solution to Exercise {number}: try the exercise before you run this cell", 1)
+                _SOLUTION_COMMENT, f"# Solution to Exercise {number}: try the exercise before you run this cell", 1
+            )
         out.append(cell)
     for cell in out:
         cell.metadata.pop("mystnb", None)
@@ -251,8 +269,11 @@ def write_all(root: str | Path = ROOT, *, check: bool = False) -> list[str]:
     root = Path(root)
     folder = root / STUDENT_DIR
     expected = _expected(root, published(root))
-    stale = [name for name, text in expected.items()
-             if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text]
+    stale = [
+        name
+        for name, text in expected.items()
+        if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text
+    ]
     extra = sorted(p.name for p in folder.glob("*.ipynb") if p.name not in expected)
     if not check:
         folder.mkdir(exist_ok=True)
@@ -290,10 +311,12 @@ def constraints_text() -> str:
                 continue
             pins[name] = distribution(name).version
             todo.append(name)
-    head = ("# labsupport's dependencies, pinned to the versions the course's tests run with. Written by\n"
-            "# `python -m labsupport.student --freeze`; requirements.txt installs with it, and the\n"
-            "# student notebooks' install cell passes it to pip as --constraint. Not pinned: ipython,\n"
-            "# traitlets and comm, which the kernel itself provides.\n")
+    head = (
+        "# labsupport's dependencies, pinned to the versions the course's tests run with. Written by\n"
+        "# `python -m labsupport.student --freeze`; requirements.txt installs with it, and the\n"
+        "# student notebooks' install cell passes it to pip as --constraint. Not pinned: ipython,\n"
+        "# traitlets and comm, which the kernel itself provides.\n"
+    )
     return head + "".join(f"{name}=={pins[name]}\n" for name in sorted(pins))
 
 
@@ -316,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # --- Sphinx extension: the build writes student/ and the lab pages' buttons serve it -------------
+
 
 def _write_student(app: Any) -> None:
     for name in write_all(app.srcdir):

@@ -226,8 +226,10 @@ def format_duration(value: float | timedelta | pd.Timedelta | np.timedelta64) ->
         try:
             value = pd.Timedelta(value)
         except (ValueError, OverflowError):
-            raise ConfigError(f"duration must be a finite number of seconds >= 0, got {show(value)} "
-                              "(beyond the range of pandas.Timedelta)") from None
+            raise ConfigError(
+                f"duration must be a finite number of seconds >= 0, got {show(value)} "
+                "(beyond the range of pandas.Timedelta)"
+            ) from None
     if value is pd.NaT or (isinstance(value, (timedelta, pd.Timedelta)) and pd.isna(value)):
         raise ConfigError("duration must be a finite number of seconds >= 0, got NaT")
     if isinstance(value, (timedelta, pd.Timedelta)):

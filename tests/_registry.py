@@ -61,32 +61,61 @@ class Model:
 
 
 MODELS: dict[str, Model] = {
-    "race": Model("labsupport.race", "RaceConfig",
-                  small=lambda m: replace(m.INCIDENT, horizon_s=600.0, max_events=4_000),
-                  strings=("enactor-b", "enactor-c", "enactor-d", "enactor-i", "enactor-z", "ipv6", "global"),
-                  preset=lambda m, seed: replace(m.INCIDENT, seed=seed)),
-    "explore": Model("labsupport.explore", "ExploreConfig",
-                     small=lambda m: replace(m.INCIDENT, enactor_count=2, max_states=5_000),
-                     stochastic=False, preset=lambda m, seed: m.INCIDENT),
-    "dwfm": Model("labsupport.dwfm", "DwfmConfig",
-                  small=lambda m: replace(m.SMALL_FLEET, fleet_droplets_count=300, horizon_s=7_200.0,
-                                          outage_end_s=1_800.0, max_events=50_000),
-                  strings=("immediate", "backoff_full_jitter"),
-                  preset=lambda m, seed: replace(m.INCIDENT, seed=seed)),
-    "network": Model("labsupport.network", "NetworkConfig",
-                     small=lambda m: replace(m.INCIDENT, backlog_count=30, retry_launches_count=60,
-                                             horizon_s=3_600.0, max_events=20_000),
-                     preset=lambda m, seed: replace(m.INCIDENT, seed=seed)),
-    "nlb": Model("labsupport.nlb", "NlbConfig",
-                 small=lambda m: replace(m.INCIDENT, network=MODELS["network"].base(), disable_failover_at_s=1_800.0,
-                                         reenable_failover_at_s=3_000.0, max_events=50_000),
-                 preset=lambda m, seed: replace(m.INCIDENT, seed=seed)),
-    "dns_cache": Model("labsupport.dns_cache", "DnsCacheConfig",
-                       small=lambda m: replace(m.INCIDENT, clients_count=200, empty_duration_s=1_800.0,
-                                               horizon_s=3_600.0),
-                       preset=lambda m, seed: replace(m.INCIDENT, seed=seed)),
-    "chain": Model("labsupport.chain", "ChainConfig", small=lambda m: _small_chain(m),
-                   preset=lambda m, seed: replace(m.INCIDENT, seed=seed)),
+    "race": Model(
+        "labsupport.race",
+        "RaceConfig",
+        small=lambda m: replace(m.INCIDENT, horizon_s=600.0, max_events=4_000),
+        strings=("enactor-b", "enactor-c", "enactor-d", "enactor-i", "enactor-z", "ipv6", "global"),
+        preset=lambda m, seed: replace(m.INCIDENT, seed=seed),
+    ),
+    "explore": Model(
+        "labsupport.explore",
+        "ExploreConfig",
+        small=lambda m: replace(m.INCIDENT, enactor_count=2, max_states=5_000),
+        stochastic=False,
+        preset=lambda m, seed: m.INCIDENT,
+    ),
+    "dwfm": Model(
+        "labsupport.dwfm",
+        "DwfmConfig",
+        small=lambda m: replace(
+            m.SMALL_FLEET, fleet_droplets_count=300, horizon_s=7_200.0, outage_end_s=1_800.0, max_events=50_000
+        ),
+        strings=("immediate", "backoff_full_jitter"),
+        preset=lambda m, seed: replace(m.INCIDENT, seed=seed),
+    ),
+    "network": Model(
+        "labsupport.network",
+        "NetworkConfig",
+        small=lambda m: replace(
+            m.INCIDENT, backlog_count=30, retry_launches_count=60, horizon_s=3_600.0, max_events=20_000
+        ),
+        preset=lambda m, seed: replace(m.INCIDENT, seed=seed),
+    ),
+    "nlb": Model(
+        "labsupport.nlb",
+        "NlbConfig",
+        small=lambda m: replace(
+            m.INCIDENT,
+            network=MODELS["network"].base(),
+            disable_failover_at_s=1_800.0,
+            reenable_failover_at_s=3_000.0,
+            max_events=50_000,
+        ),
+        preset=lambda m, seed: replace(m.INCIDENT, seed=seed),
+    ),
+    "dns_cache": Model(
+        "labsupport.dns_cache",
+        "DnsCacheConfig",
+        small=lambda m: replace(m.INCIDENT, clients_count=200, empty_duration_s=1_800.0, horizon_s=3_600.0),
+        preset=lambda m, seed: replace(m.INCIDENT, seed=seed),
+    ),
+    "chain": Model(
+        "labsupport.chain",
+        "ChainConfig",
+        small=lambda m: _small_chain(m),
+        preset=lambda m, seed: replace(m.INCIDENT, seed=seed),
+    ),
 }
 
 
@@ -94,12 +123,19 @@ def _small_chain(m: Any) -> Any:
     """The chain on small sub-models: a 5-minute empty answer, 600 droplets, 200 clients (60 ms)."""
     from labsupport import dns_cache, dwfm, network, nlb, race
 
-    return replace(m.INCIDENT, race=replace(race.INCIDENT, horizon_s=1_200.0, manual_repair_after_s=300.0),
-                   dwfm=replace(dwfm.SMALL_FLEET, fleet_droplets_count=600, horizon_s=14_400.0, max_events=100_000),
-                   dns=replace(dns_cache.INCIDENT, clients_count=200),
-                   nlb=replace(nlb.INCIDENT, network=replace(network.INCIDENT, horizon_s=7_200.0),
-                               disable_failover_at_s=None, reenable_failover_at_s=None),
-                   dwfm_operator_delay_s=600.0)
+    return replace(
+        m.INCIDENT,
+        race=replace(race.INCIDENT, horizon_s=1_200.0, manual_repair_after_s=300.0),
+        dwfm=replace(dwfm.SMALL_FLEET, fleet_droplets_count=600, horizon_s=14_400.0, max_events=100_000),
+        dns=replace(dns_cache.INCIDENT, clients_count=200),
+        nlb=replace(
+            nlb.INCIDENT,
+            network=replace(network.INCIDENT, horizon_s=7_200.0),
+            disable_failover_at_s=None,
+            reenable_failover_at_s=None,
+        ),
+        dwfm_operator_delay_s=600.0,
+    )
 
 
 def config_classes() -> dict[str, tuple[str, type, Callable[[Any], Any], Any]]:

@@ -16,9 +16,13 @@ __all__ = ["ChainConfig", "INCIDENT", "CLOCK", "OperatorActions", "STOP_POINT_NA
 CLOCK = INCIDENT_CLOCK
 #: Short titles of the six stop points, as the seed articles name them.
 STOP_POINT_TITLES: tuple[str, ...] = (
-    "compare versions when writing", "never delete a plan in use", "refuse empty records",
+    "compare versions when writing",
+    "never delete a plan in use",
+    "refuse empty records",
     "recover automatically from the inconsistent state",
-    "throttle work during recovery; limit capacity removal", "no hidden dependence on one Region")
+    "throttle work during recovery; limit capacity removal",
+    "no hidden dependence on one Region",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,8 +75,11 @@ class StopPoints(Config):
         """The stop points from six on/off flags in order 1-6 (the order of :data:`STOP_POINT_NAMES`)."""
         if len(flags) != 6:
             raise ConfigError(f"from_flags needs six flags, got {len(flags)}")
-        return cls(guards=race.Guards(**dict(zip(race.GUARD_NAMES, flags[:4], strict=False))),
-                   throttle_recovery_work=flags[4], isolate_regions=flags[5])
+        return cls(
+            guards=race.Guards(**dict(zip(race.GUARD_NAMES, flags[:4], strict=False))),
+            throttle_recovery_work=flags[4],
+            isolate_regions=flags[5],
+        )
 
 
 #: Names of the six stop points, in order 1-6: the four guards' names, then the two others.
@@ -149,13 +156,19 @@ class ChainConfig(Config):
     seed: int | None = None
 
     def _check(self) -> None:
-        for name, kind in (("stop_points", StopPoints), ("race", race.RaceConfig),
-                           ("dns", dns_cache.DnsCacheConfig), ("dwfm", dwfm.DwfmConfig), ("nlb", nlb.NlbConfig)):
+        for name, kind in (
+            ("stop_points", StopPoints),
+            ("race", race.RaceConfig),
+            ("dns", dns_cache.DnsCacheConfig),
+            ("dwfm", dwfm.DwfmConfig),
+            ("nlb", nlb.NlbConfig),
+        ):
             if not isinstance(getattr(self, name), kind):
                 raise ConfigError(f"{name} must be a {kind.__name__}, got {type(getattr(self, name)).__name__}")
         week = 7 * 86_400.0
-        check_number("race_lead_s", self.race_lead_s, lo=0, hi=self.race.horizon_s,
-                     hi_name="race.horizon_s", hi_open=True)
+        check_number(
+            "race_lead_s", self.race_lead_s, lo=0, hi=self.race.horizon_s, hi_name="race.horizon_s", hi_open=True
+        )
         for name in ("dwfm_operator_delay_s", "nlb_disable_delay_s", "ec2_throttle_relax_s", "nlb_reenable_delay_s"):
             check_number(name, getattr(self, name), lo=0, hi=week)
         check_number("backlog_per_unleased_droplet_hour", self.backlog_per_unleased_droplet_hour, lo=0, hi=1_000)
@@ -166,9 +179,11 @@ class ChainConfig(Config):
             check_seed("seed", self.seed)
         latest = self.race.horizon_s - self.race_lead_s + self.dwfm_operator_delay_s
         if latest >= self.dwfm.horizon_s:
-            raise ConfigError(f"dwfm_operator_delay_s={self.dwfm_operator_delay_s:g} could put the DWFM operators at "
-                              f"{latest:g} s, beyond dwfm.horizon_s={self.dwfm.horizon_s:g}; shorten the delay or "
-                              "lengthen the DWFM horizon")
+            raise ConfigError(
+                f"dwfm_operator_delay_s={self.dwfm_operator_delay_s:g} could put the DWFM operators at "
+                f"{latest:g} s, beyond dwfm.horizon_s={self.dwfm.horizon_s:g}; shorten the delay or "
+                "lengthen the DWFM horizon"
+            )
 
 
 #: The incident: no stop points, every sub-model's incident preset. Calibrated: ``race_lead_s``
@@ -187,8 +202,15 @@ def _unwind_default() -> float:
 
 
 _ACTION_FIELDS: tuple[str, ...] = (
-    "automation_stopped_at_s", "dns_repair_at_s", "ec2_throttle_at_s", "dwfm_restart_at_s",
-    "network_throttle_at_s", "throttles_relaxed_at_s", "failover_disabled_at_s", "failover_reenabled_at_s")
+    "automation_stopped_at_s",
+    "dns_repair_at_s",
+    "ec2_throttle_at_s",
+    "dwfm_restart_at_s",
+    "network_throttle_at_s",
+    "throttles_relaxed_at_s",
+    "failover_disabled_at_s",
+    "failover_reenabled_at_s",
+)
 
 
 @dataclass(frozen=True, kw_only=True)

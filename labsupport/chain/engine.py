@@ -25,16 +25,18 @@ from .config import ChainConfig, OperatorActions
 #: The three stages, in the order of the summary's impact periods it matches (see ``PERIODS``).
 STAGES: tuple[str, ...] = ("DynamoDB unreachable", "Launches failing", "NLB connection errors")
 #: The summary's name of the impact period each stage reproduces.
-PERIODS: dict[str, str] = {"DynamoDB unreachable": "DynamoDB API errors",
-                           "Launches failing": "EC2 launch failures",
-                           "NLB connection errors": "NLB connection errors"}
+PERIODS: dict[str, str] = {
+    "DynamoDB unreachable": "DynamoDB API errors",
+    "Launches failing": "EC2 launch failures",
+    "NLB connection errors": "NLB connection errors",
+}
 CLIENT_VIEW: dict[str, str] = {
     "DynamoDB unreachable": "resolvers answer the regional endpoint with no records: new connections to "
-                            "DynamoDB fail until each cache refetches",
+    "DynamoDB fail until each cache refetches",
     "Launches failing": "RunInstances fails with insufficient capacity while droplets lack leases, then "
-                        "instances launch without network connectivity (or are refused by admission control)",
+    "instances launch without network connectivity (or are refused by admission control)",
     "NLB connection errors": "connections through affected NLBs fail while flapping health checks and AZ "
-                             "failover take healthy capacity out of DNS",
+    "failover take healthy capacity out of DNS",
 }
 EVENT_KINDS: tuple[str, ...] = ("stage_started", "stage_ended", "milestone", "operator_action")
 _MODELS = ("race", "dns", "dwfm", "network", "nlb")
@@ -113,7 +115,8 @@ def _outage(cfg: ChainConfig, rr: race.RaceResult) -> tuple[float, float] | None
         raise ConfigError(
             f"race_lead_s={cfg.race_lead_s:g} puts the race's first empty record (or the alert that refused it), "
             f"{first:g} s into the race run, {cfg.race_lead_s - first:g} s before the chain's t = 0 (11:48 PM); "
-            f"the chain cannot place an outage before t = 0, so race_lead_s must be at most {first:g} for this race")
+            f"the chain cannot place an outage before t = 0, so race_lead_s must be at most {first:g} for this race"
+        )
     if not len(w):
         return None
     start = float(w["start_s"].min()) - cfg.race_lead_s
@@ -126,15 +129,24 @@ def run_models(cfg: ChainConfig) -> tuple[Runs, ChainTimes]:
     sp, seeds = cfg.stop_points, _seeds(cfg.seed)
     rr = race.run(replace(cfg.race, guards=sp.guards, **seeds["race"]))
     if (rr.empty_windows()["repaired_by"] == "still empty").any():
-        raise LimitExceeded(f"an endpoint was still empty at the race's horizon (race.horizon_s="
-                            f"{cfg.race.horizon_s:g}); lengthen it so that the chain knows when DNS came back")
+        raise LimitExceeded(
+            f"an endpoint was still empty at the race's horizon (race.horizon_s="
+            f"{cfg.race.horizon_s:g}); lengthen it so that the chain knows when DNS came back"
+        )
     out = _outage(cfg, rr)
     t = ChainTimes(outage=out)
     dns = None
     if out is not None:
         aftermath = cfg.dns.horizon_s - cfg.dns.restored_s
-        dns = dns_cache.run(replace(cfg.dns, empty_start_s=out[0], empty_duration_s=out[1] - out[0],
-                                    horizon_s=out[1] + aftermath, **seeds["dns"]))
+        dns = dns_cache.run(
+            replace(
+                cfg.dns,
+                empty_start_s=out[0],
+                empty_duration_s=out[1] - out[0],
+                horizon_s=out[1] + aftermath,
+                **seeds["dns"],
+            )
+        )
     dw, t = _run_dwfm(cfg, out, t, seeds["dwfm"])
     if t.leases_back_s is None:
         return Runs(rr, dns, dw, None, None), replace(t, truncated=True)
@@ -154,8 +166,13 @@ def run_operated(cfg: ChainConfig, ops: OperatorActions) -> tuple[Runs, ChainTim
     sp, horizon = cfg.stop_points, ops.horizon_s
     seeds: dict[str, dict[str, Any]] = dict(_seeds(cfg.seed))
     repair = horizon if ops.dns_repair_at_s is None else ops.dns_repair_at_s
-    rc = replace(cfg.race, guards=sp.guards, manual_repair_after_s=repair,
-                 horizon_s=max(cfg.race.horizon_s, cfg.race_lead_s + repair + 600.0), **seeds["race"])
+    rc = replace(
+        cfg.race,
+        guards=sp.guards,
+        manual_repair_after_s=repair,
+        horizon_s=max(cfg.race.horizon_s, cfg.race_lead_s + repair + 600.0),
+        **seeds["race"],
+    )
     rr = race.run(rc)
     out = _outage(cfg, rr)
     if out is not None:
@@ -164,14 +181,27 @@ def run_operated(cfg: ChainConfig, ops: OperatorActions) -> tuple[Runs, ChainTim
     dns = None
     if out is not None:
         aftermath = cfg.dns.horizon_s - cfg.dns.restored_s
-        dns = dns_cache.run(replace(cfg.dns, empty_start_s=out[0], empty_duration_s=out[1] - out[0],
-                                    horizon_s=out[1] + aftermath, **seeds["dns"]))
+        dns = dns_cache.run(
+            replace(
+                cfg.dns,
+                empty_start_s=out[0],
+                empty_duration_s=out[1] - out[0],
+                horizon_s=out[1] + aftermath,
+                **seeds["dns"],
+            )
+        )
     start, end = out if out is not None else (0.0, 0.0)
     dw_horizon = max(cfg.dwfm.horizon_s, horizon + cfg.dwfm.report_interval_s)
-    dw_cfg = replace(cfg.dwfm, outage_start_s=start, outage_end_s=end, horizon_s=dw_horizon,
-                     throttle_by_queue_length=sp.throttle_recovery_work or cfg.dwfm.throttle_by_queue_length,
-                     operator_throttle_at_s=ops.ec2_throttle_at_s, operator_restart_at_s=ops.dwfm_restart_at_s,
-                     **seeds["dwfm"])
+    dw_cfg = replace(
+        cfg.dwfm,
+        outage_start_s=start,
+        outage_end_s=end,
+        horizon_s=dw_horizon,
+        throttle_by_queue_length=sp.throttle_recovery_work or cfg.dwfm.throttle_by_queue_length,
+        operator_throttle_at_s=ops.ec2_throttle_at_s,
+        operator_restart_at_s=ops.dwfm_restart_at_s,
+        **seeds["dwfm"],
+    )
     dw = dwfm.run(dw_cfg)
     back = dw.summary.recovered_at_s
     acts = [a for a in (ops.ec2_throttle_at_s, ops.dwfm_restart_at_s) if a is not None]
@@ -192,8 +222,12 @@ def run_operated(cfg: ChainConfig, ops: OperatorActions) -> tuple[Runs, ChainTim
             shed_at, shed_until = (None, None) if until <= 0 else (shed_at, min(until, net_horizon))
             if shed_at is not None and shed_until <= shed_at:
                 shed_at = shed_until = None
-    wide = replace(cfg, nlb=replace(cfg.nlb, network=replace(base, horizon_s=net_horizon, shed_load_at_s=shed_at,
-                                                              shed_load_until_s=shed_until)))
+    wide = replace(
+        cfg,
+        nlb=replace(
+            cfg.nlb, network=replace(base, horizon_s=net_horizon, shed_load_at_s=shed_at, shed_load_until_s=shed_until)
+        ),
+    )
     net, nr, t = _run_network(wide, dw, t, seeds["network"])
     normal = t.propagation_normal_s
     ec2: float | None = normal
@@ -201,8 +235,11 @@ def run_operated(cfg: ChainConfig, ops: OperatorActions) -> tuple[Runs, ChainTim
         ec2 = None if relaxed is None or normal is None else max(normal, relaxed) + ops.unwind_s
     t = replace(t, ec2_recovered_s=ec2, truncated=t.truncated or ec2 is None or ec2 > horizon)
     off = ops.failover_disabled_at_s
-    on = ops.failover_reenabled_at_s if off is not None and ops.failover_reenabled_at_s is not None \
-        and ops.failover_reenabled_at_s > off else None
+    on = (
+        ops.failover_reenabled_at_s
+        if off is not None and ops.failover_reenabled_at_s is not None and ops.failover_reenabled_at_s > off
+        else None
+    )
 
     def shift(at: float | None) -> float | None:
         return None if at is None or at - back > net.horizon_s else max(0.0, at - back)
@@ -210,26 +247,42 @@ def run_operated(cfg: ChainConfig, ops: OperatorActions) -> tuple[Runs, ChainTim
     n_off, n_on = shift(off), shift(on)
     if n_off is not None and n_on is not None and n_on <= n_off:
         n_on = None
-    n = nlb.run(replace(cfg.nlb, network=net, disable_failover_at_s=n_off, reenable_failover_at_s=n_on,
-                        limit_capacity_removal=sp.throttle_recovery_work or cfg.nlb.limit_capacity_removal,
-                        **seeds["nlb"]))
+    n = nlb.run(
+        replace(
+            cfg.nlb,
+            network=net,
+            disable_failover_at_s=n_off,
+            reenable_failover_at_s=n_on,
+            limit_capacity_removal=sp.throttle_recovery_work or cfg.nlb.limit_capacity_removal,
+            **seeds["nlb"],
+        )
+    )
     ff = n.summary.first_failover_s
-    t = replace(t, first_failover_s=None if ff is None else back + ff,
-                failover_disabled_s=None if n_off is None or off is None else max(off, back),
-                failover_reenabled_s=None if n_on is None or on is None else max(on, back))
+    t = replace(
+        t,
+        first_failover_s=None if ff is None else back + ff,
+        failover_disabled_s=None if n_off is None or off is None else max(off, back),
+        failover_reenabled_s=None if n_on is None or on is None else max(on, back),
+    )
     return Runs(rr, dns, dw, nr, n), t
 
 
-def _run_dwfm(cfg: ChainConfig, out: tuple[float, float] | None, t: ChainTimes,
-              seed: dict) -> tuple[dwfm.DwfmResult, ChainTimes]:
+def _run_dwfm(
+    cfg: ChainConfig, out: tuple[float, float] | None, t: ChainTimes, seed: dict
+) -> tuple[dwfm.DwfmResult, ChainTimes]:
     """DWFM through the outage; operator rule A: act ``dwfm_operator_delay_s`` after the restore."""
     base = cfg.dwfm
     start, end = out if out is not None else (0.0, 0.0)
     op = end + cfg.dwfm_operator_delay_s if out is not None else None
-    dw_cfg = replace(base, outage_start_s=start, outage_end_s=end,
-                     throttle_by_queue_length=cfg.stop_points.throttle_recovery_work or base.throttle_by_queue_length,
-                     operator_throttle_at_s=None if base.operator_throttle_at_s is None else op,
-                     operator_restart_at_s=None if base.operator_restart_at_s is None else op, **seed)
+    dw_cfg = replace(
+        base,
+        outage_start_s=start,
+        outage_end_s=end,
+        throttle_by_queue_length=cfg.stop_points.throttle_recovery_work or base.throttle_by_queue_length,
+        operator_throttle_at_s=None if base.operator_throttle_at_s is None else op,
+        operator_restart_at_s=None if base.operator_restart_at_s is None else op,
+        **seed,
+    )
     dw = dwfm.run(dw_cfg)
     back = dw.summary.recovered_at_s
     acted = op is not None and (base.operator_throttle_at_s is not None or base.operator_restart_at_s is not None)
@@ -237,21 +290,41 @@ def _run_dwfm(cfg: ChainConfig, out: tuple[float, float] | None, t: ChainTimes,
     return dw, replace(t, dwfm_operator_at_s=op if acted else None, leases_back_s=back)
 
 
-def _run_network(cfg: ChainConfig, dw: dwfm.DwfmResult, t: ChainTimes,
-                 seed: dict) -> tuple[network.NetworkConfig, network.NetworkResult, ChainTimes]:
+def _run_network(
+    cfg: ChainConfig, dw: dwfm.DwfmResult, t: ChainTimes, seed: dict
+) -> tuple[network.NetworkConfig, network.NetworkResult, ChainTimes]:
     """Network Manager from the last lease: backlog and retries scale with DWFM's damage (calibrated)."""
     ts, fleet = dw.timeseries, dw.config.fleet_droplets_count
     missing = (fleet - ts["leased_count"]).to_numpy(dtype=float)
     unleased_h = float(((missing[1:] + missing[:-1]) / 2 * np.diff(ts["time_s"].to_numpy())).sum() / 3600)
     base = cfg.nlb.network
     refused_launches = dw.summary.insufficient_capacity_count
-    backlog = _network_count(cfg, "backlog_per_unleased_droplet_hour", unleased_h, "droplet-hours without a lease",
-                             "backlog_count", base.max_events)
-    retries = _network_count(cfg, "retry_launches_per_refused_launch", refused_launches, "launches refused",
-                             "retry_launches_count", base.max_events)
-    net = replace(base, drain_start_s=0.0, backlog_count=backlog, retry_launches_count=retries,
-                  max_queue_count=cfg.network_queue_limit_count if cfg.stop_points.throttle_recovery_work
-                  else base.max_queue_count, **seed)
+    backlog = _network_count(
+        cfg,
+        "backlog_per_unleased_droplet_hour",
+        unleased_h,
+        "droplet-hours without a lease",
+        "backlog_count",
+        base.max_events,
+    )
+    retries = _network_count(
+        cfg,
+        "retry_launches_per_refused_launch",
+        refused_launches,
+        "launches refused",
+        "retry_launches_count",
+        base.max_events,
+    )
+    net = replace(
+        base,
+        drain_start_s=0.0,
+        backlog_count=backlog,
+        retry_launches_count=retries,
+        max_queue_count=cfg.network_queue_limit_count
+        if cfg.stop_points.throttle_recovery_work
+        else base.max_queue_count,
+        **seed,
+    )
     nr = network.run(net)
     back, s = t.leases_back_s, nr.summary
     assert back is not None  # the network runs only once every lease is back (run_models)
@@ -262,13 +335,21 @@ def _run_network(cfg: ChainConfig, dw: dwfm.DwfmResult, t: ChainTimes,
     manual = t.dwfm_operator_at_s is not None or not cfg.relax_only_after_manual_throttle
     relax = cfg.ec2_throttle_relax_s if manual else 0.0
     ec2 = (net.horizon_s if normal is None else normal) + relax
-    return net, nr, replace(
-        t, unleased_droplet_h=unleased_h, backlog_count=net.backlog_count,
-        retry_launches_count=net.retry_launches_count,
-        first_late_config_s=None if s.first_late_config_s is None else back + s.first_late_config_s,
-        propagation_normal_s=None if normal is None else back + normal,
-        last_refused_s=None if not len(refused) else back + step * np.ceil(refused.max() / step),
-        ec2_recovered_s=back + ec2, truncated=t.truncated or normal is None)
+    return (
+        net,
+        nr,
+        replace(
+            t,
+            unleased_droplet_h=unleased_h,
+            backlog_count=net.backlog_count,
+            retry_launches_count=net.retry_launches_count,
+            first_late_config_s=None if s.first_late_config_s is None else back + s.first_late_config_s,
+            propagation_normal_s=None if normal is None else back + normal,
+            last_refused_s=None if not len(refused) else back + step * np.ceil(refused.max() / step),
+            ec2_recovered_s=back + ec2,
+            truncated=t.truncated or normal is None,
+        ),
+    )
 
 
 def _network_count(cfg: ChainConfig, factor: str, damage: float, what: str, target: str, max_events: int) -> int:
@@ -279,12 +360,16 @@ def _network_count(cfg: ChainConfig, factor: str, damage: float, what: str, targ
     """
     per = getattr(cfg, factor)
     count = round(damage * per)
-    limits = ((network.MAX_ITEMS, f"the network model's limit of {network.MAX_ITEMS:,}", ConfigError),
-              (max_events, f"nlb.network.max_events={max_events:,}", LimitExceeded))
+    limits = (
+        (network.MAX_ITEMS, f"the network model's limit of {network.MAX_ITEMS:,}", ConfigError),
+        (max_events, f"nlb.network.max_events={max_events:,}", LimitExceeded),
+    )
     for limit, bound, error in limits:
         if count > limit:
-            raise error(f"{factor}={per:g} turns DWFM's {damage:,.0f} {what} into {target}={count:,} for Network "
-                        f"Manager, more than {bound}; lower {factor} to at most {_floor4(limit / damage):.4g}")
+            raise error(
+                f"{factor}={per:g} turns DWFM's {damage:,.0f} {what} into {target}={count:,} for Network "
+                f"Manager, more than {bound}; lower {factor} to at most {_floor4(limit / damage):.4g}"
+            )
     return count
 
 
@@ -294,13 +379,19 @@ def _floor4(x: float) -> float:
     return math.floor(x / step) * step
 
 
-def _run_nlb(cfg: ChainConfig, net: network.NetworkConfig, t: ChainTimes,
-             seed: dict) -> tuple[nlb.NlbResult, ChainTimes]:
+def _run_nlb(
+    cfg: ChainConfig, net: network.NetworkConfig, t: ChainTimes, seed: dict
+) -> tuple[nlb.NlbResult, ChainTimes]:
     """The NLB, twice if needed: rule B (disable failover) needs the first failover of a run without it."""
     base = cfg.nlb
-    first = replace(base, network=net, disable_failover_at_s=None, reenable_failover_at_s=None,
-                    limit_capacity_removal=cfg.stop_points.throttle_recovery_work or base.limit_capacity_removal,
-                    **seed)
+    first = replace(
+        base,
+        network=net,
+        disable_failover_at_s=None,
+        reenable_failover_at_s=None,
+        limit_capacity_removal=cfg.stop_points.throttle_recovery_work or base.limit_capacity_removal,
+        **seed,
+    )
     n = nlb.run(first)
     back, ff = t.leases_back_s, n.summary.first_failover_s
     ec2_recovered_s = t.ec2_recovered_s
@@ -314,8 +405,13 @@ def _run_nlb(cfg: ChainConfig, net: network.NetworkConfig, t: ChainTimes,
         on = max(off, ec2_recovered_s - back + cfg.nlb_reenable_delay_s)
     t = replace(t, failover_disabled_s=back + off, failover_reenabled_s=None if on is None else back + on)
     horizon = net.horizon_s
-    return nlb.run(replace(first, disable_failover_at_s=off if off <= horizon else None,
-                           reenable_failover_at_s=on if on is not None and on <= horizon else None)), t
+    return nlb.run(
+        replace(
+            first,
+            disable_failover_at_s=off if off <= horizon else None,
+            reenable_failover_at_s=on if on is not None and on <= horizon else None,
+        )
+    ), t
 
 
 def _binned_max(time_s: pd.Series, values: pd.Series, step: float) -> pd.DataFrame:
@@ -331,8 +427,11 @@ def stage_windows(cfg: ChainConfig, runs: Runs, t: ChainTimes) -> list[tuple[str
         return stages
     assert runs.dns is not None  # the resolvers run whenever the endpoint went empty (run_models)
     dns = runs.dns.summary
-    after = dns.recovery_most_s if dns.recovery_most_s is not None else (
-        runs.dns.config.horizon_s - out[1] if dns.failed_count else 0.0)
+    after = (
+        dns.recovery_most_s
+        if dns.recovery_most_s is not None
+        else (runs.dns.config.horizon_s - out[1] if dns.failed_count else 0.0)
+    )
     stages.append((STAGES[0], out[0], out[1] + after))
     back = t.leases_back_s
     if back is None:
@@ -365,18 +464,40 @@ def impact_rows(runs: Runs, t: ChainTimes, stages: list[tuple[str, float, float]
         ts, back = runs.dwfm.timeseries, t.leases_back_s or np.inf
         rows = ts[(ts["time_s"] > t.outage[1]) & (ts["time_s"] <= back) & (ts["launch_attempts_count"] > 0)]
         frac = rows["insufficient_capacity_count"] / rows["launch_attempts_count"]
-        parts.append(pd.DataFrame({"time_s": rows["time_s"], "impact_fraction": frac, "stage": STAGES[1],
-                                   "interval_s": runs.dwfm.config.report_interval_s}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "time_s": rows["time_s"],
+                    "impact_fraction": frac,
+                    "stage": STAGES[1],
+                    "interval_s": runs.dwfm.config.report_interval_s,
+                }
+            )
+        )
         if runs.network is not None:
             parts.append(_launch_failures(runs.network, back).assign(stage=STAGES[1], interval_s=60.0))
     if STAGES[2] in windows:
         assert runs.nlb is not None and t.leases_back_s is not None  # the NLB stage starts once leases are back
         ts = runs.nlb.timeseries
-        parts.append(pd.DataFrame({"time_s": ts["time_s"] + t.leases_back_s, "impact_fraction": ts["error_fraction"],
-                                   "stage": STAGES[2], "interval_s": runs.nlb.config.sample_interval_s}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "time_s": ts["time_s"] + t.leases_back_s,
+                    "impact_fraction": ts["error_fraction"],
+                    "stage": STAGES[2],
+                    "interval_s": runs.nlb.config.sample_interval_s,
+                }
+            )
+        )
     if not parts:
-        return pd.DataFrame({"time_s": pd.Series(dtype="float64"), "stage": pd.Categorical([], categories=STAGES),
-                             "impact_fraction": pd.Series(dtype="float64"), "interval_s": pd.Series(dtype="float64")})
+        return pd.DataFrame(
+            {
+                "time_s": pd.Series(dtype="float64"),
+                "stage": pd.Categorical([], categories=STAGES),
+                "impact_fraction": pd.Series(dtype="float64"),
+                "interval_s": pd.Series(dtype="float64"),
+            }
+        )
     frame = pd.concat(parts, ignore_index=True)
     keep = np.zeros(len(frame), dtype=bool)
     for name, (a, b) in windows.items():
@@ -385,8 +506,9 @@ def impact_rows(runs: Runs, t: ChainTimes, stages: list[tuple[str, float, float]
         )
     frame = frame[keep].astype({"time_s": "float64", "impact_fraction": "float64", "interval_s": "float64"})
     frame["stage"] = pd.Categorical(frame["stage"], categories=list(STAGES))
-    return frame.sort_values(["stage", "time_s"], kind="stable")[["time_s", "stage", "impact_fraction", "interval_s"]] \
-        .reset_index(drop=True)
+    return frame.sort_values(["stage", "time_s"], kind="stable")[
+        ["time_s", "stage", "impact_fraction", "interval_s"]
+    ].reset_index(drop=True)
 
 
 def _launch_failures(nr: network.NetworkResult, back: float) -> pd.DataFrame:
@@ -416,15 +538,16 @@ def milestones(cfg: ChainConfig, runs: Runs, t: ChainTimes, stages: list[tuple[s
         rows.append((out[1], f"DNS record restored ({how})", "race"))
         if runs.dns.summary.recovery_most_s is not None:
             rows.append((out[1] + runs.dns.summary.recovery_most_s, "99 % of clients resolve it again", "dns_cache"))
-    labels = [(t.dwfm_operator_at_s, "operators throttle work and restart DWFM hosts", "operator rule A"),
-              (t.leases_back_s, "DWFM has leases on all droplets", "dwfm"),
-              (t.first_late_config_s, "first new instance gets its network state late", "network"),
-              (t.propagation_normal_s, "network propagation normal again", "network"),
-              (t.first_failover_s, "first AZ failover (detected)", "nlb"),
-              (t.failover_disabled_s, "operators disable automatic AZ failover", "operator rule B"),
-              (t.ec2_recovered_s, "EC2 recovered",
-               "network" if t.dwfm_operator_at_s is None else "operator rule C"),
-              (t.failover_reenabled_s, "operators re-enable automatic AZ failover", "operator rule C")]
+    labels = [
+        (t.dwfm_operator_at_s, "operators throttle work and restart DWFM hosts", "operator rule A"),
+        (t.leases_back_s, "DWFM has leases on all droplets", "dwfm"),
+        (t.first_late_config_s, "first new instance gets its network state late", "network"),
+        (t.propagation_normal_s, "network propagation normal again", "network"),
+        (t.first_failover_s, "first AZ failover (detected)", "nlb"),
+        (t.failover_disabled_s, "operators disable automatic AZ failover", "operator rule B"),
+        (t.ec2_recovered_s, "EC2 recovered", "network" if t.dwfm_operator_at_s is None else "operator rule C"),
+        (t.failover_reenabled_s, "operators re-enable automatic AZ failover", "operator rule C"),
+    ]
     for at, text, source in labels:
         if later and at is not None:
             rows.append((float(at), text, source))

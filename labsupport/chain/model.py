@@ -23,6 +23,8 @@ _COSTS = Path(__file__).resolve().parent.parent / "data" / "stop_point_costs.csv
 STAGES: tuple[str, ...] = _st.STAGES
 #: Categories of ``ChainResult.events["kind"]``.
 EVENT_KINDS: tuple[str, ...] = _st.EVENT_KINDS
+
+
 def stop_point_levers() -> pd.DataFrame:
     """Which lever of which model each stop point sets, and AWS's announced fix for it.
 
@@ -38,16 +40,32 @@ def stop_point_levers() -> pd.DataFrame:
         (2, "race", "Guards.delete_only_unreferenced", "True", fix_dns),
         (3, "race", "Guards.reject_empty_records", "True", fix_dns),
         (4, "race", "Guards.self_repair", "True", fix_dns),
-        (5, "dwfm", "DwfmConfig.throttle_by_queue_length", "True",
-         "a test suite exercising the DWFM recovery workflow (no throttle announced for DWFM itself)"),
-        (5, "network", "NetworkConfig.max_queue_count", str(INCIDENT.network_queue_limit_count),
-         "rate limit incoming work by the size of the waiting queue (EC2 data propagation)"),
-        (5, "nlb", "NlbConfig.limit_capacity_removal", "True",
-         "velocity control on the capacity one NLB may remove on AZ failover"),
+        (
+            5,
+            "dwfm",
+            "DwfmConfig.throttle_by_queue_length",
+            "True",
+            "a test suite exercising the DWFM recovery workflow (no throttle announced for DWFM itself)",
+        ),
+        (
+            5,
+            "network",
+            "NetworkConfig.max_queue_count",
+            str(INCIDENT.network_queue_limit_count),
+            "rate limit incoming work by the size of the waiting queue (EC2 data propagation)",
+        ),
+        (
+            5,
+            "nlb",
+            "NlbConfig.limit_capacity_removal",
+            "True",
+            "velocity control on the capacity one NLB may remove on AZ failover",
+        ),
         (6, "dependencies", "isolate_regions", "True", "none announced"),
     ]
     frame = pd.DataFrame(rows, columns=["point", "model", "lever", "value", "aws_fix"]).astype(
-        {"point": "int64", "model": "string", "lever": "string", "value": "string", "aws_fix": "string"})
+        {"point": "int64", "model": "string", "lever": "string", "value": "string", "aws_fix": "string"}
+    )
     frame.insert(1, "title", pd.Series([STOP_POINT_TITLES[p - 1] for p in frame["point"]], dtype="string"))
     return frame
 
@@ -67,8 +85,9 @@ def stop_point_costs() -> pd.DataFrame:
         operation), ``basis`` (``"course assumption"``, and what a source says, if anything) and
         ``cite`` (string, a key of ``references.bib`` or empty).
     """
-    frame = pd.read_csv(_COSTS, dtype={"point": "int64", "effort_points": "int64"}, keep_default_na=False,
-                        encoding="utf-8")
+    frame = pd.read_csv(
+        _COSTS, dtype={"point": "int64", "effort_points": "int64"}, keep_default_na=False, encoding="utf-8"
+    )
     text = ["effort", "risk", "latency_added", "basis", "cite"]
     frame = frame.astype(dict.fromkeys(text, "string"))
     frame.insert(1, "title", pd.Series([STOP_POINT_TITLES[p - 1] for p in frame["point"]], dtype="string"))
@@ -190,22 +209,62 @@ def _assemble(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes) -> ChainResul
     rows = []
     for name, a, b in windows:
         part = impact[impact["stage"] == name]
-        rows.append((name, _st.PERIODS[name], a, b, b - a, float(part["impact_fraction"].max()) if len(part) else 0.0,
-                     float((part["impact_fraction"] * part["interval_s"]).sum()), _st.CLIENT_VIEW[name]))
-    stages = pd.DataFrame(rows, columns=["stage", "pes_period", "start_s", "end_s", "duration_s",
-                                         "peak_impact_fraction", "impact_s", "client_view"])
-    stages = stages.astype({"pes_period": "string", "client_view": "string", **dict.fromkeys(
-        ["start_s", "end_s", "duration_s", "peak_impact_fraction", "impact_s"], "float64")})
+        rows.append(
+            (
+                name,
+                _st.PERIODS[name],
+                a,
+                b,
+                b - a,
+                float(part["impact_fraction"].max()) if len(part) else 0.0,
+                float((part["impact_fraction"] * part["interval_s"]).sum()),
+                _st.CLIENT_VIEW[name],
+            )
+        )
+    stages = pd.DataFrame(
+        rows,
+        columns=[
+            "stage",
+            "pes_period",
+            "start_s",
+            "end_s",
+            "duration_s",
+            "peak_impact_fraction",
+            "impact_s",
+            "client_view",
+        ],
+    )
+    stages = stages.astype(
+        {
+            "pes_period": "string",
+            "client_view": "string",
+            **dict.fromkeys(["start_s", "end_s", "duration_s", "peak_impact_fraction", "impact_s"], "float64"),
+        }
+    )
     stages["stage"] = pd.Categorical(stages["stage"], categories=list(STAGES))
-    return ChainResult(config=cfg, stages=stages, milestones=miles, impact=impact, events=_events(stages, miles),
-                       runs=runs, summary=_summarise(cfg, runs, t, stages))
+    return ChainResult(
+        config=cfg,
+        stages=stages,
+        milestones=miles,
+        impact=impact,
+        events=_events(stages, miles),
+        runs=runs,
+        summary=_summarise(cfg, runs, t, stages),
+    )
 
 
 def _events(stages: pd.DataFrame, miles: pd.DataFrame) -> pd.DataFrame:
     rows = [(r.start_s, "stage_started", r.stage, r.client_view) for r in stages.itertuples()]
     rows += [(r.end_s, "stage_ended", r.stage, "") for r in stages.itertuples()]
-    rows += [(r.time_s, "operator_action" if str(r.source).startswith("operator") else "milestone", pd.NA,
-              f"{r.milestone} [{r.source}]") for r in miles.itertuples()]
+    rows += [
+        (
+            r.time_s,
+            "operator_action" if str(r.source).startswith("operator") else "milestone",
+            pd.NA,
+            f"{r.milestone} [{r.source}]",
+        )
+        for r in miles.itertuples()
+    ]
     frame = pd.DataFrame(rows, columns=["time_s", "kind", "stage", "detail"])
     frame = frame.astype({"time_s": "float64", "stage": "string", "detail": "string"})
     frame["kind"] = pd.Categorical(frame["kind"], categories=list(EVENT_KINDS))
@@ -217,15 +276,17 @@ def _summarise(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes, stages: pd.D
     out, later = t.outage, STAGES[1] in dur
     outside = 0
     if out is not None:
-        radius = dependencies.what_fails_with("DynamoDB", dependencies.HOME_REGION,
-                                              isolate=cfg.stop_points.isolate_regions)
+        radius = dependencies.what_fails_with(
+            "DynamoDB", dependencies.HOME_REGION, isolate=cfg.stop_points.isolate_regions
+        )
         outside = int(radius["outside_region"].sum())
     dns = runs.dns.summary if runs.dns is not None else None
     return ChainSummary(
         stop_points=cfg.stop_points.label(),
         total_s=float(stages["end_s"].max() - stages["start_s"].min()) if len(stages) else 0.0,
         ended_at_s=float(stages["end_s"].max()) if len(stages) else None,
-        dynamodb_s=float(dur.get(STAGES[0], 0.0)), launches_s=float(dur.get(STAGES[1], 0.0)),
+        dynamodb_s=float(dur.get(STAGES[0], 0.0)),
+        launches_s=float(dur.get(STAGES[1], 0.0)),
         nlb_s=float(dur.get(STAGES[2], 0.0)),
         dns_empty_s=float(runs.race.summary.regional_empty_s),
         dns_clients_after_restore_s=None if dns is None else dns.recovery_most_s,
@@ -234,8 +295,10 @@ def _summarise(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes, stages: pd.D
         ec2_recovered_at_s=t.ec2_recovered_s if later else None,
         dwfm_operators_acted=t.dwfm_operator_at_s is not None,
         nlb_failover_disabled=t.failover_disabled_s is not None,
-        backlog_count=int(t.backlog_count), retry_launches_count=int(t.retry_launches_count),
+        backlog_count=int(t.backlog_count),
+        retry_launches_count=int(t.retry_launches_count),
         nlb_peak_error_fraction=float(runs.nlb.summary.peak_error_fraction) if runs.nlb is not None else 0.0,
         outside_region_failures_count=outside,
         outside_region_impact_s=float(dur.get(STAGES[0], 0.0)) if outside else 0.0,
-        truncated=bool(t.truncated))
+        truncated=bool(t.truncated),
+    )

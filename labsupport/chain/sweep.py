@@ -99,9 +99,9 @@ def stop_point_table(config: ChainConfig = INCIDENT, *, executor: Executor | Non
     flags = pd.DataFrame([dict(zip(STOP_POINT_NAMES, c.stop_points.flags(), strict=False)) for c in configs])
     frame = pd.concat([frame, flags, pd.DataFrame([_stage_columns(r) for r in results])], axis=1).copy()
     base = float(frame.loc[frame["stop_points"] == "none", "total_s"].iloc[0])
-    frame = frame.assign(saved_s=base - frame["total_s"],
-                         rank=frame["total_s"].round(6).rank(method="min")).astype({"points_count": "int64",
-                                                                                    "rank": "int64"})
+    frame = frame.assign(saved_s=base - frame["total_s"], rank=frame["total_s"].round(6).rank(method="min")).astype(
+        {"points_count": "int64", "rank": "int64"}
+    )
     return frame.sort_values(["total_s", "points_count", "stop_points"], kind="stable").reset_index(drop=True)
 
 
@@ -185,13 +185,25 @@ def calibration(result: ChainResult | None = None, *, tolerance_fraction: float 
         pes = float(cast(pd.Timedelta, d.at[name, "duration"]).total_seconds())
         model = getattr(result.summary, attr)
         model = float("nan") if model is None else float(model)
-        rows.append((name, str(d.at[name, "label"]), pes, model, str(d.at[name, "text"]),
-                     timeline.format_duration(model) if model == model else "n/a", model / pes - 1, how))
-    frame = pd.DataFrame(rows, columns=["interval", "label", "pes_s", "model_s", "pes_text", "model_text",
-                                        "error_fraction", "set_by"])
+        rows.append(
+            (
+                name,
+                str(d.at[name, "label"]),
+                pes,
+                model,
+                str(d.at[name, "text"]),
+                timeline.format_duration(model) if model == model else "n/a",
+                model / pes - 1,
+                how,
+            )
+        )
+    frame = pd.DataFrame(
+        rows, columns=["interval", "label", "pes_s", "model_s", "pes_text", "model_text", "error_fraction", "set_by"]
+    )
     frame["within_tolerance"] = frame["error_fraction"].abs() <= tolerance_fraction
-    return frame.astype({"interval": "string", "label": "string", "pes_text": "string", "model_text": "string",
-                         "set_by": "string"})
+    return frame.astype(
+        {"interval": "string", "label": "string", "pes_text": "string", "model_text": "string", "set_by": "string"}
+    )
 
 
 def stop_point_5_split(config: ChainConfig = INCIDENT) -> pd.DataFrame:

@@ -48,8 +48,10 @@ def _binned_note(bin_s: float | None, what: str) -> str:
     """The sentence a description gains when :func:`_to_resolution` aggregated the data."""
     if bin_s is None:
         return ""
-    return (f" The model's samples are aggregated to the chart's resolution, {_bin_label(bin_s)} bins "
-            f"(at most {_MAX_ROWS:,}): {what}.")
+    return (
+        f" The model's samples are aggregated to the chart's resolution, {_bin_label(bin_s)} bins "
+        f"(at most {_MAX_ROWS:,}): {what}."
+    )
 
 
 def _recovery_rules(marks: dict[str, float | None], origin: pd.Timestamp) -> list[alt.Chart]:
@@ -67,15 +69,16 @@ def _recovery_rules(marks: dict[str, float | None], origin: pd.Timestamp) -> lis
     rows = [(what, float(at)) for what, at in marks.items() if at is not None]
     if not rows:
         return []
-    data = pd.DataFrame({"what": [w for w, _ in rows],
-                         "at": Clock(origin).wall_clock([float(a) for _, a in rows])})
-    return [alt.Chart(data).mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2).encode(
-        x="at:T", tooltip=["what:N", alt.Tooltip("at:T", format="%H:%M", title="time")])]
+    data = pd.DataFrame({"what": [w for w, _ in rows], "at": Clock(origin).wall_clock([float(a) for _, a in rows])})
+    return [
+        alt.Chart(data)
+        .mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2)
+        .encode(x="at:T", tooltip=["what:N", alt.Tooltip("at:T", format="%H:%M", title="time")])
+    ]
 
 
 #: Bin widths, in seconds, that a chart may aggregate a time series into (the first that fits).
-_BIN_WIDTHS_S = (1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1_800, 3_600, 7_200, 14_400, 21_600, 43_200,
-                 86_400)
+_BIN_WIDTHS_S = (1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1_800, 3_600, 7_200, 14_400, 21_600, 43_200, 86_400)
 
 
 def _bin_width_s(spans_s: list[float], budget: int) -> float:
@@ -96,25 +99,40 @@ def _bin_label(bin_s: float) -> str:
 
 #: How the race model's actions are grouped, coloured and shaped in its charts.
 RACE_ACTION_GROUPS: dict[str, str] = {
-    "initial_state": "initial state", "plan_created": "plan created", "check": "one-time check",
+    "initial_state": "initial state",
+    "plan_created": "plan created",
+    "check": "one-time check",
     "lock_lost": "lock lost, back off",
-    "write": "write", "write_noop": "write", "stale_write": "stale write",
-    "write_refused": "refused by a guard", "refused_empty": "refused by a guard",
-    "delete_skipped": "refused by a guard", "alert": "refused by a guard",
-    "delete": "clean-up delete", "delete_active": "active plan deleted / stuck",
-    "inconsistent": "active plan deleted / stuck", "endpoint_empty": "active plan deleted / stuck",
-    "self_repair": "repair", "manual_repair": "repair", "endpoint_restored": "repair",
+    "write": "write",
+    "write_noop": "write",
+    "stale_write": "stale write",
+    "write_refused": "refused by a guard",
+    "refused_empty": "refused by a guard",
+    "delete_skipped": "refused by a guard",
+    "alert": "refused by a guard",
+    "delete": "clean-up delete",
+    "delete_active": "active plan deleted / stuck",
+    "inconsistent": "active plan deleted / stuck",
+    "endpoint_empty": "active plan deleted / stuck",
+    "self_repair": "repair",
+    "manual_repair": "repair",
+    "endpoint_restored": "repair",
 }
 
 
 #: Colour and point shape of each group of :data:`RACE_ACTION_GROUPS`, in legend order (the race's
 #: sequence chart and the model checker's).
 _RACE_GROUP_STYLE: dict[str, tuple[str, str]] = {
-    "plan created": (PALETTE[6], "circle"), "one-time check": (PALETTE[0], "diamond"),
-    "lock lost, back off": (PALETTE[4], "triangle-down"), "write": (PALETTE[2], "circle"),
-    "stale write": (PALETTE[1], "square"), "refused by a guard": (PALETTE[0], "triangle-up"),
-    "clean-up delete": (PALETTE[3], "cross"), "active plan deleted / stuck": (PALETTE[5], "square"),
-    "repair": (PALETTE[2], "triangle-up"), "initial state": (PALETTE[6], "diamond"),
+    "plan created": (PALETTE[6], "circle"),
+    "one-time check": (PALETTE[0], "diamond"),
+    "lock lost, back off": (PALETTE[4], "triangle-down"),
+    "write": (PALETTE[2], "circle"),
+    "stale write": (PALETTE[1], "square"),
+    "refused by a guard": (PALETTE[0], "triangle-up"),
+    "clean-up delete": (PALETTE[3], "cross"),
+    "active plan deleted / stuck": (PALETTE[5], "square"),
+    "repair": (PALETTE[2], "triangle-up"),
+    "initial state": (PALETTE[6], "diamond"),
     "other action": (PALETTE[6], "cross"),
 }
 

@@ -30,8 +30,9 @@ _MAX_ROWS = 3_000
 _NEVER_MISSING = frozenset({"time_s"})
 
 
-def _frame(name: str, value: object, columns: tuple[str, ...] = (), *, numeric: tuple[str, ...] = (),
-           empty: str | None = None) -> pd.DataFrame:
+def _frame(
+    name: str, value: object, columns: tuple[str, ...] = (), *, numeric: tuple[str, ...] = (), empty: str | None = None
+) -> pd.DataFrame:
     """Return ``value`` if it is a DataFrame with ``columns``; else raise ConfigError naming ``name``.
 
     Raises ConfigError for a non-DataFrame, a missing column, an empty frame (when ``empty`` says
@@ -57,11 +58,11 @@ def _frame(name: str, value: object, columns: tuple[str, ...] = (), *, numeric: 
     if twice:
         raise ConfigError(f"{name} has columns {twice} more than once: a chart cannot tell which to draw")
     # Complex numbers count as numeric for pandas, but a chart would draw only their real part.
-    wrong = [c for c in numeric if not pd.api.types.is_numeric_dtype(value[c])
-             or pd.api.types.is_complex_dtype(value[c])]
+    wrong = [
+        c for c in numeric if not pd.api.types.is_numeric_dtype(value[c]) or pd.api.types.is_complex_dtype(value[c])
+    ]
     if wrong:
-        raise ConfigError(f"{name} has non-numeric columns {wrong} "
-                         f"(dtypes {[str(value[c].dtype) for c in wrong]})")
+        raise ConfigError(f"{name} has non-numeric columns {wrong} (dtypes {[str(value[c].dtype) for c in wrong]})")
     for c in numeric:
         column = pd.to_numeric(value[c], errors="coerce").astype("float64")
         bad = np.isinf(column) | (column.isna() if c in _NEVER_MISSING else False)
@@ -69,15 +70,18 @@ def _frame(name: str, value: object, columns: tuple[str, ...] = (), *, numeric: 
             # By position: a label may occur twice (frames concatenated without ignore_index), and
             # a nullable column's missing value (pd.NA) has no float().
             at = int(np.flatnonzero(np.asarray(bad))[0])
-            first = value.index[at:at + 1].tolist()[0]   # a plain int/str, not np.int64(1)
-            raise ConfigError(f"{name}[{c!r}] must hold finite numbers{' (no NaN)' if c in _NEVER_MISSING else ''}, "
-                              f"got {float(column.iloc[at])!r} at index {first!r} ({int(bad.sum())} such rows): "
-                              f"a chart would drop those points without a word")
+            first = value.index[at : at + 1].tolist()[0]  # a plain int/str, not np.int64(1)
+            raise ConfigError(
+                f"{name}[{c!r}] must hold finite numbers{' (no NaN)' if c in _NEVER_MISSING else ''}, "
+                f"got {float(column.iloc[at])!r} at index {first!r} ({int(bad.sum())} such rows): "
+                f"a chart would drop those points without a word"
+            )
     return value
 
 
-def _runs(name: str, runs: object, columns: tuple[str, ...], *, numeric: tuple[str, ...] = (),
-          empty: str | None = None) -> dict[str, pd.DataFrame]:
+def _runs(
+    name: str, runs: object, columns: tuple[str, ...], *, numeric: tuple[str, ...] = (), empty: str | None = None
+) -> dict[str, pd.DataFrame]:
     """Check a label -> frame mapping of 1 to ``len(PALETTE)`` runs, each through :func:`_frame`."""
     if not isinstance(runs, Mapping):
         raise ConfigError(f"{name} must be a dict of label -> DataFrame, got {type(runs).__name__}")
@@ -86,18 +90,34 @@ def _runs(name: str, runs: object, columns: tuple[str, ...], *, numeric: tuple[s
     bad = [k for k in runs if not isinstance(k, str) or not k.strip()]
     if bad:
         raise ConfigError(f"{name} must be labelled by non-empty strings, got labels {bad!r}")
-    return {label: _frame(f"{name}[{label!r}]", ts, columns, numeric=numeric, empty=empty)
-            for label, ts in runs.items()}
+    return {
+        label: _frame(f"{name}[{label!r}]", ts, columns, numeric=numeric, empty=empty) for label, ts in runs.items()
+    }
 
 
 @overload
-def _number(name: str, value: object, *, lo: float | None = None, hi: float | None = None,
-            lo_open: bool = False, optional: Literal[False] = False) -> float: ...
+def _number(
+    name: str,
+    value: object,
+    *,
+    lo: float | None = None,
+    hi: float | None = None,
+    lo_open: bool = False,
+    optional: Literal[False] = False,
+) -> float: ...
 @overload
-def _number(name: str, value: object, *, lo: float | None = None, hi: float | None = None,
-            lo_open: bool = False, optional: bool) -> float | None: ...
-def _number(name: str, value: object, *, lo: float | None = None, hi: float | None = None,
-            lo_open: bool = False, optional: bool = False) -> float | None:
+def _number(
+    name: str, value: object, *, lo: float | None = None, hi: float | None = None, lo_open: bool = False, optional: bool
+) -> float | None: ...
+def _number(
+    name: str,
+    value: object,
+    *,
+    lo: float | None = None,
+    hi: float | None = None,
+    lo_open: bool = False,
+    optional: bool = False,
+) -> float | None:
     """``check_number`` for a chart argument; ``None`` passes through when ``optional``."""
     if optional and value is None:
         return None
@@ -118,8 +138,10 @@ def _origin(value: object, default: pd.Timestamp) -> pd.Timestamp:
     if value is None:
         return default
     if not isinstance(value, (pd.Timestamp, datetime, np.datetime64)) or pd.isna(value):
-        raise ConfigError(f"origin must be a pandas Timestamp (naive PDT wall-clock time) or None, "
-                         f"got {value!r} of type {type(value).__name__}")
+        raise ConfigError(
+            f"origin must be a pandas Timestamp (naive PDT wall-clock time) or None, "
+            f"got {value!r} of type {type(value).__name__}"
+        )
     ts = pd.Timestamp(value)
     try:
         ts - pd.Timedelta(seconds=_MAX_S), ts + pd.Timedelta(seconds=_MAX_S)
@@ -133,11 +155,13 @@ def _width(value: object, name: str = "width") -> int:
     return check_int(name, value, lo=100, hi=4000)
 
 
-def _note_chart(text: str, *, title: str | list[str], description: str, width: int,
-                height: int = 120) -> alt.LayerChart:
+def _note_chart(
+    text: str, *, title: str | list[str], description: str, width: int, height: int = 120
+) -> alt.LayerChart:
     """A chart with nothing to plot: the title, one line of text saying why, a matching description."""
-    note = alt.Chart(pd.DataFrame({"text": [text]})).mark_text(
-        align="center", baseline="middle", fontSize=14, color="#222").encode(
-        x=alt.value(width / 2), y=alt.value(height / 2), text="text:N")
-    return _base_config(alt.layer(note).properties(width=width, height=height, title=title,
-                                                   description=description))
+    note = (
+        alt.Chart(pd.DataFrame({"text": [text]}))
+        .mark_text(align="center", baseline="middle", fontSize=14, color="#222")
+        .encode(x=alt.value(width / 2), y=alt.value(height / 2), text="text:N")
+    )
+    return _base_config(alt.layer(note).properties(width=width, height=height, title=title, description=description))

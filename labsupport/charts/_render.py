@@ -55,8 +55,9 @@ def reflow_usermeta(min_width: int = 160) -> dict[str, Any]:
 
 # The script after each chart in the book (book_js/chart.js, whose first comment lines explain it):
 # its placeholders, and its block that only a chart taking its width from the page keeps.
-_CHART_JS = re.sub(r"\A(?://[^\n]*\n)+", "",
-                   (Path(__file__).parents[1] / "book_js" / "chart.js").read_text(encoding="utf-8"))
+_CHART_JS = re.sub(
+    r"\A(?://[^\n]*\n)+", "", (Path(__file__).parents[1] / "book_js" / "chart.js").read_text(encoding="utf-8")
+)
 _CHART_FIELD = re.compile(r"__(CHART_ID|SPEC|EMBED_OPTIONS|MIN_WIDTH)__")
 _REFLOW_BLOCK = re.compile(r"^ *// reflow: begin\n(.*?)^ *// reflow: end\n", re.MULTILINE | re.DOTALL)
 
@@ -152,12 +153,17 @@ def _base_config(chart: _Chart, *, too_many: str = "pass fewer rows") -> _Chart:
     """
     biggest = max((len(d) for d in _datasets(chart)), default=0)
     if biggest > ALTAIR_MAX_ROWS:
-        raise ConfigError(f"the chart's data would hold {biggest:,} rows, more than the {ALTAIR_MAX_ROWS:,} "
-                          f"a chart may draw; {too_many}")
+        raise ConfigError(
+            f"the chart's data would hold {biggest:,} rows, more than the {ALTAIR_MAX_ROWS:,} "
+            f"a chart may draw; {too_many}"
+        )
     # configure_* return the chart they are called on, of the same class.
-    return cast(_Chart, chart.configure(background="white").configure_axis(
-        labelFontSize=12, titleFontSize=13, labelColor="#222", titleColor="#222"
-    ).configure_legend(labelFontSize=12, titleFontSize=13))
+    return cast(
+        _Chart,
+        chart.configure(background="white")
+        .configure_axis(labelFontSize=12, titleFontSize=13, labelColor="#222", titleColor="#222")
+        .configure_legend(labelFontSize=12, titleFontSize=13),
+    )
 
 
 alt.renderers.register("labsupport", render_bundle)

@@ -19,9 +19,22 @@ __all__ = ["DETAILS_MAX_ROWS"]
 DETAILS_MAX_ROWS = 64
 
 # Mark types in words, for the captions of the data tables under the charts.
-_MARK_WORDS = {"line": "lines", "trail": "lines", "area": "areas", "bar": "bars", "rect": "rectangles",
-               "point": "points", "circle": "points", "square": "squares", "tick": "ticks", "rule": "rules",
-               "text": "labels", "arc": "arcs", "geoshape": "shapes", "image": "images"}
+_MARK_WORDS = {
+    "line": "lines",
+    "trail": "lines",
+    "area": "areas",
+    "bar": "bars",
+    "rect": "rectangles",
+    "point": "points",
+    "circle": "points",
+    "square": "squares",
+    "tick": "ticks",
+    "rule": "rules",
+    "text": "labels",
+    "arc": "arcs",
+    "geoshape": "shapes",
+    "image": "images",
+}
 # A field named in a Vega expression: datum.name or datum['name'].
 _DATUM_FIELD = re.compile(r"""datum\.(\w+)|datum\[['"]([^'"]+)['"]\]""")
 
@@ -122,5 +135,8 @@ def _data_details(spec: dict[str, Any]) -> str:
         table = shown.to_html(index=False, border=0, escape=True, classes="labsupport-data-table")
         table = table.replace(">", f"><caption>{html.escape(caption)}</caption>", 1)
         tables.append(f'<div class="labsupport-scroll">{table}</div>')
-    return ('<details class="labsupport-chart-data"><summary>The data behind this chart</summary>\n'
-            + "\n".join(tables) + "\n</details>")
+    return (
+        '<details class="labsupport-chart-data"><summary>The data behind this chart</summary>\n'
+        + "\n".join(tables)
+        + "\n</details>"
+    )

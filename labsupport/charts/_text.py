@@ -48,8 +48,9 @@ def _wrapped(frame: pd.DataFrame, column: str, *, chars: int, offset_px: float) 
     """
     out = frame.copy()
     texts = [str(t) for t in out[column]]
-    out[f"{column}_lines"] = [textwrap.fill(t, width=chars, break_long_words=False, break_on_hyphens=False)
-                               for t in texts]
+    out[f"{column}_lines"] = [
+        textwrap.fill(t, width=chars, break_long_words=False, break_on_hyphens=False) for t in texts
+    ]
     out[f"{column}_px"] = [math.ceil(len(t) * _CHAR_PX_13 + offset_px) for t in texts]
     return out
 
@@ -57,8 +58,10 @@ def _wrapped(frame: pd.DataFrame, column: str, *, chars: int, offset_px: float) 
 def _state_text(column: str) -> Any:
     """The text channel of a state line: one line when the plot (the ``width`` signal) has room
     for it, else the wrapped lines of :func:`_wrapped`."""
-    return alt.Text(f"{column}:N", condition={"test": f"width < datum['{column}_px']",
-                                              "value": {"expr": f"datum['{column}_lines']"}})
+    return alt.Text(
+        f"{column}:N",
+        condition={"test": f"width < datum['{column}_px']", "value": {"expr": f"datum['{column}_lines']"}},
+    )
 
 
 def _cell(value: Any) -> str:
@@ -70,7 +73,7 @@ def _cell(value: Any) -> str:
     if isinstance(value, (int, float)):
         if float(value).is_integer() and abs(value) < 1e15:
             return f"{int(value):,}"
-        if abs(value) < 1:   # three significant digits: 0.0004 must not read "0.0"
+        if abs(value) < 1:  # three significant digits: 0.0004 must not read "0.0"
             return f"{float(value):.3g}"
         return f"{round(float(value), 3):,}"
     if isinstance(value, str) and _ISO_TIME.match(value):

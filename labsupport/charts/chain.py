@@ -31,44 +31,80 @@ __all__ = [
 
 
 #: One colour per stage of :mod:`labsupport.chain`, the colour of the PES impact period it reproduces.
-CHAIN_STAGE_COLOURS: dict[str, str] = {"DynamoDB unreachable": PALETTE[0], "Launches failing": PALETTE[1],
-                                       "NLB connection errors": PALETTE[2]}
+CHAIN_STAGE_COLOURS: dict[str, str] = {
+    "DynamoDB unreachable": PALETTE[0],
+    "Launches failing": PALETTE[1],
+    "NLB connection errors": PALETTE[2],
+}
 
 
-_CHAIN_X = alt.X("start:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"),
-                 scale=alt.Scale(domain=["2025-10-19T23:30:00", "2025-10-20T15:00:00"]))
+_CHAIN_X = alt.X(
+    "start:T",
+    title="19–20 October 2025, PDT",
+    axis=alt.Axis(format="%H:%M"),
+    scale=alt.Scale(domain=["2025-10-19T23:30:00", "2025-10-20T15:00:00"]),
+)
 
 
 _CHAIN_STAGE_COLUMNS = ("stage", "start_s", "end_s", "duration_s")
 
 
 def _chain_bars(stages: pd.DataFrame, run: str) -> pd.DataFrame:
-    return pd.DataFrame({"run": run, "stage": stages["stage"].astype(str).to_numpy(),
-                         "start": INCIDENT_CLOCK.wall_clock(stages["start_s"]).to_numpy(),
-                         "end": INCIDENT_CLOCK.wall_clock(stages["end_s"]).to_numpy(),
-                         "length": [format_duration(v) for v in stages["duration_s"]]})
+    return pd.DataFrame(
+        {
+            "run": run,
+            "stage": stages["stage"].astype(str).to_numpy(),
+            "start": INCIDENT_CLOCK.wall_clock(stages["start_s"]).to_numpy(),
+            "end": INCIDENT_CLOCK.wall_clock(stages["end_s"]).to_numpy(),
+            "length": [format_duration(v) for v in stages["duration_s"]],
+        }
+    )
 
 
-def _chain_lanes(bars: pd.DataFrame, runs: list[str], width: int, *,
-                 legend_direction: Literal["horizontal", "vertical"] = "horizontal") -> alt.Chart:
+def _chain_lanes(
+    bars: pd.DataFrame,
+    runs: list[str],
+    width: int,
+    *,
+    legend_direction: Literal["horizontal", "vertical"] = "horizontal",
+) -> alt.Chart:
     stages = list(CHAIN_STAGE_COLOURS)
-    return alt.Chart(bars).mark_bar(height={"band": 0.4}).encode(
-        x=_CHAIN_X, x2="end:T",
-        y=alt.Y("stage:N", sort=stages, scale=alt.Scale(domain=stages), title=None,
-                axis=alt.Axis(labelLimit=160)),
-        yOffset=alt.YOffset("run:N", sort=runs, scale=alt.Scale(domain=runs)),
-        color=alt.Color("stage:N", scale=alt.Scale(domain=stages, range=list(CHAIN_STAGE_COLOURS.values())),
-                        legend=None),
-        opacity=alt.Opacity("run:N", sort=runs, scale=alt.Scale(domain=runs, range=[1.0, 0.35]),
-                            legend=alt.Legend(title=None, orient="bottom", direction=legend_direction,
-                                              labelLimit=400)),
-        tooltip=["run:N", "stage:N", alt.Tooltip("start:T", format="%H:%M", title="from"),
-                 alt.Tooltip("end:T", format="%H:%M", title="to"), "length:N"],
-    ).properties(width=width, height=180)
+    return (
+        alt.Chart(bars)
+        .mark_bar(height={"band": 0.4})
+        .encode(
+            x=_CHAIN_X,
+            x2="end:T",
+            y=alt.Y("stage:N", sort=stages, scale=alt.Scale(domain=stages), title=None, axis=alt.Axis(labelLimit=160)),
+            yOffset=alt.YOffset("run:N", sort=runs, scale=alt.Scale(domain=runs)),
+            color=alt.Color(
+                "stage:N", scale=alt.Scale(domain=stages, range=list(CHAIN_STAGE_COLOURS.values())), legend=None
+            ),
+            opacity=alt.Opacity(
+                "run:N",
+                sort=runs,
+                scale=alt.Scale(domain=runs, range=[1.0, 0.35]),
+                legend=alt.Legend(title=None, orient="bottom", direction=legend_direction, labelLimit=400),
+            ),
+            tooltip=[
+                "run:N",
+                "stage:N",
+                alt.Tooltip("start:T", format="%H:%M", title="from"),
+                alt.Tooltip("end:T", format="%H:%M", title="to"),
+                "length:N",
+            ],
+        )
+        .properties(width=width, height=180)
+    )
 
 
-def chain_timeline_data(stages: pd.DataFrame, *, reference: pd.DataFrame | None = None, label: str = "Your choice",
-                        reference_label: str = "Incident (no stop points)") -> pd.DataFrame:
+def chain_timeline_data(
+    stages: pd.DataFrame,
+    *,
+    reference: pd.DataFrame | None = None,
+    label: str = "Your choice",
+    reference_label: str = "Incident (no stop points)",
+) -> pd.DataFrame:
     """The data :func:`chain_timeline_chart` draws: one bar per (run, stage).
 
     Args:
@@ -85,19 +121,30 @@ def chain_timeline_data(stages: pd.DataFrame, *, reference: pd.DataFrame | None 
     _frame("stages", stages, _CHAIN_STAGE_COLUMNS, numeric=_CHAIN_STAGE_COLUMNS[1:])
     if reference is not None:
         _frame("reference", reference, _CHAIN_STAGE_COLUMNS, numeric=_CHAIN_STAGE_COLUMNS[1:])
-    if not isinstance(label, str) or not isinstance(reference_label, str) or not label or not reference_label \
-            or label == reference_label:
-        raise ConfigError(f"label and reference_label must be two different non-empty strings, got {label!r} "
-                         f"and {reference_label!r}")
+    if (
+        not isinstance(label, str)
+        or not isinstance(reference_label, str)
+        or not label
+        or not reference_label
+        or label == reference_label
+    ):
+        raise ConfigError(
+            f"label and reference_label must be two different non-empty strings, got {label!r} and {reference_label!r}"
+        )
     parts = [_chain_bars(stages, label)]
     if reference is not None:
         parts.append(_chain_bars(reference, reference_label))
     return pd.concat(parts, ignore_index=True)
 
 
-def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None = None,
-                         label: str = "Your choice", reference_label: str = "Incident (no stop points)",
-                         width: int = 440) -> alt.LayerChart:
+def chain_timeline_chart(
+    stages: pd.DataFrame,
+    *,
+    reference: pd.DataFrame | None = None,
+    label: str = "Your choice",
+    reference_label: str = "Incident (no stop points)",
+    width: int = 440,
+) -> alt.LayerChart:
     """The chain's stages for one run, each lane beside the same stage of a reference run.
 
     Args:
@@ -125,13 +172,17 @@ def chain_timeline_chart(stages: pd.DataFrame, *, reference: pd.DataFrame | None
         )
 
     text = f"{label}: {total(stages)}" + (f" · {reference_label}: {total(reference)}" if reference is not None else "")
-    note = alt.Chart(pd.DataFrame({"text": [text]})).mark_text(
-        align="left", baseline="top", dx=4, dy=-18, fontSize=13, color="#222").encode(
-        x=alt.value(0), y=alt.value(0), text="text:N")
+    note = (
+        alt.Chart(pd.DataFrame({"text": [text]}))
+        .mark_text(align="left", baseline="top", dx=4, dy=-18, fontSize=13, color="#222")
+        .encode(x=alt.value(0), y=alt.value(0), text="text:N")
+    )
     chart = alt.layer(_chain_lanes(bars, runs, width), note).properties(
         title="The chain, stage by stage",
-        description=(f"Three lanes on a PDT time axis, one per stage: DynamoDB unreachable, launches failing and NLB "
-                     f"connection errors. Solid bars: {label}; faded bars: {reference_label}. Totals: {text}."),
+        description=(
+            f"Three lanes on a PDT time axis, one per stage: DynamoDB unreachable, launches failing and NLB "
+            f"connection errors. Solid bars: {label}; faded bars: {reference_label}. Totals: {text}."
+        ),
     )
     return _base_config(chart)
 
@@ -155,8 +206,13 @@ def chain_explorer_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame
     """
     slugs = dict(zip(CHAIN_STAGE_COLOURS, ("dynamodb", "launches", "nlb"), strict=False))
     times = tuple(f"{s}_{e}_s" for s in slugs.values() for e in ("start", "end"))
-    _frame("table", table, (*STOP_POINT_NAMES, "stop_points", "total_s", *times), numeric=("total_s", *times),
-           empty="stop_point_table() holds all 64 combinations of stop points")
+    _frame(
+        "table",
+        table,
+        (*STOP_POINT_NAMES, "stop_points", "total_s", *times),
+        numeric=("total_s", *times),
+        empty="stop_point_table() holds all 64 combinations of stop points",
+    )
     if table.groupby(list(STOP_POINT_NAMES)).ngroups != 64:
         raise ConfigError("table must hold all 64 combinations of stop points")
     short = {name: f"s{i + 1}" for i, name in enumerate(STOP_POINT_NAMES)}
@@ -166,8 +222,10 @@ def chain_explorer_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame
         runs_of = ["Your choice"] + (["Incident (no stop points)"] if r["stop_points"] == "none" else [])
         for stage, slug in slugs.items():
             if r[f"{slug}_start_s"] == r[f"{slug}_start_s"]:  # not NaN: the stage happened
-                rows += [{**flags, "run": run, "stage": stage, "start_s": r[f"{slug}_start_s"],
-                          "end_s": r[f"{slug}_end_s"]} for run in runs_of]
+                rows += [
+                    {**flags, "run": run, "stage": stage, "start_s": r[f"{slug}_start_s"], "end_s": r[f"{slug}_end_s"]}
+                    for run in runs_of
+                ]
     data = pd.DataFrame(rows)
     data["duration_s"] = data["end_s"] - data["start_s"]
     bars = _chain_bars(data, "")
@@ -182,9 +240,15 @@ def chain_explorer_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame
         body = (format_duration(t) if t > 0 else "no stage at all") + (" (the incident)" if lab == "none" else "")
         return f"{head}: {body}" + ("" if n is None else f" · {int(n)} failing outside us-east-1")
 
-    totals["text"] = [text(lab, t, None if outside is None else n) for lab, t, n in
-                      zip(totals["stop_points"], totals["total_s"],
-                          outside if outside is not None else [None] * len(totals), strict=False)]
+    totals["text"] = [
+        text(lab, t, None if outside is None else n)
+        for lab, t, n in zip(
+            totals["stop_points"],
+            totals["total_s"],
+            outside if outside is not None else [None] * len(totals),
+            strict=False,
+        )
+    ]
     return bars, _wrapped(totals[[*short.values(), "text"]], "text", chars=30, offset_px=8)
 
 
@@ -210,19 +274,24 @@ def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerC
     """
     _width(width)
     bars, totals = chain_explorer_data(table)
-    params = [alt.param(name=f"p{i + 1}", value=False,
-                        bind=alt.binding_checkbox(name=f"{i + 1}: {STOP_POINT_TITLES[i]} "))
-              for i in range(6)]
+    params = [
+        alt.param(name=f"p{i + 1}", value=False, bind=alt.binding_checkbox(name=f"{i + 1}: {STOP_POINT_TITLES[i]} "))
+        for i in range(6)
+    ]
     chosen = " && ".join(f"datum.s{i} == p{i}" for i in range(1, 7))
     runs = ["Your choice", "Incident (no stop points)"]
     # The legend's two entries one under the other, and the title centred over the whole chart
     # (lane names included), so that both fit a phone when the plot narrows.
     lanes = _chain_lanes(bars, runs, width, legend_direction="vertical").transform_filter(
-        f"datum.run != 'Your choice' || ({chosen})")
+        f"datum.run != 'Your choice' || ({chosen})"
+    )
     # Above the plot, growing upwards when it wraps on a narrow plot (a phone): see _state_text.
-    note = alt.Chart(totals).transform_filter(chosen).mark_text(
-        align="left", baseline="bottom", dx=4, dy=-5, fontSize=13, color=PALETTE[1], lineBreak="\n").encode(
-        x=alt.value(0), y=alt.value(0), text=_state_text("text"))
+    note = (
+        alt.Chart(totals)
+        .transform_filter(chosen)
+        .mark_text(align="left", baseline="bottom", dx=4, dy=-5, fontSize=13, color=PALETTE[1], lineBreak="\n")
+        .encode(x=alt.value(0), y=alt.value(0), text=_state_text("text"))
+    )
     chart = (
         alt.layer(lanes, note)
         .add_params(*params)
@@ -253,9 +322,13 @@ def chain_impact_data(impact: pd.DataFrame) -> pd.DataFrame:
         ConfigError: a bad ``impact``, as :func:`chain_impact_chart` says.
     """
     _frame("impact", impact, ("time_s", "stage", "impact_fraction"), numeric=("time_s", "impact_fraction"))
-    return pd.DataFrame({"start": INCIDENT_CLOCK.wall_clock(impact["time_s"]).to_numpy(),
-                         "stage": impact["stage"].astype(str).to_numpy(),
-                         "share": impact["impact_fraction"].round(4).to_numpy()})
+    return pd.DataFrame(
+        {
+            "start": INCIDENT_CLOCK.wall_clock(impact["time_s"]).to_numpy(),
+            "stage": impact["stage"].astype(str).to_numpy(),
+            "share": impact["impact_fraction"].round(4).to_numpy(),
+        }
+    )
 
 
 def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerChart:
@@ -277,8 +350,15 @@ def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerCh
     title = "What clients see, stage by stage"
     if data.empty:
         nothing = "Nothing fails: no stage happens in this run"
-        return _note_chart(nothing, title=title, width=width, height=200, description=(
-            f"Share failing over PDT clock time, one line per stage. {nothing}, so there is no line to draw."))
+        return _note_chart(
+            nothing,
+            title=title,
+            width=width,
+            height=200,
+            description=(
+                f"Share failing over PDT clock time, one line per stage. {nothing}, so there is no line to draw."
+            ),
+        )
     stages = list(CHAIN_STAGE_COLOURS)
     chart = (
         alt.Chart(data)
@@ -330,19 +410,29 @@ def chain_savings_data(savings: pd.DataFrame) -> pd.DataFrame:
     Raises:
         ConfigError: a bad ``savings``, as :func:`chain_savings_chart` says.
     """
-    _frame("savings", savings, ("point", "title", "saved_s", "best"), numeric=("saved_s",),
-           empty="single_point_savings() holds one row per stop point")
+    _frame(
+        "savings",
+        savings,
+        ("point", "title", "saved_s", "best"),
+        numeric=("saved_s",),
+        empty="single_point_savings() holds one row per stop point",
+    )
     if not np.isfinite(savings["saved_s"].to_numpy(dtype=float)).all():
         raise ConfigError(f"savings['saved_s'] must be finite seconds, got {savings['saved_s'].tolist()!r}")
     if not pd.api.types.is_bool_dtype(savings["best"]):
         raise ConfigError(f"savings['best'] must be bool, got dtype {savings['best'].dtype}")
     saved = savings["saved_s"].astype(float)
     kinds = _SAVING_KINDS
-    data = pd.DataFrame({"name": [f"{p}: {t}" for p, t in zip(savings["point"], savings["title"], strict=False)],
-                         "hours": (saved / 3600).round(2).to_numpy(),
-                         "saved": [format_duration(v) if v >= 0 else f"adds {format_duration(-v)}" for v in saved],
-                         "best": [kinds[2] if v < 0 else kinds[0] if b else kinds[1]
-                                  for v, b in zip(saved, savings["best"], strict=False)]})
+    data = pd.DataFrame(
+        {
+            "name": [f"{p}: {t}" for p, t in zip(savings["point"], savings["title"], strict=False)],
+            "hours": (saved / 3600).round(2).to_numpy(),
+            "saved": [format_duration(v) if v >= 0 else f"adds {format_duration(-v)}" for v in saved],
+            "best": [
+                kinds[2] if v < 0 else kinds[0] if b else kinds[1] for v, b in zip(saved, savings["best"], strict=False)
+            ],
+        }
+    )
     if "outside_region_failures_count" in savings.columns:
         data["outside"] = savings["outside_region_failures_count"].to_numpy()
     return data
@@ -378,25 +468,49 @@ def chain_savings_chart(savings: pd.DataFrame, *, width: int = 260) -> alt.Layer
         domain = [0, max(1.0, pos) * 1.3]
     shown = [k for k in kinds if k in set(data["best"])] or kinds[:2]
     colours = dict(zip(kinds, (PALETTE[2], PALETTE[6], PALETTE[5]), strict=False))
-    bars = alt.Chart(data).mark_bar().encode(
-        x=alt.X("hours:Q", scale=alt.Scale(domain=domain, nice=False),
-                title="Hours of the event removed" + (" (left of 0: added)" if neg < 0 else "")), y=y,
-        color=alt.Color("best:N", scale=alt.Scale(domain=shown, range=[colours[k] for k in shown]),
-                        legend=alt.Legend(title=None, orient="bottom")),
-        tooltip=["name:N", alt.Tooltip("saved:N", title="time saved")]
-        + ([alt.Tooltip("outside:Q", title="failing outside us-east-1")] if "outside" in data else []))
-    right = alt.Chart(data).transform_filter("datum.hours >= 0").mark_text(
-        align="left", dx=4, fontSize=11, color="#222").encode(x="hours:Q", y=y, text="saved:N")
-    left = alt.Chart(data).transform_filter("datum.hours < 0").mark_text(
-        align="left", dx=4, fontSize=11, color="#222").encode(x=alt.datum(0), y=y, text="saved:N")
+    bars = (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "hours:Q",
+                scale=alt.Scale(domain=domain, nice=False),
+                title="Hours of the event removed" + (" (left of 0: added)" if neg < 0 else ""),
+            ),
+            y=y,
+            color=alt.Color(
+                "best:N",
+                scale=alt.Scale(domain=shown, range=[colours[k] for k in shown]),
+                legend=alt.Legend(title=None, orient="bottom"),
+            ),
+            tooltip=["name:N", alt.Tooltip("saved:N", title="time saved")]
+            + ([alt.Tooltip("outside:Q", title="failing outside us-east-1")] if "outside" in data else []),
+        )
+    )
+    right = (
+        alt.Chart(data)
+        .transform_filter("datum.hours >= 0")
+        .mark_text(align="left", dx=4, fontSize=11, color="#222")
+        .encode(x="hours:Q", y=y, text="saved:N")
+    )
+    left = (
+        alt.Chart(data)
+        .transform_filter("datum.hours < 0")
+        .mark_text(align="left", dx=4, fontSize=11, color="#222")
+        .encode(x=alt.datum(0), y=y, text="saved:N")
+    )
     layers = [bars, right, left]
     if neg < 0:
         layers.append(alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#222").encode(x="x:Q"))
     costly = [f"{n} adds {t[5:]}" for n, t in zip(data["name"], data["saved"], strict=False) if t.startswith("adds ")]
     chart = alt.layer(*layers).properties(
-        width=width, height=28 * len(data), title="One stop point at a time",
-        description=("Horizontal bars, one per stop point switched on alone: how many hours of the incident's total "
-                     "it removes, computed by the chain model; the longest bars are highlighted."
-                     + (f" Bars left of 0 make the event longer: {'; '.join(costly)}." if costly else "")),
+        width=width,
+        height=28 * len(data),
+        title="One stop point at a time",
+        description=(
+            "Horizontal bars, one per stop point switched on alone: how many hours of the incident's total "
+            "it removes, computed by the chain model; the longest bars are highlighted."
+            + (f" Bars left of 0 make the event longer: {'; '.join(costly)}." if costly else "")
+        ),
     )
     return _base_config(chart)

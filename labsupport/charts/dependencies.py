@@ -21,8 +21,13 @@ __all__ = ["DEPENDENCY_STATUS_COLOURS", "dependency_blast_chart", "dependency_bl
 #: Colours of the statuses of :func:`labsupport.dependencies.blast_radius`.
 #: "origin" (the failing service itself) is near-black, far from the orange of "fails" (a pink
 #: origin beside an orange failure is hard to tell apart).
-DEPENDENCY_STATUS_COLOURS: dict[str, str] = {"origin": PALETTE[6], "fails": PALETTE[1], "fails over": PALETTE[4],
-                                             "degraded": PALETTE[3], "keeps working": PALETTE[2]}
+DEPENDENCY_STATUS_COLOURS: dict[str, str] = {
+    "origin": PALETTE[6],
+    "fails": PALETTE[1],
+    "fails over": PALETTE[4],
+    "degraded": PALETTE[3],
+    "keeps working": PALETTE[2],
+}
 
 
 #: The longest line of a service's name on the chart's axis; longer names wrap onto more lines.
@@ -36,21 +41,31 @@ def _wrapped(name: str) -> str:
 
 
 def _blast_frame(radius: pd.DataFrame, scenario: str, name: str = "radius") -> pd.DataFrame:
-    _frame(name, radius, ("service", "region", "status", "hops", "path", "weakest_tag"),
-           empty="blast_radius() always holds the failing service itself")
+    _frame(
+        name,
+        radius,
+        ("service", "region", "status", "hops", "path", "weakest_tag"),
+        empty="blast_radius() always holds the failing service itself",
+    )
     weak = radius["weakest_tag"].astype("string").isin(["inferred", "UNVERIFIED"]).fillna(False)
     names = radius["service"].astype(str)
-    return pd.DataFrame({"scenario": scenario, "service": names.to_numpy(),
-                         "name": names.map(_wrapped).to_numpy(),
-                         "region": radius["region"].astype(str).to_numpy(),
-                         "status": radius["status"].astype(str).to_numpy(),
-                         "path": radius["path"].fillna("").astype(str).to_numpy(),
-                         "tag": radius["weakest_tag"].astype("string").fillna("").to_numpy(dtype=object),
-                         "firm": (~weak).map({True: "stated", False: "inferred"}).to_numpy()})
+    return pd.DataFrame(
+        {
+            "scenario": scenario,
+            "service": names.to_numpy(),
+            "name": names.map(_wrapped).to_numpy(),
+            "region": radius["region"].astype(str).to_numpy(),
+            "status": radius["status"].astype(str).to_numpy(),
+            "path": radius["path"].fillna("").astype(str).to_numpy(),
+            "tag": radius["weakest_tag"].astype("string").fillna("").to_numpy(dtype=object),
+            "firm": (~weak).map({True: "stated", False: "inferred"}).to_numpy(),
+        }
+    )
 
 
-def dependency_blast_data(radius: pd.DataFrame, *, compare: pd.DataFrame | None = None,
-                          labels: tuple[str, str] = ("As it was", "Isolated")) -> pd.DataFrame:
+def dependency_blast_data(
+    radius: pd.DataFrame, *, compare: pd.DataFrame | None = None, labels: tuple[str, str] = ("As it was", "Isolated")
+) -> pd.DataFrame:
     """The data :func:`dependency_blast_chart` draws: one square per (scenario, service, Region).
 
     Args:
@@ -72,9 +87,14 @@ def dependency_blast_data(radius: pd.DataFrame, *, compare: pd.DataFrame | None 
     return pd.concat(parts, ignore_index=True)
 
 
-def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
-                           compare: pd.DataFrame | None = None, labels: tuple[str, str] = ("As it was", "Isolated"),
-                           cell_px: int = 75) -> alt.FacetChart:
+def dependency_blast_chart(
+    radius: pd.DataFrame,
+    *,
+    title: str = "Blast radius",
+    compare: pd.DataFrame | None = None,
+    labels: tuple[str, str] = ("As it was", "Isolated"),
+    cell_px: int = 75,
+) -> alt.FacetChart:
     """Every service or feature of the dependency graph by Region, coloured by what happens to it.
 
     Args:
@@ -98,8 +118,12 @@ def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
     check_int("cell_px", cell_px, lo=20, hi=400)
     if not isinstance(title, str) or not title.strip():
         raise ConfigError(f"title must be a non-empty string, got {title!r}")
-    if (not isinstance(labels, tuple) or len(labels) != 2 or not all(isinstance(x, str) and x for x in labels)
-            or labels[0] == labels[1]):
+    if (
+        not isinstance(labels, tuple)
+        or len(labels) != 2
+        or not all(isinstance(x, str) and x for x in labels)
+        or labels[0] == labels[1]
+    ):
         raise ConfigError(f"labels must be two different non-empty strings, got {labels!r}")
     data = dependency_blast_data(radius, compare=compare, labels=labels)
     rank = {k: i for i, k in enumerate(STATUSES)}
@@ -112,28 +136,66 @@ def dependency_blast_chart(radius: pd.DataFrame, *, title: str = "Blast radius",
     # The axis shows each full name, wrapped (labelExpr splits the wrapped copy into lines).
     lines = dict(zip(data["service"], data["name"], strict=False))
     wrapped = "{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in lines.items()) + "}"
-    row_px = 18 + 13 * max(v.count("\n") for v in lines.values())     # every row as tall as the tallest name
-    cells = alt.Chart().mark_square(size=150, filled=True, strokeWidth=2).encode(
-        x=alt.X("region:N", sort=list(REGIONS), scale=alt.Scale(domain=list(REGIONS)), title=None,
-                axis=alt.Axis(orient="top", labelAngle=0)),
-        y=alt.Y("service:N", sort=order, title=None,
-                axis=alt.Axis(labelLimit=260, labelFontSize=11, labelLineHeight=13, labelBaseline="middle",
-                              labelExpr=f"split({wrapped}[datum.value] || datum.value, '\\n')")),
-        color=alt.Color("status:N", scale=colours, legend=alt.Legend(title=None, orient="bottom", columns=3)),
-        stroke=alt.Stroke("status:N", scale=colours, legend=None),
-        fillOpacity=alt.FillOpacity("firm:N", scale=alt.Scale(domain=["stated", "inferred"], range=[1.0, 0.0]),
-                                    legend=alt.Legend(title="link", orient="bottom")),
-        tooltip=["service:N", "region:N", "status:N", alt.Tooltip("path:N", title="why"),
-                 alt.Tooltip("tag:N", title="weakest tag")],
-    ).properties(width=cell_px * len(REGIONS), height=row_px * len(order))
-    counts = "; ".join(f"{lab}: " + ", ".join(f"{s} {int(((data['scenario'] == lab) & (data['status'] == s)).sum())}"
-                                               for s in statuses) for lab in data["scenario"].unique())
-    chart = alt.layer(cells, data=data).facet(
-        column=alt.Column("scenario:N", sort=list(labels), title=None,
-                          header=alt.Header(labelFontSize=13, labelFontWeight="bold"))).properties(
-        title=alt.Title(title, subtitle="Hollow: the failure rests on a link the course inferred"),
-        description=(f"A grid of services (rows) by Region (columns: {', '.join(REGIONS)}), one panel per scenario. "
-                     f"Each square is one service in one Region, coloured by its status. {counts}. Hollow squares "
-                     "rest on a link the course inferred rather than one the sources state."),
+    row_px = 18 + 13 * max(v.count("\n") for v in lines.values())  # every row as tall as the tallest name
+    cells = (
+        alt.Chart()
+        .mark_square(size=150, filled=True, strokeWidth=2)
+        .encode(
+            x=alt.X(
+                "region:N",
+                sort=list(REGIONS),
+                scale=alt.Scale(domain=list(REGIONS)),
+                title=None,
+                axis=alt.Axis(orient="top", labelAngle=0),
+            ),
+            y=alt.Y(
+                "service:N",
+                sort=order,
+                title=None,
+                axis=alt.Axis(
+                    labelLimit=260,
+                    labelFontSize=11,
+                    labelLineHeight=13,
+                    labelBaseline="middle",
+                    labelExpr=f"split({wrapped}[datum.value] || datum.value, '\\n')",
+                ),
+            ),
+            color=alt.Color("status:N", scale=colours, legend=alt.Legend(title=None, orient="bottom", columns=3)),
+            stroke=alt.Stroke("status:N", scale=colours, legend=None),
+            fillOpacity=alt.FillOpacity(
+                "firm:N",
+                scale=alt.Scale(domain=["stated", "inferred"], range=[1.0, 0.0]),
+                legend=alt.Legend(title="link", orient="bottom"),
+            ),
+            tooltip=[
+                "service:N",
+                "region:N",
+                "status:N",
+                alt.Tooltip("path:N", title="why"),
+                alt.Tooltip("tag:N", title="weakest tag"),
+            ],
+        )
+        .properties(width=cell_px * len(REGIONS), height=row_px * len(order))
+    )
+    counts = "; ".join(
+        f"{lab}: "
+        + ", ".join(f"{s} {int(((data['scenario'] == lab) & (data['status'] == s)).sum())}" for s in statuses)
+        for lab in data["scenario"].unique()
+    )
+    chart = (
+        alt.layer(cells, data=data)
+        .facet(
+            column=alt.Column(
+                "scenario:N", sort=list(labels), title=None, header=alt.Header(labelFontSize=13, labelFontWeight="bold")
+            )
+        )
+        .properties(
+            title=alt.Title(title, subtitle="Hollow: the failure rests on a link the course inferred"),
+            description=(
+                f"A grid of services (rows) by Region (columns: {', '.join(REGIONS)}), one panel per scenario. "
+                f"Each square is one service in one Region, coloured by its status. {counts}. Hollow squares "
+                "rest on a link the course inferred rather than one the sources state."
+            ),
+        )
     )
     return _base_config(chart)

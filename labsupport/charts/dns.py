@@ -15,8 +15,9 @@ from ._render import _base_config
 __all__ = ["dns_failing_chart", "dns_failing_data", "dns_ttl_chart", "dns_ttl_data"]
 
 
-def dns_failing_data(runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | None = None,
-                     start_s: float = 0.0) -> pd.DataFrame:
+def dns_failing_data(
+    runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | None = None, start_s: float = 0.0
+) -> pd.DataFrame:
     """The data :func:`dns_failing_chart` draws: one row per run and sample (or bin) from ``start_s`` on.
 
     Args:
@@ -36,8 +37,9 @@ def dns_failing_data(runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | No
     runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     start_s = _seconds("start_s", start_s, window=True)
     origin = _origin(origin, INCIDENT_CLOCK.origin)
-    windows = {label: ts.loc[ts["time_s"] >= start_s].sort_values("time_s", kind="stable")
-               for label, ts in runs.items()}
+    windows = {
+        label: ts.loc[ts["time_s"] >= start_s].sort_values("time_s", kind="stable") for label, ts in runs.items()
+    }
     kept = {label: w for label, w in windows.items() if len(w)}
     bin_s = None
     if sum(len(w) for w in kept.values()) > _MAX_ROWS:
@@ -45,14 +47,29 @@ def dns_failing_data(runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | No
     frames = []
     for label, w in kept.items():
         if bin_s is None:
-            frames.append(pd.DataFrame({"clock": Clock(origin).wall_clock(w["time_s"]).to_numpy(), "run": label,
-                                        "failing": w["failing_fraction"].round(4).to_numpy()}))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "clock": Clock(origin).wall_clock(w["time_s"]).to_numpy(),
+                        "run": label,
+                        "failing": w["failing_fraction"].round(4).to_numpy(),
+                    }
+                )
+            )
             continue
         g = w.groupby((w["time_s"] // bin_s) * bin_s)["failing_fraction"]
         mean = g.mean()
-        frames.append(pd.DataFrame({"clock": Clock(origin).wall_clock(mean.index.to_series()).to_numpy(), "run": label,
-                                    "failing": mean.round(4).to_numpy(), "lo": g.min().round(4).to_numpy(),
-                                    "hi": g.max().round(4).to_numpy()}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "clock": Clock(origin).wall_clock(mean.index.to_series()).to_numpy(),
+                    "run": label,
+                    "failing": mean.round(4).to_numpy(),
+                    "lo": g.min().round(4).to_numpy(),
+                    "hi": g.max().round(4).to_numpy(),
+                }
+            )
+        )
     data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["clock", "run", "failing"])
     if bin_s is not None:
         data["band"] = data["run"].map(dict(zip(runs, PALETTE, strict=False)))
@@ -73,15 +90,30 @@ def dns_ttl_data(frame: pd.DataFrame) -> pd.DataFrame:
     Raises:
         ConfigError: a bad ``frame``, as :func:`dns_ttl_chart` says.
     """
-    _frame("frame", frame, ("negative_ttl_s", "delay_s", "series"), numeric=("negative_ttl_s", "delay_s"),
-           empty="a TTL sweep has at least one point")
-    return pd.DataFrame({"ttl_min": (frame["negative_ttl_s"] / 60).round(2),
-                         "delay_min": (frame["delay_s"] / 60).round(2), "series": frame["series"].astype(str)})
+    _frame(
+        "frame",
+        frame,
+        ("negative_ttl_s", "delay_s", "series"),
+        numeric=("negative_ttl_s", "delay_s"),
+        empty="a TTL sweep has at least one point",
+    )
+    return pd.DataFrame(
+        {
+            "ttl_min": (frame["negative_ttl_s"] / 60).round(2),
+            "delay_min": (frame["delay_s"] / 60).round(2),
+            "series": frame["series"].astype(str),
+        }
+    )
 
 
-def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
-                      origin: pd.Timestamp | None = None, start_s: float = 0.0,
-                      width: int = 560) -> alt.LayerChart:
+def dns_failing_chart(
+    runs: dict[str, pd.DataFrame],
+    *,
+    restored_s: float,
+    origin: pd.Timestamp | None = None,
+    start_s: float = 0.0,
+    width: int = 560,
+) -> alt.LayerChart:
     """Fraction of clients failing over time, for one or more DNS-cache runs.
 
     Args:
@@ -115,37 +147,72 @@ def dns_failing_chart(runs: dict[str, pd.DataFrame], *, restored_s: float,
         last = max(float(ts["time_s"].max()) for ts in runs.values())
         at = Clock(origin).wall_clock([start_s, last]).str.slice(11, 16).tolist()
         nothing = f"No sample from {at[0]} PDT on: {'the runs end' if len(runs) > 1 else 'the run ends'} at {at[1]} PDT"
-        return _note_chart(nothing, title=title, width=width, height=220, description=(
-            f"Fraction of clients failing, one line per run ({', '.join(labels)}): no run has a sample at or "
-            f"after {start_s:.0f} s (the last is at {last:.0f} s), so there is nothing to draw."))
+        return _note_chart(
+            nothing,
+            title=title,
+            width=width,
+            height=220,
+            description=(
+                f"Fraction of clients failing, one line per run ({', '.join(labels)}): no run has a sample at or "
+                f"after {start_s:.0f} s (the last is at {last:.0f} s), so there is nothing to draw."
+            ),
+        )
     binned = "" if bin_s is None else f" (mean per {_bin_label(bin_s)} bin)"
     x = alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
-    colour = alt.Color("run:N", scale=alt.Scale(domain=labels, range=_series_range(labels)),
-                       legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=400))
-    tip = [alt.Tooltip("clock:T", format="%H:%M:%S", title="time" if bin_s is None else "bin start"), "run:N",
-           alt.Tooltip("failing:Q", format=".1%", title="failing" if bin_s is None else "mean failing")]
+    colour = alt.Color(
+        "run:N",
+        scale=alt.Scale(domain=labels, range=_series_range(labels)),
+        legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=400),
+    )
+    tip = [
+        alt.Tooltip("clock:T", format="%H:%M:%S", title="time" if bin_s is None else "bin start"),
+        "run:N",
+        alt.Tooltip("failing:Q", format=".1%", title="failing" if bin_s is None else "mean failing"),
+    ]
     if bin_s is not None:
         tip += [alt.Tooltip("lo:Q", format=".1%", title="lowest"), alt.Tooltip("hi:Q", format=".1%", title="highest")]
-    lines = alt.Chart(data).mark_line(strokeWidth=2, interpolate="step-after").encode(
-        x=x, y=alt.Y("failing:Q", title="Clients failing" + binned, axis=alt.Axis(format="%"),
-                     scale=alt.Scale(domain=[0, 1])),
-        color=colour, tooltip=tip)
+    lines = (
+        alt.Chart(data)
+        .mark_line(strokeWidth=2, interpolate="step-after")
+        .encode(
+            x=x,
+            y=alt.Y(
+                "failing:Q", title="Clients failing" + binned, axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])
+            ),
+            color=colour,
+            tooltip=tip,
+        )
+    )
     layers = [*_recovery_rules({"Authoritative record restored": restored_s}, origin)]
     if bin_s is not None:
-        layers.append(alt.Chart(data).mark_area(opacity=0.15, interpolate="step-after").encode(
-            # The run's colour taken as is (no scale), so that the band adds nothing to the legend.
-            x=x, y="lo:Q", y2="hi:Q", detail="run:N", fill=alt.Fill("band:N", scale=None)))
+        layers.append(
+            alt.Chart(data)
+            .mark_area(opacity=0.15, interpolate="step-after")
+            .encode(
+                # The run's colour taken as is (no scale), so that the band adds nothing to the legend.
+                x=x,
+                y="lo:Q",
+                y2="hi:Q",
+                detail="run:N",
+                fill=alt.Fill("band:N", scale=None),
+            )
+        )
     layers.append(lines)
     missing = [label for label in labels if label not in set(data["run"])]
     chart = alt.layer(*layers).properties(
-        width=width, height=220, title=title,
+        width=width,
+        height=220,
+        title=title,
         description=(
             f"Fraction of clients whose last lookup returned the empty answer, over PDT clock time, "
             f"one line per run ({', '.join(labels)}); a dashed rule marks the moment the "
             "authoritative record was restored."
-            + ("" if bin_s is None else
-               f" The model's samples are aggregated into {_bin_label(bin_s)} bins: each line is the bin's mean "
-               "and the faint band spans its lowest to highest value.")
+            + (
+                ""
+                if bin_s is None
+                else f" The model's samples are aggregated into {_bin_label(bin_s)} bins: each line is the bin's mean "
+                "and the faint band spans its lowest to highest value."
+            )
             + (f" No sample in the window for: {', '.join(missing)}." if missing else "")
         ),
     )
@@ -172,21 +239,41 @@ def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.Chart:
     data = dns_ttl_data(frame)
     labels = list(dict.fromkeys(data["series"]))
     if len(labels) > len(PALETTE):
-        raise ConfigError(f"frame holds {len(labels)} series; at most {len(PALETTE)} (one colour each) can be told "
-                         "apart: split it into several charts")
+        raise ConfigError(
+            f"frame holds {len(labels)} series; at most {len(PALETTE)} (one colour each) can be told "
+            "apart: split it into several charts"
+        )
     unrecovered = int(data["delay_min"].isna().sum())
-    chart = alt.Chart(data).mark_line(point=True, strokeWidth=2).encode(
-        x=alt.X("ttl_min:Q", title="Negative-caching TTL (min)"),
-        y=alt.Y("delay_min:Q", title="Restore to clients recovered (min)"),
-        color=alt.Color("series:N", scale=alt.Scale(domain=labels, range=_series_range(labels)),
-                        legend=alt.Legend(title=None, orient="bottom", labelLimit=500)),
-        tooltip=["series:N", alt.Tooltip("ttl_min:Q", title="negative TTL (min)"),
-                 alt.Tooltip("delay_min:Q", format=".1f", title="delay (min)")],
-    ).properties(
-        width=width, height=220, title="How long clients wait after the fix",
-        description=("Minutes from the restore of the record until the clients recovered, against "
-                     f"the negative-caching TTL in minutes; one line per series ({', '.join(labels)})."
-                     + (f" {unrecovered} point(s) where the clients had not recovered by the end of the run are "
-                        "left out." if unrecovered else "")),
+    chart = (
+        alt.Chart(data)
+        .mark_line(point=True, strokeWidth=2)
+        .encode(
+            x=alt.X("ttl_min:Q", title="Negative-caching TTL (min)"),
+            y=alt.Y("delay_min:Q", title="Restore to clients recovered (min)"),
+            color=alt.Color(
+                "series:N",
+                scale=alt.Scale(domain=labels, range=_series_range(labels)),
+                legend=alt.Legend(title=None, orient="bottom", labelLimit=500),
+            ),
+            tooltip=[
+                "series:N",
+                alt.Tooltip("ttl_min:Q", title="negative TTL (min)"),
+                alt.Tooltip("delay_min:Q", format=".1f", title="delay (min)"),
+            ],
+        )
+        .properties(
+            width=width,
+            height=220,
+            title="How long clients wait after the fix",
+            description=(
+                "Minutes from the restore of the record until the clients recovered, against "
+                f"the negative-caching TTL in minutes; one line per series ({', '.join(labels)})."
+                + (
+                    f" {unrecovered} point(s) where the clients had not recovered by the end of the run are left out."
+                    if unrecovered
+                    else ""
+                )
+            ),
+        )
     )
     return _base_config(chart)

@@ -32,8 +32,10 @@ _DWFM_X = alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(form
 _DWFM_X_UPPER = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M"))
 
 
-_DWFM_WORK = {"goodput": ("Finished in time (goodput)", PALETTE[2]),
-              "wasted": ("Wasted: finished after its deadline", PALETTE[1])}
+_DWFM_WORK = {
+    "goodput": ("Finished in time (goodput)", PALETTE[2]),
+    "wasted": ("Wasted: finished after its deadline", PALETTE[1]),
+}
 
 
 def dwfm_timeseries_data(timeseries: pd.DataFrame, *, config: DwfmConfig | None = None) -> pd.DataFrame:
@@ -56,20 +58,21 @@ def dwfm_timeseries_data(timeseries: pd.DataFrame, *, config: DwfmConfig | None 
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     checked = _config(config)
     fleet = None if checked is None else checked.fleet_droplets_count
-    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"),
-                               sums=("goodput_count", "wasted_count"))
+    ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"), sums=("goodput_count", "wasted_count"))
     step_min = ts["time_s"].diff().fillna(ts["time_s"]).clip(lower=1) / 60
-    if bin_s is not None:   # each bin's counts over the whole bin (the first bin holds only t = 0)
+    if bin_s is not None:  # each bin's counts over the whole bin (the first bin holds only t = 0)
         step_min = pd.Series(np.where(ts["time_s"] > 0, bin_s / 60, 1 / 60), index=ts.index)
     leased = ts["leased_count"].to_numpy()
-    data = pd.DataFrame({
-        "clock": INCIDENT_CLOCK.wall_clock(ts["time_s"]),
-        "leased": leased,
-        "leased_pct": np.round(leased / fleet * 100, 1) if fleet else np.full(len(ts), np.nan),
-        "queue": ts["queue_count"].to_numpy(),
-        "goodput": (ts["goodput_count"] / step_min).round(2).to_numpy(),
-        "wasted": (ts["wasted_count"] / step_min).round(2).to_numpy(),
-    })
+    data = pd.DataFrame(
+        {
+            "clock": INCIDENT_CLOCK.wall_clock(ts["time_s"]),
+            "leased": leased,
+            "leased_pct": np.round(leased / fleet * 100, 1) if fleet else np.full(len(ts), np.nan),
+            "queue": ts["queue_count"].to_numpy(),
+            "goodput": (ts["goodput_count"] / step_min).round(2).to_numpy(),
+            "wasted": (ts["wasted_count"] / step_min).round(2).to_numpy(),
+        }
+    )
     data.attrs["bin_s"] = bin_s
     return data
 
@@ -133,26 +136,41 @@ def dwfm_timeseries_chart(
     marks = []
     band_text, rule_text = [], []
     if outage_s is not None:
-        band = pd.DataFrame({"start": INCIDENT_CLOCK.wall_clock([float(outage_s[0])]),
-                             "end": INCIDENT_CLOCK.wall_clock([float(outage_s[1])]),
-                             "mid": INCIDENT_CLOCK.wall_clock([(float(outage_s[0]) + float(outage_s[1])) / 2]),
-                             "what": ["DynamoDB unreachable"], "text": ["DynamoDB\nunreachable"]})
-        marks.append(alt.Chart(band).mark_rect(color="#999", opacity=0.18).encode(
-            x="start:T", x2="end:T", tooltip=["what:N"]))
+        band = pd.DataFrame(
+            {
+                "start": INCIDENT_CLOCK.wall_clock([float(outage_s[0])]),
+                "end": INCIDENT_CLOCK.wall_clock([float(outage_s[1])]),
+                "mid": INCIDENT_CLOCK.wall_clock([(float(outage_s[0]) + float(outage_s[1])) / 2]),
+                "what": ["DynamoDB unreachable"],
+                "text": ["DynamoDB\nunreachable"],
+            }
+        )
+        marks.append(
+            alt.Chart(band).mark_rect(color="#999", opacity=0.18).encode(x="start:T", x2="end:T", tooltip=["what:N"])
+        )
         # Named inside the band on the middle panel, where no work finishes while DynamoDB is out.
-        band_text.append(alt.Chart(band).mark_text(
-            lineBreak="\n", fontSize=11, color="#444", baseline="middle").encode(
-            x=alt.X("mid:T"), y=alt.value(60), text="text:N"))
+        band_text.append(
+            alt.Chart(band)
+            .mark_text(lineBreak="\n", fontSize=11, color="#444", baseline="middle")
+            .encode(x=alt.X("mid:T"), y=alt.value(60), text="text:N")
+        )
     if operator_at_s is not None:
-        rule = pd.DataFrame({"at": INCIDENT_CLOCK.wall_clock([float(operator_at_s)]),
-                             "what": ["Operators throttle and restart"],
-                             "text": [f"operators throttle and restart, {_clock_label(operator_at_s)}"]})
-        marks.append(alt.Chart(rule).mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2).encode(
-            x="at:T", tooltip=["what:N"]))
+        rule = pd.DataFrame(
+            {
+                "at": INCIDENT_CLOCK.wall_clock([float(operator_at_s)]),
+                "what": ["Operators throttle and restart"],
+                "text": [f"operators throttle and restart, {_clock_label(operator_at_s)}"],
+            }
+        )
+        marks.append(
+            alt.Chart(rule).mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2).encode(x="at:T", tooltip=["what:N"])
+        )
         # Named on the bottom panel, right of the rule, above the (then short) queue.
-        rule_text.append(alt.Chart(rule).mark_text(align="left", baseline="top", dx=5, dy=4, fontSize=11,
-                                                   color=PALETTE[3], fontWeight="bold").encode(
-            x="at:T", y=alt.value(0), text="text:N"))
+        rule_text.append(
+            alt.Chart(rule)
+            .mark_text(align="left", baseline="top", dx=5, dy=4, fontSize=11, color=PALETTE[3], fontWeight="bold")
+            .encode(x="at:T", y=alt.value(0), text="text:N")
+        )
 
     def panel(body: alt.Chart, height: int, *extra: alt.Chart) -> alt.LayerChart:
         return alt.layer(*marks, body, *extra).properties(width=width, height=height)
@@ -160,54 +178,90 @@ def dwfm_timeseries_chart(
     base = alt.Chart(data)
     if config is None:
         leased = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(
-            x=_DWFM_X_UPPER, y=alt.Y("leased:Q", title="Droplets with a lease"),
-            tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "leased:Q"])
+            x=_DWFM_X_UPPER,
+            y=alt.Y("leased:Q", title="Droplets with a lease"),
+            tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "leased:Q"],
+        )
     else:
         leased = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(
-            x=_DWFM_X_UPPER, y=alt.Y("leased_pct:Q", title="Droplets with a lease (%)",
-                                     scale=alt.Scale(domain=[0, 100])),
-            tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"),
-                     alt.Tooltip("leased_pct:Q", title="% leased"), alt.Tooltip("leased:Q", title="droplets")])
+            x=_DWFM_X_UPPER,
+            y=alt.Y("leased_pct:Q", title="Droplets with a lease (%)", scale=alt.Scale(domain=[0, 100])),
+            tooltip=[
+                alt.Tooltip("clock:T", format="%H:%M", title="time"),
+                alt.Tooltip("leased_pct:Q", title="% leased"),
+                alt.Tooltip("leased:Q", title="droplets"),
+            ],
+        )
     names = [v[0] for v in _DWFM_WORK.values()]
     # Room above the capacity level for its label (the stack never passes the capacity unbinned).
     top = None if capacity is None else max(capacity * 1.2, float((data["goodput"] + data["wasted"]).max()))
-    work = base.transform_fold(list(_DWFM_WORK), as_=["key", "per_min"]).transform_calculate(
-        kind=f"datum.key == 'goodput' ? '{names[0]}' : '{names[1]}'"
-    ).mark_area(opacity=0.85).encode(
-        x=_DWFM_X_UPPER, y=alt.Y("per_min:Q", stack=True, title="Items finished per minute",
-                                 scale=alt.Scale() if capacity is None else alt.Scale(domain=[0, top])),
-        color=alt.Color("kind:N", scale=alt.Scale(domain=names, range=[v[1] for v in _DWFM_WORK.values()]),
-                        legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
-        order=alt.Order("key:N", sort="ascending"),
-        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "kind:N",
-                 alt.Tooltip("per_min:Q", format=".1f", title="per minute")])
+    work = (
+        base.transform_fold(list(_DWFM_WORK), as_=["key", "per_min"])
+        .transform_calculate(kind=f"datum.key == 'goodput' ? '{names[0]}' : '{names[1]}'")
+        .mark_area(opacity=0.85)
+        .encode(
+            x=_DWFM_X_UPPER,
+            y=alt.Y(
+                "per_min:Q",
+                stack=True,
+                title="Items finished per minute",
+                scale=alt.Scale() if capacity is None else alt.Scale(domain=[0, top]),
+            ),
+            color=alt.Color(
+                "kind:N",
+                scale=alt.Scale(domain=names, range=[v[1] for v in _DWFM_WORK.values()]),
+                legend=alt.Legend(title=None, orient="bottom", labelLimit=400),
+            ),
+            order=alt.Order("key:N", sort="ascending"),
+            tooltip=[
+                alt.Tooltip("clock:T", format="%H:%M", title="time"),
+                "kind:N",
+                alt.Tooltip("per_min:Q", format=".1f", title="per minute"),
+            ],
+        )
+    )
     level = []
     # Below 10 a minute, two significant digits: 0.1 a minute (1 host, 1 slot, 600 s a lease) must
     # not read "0 items a minute".
     cap_text = None if capacity is None else (f"{capacity:,.0f}" if capacity >= 10 else f"{capacity:.2g}")
     if capacity is not None:
         cap = pd.DataFrame({"y": [capacity], "text": [f"hosts at capacity: {cap_text} items a minute"]})
-        level = [alt.Chart(cap).mark_rule(color="#222", strokeDash=[2, 2]).encode(
-                     y="y:Q", tooltip=[alt.Tooltip("y:Q", title="hosts' capacity (items per minute)")]),
-                 alt.Chart(cap).mark_text(align="right", baseline="bottom", dy=-3, fontSize=11, color="#222").encode(
-                     x=alt.value(width), y="y:Q", text="text:N")]
+        level = [
+            alt.Chart(cap)
+            .mark_rule(color="#222", strokeDash=[2, 2])
+            .encode(y="y:Q", tooltip=[alt.Tooltip("y:Q", title="hosts' capacity (items per minute)")]),
+            alt.Chart(cap)
+            .mark_text(align="right", baseline="bottom", dy=-3, fontSize=11, color="#222")
+            .encode(x=alt.value(width), y="y:Q", text="text:N"),
+        ]
     queue = base.mark_line(color=PALETTE[6], strokeWidth=2).encode(
-        x=_DWFM_X, y=alt.Y("queue:Q", title="Items waiting in queues"),
-        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "queue:Q"])
-    chart = alt.vconcat(panel(leased, 130), panel(work, 150, *level, *band_text),
-                        panel(queue, 110, *rule_text)).properties(
+        x=_DWFM_X,
+        y=alt.Y("queue:Q", title="Items waiting in queues"),
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "queue:Q"],
+    )
+    chart = alt.vconcat(
+        panel(leased, 130), panel(work, 150, *level, *band_text), panel(queue, 110, *rule_text)
+    ).properties(
         title="DWFM through the DynamoDB outage: leases, goodput and queues",
         description=(
             "Three panels over PDT clock time. Top: droplets holding a lease"
-            + (" (% of the fleet)" if config is not None else "") + ". Middle: work items "
+            + (" (% of the fleet)" if config is not None else "")
+            + ". Middle: work items "
             "finished per minute, stacked, split into those finished in time (goodput) and those "
             "wasted because they finished after their deadline"
-            + (f"; a dotted line marks the hosts' capacity, {cap_text} items a minute, where the "
-               "stack sits flat while every slot is busy" if capacity is not None else "")
+            + (
+                f"; a dotted line marks the hosts' capacity, {cap_text} items a minute, where the "
+                "stack sits flat while every slot is busy"
+                if capacity is not None
+                else ""
+            )
             + ". Bottom: items waiting in the DWFM queues."
             + (" A grey band, labelled, marks DynamoDB's outage." if outage_s is not None else "")
-            + (f" A dashed rule, labelled, marks the operators' action at {_clock_label(operator_at_s)}."
-               if operator_at_s is not None else "")
+            + (
+                f" A dashed rule, labelled, marks the operators' action at {_clock_label(operator_at_s)}."
+                if operator_at_s is not None
+                else ""
+            )
             + _binned_note(bin_s, "leases and queue are each bin's mean, finished items its rate per minute")
         ),
     )
@@ -215,8 +269,10 @@ def dwfm_timeseries_chart(
 
 
 #: The heat map's panel headings, in words: (without, with) admission control by queue length.
-_PHASE_PANELS = ("Without admission control (the incident's design)",
-                 "With admission control: work refused while a queue is full")
+_PHASE_PANELS = (
+    "Without admission control (the incident's design)",
+    "With admission control: work refused while a queue is full",
+)
 
 
 #: What a cell that never recovered shows, and its legend entry.
@@ -240,10 +296,13 @@ def dwfm_phase_data(sweep: pd.DataFrame) -> pd.DataFrame:
     Raises:
         ConfigError: a bad ``sweep``, as :func:`dwfm_phase_chart` says.
     """
-    _frame("sweep", sweep, ("throttle_by_queue_length", "fleet_droplets_count", "outage_s", "recovered",
-                            "recovery_after_outage_s"),
-           numeric=("fleet_droplets_count", "outage_s", "recovery_after_outage_s"),
-           empty="a sweep holds at least one (fleet size, outage length) cell")
+    _frame(
+        "sweep",
+        sweep,
+        ("throttle_by_queue_length", "fleet_droplets_count", "outage_s", "recovered", "recovery_after_outage_s"),
+        numeric=("fleet_droplets_count", "outage_s", "recovery_after_outage_s"),
+        empty="a sweep holds at least one (fleet size, outage length) cell",
+    )
     rec = sweep["recovery_after_outage_s"]
     ok = sweep["recovered"].astype(bool)
     data = pd.DataFrame(
@@ -286,17 +345,31 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
     outages = data.sort_values("outage_s")["outage"].unique().tolist()[::-1]
     x = alt.X("fleet:O", title="Fleet size (droplets)", axis=alt.Axis(labelAngle=0))
     y = alt.Y("outage:O", title="DynamoDB outage", sort=outages)
-    tip = [alt.Tooltip("guard:N", title="panel"), "fleet:O", "outage:O",
-           alt.Tooltip("label:N", title="recovery after outage")]
+    tip = [
+        alt.Tooltip("guard:N", title="panel"),
+        "fleet:O",
+        "outage:O",
+        alt.Tooltip("label:N", title="recovery after outage"),
+    ]
     # The cells' rects are hidden from assistive technology (aria=False): the text layer names every
     # cell, and a panel with no stuck cell would otherwise hold an empty, unnamed graphics-symbol
     # group (axe-core's svg-img-alt, a serious violation).
-    recovered = alt.Chart().transform_filter("datum.recovered").mark_rect(stroke="white", aria=False).encode(
-        x=x, y=y, tooltip=tip,
-        color=alt.Color("minutes:Q", title=["Minutes from DynamoDB's return", "to the last lease"],
-                        scale=alt.Scale(range=["#eaf2fb", "#7fb0de"], domainMin=0),
-                        legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=200,
-                                          titleLimit=400)))
+    recovered = (
+        alt.Chart()
+        .transform_filter("datum.recovered")
+        .mark_rect(stroke="white", aria=False)
+        .encode(
+            x=x,
+            y=y,
+            tooltip=tip,
+            color=alt.Color(
+                "minutes:Q",
+                title=["Minutes from DynamoDB's return", "to the last lease"],
+                scale=alt.Scale(range=["#eaf2fb", "#7fb0de"], domainMin=0),
+                legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=200, titleLimit=400),
+            ),
+        )
+    )
     # Stuck cells: one fixed colour, named in a legend of their own (an opacity legend whose one
     # symbol is that colour), so the minutes' gradient stays one scale across both panels.
     stuck = (
@@ -322,9 +395,11 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
             ),
         )
     )
-    text = alt.Chart().mark_text(fontSize=10).encode(
-        x=x, y=y, text="label:N",
-        color=alt.condition("datum.recovered", alt.value("#111"), alt.value("white")))
+    text = (
+        alt.Chart()
+        .mark_text(fontSize=10)
+        .encode(x=x, y=y, text="label:N", color=alt.condition("datum.recovered", alt.value("#111"), alt.value("white")))
+    )
     chart = (
         alt.layer(recovered, stuck, text, data=data)
         .properties(width=cell_px * data["fleet"].nunique(), height=cell_px // 2 * len(outages))
@@ -372,13 +447,21 @@ def dwfm_explorer_data(grid: pd.DataFrame) -> pd.DataFrame:
     Raises:
         ConfigError: a bad ``grid``, as :func:`dwfm_explorer_chart` says.
     """
-    cols = ("fleet_droplets_count", "throttle_by_queue_length", "time_s", "leased_fraction",
-            "goodput_per_min", "wasted_per_min")
+    cols = (
+        "fleet_droplets_count",
+        "throttle_by_queue_length",
+        "time_s",
+        "leased_fraction",
+        "goodput_per_min",
+        "wasted_per_min",
+    )
     _frame("grid", grid, cols, numeric=cols, empty="explorer_grid() holds at least one run")
-    data = grid.loc[:, list(cols)].assign(clock=INCIDENT_CLOCK.wall_clock(grid["time_s"]),
-                                          leased_pct=(grid["leased_fraction"] * 100).round(1),
-                                          goodput=grid["goodput_per_min"].round(2),
-                                          wasted=grid["wasted_per_min"].round(2))
+    data = grid.loc[:, list(cols)].assign(
+        clock=INCIDENT_CLOCK.wall_clock(grid["time_s"]),
+        leased_pct=(grid["leased_fraction"] * 100).round(1),
+        goodput=grid["goodput_per_min"].round(2),
+        wasted=grid["wasted_per_min"].round(2),
+    )
     data = data.drop(columns=["time_s", "leased_fraction", "goodput_per_min", "wasted_per_min"])
     return data
 
@@ -405,28 +488,46 @@ def dwfm_explorer_chart(grid: pd.DataFrame, *, width: int = 480) -> alt.VConcatC
     _width(width)
     data = dwfm_explorer_data(grid)
     fleets = sorted(int(v) for v in data["fleet_droplets_count"].unique())
-    throttle = alt.param(name="throttle", value=False,
-                         bind=alt.binding_checkbox(name="throttle_by_queue_length (admission control) "))
-    fleet = alt.param(name="fleet", value=fleets[len(fleets) // 2],
-                      bind=alt.binding_radio(options=fleets, name="Fleet size (droplets): "))
+    throttle = alt.param(
+        name="throttle", value=False, bind=alt.binding_checkbox(name="throttle_by_queue_length (admission control) ")
+    )
+    fleet = alt.param(
+        name="fleet",
+        value=fleets[len(fleets) // 2],
+        bind=alt.binding_radio(options=fleets, name="Fleet size (droplets): "),
+    )
     base = alt.Chart(data).transform_filter(
-        "datum.throttle_by_queue_length == throttle && datum.fleet_droplets_count == fleet")
+        "datum.throttle_by_queue_length == throttle && datum.fleet_droplets_count == fleet"
+    )
     tip = alt.Tooltip("clock:T", format="%H:%M", title="time")
-    leased = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(
-        x=_DWFM_X_UPPER, y=alt.Y("leased_pct:Q", title="Droplets with a lease (%)",
-                           scale=alt.Scale(domain=[0, 100])),
-        tooltip=[tip, alt.Tooltip("leased_pct:Q", title="% leased")],
-    ).properties(width=width, height=140).add_params(throttle, fleet)
+    leased = (
+        base.mark_line(color=PALETTE[0], strokeWidth=2)
+        .encode(
+            x=_DWFM_X_UPPER,
+            y=alt.Y("leased_pct:Q", title="Droplets with a lease (%)", scale=alt.Scale(domain=[0, 100])),
+            tooltip=[tip, alt.Tooltip("leased_pct:Q", title="% leased")],
+        )
+        .properties(width=width, height=140)
+        .add_params(throttle, fleet)
+    )
     names = [v[0] for v in _DWFM_WORK.values()]
-    work = base.transform_fold(list(_DWFM_WORK), as_=["key", "per_min"]).transform_calculate(
-        kind=f"datum.key == 'goodput' ? '{names[0]}' : '{names[1]}'"
-    ).mark_area(opacity=0.85).encode(
-        x=_DWFM_X, y=alt.Y("per_min:Q", stack=True, title="Items finished per minute"),
-        color=alt.Color("kind:N", scale=alt.Scale(domain=names, range=[v[1] for v in _DWFM_WORK.values()]),
-                        legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=400)),
-        order=alt.Order("key:N", sort="ascending"),
-        tooltip=[tip, "kind:N", alt.Tooltip("per_min:Q", format=".1f", title="per minute")],
-    ).properties(width=width, height=150)
+    work = (
+        base.transform_fold(list(_DWFM_WORK), as_=["key", "per_min"])
+        .transform_calculate(kind=f"datum.key == 'goodput' ? '{names[0]}' : '{names[1]}'")
+        .mark_area(opacity=0.85)
+        .encode(
+            x=_DWFM_X,
+            y=alt.Y("per_min:Q", stack=True, title="Items finished per minute"),
+            color=alt.Color(
+                "kind:N",
+                scale=alt.Scale(domain=names, range=[v[1] for v in _DWFM_WORK.values()]),
+                legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=400),
+            ),
+            order=alt.Order("key:N", sort="ascending"),
+            tooltip=[tip, "kind:N", alt.Tooltip("per_min:Q", format=".1f", title="per minute")],
+        )
+        .properties(width=width, height=150)
+    )
     chart = alt.vconcat(leased, work).properties(
         title=["Try it: admission control and fleet size", "(precomputed runs, no operators)"],
         usermeta=reflow_usermeta(),

@@ -19,8 +19,11 @@ _DASH_COLUMNS = ("time_s", "panel", "signal", "unit", "value")
 _STAGE_COLUMNS = ("stage", "start_s", "end_s")
 _ACTION_COLUMNS = ("time_s", "label", "in_effect")
 #: The PES impact period behind each stage of the chain (:data:`labsupport.chain.STAGES`).
-_PERIOD_OF = {"DynamoDB unreachable": "DynamoDB API errors", "Launches failing": "EC2 launch failures",
-              "NLB connection errors": "NLB connection errors"}
+_PERIOD_OF = {
+    "DynamoDB unreachable": "DynamoDB API errors",
+    "Launches failing": "EC2 launch failures",
+    "NLB connection errors": "NLB connection errors",
+}
 _ACTIONS_LANE = "Operator actions"
 _X_DOMAIN = ["2025-10-19T23:30:00", "2025-10-20T16:00:00"]
 _X = alt.X("time:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"), scale=alt.Scale(domain=_X_DOMAIN))
@@ -42,8 +45,13 @@ def game_dashboard_data(dashboards: pd.DataFrame) -> pd.DataFrame:
     """
     frame = _frame("dashboards", dashboards, _DASH_COLUMNS, numeric=("time_s", "value"))
     gauge = frame["panel"].astype(str) + ": " + frame["signal"].astype(str) + " (" + frame["unit"].astype(str) + ")"
-    return pd.DataFrame({"time": INCIDENT_CLOCK.wall_clock(frame["time_s"]).to_numpy(),
-                         "gauge": gauge.to_numpy(), "value": frame["value"].to_numpy(dtype=float)})
+    return pd.DataFrame(
+        {
+            "time": INCIDENT_CLOCK.wall_clock(frame["time_s"]).to_numpy(),
+            "gauge": gauge.to_numpy(),
+            "value": frame["value"].to_numpy(dtype=float),
+        }
+    )
 
 
 def game_dashboard_chart(dashboards: pd.DataFrame, *, width: int = 300) -> alt.FacetChart:
@@ -63,17 +71,33 @@ def game_dashboard_chart(dashboards: pd.DataFrame, *, width: int = 300) -> alt.F
     _width(width)
     data = game_dashboard_data(dashboards)
     gauges = list(dict.fromkeys(data["gauge"]))
-    chart = alt.Chart(data).mark_line(interpolate="step-after", color="#1f4e79").encode(
-        x=_X, y=alt.Y("value:Q", title=None),
-        tooltip=[alt.Tooltip("time:T", format="%H:%M"), "gauge:N", alt.Tooltip("value:Q", format=".3~g")],
-    ).properties(width=width, height=90).facet(
-        facet=alt.Facet("gauge:N", sort=gauges, title=None, header=alt.Header(labelFontSize=12, labelLimit=300)),
-        columns=3,
-    ).resolve_scale(y="independent").properties(
-        title="Dashboards (the chain model's signals, as an on-call operator would see them)",
-        description=("Small line charts on a PDT time axis, one per signal: " + "; ".join(gauges)
-                     + (f". Latest time shown: {INCIDENT_CLOCK.time_of_day(float(dashboards['time_s'].max()))}."
-                        if len(data) else ". No sample yet.")))
+    chart = (
+        alt.Chart(data)
+        .mark_line(interpolate="step-after", color="#1f4e79")
+        .encode(
+            x=_X,
+            y=alt.Y("value:Q", title=None),
+            tooltip=[alt.Tooltip("time:T", format="%H:%M"), "gauge:N", alt.Tooltip("value:Q", format=".3~g")],
+        )
+        .properties(width=width, height=90)
+        .facet(
+            facet=alt.Facet("gauge:N", sort=gauges, title=None, header=alt.Header(labelFontSize=12, labelLimit=300)),
+            columns=3,
+        )
+        .resolve_scale(y="independent")
+        .properties(
+            title="Dashboards (the chain model's signals, as an on-call operator would see them)",
+            description=(
+                "Small line charts on a PDT time axis, one per signal: "
+                + "; ".join(gauges)
+                + (
+                    f". Latest time shown: {INCIDENT_CLOCK.time_of_day(float(dashboards['time_s'].max()))}."
+                    if len(data)
+                    else ". No sample yet."
+                )
+            ),
+        )
+    )
     return _base_config(chart)
 
 
@@ -82,13 +106,21 @@ def _aws_bars() -> pd.DataFrame:
     rows = []
     for stage in STAGES:
         p = periods.loc[_PERIOD_OF[stage]]
-        rows.append(("AWS, 19–20 Oct (summary)", stage, p["start_pdt"].tz_localize(None).isoformat(),
-                     p["end_pdt"].tz_localize(None).isoformat(), str(p["text"])))
+        rows.append(
+            (
+                "AWS, 19–20 Oct (summary)",
+                stage,
+                p["start_pdt"].tz_localize(None).isoformat(),
+                p["end_pdt"].tz_localize(None).isoformat(),
+                str(p["text"]),
+            )
+        )
     return pd.DataFrame(rows, columns=["run", "lane", "start", "end", "length"])
 
 
-def game_debrief_data(stages: pd.DataFrame, actions: pd.DataFrame, *,
-                      aws_actions: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def game_debrief_data(
+    stages: pd.DataFrame, actions: pd.DataFrame, *, aws_actions: pd.DataFrame | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The data :func:`game_debrief_chart` draws: stage bars and action marks, players' and AWS's.
 
     Args:
@@ -104,31 +136,59 @@ def game_debrief_data(stages: pd.DataFrame, actions: pd.DataFrame, *,
     Raises:
         ConfigError: a frame that is not a DataFrame or lacks a column, or an empty ``stages``.
     """
-    st = _frame("stages", stages, _STAGE_COLUMNS, numeric=("start_s", "end_s"),
-                empty="every game has the DynamoDB stage; pass the game's chain stages")
+    st = _frame(
+        "stages",
+        stages,
+        _STAGE_COLUMNS,
+        numeric=("start_s", "end_s"),
+        empty="every game has the DynamoDB stage; pass the game's chain stages",
+    )
     act = _frame("actions", actions, _ACTION_COLUMNS, numeric=("time_s",))
-    theirs = None if aws_actions is None else _frame("aws_actions", aws_actions, ("time_s", "label"),
-                                                     numeric=("time_s",))
+    theirs = (
+        None if aws_actions is None else _frame("aws_actions", aws_actions, ("time_s", "label"), numeric=("time_s",))
+    )
     players = "Players (model)"
-    bars = pd.DataFrame({"run": players, "lane": st["stage"].astype(str).to_numpy(),
-                         "start": INCIDENT_CLOCK.wall_clock(st["start_s"]).to_numpy(),
-                         "end": INCIDENT_CLOCK.wall_clock(st["end_s"]).to_numpy(),
-                         "length": [timeline.format_duration(max(0.0, float(b - a)))
-                                    for a, b in zip(st["start_s"], st["end_s"], strict=True)]})
+    bars = pd.DataFrame(
+        {
+            "run": players,
+            "lane": st["stage"].astype(str).to_numpy(),
+            "start": INCIDENT_CLOCK.wall_clock(st["start_s"]).to_numpy(),
+            "end": INCIDENT_CLOCK.wall_clock(st["end_s"]).to_numpy(),
+            "length": [
+                timeline.format_duration(max(0.0, float(b - a)))
+                for a, b in zip(st["start_s"], st["end_s"], strict=True)
+            ],
+        }
+    )
     bars = pd.concat([bars, _aws_bars()], ignore_index=True)
     done = act[act["in_effect"].astype(bool)]
-    marks = [pd.DataFrame({"run": players, "lane": _ACTIONS_LANE,
-                           "time": INCIDENT_CLOCK.wall_clock(done["time_s"]).to_numpy(),
-                           "label": done["label"].astype(str).to_numpy()})]
+    marks = [
+        pd.DataFrame(
+            {
+                "run": players,
+                "lane": _ACTIONS_LANE,
+                "time": INCIDENT_CLOCK.wall_clock(done["time_s"]).to_numpy(),
+                "label": done["label"].astype(str).to_numpy(),
+            }
+        )
+    ]
     if theirs is not None:
-        marks.append(pd.DataFrame({"run": "AWS, 19–20 Oct (summary)", "lane": _ACTIONS_LANE,
-                                   "time": INCIDENT_CLOCK.wall_clock(theirs["time_s"]).to_numpy(),
-                                   "label": theirs["label"].astype(str).to_numpy()}))
+        marks.append(
+            pd.DataFrame(
+                {
+                    "run": "AWS, 19–20 Oct (summary)",
+                    "lane": _ACTIONS_LANE,
+                    "time": INCIDENT_CLOCK.wall_clock(theirs["time_s"]).to_numpy(),
+                    "label": theirs["label"].astype(str).to_numpy(),
+                }
+            )
+        )
     return bars, pd.concat(marks, ignore_index=True).astype({"time": str, "label": str})
 
 
-def game_debrief_chart(stages: pd.DataFrame, actions: pd.DataFrame, *, aws_actions: pd.DataFrame | None = None,
-                       width: int = 560) -> alt.LayerChart:
+def game_debrief_chart(
+    stages: pd.DataFrame, actions: pd.DataFrame, *, aws_actions: pd.DataFrame | None = None, width: int = 560
+) -> alt.LayerChart:
     """The debrief: the players' stages and actions beside AWS's, stage by stage, on one PDT axis.
 
     Args:
@@ -153,29 +213,62 @@ def game_debrief_chart(stages: pd.DataFrame, actions: pd.DataFrame, *, aws_actio
     lanes = [*STAGES, _ACTIONS_LANE]
     y = alt.Y("lane:N", sort=lanes, scale=alt.Scale(domain=lanes), title=None, axis=alt.Axis(labelLimit=180))
     y_off = alt.YOffset("run:N", sort=runs, scale=alt.Scale(domain=runs))
-    stage_bars = alt.Chart(bars).mark_bar(height={"band": 0.35}).encode(
-        x=alt.X("start:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"),
-                scale=alt.Scale(domain=_X_DOMAIN)), x2="end:T", y=y, yOffset=y_off,
-        color=alt.Color("lane:N", scale=alt.Scale(domain=list(CHAIN_STAGE_COLOURS),
-                                                  range=list(CHAIN_STAGE_COLOURS.values())), legend=None),
-        opacity=alt.Opacity("run:N", sort=runs, scale=alt.Scale(domain=runs, range=[1.0, 0.4]),
-                            legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
-        tooltip=["run:N", "lane:N", alt.Tooltip("start:T", format="%H:%M", title="from"),
-                 alt.Tooltip("end:T", format="%H:%M", title="to"), "length:N"])
-    ticks = alt.Chart(marks).mark_point(shape="diamond", size=90, filled=True, color="#222").encode(
-        x=_X, y=y, yOffset=y_off,
-        tooltip=["run:N", "label:N", alt.Tooltip("time:T", format="%H:%M")])
+    stage_bars = (
+        alt.Chart(bars)
+        .mark_bar(height={"band": 0.35})
+        .encode(
+            x=alt.X(
+                "start:T",
+                title="19–20 October 2025, PDT",
+                axis=alt.Axis(format="%H:%M"),
+                scale=alt.Scale(domain=_X_DOMAIN),
+            ),
+            x2="end:T",
+            y=y,
+            yOffset=y_off,
+            color=alt.Color(
+                "lane:N",
+                scale=alt.Scale(domain=list(CHAIN_STAGE_COLOURS), range=list(CHAIN_STAGE_COLOURS.values())),
+                legend=None,
+            ),
+            opacity=alt.Opacity(
+                "run:N",
+                sort=runs,
+                scale=alt.Scale(domain=runs, range=[1.0, 0.4]),
+                legend=alt.Legend(title=None, orient="bottom", labelLimit=400),
+            ),
+            tooltip=[
+                "run:N",
+                "lane:N",
+                alt.Tooltip("start:T", format="%H:%M", title="from"),
+                alt.Tooltip("end:T", format="%H:%M", title="to"),
+                "length:N",
+            ],
+        )
+    )
+    ticks = (
+        alt.Chart(marks)
+        .mark_point(shape="diamond", size=90, filled=True, color="#222")
+        .encode(x=_X, y=y, yOffset=y_off, tooltip=["run:N", "label:N", alt.Tooltip("time:T", format="%H:%M")])
+    )
     played = [r for r in bars.itertuples() if r.run == runs[0]]
-    text = "; ".join(f"{r.lane} {r.length} (AWS: {a.length})" for r, a in
-                     zip(played, [r for r in bars.itertuples() if r.run == runs[1]], strict=False))
+    text = "; ".join(
+        f"{r.lane} {r.length} (AWS: {a.length})"
+        for r, a in zip(played, [r for r in bars.itertuples() if r.run == runs[1]], strict=False)
+    )
     chart = alt.layer(stage_bars, ticks).properties(
-        width=width, height=220,
-        title=alt.Title("Debrief: your night beside AWS's",
-                        subtitle=["Hindsight: you knew the story; the operators did not "
-                                  "(Cook, How complex systems fail)."]),
-        description=("Four lanes on a PDT time axis: three stages, each with the players' bar (the chain model's) "
-                     "above AWS's impact period from the post-event summary, and a lane of diamonds for the "
-                     f"actions each side took ({len(marks)} in all). Stages: {text or 'none'}."))
+        width=width,
+        height=220,
+        title=alt.Title(
+            "Debrief: your night beside AWS's",
+            subtitle=["Hindsight: you knew the story; the operators did not (Cook, How complex systems fail)."],
+        ),
+        description=(
+            "Four lanes on a PDT time axis: three stages, each with the players' bar (the chain model's) "
+            "above AWS's impact period from the post-event summary, and a lane of diamonds for the "
+            f"actions each side took ({len(marks)} in all). Stages: {text or 'none'}."
+        ),
+    )
     if not isinstance(chart, alt.LayerChart):
         raise ConfigError("the debrief chart must be a layer chart")
     return _base_config(chart)

@@ -15,8 +15,9 @@ from ._render import _base_config
 __all__ = ["network_backlog_chart", "network_backlog_data"]
 
 
-def network_backlog_data(timeseries: pd.DataFrame, *,
-                         origin: pd.Timestamp | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def network_backlog_data(
+    timeseries: pd.DataFrame, *, origin: pd.Timestamp | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The data :func:`network_backlog_chart` draws: the counts panel's frame and the delay panel's.
 
     Args:
@@ -39,25 +40,33 @@ def network_backlog_data(timeseries: pd.DataFrame, *,
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     origin = _origin(origin, NETWORK_CLOCK.origin)
     ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
-    data = pd.DataFrame({
-        "clock": Clock(origin).wall_clock(ts["time_s"]),
-        "Items waiting at Network Manager": ts["queue_count"].to_numpy(),
-        "New instances without connectivity": ts["unconfigured_count"].to_numpy(),
-    })
+    data = pd.DataFrame(
+        {
+            "clock": Clock(origin).wall_clock(ts["time_s"]),
+            "Items waiting at Network Manager": ts["queue_count"].to_numpy(),
+            "New instances without connectivity": ts["unconfigured_count"].to_numpy(),
+        }
+    )
     # Intervals with no delivery have no delay (NaN). They are left out of the delay data, and each
     # stretch of measured intervals is its own line (``detail``), so every such interval is a gap
     # whatever the Vega-Lite version's default for null values. A stretch of one interval would be
     # a path of one point, invisible: it gets a dot.
     measured = ts["mean_delay_s"].notna().to_numpy()
     stretch = np.cumsum(measured & ~np.concatenate([[False], measured[:-1]]))
-    delays = pd.DataFrame({"clock": data["clock"].to_numpy(), "stretch": stretch,
-                           "delay_min": (ts["mean_delay_s"] / 60).round(2).to_numpy()})[measured]
+    delays = pd.DataFrame(
+        {
+            "clock": data["clock"].to_numpy(),
+            "stretch": stretch,
+            "delay_min": (ts["mean_delay_s"] / 60).round(2).to_numpy(),
+        }
+    )[measured]
     data.attrs["bin_s"] = bin_s
     return data, delays
 
 
-def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 120.0,
-                          origin: pd.Timestamp | None = None, width: int = 560) -> alt.VConcatChart:
+def network_backlog_chart(
+    timeseries: pd.DataFrame, *, normal_delay_s: float = 120.0, origin: pd.Timestamp | None = None, width: int = 560
+) -> alt.VConcatChart:
     """Network Manager's queue and the delay new instances waited for their network state.
 
     Args:
@@ -89,32 +98,54 @@ def network_backlog_chart(timeseries: pd.DataFrame, *, normal_delay_s: float = 1
     x_top = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M"), scale=span)
     x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"), scale=span)
     names: list[str | alt.FieldName] = ["Items waiting at Network Manager", "New instances without connectivity"]
-    counts = alt.Chart(data).transform_fold(names, as_=["what", "count"]).mark_line(strokeWidth=2).encode(
-        x=x_top, y=alt.Y("count:Q", title="Count (model sample)"),
-        color=alt.Color("what:N", scale=alt.Scale(domain=names, range=[PALETTE[6], PALETTE[1]]),
-                        legend=alt.Legend(title=None, orient="bottom", labelLimit=400)),
-        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "what:N", "count:Q"])
-    tip = [alt.Tooltip("clock:T", format="%H:%M", title="time"),
-           alt.Tooltip("delay_min:Q", format=".1f", title="minutes")]
+    counts = (
+        alt.Chart(data)
+        .transform_fold(names, as_=["what", "count"])
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=x_top,
+            y=alt.Y("count:Q", title="Count (model sample)"),
+            color=alt.Color(
+                "what:N",
+                scale=alt.Scale(domain=names, range=[PALETTE[6], PALETTE[1]]),
+                legend=alt.Legend(title=None, orient="bottom", labelLimit=400),
+            ),
+            tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "what:N", "count:Q"],
+        )
+    )
+    tip = [
+        alt.Tooltip("clock:T", format="%H:%M", title="time"),
+        alt.Tooltip("delay_min:Q", format=".1f", title="minutes"),
+    ]
     y_delay = alt.Y("delay_min:Q", title="Launch to connectivity (min)")
-    delay_line = alt.Chart(delays).mark_line(color=PALETTE[0], strokeWidth=2).encode(
-        x=x, y=y_delay, detail="stretch:N", tooltip=tip)
+    delay_line = (
+        alt.Chart(delays)
+        .mark_line(color=PALETTE[0], strokeWidth=2)
+        .encode(x=x, y=y_delay, detail="stretch:N", tooltip=tip)
+    )
     dots = alt.Chart(lone).mark_point(color=PALETTE[0], filled=True, size=30).encode(x=x, y=y_delay, tooltip=tip)
-    normal = alt.Chart(pd.DataFrame({"y": [normal_delay_s / 60]})).mark_rule(
-        color="#555", strokeDash=[2, 2]).encode(y="y:Q")
-    gap_text = (f" Gaps in that line are the {gaps} of {len(data)} intervals in which no instance received its "
-                "configuration, so no delay was measured; they are left out, not drawn as zero." if gaps else "")
+    normal = (
+        alt.Chart(pd.DataFrame({"y": [normal_delay_s / 60]})).mark_rule(color="#555", strokeDash=[2, 2]).encode(y="y:Q")
+    )
+    gap_text = (
+        f" Gaps in that line are the {gaps} of {len(data)} intervals in which no instance received its "
+        "configuration, so no delay was measured; they are left out, not drawn as zero."
+        if gaps
+        else ""
+    )
     # The dots layer only when there are lone intervals: an empty layer still writes an SVG group
     # with role graphics-symbol and no name, which screen readers announce as an unnamed image.
     delay_layers = [delay_line, dots, normal] if len(lone) else [delay_line, normal]
-    chart = alt.vconcat(counts.properties(width=width, height=140),
-                        alt.layer(*delay_layers).properties(width=width, height=120)).properties(
+    chart = alt.vconcat(
+        counts.properties(width=width, height=140), alt.layer(*delay_layers).properties(width=width, height=120)
+    ).properties(
         title="Network Manager works through its backlog",
         description=(
             f"Two panels over PDT clock time from {origin:%-I:%M %p}. Top: items waiting at Network Manager and "
             "new instances still without network connectivity. Bottom: the mean time, in minutes, "
             "from a new instance's launch to its network configuration arriving, for instances "
-            "configured in each interval; a dotted line marks the delay counted as normal." + gap_text
+            "configured in each interval; a dotted line marks the delay counted as normal."
+            + gap_text
             + _binned_note(bin_s, "each point is the bin's mean, of the measured intervals for the delay")
         ),
     )

@@ -24,8 +24,11 @@ _DEMAND_GREY = "#555"
 
 
 #: The top panel's lines: two hues far apart (and two dashes) for the two capacities, demand grey.
-_CAPACITY_COLOURS = {"Capacity in service": PALETTE[0], "Working capacity in service": PALETTE[1],
-                     "Demand": _DEMAND_GREY}
+_CAPACITY_COLOURS = {
+    "Capacity in service": PALETTE[0],
+    "Working capacity in service": PALETTE[1],
+    "Demand": _DEMAND_GREY,
+}
 
 
 def _action_labels(actions: dict[str, float | None], origin: pd.Timestamp, clock: pd.Series) -> pd.DataFrame:
@@ -41,8 +44,9 @@ def _action_labels(actions: dict[str, float | None], origin: pd.Timestamp, clock
     cut = first + (last - first) * 2 / 3
     side = ["right" if pd.Timestamp(t) > cut else "left" for t in at]
     # Stacked 16 px apart, from the panel's lower half up, so two labels never overlap.
-    return pd.DataFrame({"at": at, "what": [w for w, _ in rows], "side": side,
-                         "ypx": [120 - 16 * i for i in range(len(rows))]})
+    return pd.DataFrame(
+        {"at": at, "what": [w for w, _ in rows], "side": side, "ypx": [120 - 16 * i for i in range(len(rows))]}
+    )
 
 
 def nlb_timeseries_data(timeseries: pd.DataFrame, *, origin: pd.Timestamp | None = None) -> pd.DataFrame:
@@ -62,27 +66,35 @@ def nlb_timeseries_data(timeseries: pd.DataFrame, *, origin: pd.Timestamp | None
     Raises:
         ConfigError: a bad ``timeseries`` or ``origin``, as :func:`nlb_timeseries_chart` says.
     """
-    cols = ("time_s", "capacity_fraction", "working_capacity_fraction", "demand_fraction", "error_fraction",
-            "check_latency_s", "fleet_flaps_per_min")
+    cols = (
+        "time_s",
+        "capacity_fraction",
+        "working_capacity_fraction",
+        "demand_fraction",
+        "error_fraction",
+        "check_latency_s",
+        "fleet_flaps_per_min",
+    )
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     origin = _origin(origin, NETWORK_CLOCK.origin)
     ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
     names: list[str | alt.FieldName] = ["Capacity in service", "Working capacity in service", "Demand"]
-    data = pd.DataFrame({
-        "clock": Clock(origin).wall_clock(ts["time_s"]),
-        names[0]: ts["capacity_fraction"].round(4).to_numpy(),
-        names[1]: ts["working_capacity_fraction"].round(4).to_numpy(),
-        names[2]: ts["demand_fraction"].to_numpy(),
-        "errors": ts["error_fraction"].round(4).to_numpy(),
-        "flaps": ts["fleet_flaps_per_min"].round(1).to_numpy(),
-        "latency": ts["check_latency_s"].round(1).to_numpy(),
-    })
+    data = pd.DataFrame(
+        {
+            "clock": Clock(origin).wall_clock(ts["time_s"]),
+            names[0]: ts["capacity_fraction"].round(4).to_numpy(),
+            names[1]: ts["working_capacity_fraction"].round(4).to_numpy(),
+            names[2]: ts["demand_fraction"].to_numpy(),
+            "errors": ts["error_fraction"].round(4).to_numpy(),
+            "flaps": ts["fleet_flaps_per_min"].round(1).to_numpy(),
+            "latency": ts["check_latency_s"].round(1).to_numpy(),
+        }
+    )
     data.attrs["bin_s"] = bin_s
     return data
 
 
-def nlb_capacity_comparison_data(runs: dict[str, pd.DataFrame], *,
-                                 origin: pd.Timestamp | None = None) -> pd.DataFrame:
+def nlb_capacity_comparison_data(runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | None = None) -> pd.DataFrame:
     """The data :func:`nlb_capacity_comparison_chart` draws: one row per run and sample.
 
     Args:
@@ -98,15 +110,27 @@ def nlb_capacity_comparison_data(runs: dict[str, pd.DataFrame], *,
     cols = ("time_s", "capacity_fraction", "demand_fraction")
     runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     origin = _origin(origin, NETWORK_CLOCK.origin)
-    frames = [pd.DataFrame({"clock": Clock(origin).wall_clock(ts["time_s"]), "run": label,
-                            "fraction": ts["capacity_fraction"].round(4).to_numpy()})
-              for label, ts in runs.items()]
+    frames = [
+        pd.DataFrame(
+            {
+                "clock": Clock(origin).wall_clock(ts["time_s"]),
+                "run": label,
+                "fraction": ts["capacity_fraction"].round(4).to_numpy(),
+            }
+        )
+        for label, ts in runs.items()
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
-def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float | None] | None = None,
-                         threshold_s: float | None = None, origin: pd.Timestamp | None = None,
-                         width: int = 560) -> alt.VConcatChart:
+def nlb_timeseries_chart(
+    timeseries: pd.DataFrame,
+    *,
+    actions: dict[str, float | None] | None = None,
+    threshold_s: float | None = None,
+    origin: pd.Timestamp | None = None,
+    width: int = 560,
+) -> alt.VConcatChart:
     """One NLB run: capacity vs demand, connection errors, fleet flaps, health-check latency.
 
     Args:
@@ -140,38 +164,62 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
     styles = alt.Scale(domain=names, range=[_CAPACITY_COLOURS[n] for n in names])
     dashes = alt.Scale(domain=names, range=[[1, 0], [6, 3], [2, 2]])
     legend = alt.Legend(title=None, orient="top", labelLimit=400, symbolStrokeWidth=2.5, symbolSize=400)
-    capacity = base.transform_fold(folded, as_=["what", "fraction"]).mark_line(strokeWidth=2).encode(
-        x=x_top, y=alt.Y("fraction:Q", title="Fraction of capacity", axis=alt.Axis(format="%")),
-        color=alt.Color("what:N", scale=styles, legend=legend),
-        strokeDash=alt.StrokeDash("what:N", scale=dashes, legend=legend),
-        tooltip=[when, "what:N", alt.Tooltip("fraction:Q", format=".0%")])
+    capacity = (
+        base.transform_fold(folded, as_=["what", "fraction"])
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=x_top,
+            y=alt.Y("fraction:Q", title="Fraction of capacity", axis=alt.Axis(format="%")),
+            color=alt.Color("what:N", scale=styles, legend=legend),
+            strokeDash=alt.StrokeDash("what:N", scale=dashes, legend=legend),
+            tooltip=[when, "what:N", alt.Tooltip("fraction:Q", format=".0%")],
+        )
+    )
     errors = base.mark_area(color=PALETTE[5], opacity=0.8).encode(
-        x=x_top, y=alt.Y("errors:Q", title="Connections failing", axis=alt.Axis(format="%")),
-        tooltip=[when, alt.Tooltip("errors:Q", format=".1%", title="failing")])
+        x=x_top,
+        y=alt.Y("errors:Q", title="Connections failing", axis=alt.Axis(format="%")),
+        tooltip=[when, alt.Tooltip("errors:Q", format=".1%", title="failing")],
+    )
     flaps = base.mark_line(color=PALETTE[4], strokeWidth=2).encode(
-        x=x_top, y=alt.Y("flaps:Q", title="Fleet flaps / min"),
-        tooltip=[when, alt.Tooltip("flaps:Q", format=",.0f", title="flaps per minute")])
-    latency = [base.mark_line(color=PALETTE[6], strokeWidth=2).encode(
-        x=x, y=alt.Y("latency:Q", title="Check latency (s)"),
-        tooltip=[when, alt.Tooltip("latency:Q", format=",.0f", title="seconds")])]
+        x=x_top,
+        y=alt.Y("flaps:Q", title="Fleet flaps / min"),
+        tooltip=[when, alt.Tooltip("flaps:Q", format=",.0f", title="flaps per minute")],
+    )
+    latency = [
+        base.mark_line(color=PALETTE[6], strokeWidth=2).encode(
+            x=x,
+            y=alt.Y("latency:Q", title="Check latency (s)"),
+            tooltip=[when, alt.Tooltip("latency:Q", format=",.0f", title="seconds")],
+        )
+    ]
     if threshold_s is not None:
-        level = pd.DataFrame({"y": [float(threshold_s)],
-                              "label": [f"failover threshold, {float(threshold_s):.0f} s"]})
-        latency.append(alt.Chart(level).mark_rule(color=_DEMAND_GREY, strokeDash=[2, 2]).encode(
-            y="y:Q", tooltip=[alt.Tooltip("y:Q", title="failover threshold (s)")]))
-        latency.append(alt.Chart(level).mark_text(align="right", baseline="bottom", dy=-3, fontSize=11,
-                                                  color="#333").encode(
-            x=alt.value(width), y="y:Q", text="label:N"))
+        level = pd.DataFrame({"y": [float(threshold_s)], "label": [f"failover threshold, {float(threshold_s):.0f} s"]})
+        latency.append(
+            alt.Chart(level)
+            .mark_rule(color=_DEMAND_GREY, strokeDash=[2, 2])
+            .encode(y="y:Q", tooltip=[alt.Tooltip("y:Q", title="failover threshold (s)")])
+        )
+        latency.append(
+            alt.Chart(level)
+            .mark_text(align="right", baseline="bottom", dy=-3, fontSize=11, color="#333")
+            .encode(x=alt.value(width), y="y:Q", text="label:N")
+        )
     # Each dashed rule named where it stands, in the top panel (the legend names the lines).
     named = _action_labels({} if actions is None else actions, origin, data["clock"])
-    labels = [alt.Chart(named).transform_filter(f"datum.side == '{side}'").mark_text(
-        align=side, dx=5 if side == "left" else -5, fontSize=11, color=PALETTE[3], fontWeight="bold").encode(
-        x="at:T", y=alt.Y("ypx:Q", scale=None), text="what:N") for side in ("left", "right")
-        if (named["side"] == side).any()]
-    panels = [alt.layer(*rules, capacity, *labels).properties(width=width, height=150),
-              alt.layer(*rules, errors).properties(width=width, height=90),
-              alt.layer(*rules, flaps).properties(width=width, height=90),
-              alt.layer(*rules, *latency).properties(width=width, height=100)]
+    labels = [
+        alt.Chart(named)
+        .transform_filter(f"datum.side == '{side}'")
+        .mark_text(align=side, dx=5 if side == "left" else -5, fontSize=11, color=PALETTE[3], fontWeight="bold")
+        .encode(x="at:T", y=alt.Y("ypx:Q", scale=None), text="what:N")
+        for side in ("left", "right")
+        if (named["side"] == side).any()
+    ]
+    panels = [
+        alt.layer(*rules, capacity, *labels).properties(width=width, height=150),
+        alt.layer(*rules, errors).properties(width=width, height=90),
+        alt.layer(*rules, flaps).properties(width=width, height=90),
+        alt.layer(*rules, *latency).properties(width=width, height=100),
+    ]
     chart = alt.vconcat(*panels).properties(
         title="One NLB through the propagation backlog",
         description=(
@@ -180,15 +228,15 @@ def nlb_timeseries_chart(timeseries: pd.DataFrame, *, actions: dict[str, float |
             "dotted), as fractions of registered capacity. 2: fraction of client connections failing. "
             "3: fleet-wide target flaps per minute. 4: health-check latency in the worst AZ, with the "
             "failover threshold dotted and labelled. Purple dashed rules, labelled in the top panel, "
-            "mark operator actions."
-            + _binned_note(bin_s, "each point is the bin's mean")
+            "mark operator actions." + _binned_note(bin_s, "each point is the bin's mean")
         ),
     )
     return _base_config(chart)
 
 
-def nlb_capacity_comparison_chart(runs: dict[str, pd.DataFrame], *, floor: float | None = None,
-                                  origin: pd.Timestamp | None = None, width: int = 560) -> alt.LayerChart:
+def nlb_capacity_comparison_chart(
+    runs: dict[str, pd.DataFrame], *, floor: float | None = None, origin: pd.Timestamp | None = None, width: int = 560
+) -> alt.LayerChart:
     """Capacity in service of several NLB runs on one axis, with an optional floor line.
 
     Args:
@@ -211,24 +259,50 @@ def nlb_capacity_comparison_chart(runs: dict[str, pd.DataFrame], *, floor: float
     runs = _runs("runs", runs, ("time_s", "capacity_fraction", "demand_fraction"))
     floor = _number("floor", floor, lo=0.0, hi=1.0, optional=True)
     labels = list(runs)
-    lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
-        x=alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M")),
-        y=alt.Y("fraction:Q", title="Capacity in service", axis=alt.Axis(format="%"),
-                scale=alt.Scale(domain=[0, 1.05])),
-        color=alt.Color("run:N", scale=alt.Scale(domain=labels, range=_series_range(labels)),
-                        legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=400)),
-        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "run:N",
-                 alt.Tooltip("fraction:Q", format=".0%")])
+    lines = (
+        alt.Chart(data)
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M")),
+            y=alt.Y(
+                "fraction:Q", title="Capacity in service", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1.05])
+            ),
+            color=alt.Color(
+                "run:N",
+                scale=alt.Scale(domain=labels, range=_series_range(labels)),
+                legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=400),
+            ),
+            tooltip=[
+                alt.Tooltip("clock:T", format="%H:%M", title="time"),
+                "run:N",
+                alt.Tooltip("fraction:Q", format=".0%"),
+            ],
+        )
+    )
     demand = float(next(iter(runs.values()))["demand_fraction"].iloc[0])
-    levels = pd.DataFrame({"y": [demand] + ([floor] if floor is not None else []),
-                           "what": ["demand"] + (["floor"] if floor is not None else [])})
-    rules = alt.Chart(levels).mark_rule(color="#555").encode(
-        y="y:Q", strokeDash=alt.StrokeDash("what:N", scale=alt.Scale(domain=["demand", "floor"],
-                                                                      range=[[2, 2], [6, 3]]),
-                                           legend=alt.Legend(title=None, orient="bottom", columns=2)),
-        tooltip=["what:N", alt.Tooltip("y:Q", format=".0%")])
+    levels = pd.DataFrame(
+        {
+            "y": [demand] + ([floor] if floor is not None else []),
+            "what": ["demand"] + (["floor"] if floor is not None else []),
+        }
+    )
+    rules = (
+        alt.Chart(levels)
+        .mark_rule(color="#555")
+        .encode(
+            y="y:Q",
+            strokeDash=alt.StrokeDash(
+                "what:N",
+                scale=alt.Scale(domain=["demand", "floor"], range=[[2, 2], [6, 3]]),
+                legend=alt.Legend(title=None, orient="bottom", columns=2),
+            ),
+            tooltip=["what:N", alt.Tooltip("y:Q", format=".0%")],
+        )
+    )
     chart = alt.layer(rules, lines).properties(
-        width=width, height=220, title="Capacity in service, run by run",
+        width=width,
+        height=220,
+        title="Capacity in service, run by run",
         description=(
             f"One line per run ({', '.join(labels)}) of the NLB's capacity in service as a fraction "
             "of its registered capacity over PDT clock time; a dotted line marks demand"

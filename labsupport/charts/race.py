@@ -28,8 +28,9 @@ __all__ = [
 ]
 
 
-def race_generation_data(states: pd.DataFrame, events: pd.DataFrame, *, start_s: float = 0.0,
-                         end_s: float | None = None) -> pd.DataFrame:
+def race_generation_data(
+    states: pd.DataFrame, events: pd.DataFrame, *, start_s: float = 0.0, end_s: float | None = None
+) -> pd.DataFrame:
     """The data :func:`race_generation_chart` draws: its step lines and write marks in one long frame.
 
     Args:
@@ -46,28 +47,52 @@ def race_generation_data(states: pd.DataFrame, events: pd.DataFrame, *, start_s:
     Raises:
         ConfigError: a bad argument, as :func:`race_generation_chart` says (the row limit aside).
     """
-    _frame("states", states, ("time_s", "endpoint", "generation", "newest_generation"), numeric=("time_s",),
-           empty="endpoint_states() holds every endpoint's initial state")
-    _frame("events", events, ("time_s", "actor", "action", "endpoint", "generation"), numeric=("time_s",),
-           empty=_RACE_NOT_EMPTY)
+    _frame(
+        "states",
+        states,
+        ("time_s", "endpoint", "generation", "newest_generation"),
+        numeric=("time_s",),
+        empty="endpoint_states() holds every endpoint's initial state",
+    )
+    _frame(
+        "events",
+        events,
+        ("time_s", "actor", "action", "endpoint", "generation"),
+        numeric=("time_s",),
+        empty=_RACE_NOT_EMPTY,
+    )
     start_s = _seconds("start_s", start_s, window=True)
     end_s = float(events["time_s"].max()) if end_s is None else _seconds("end_s", end_s, window=True)
     if not end_s > start_s:
         raise ConfigError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
     if not (states["time_s"] <= end_s).any():
-        raise ConfigError(f"states has no row at or before end_s={end_s!r} (its first is at "
-                         f"{float(states['time_s'].min()):.1f} s)")
-    kinds = {"write": "applied", "write_noop": "applied", "stale_write": "stale write",
-             "write_refused": "refused", "refused_empty": "refused", "self_repair": "applied",
-             "inconsistent": "failed: active plan missing"}
+        raise ConfigError(
+            f"states has no row at or before end_s={end_s!r} (its first is at {float(states['time_s'].min()):.1f} s)"
+        )
+    kinds = {
+        "write": "applied",
+        "write_noop": "applied",
+        "stale_write": "stale write",
+        "write_refused": "refused",
+        "refused_empty": "refused",
+        "self_repair": "applied",
+        "inconsistent": "failed: active plan missing",
+    }
     w = events.loc[events["action"].isin(kinds) & events["time_s"].between(start_s, end_s)]
-    writes = pd.DataFrame({"time_min": w["time_s"] / 60, "endpoint": w["endpoint"].astype(str),
-                           "generation": w["generation"].astype(int), "series": w["actor"].astype(str),
-                           "kind": w["action"].astype(str).map(kinds)})
+    writes = pd.DataFrame(
+        {
+            "time_min": w["time_s"] / 60,
+            "endpoint": w["endpoint"].astype(str),
+            "generation": w["generation"].astype(int),
+            "series": w["actor"].astype(str),
+            "kind": w["action"].astype(str).map(kinds),
+        }
+    )
     s = states.loc[states["time_s"] <= end_s]
     # Carry the state at start_s into the window, and extend each line to end_s.
-    s = pd.concat([s.loc[s["time_s"] < start_s].groupby("endpoint").tail(1).assign(time_s=start_s),
-                   s.loc[s["time_s"] >= start_s]])
+    s = pd.concat(
+        [s.loc[s["time_s"] < start_s].groupby("endpoint").tail(1).assign(time_s=start_s), s.loc[s["time_s"] >= start_s]]
+    )
     s = pd.concat([s, s.groupby("endpoint").tail(1).assign(time_s=end_s)])
     # The newest plan steps at every plan the DNS Planner makes, the same for every endpoint.
     p = s.groupby("endpoint").head(1)[["time_s", "endpoint", "newest_generation"]]
@@ -77,20 +102,43 @@ def race_generation_data(states: pd.DataFrame, events: pd.DataFrame, *, start_s:
     made_by_end = events.loc[(events["action"] == "plan_created") & (events["time_s"] <= end_s), "generation"].dropna()
     if len(made_by_end):
         last = last.assign(newest_generation=np.maximum(last["newest_generation"].astype(int), int(made_by_end.max())))
-    p = pd.concat([p, *[pd.DataFrame({"time_s": made["time_s"], "endpoint": e,
-                                      "newest_generation": made["generation"]}) for e in p["endpoint"]], last])
-    lines = pd.concat([
-        pd.DataFrame({"time_min": s["time_s"] / 60, "endpoint": s["endpoint"].astype(str),
-                      "generation": s["generation"].astype(int), "series": "served by the endpoint"}),
-        pd.DataFrame({"time_min": p["time_s"] / 60, "endpoint": p["endpoint"].astype(str),
-                      "generation": p["newest_generation"].astype(int), "series": "newest plan"}),
-    ]).assign(kind="line")
+    p = pd.concat(
+        [
+            p,
+            *[
+                pd.DataFrame({"time_s": made["time_s"], "endpoint": e, "newest_generation": made["generation"]})
+                for e in p["endpoint"]
+            ],
+            last,
+        ]
+    )
+    lines = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "time_min": s["time_s"] / 60,
+                    "endpoint": s["endpoint"].astype(str),
+                    "generation": s["generation"].astype(int),
+                    "series": "served by the endpoint",
+                }
+            ),
+            pd.DataFrame(
+                {
+                    "time_min": p["time_s"] / 60,
+                    "endpoint": p["endpoint"].astype(str),
+                    "generation": p["newest_generation"].astype(int),
+                    "series": "newest plan",
+                }
+            ),
+        ]
+    ).assign(kind="line")
     data = pd.concat([lines, writes], ignore_index=True)
     return data
 
 
-def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s: float = 0.0,
-                          end_s: float | None = None, width: int = 440) -> alt.FacetChart:
+def race_generation_chart(
+    states: pd.DataFrame, events: pd.DataFrame, *, start_s: float = 0.0, end_s: float | None = None, width: int = 440
+) -> alt.FacetChart:
     """Plan generation per endpoint over time: what each Enactor wrote, and what the endpoint served.
 
     Args:
@@ -118,16 +166,22 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
     writes = data.loc[data["kind"] != "line"]
     enactors = sorted(set(writes["series"]))
     domain = ["served by the endpoint", "newest plan", *enactors]
-    colour = alt.Color("series:N", title=None, scale=alt.Scale(
-        domain=domain, range=["#111", "#8a8a8a", *[PALETTE[i % 6] for i in range(len(enactors))]]),
-        legend=alt.Legend(orient="bottom", columns=3))
+    colour = alt.Color(
+        "series:N",
+        title=None,
+        scale=alt.Scale(domain=domain, range=["#111", "#8a8a8a", *[PALETTE[i % 6] for i in range(len(enactors))]]),
+        legend=alt.Legend(orient="bottom", columns=3),
+    )
     x = alt.X(
         "time_min:Q", title="minutes since the scenario start", scale=alt.Scale(domain=[start_s / 60, end_s / 60])
     )
     y = alt.Y("generation:Q", title=None, scale=alt.Scale(zero=False))
     base = alt.Chart().encode(x=x, y=y, color=colour)
-    line = base.transform_filter("datum.kind == 'line'").mark_line(interpolate="step-after", strokeWidth=1.6).encode(
-        strokeDash=alt.condition("datum.series == 'newest plan'", alt.value([4, 3]), alt.value([1, 0])))
+    line = (
+        base.transform_filter("datum.kind == 'line'")
+        .mark_line(interpolate="step-after", strokeWidth=1.6)
+        .encode(strokeDash=alt.condition("datum.series == 'newest plan'", alt.value([4, 3]), alt.value([1, 0])))
+    )
     kinds_order = ["applied", "stale write", "refused", "failed: active plan missing"]
     marks = (
         base.transform_filter("datum.kind != 'line'")
@@ -142,26 +196,40 @@ def race_generation_chart(states: pd.DataFrame, events: pd.DataFrame, *, start_s
             tooltip=["series:N", "kind:N", "generation:Q", alt.Tooltip("time_min:Q", format=".2f")],
         )
     )
-    chart = alt.layer(line, marks, data=data).properties(width=width, height=80).facet(
-        row=alt.Row("endpoint:N", sort=list(dict.fromkeys(states["endpoint"].astype(str))),
-                    title="plan generation at each endpoint", header=alt.Header(labelAngle=0, labelAlign="left")),
-    ).properties(
-        title=["Plan generation per endpoint", "served (black), newest (dashed), each Enactor's writes (marks)"],
-        description=("One panel per endpoint over time in minutes. A black step line shows the plan the endpoint "
-                     "serves, a dashed grey line the newest plan; marks are Enactor writes, coloured by Enactor, "
-                     "squares for stale writes, triangles for writes refused by a guard."),
+    chart = (
+        alt.layer(line, marks, data=data)
+        .properties(width=width, height=80)
+        .facet(
+            row=alt.Row(
+                "endpoint:N",
+                sort=list(dict.fromkeys(states["endpoint"].astype(str))),
+                title="plan generation at each endpoint",
+                header=alt.Header(labelAngle=0, labelAlign="left"),
+            ),
+        )
+        .properties(
+            title=["Plan generation per endpoint", "served (black), newest (dashed), each Enactor's writes (marks)"],
+            description=(
+                "One panel per endpoint over time in minutes. A black step line shows the plan the endpoint "
+                "serves, a dashed grey line the newest plan; marks are Enactor writes, coloured by Enactor, "
+                "squares for stale writes, triangles for writes refused by a guard."
+            ),
+        )
     )
     if len(data) > _MAX_ROWS:
         span_min = (end_s - start_s) / 60
         fit_min = max(1.0, math.floor(span_min * _MAX_ROWS / len(data)))
-        raise ConfigError(f"start_s={start_s:g} to end_s={end_s:g} holds {len(data):,} plan steps and writes, more "
-                          f"than the {_MAX_ROWS:,} this chart draws (one mark per write, one step per plan); "
-                          f"narrow the window to about {fit_min:.0f} minutes or fewer")
+        raise ConfigError(
+            f"start_s={start_s:g} to end_s={end_s:g} holds {len(data):,} plan steps and writes, more "
+            f"than the {_MAX_ROWS:,} this chart draws (one mark per write, one step per plan); "
+            f"narrow the window to about {fit_min:.0f} minutes or fewer"
+        )
     return _base_config(chart)
 
 
-def race_records_data(states: pd.DataFrame, windows: pd.DataFrame, *,
-                      endpoint: str = "regional") -> tuple[pd.DataFrame, pd.DataFrame]:
+def race_records_data(
+    states: pd.DataFrame, windows: pd.DataFrame, *, endpoint: str = "regional"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The data :func:`race_records_chart` draws: its step line and its empty windows' bands.
 
     Args:
@@ -176,10 +244,16 @@ def race_records_data(states: pd.DataFrame, windows: pd.DataFrame, *,
     Raises:
         ConfigError: a bad argument, as :func:`race_records_chart` says.
     """
-    _frame("states", states, ("time_s", "endpoint", "records"), numeric=("time_s", "records"),
-           empty="endpoint_states() holds every endpoint's initial state")
-    _frame("windows", windows, ("endpoint", "start_s", "end_s", "duration_s"),
-           numeric=("start_s", "end_s", "duration_s"))
+    _frame(
+        "states",
+        states,
+        ("time_s", "endpoint", "records"),
+        numeric=("time_s", "records"),
+        empty="endpoint_states() holds every endpoint's initial state",
+    )
+    _frame(
+        "windows", windows, ("endpoint", "start_s", "end_s", "duration_s"), numeric=("start_s", "end_s", "duration_s")
+    )
     if not isinstance(endpoint, str):
         raise ConfigError(f"endpoint must be a string, got {endpoint!r} of type {type(endpoint).__name__}")
     s = states.loc[states["endpoint"] == endpoint]
@@ -189,14 +263,19 @@ def race_records_data(states: pd.DataFrame, windows: pd.DataFrame, *,
     wdw = windows.loc[windows["endpoint"] == endpoint]
     end_min = float(max(d["time_min"].max(), (wdw["end_s"].max() / 60) if len(wdw) else 0))
     d = pd.concat([d, d.tail(1).assign(time_min=end_min)])
-    bands = pd.DataFrame({"start": wdw["start_s"] / 60, "end": wdw["end_s"] / 60,
-                          "label": ["empty " + format_duration(v) if v >= 60 else f"empty {v:.0f} s"
-                                    for v in wdw["duration_s"]]})
+    bands = pd.DataFrame(
+        {
+            "start": wdw["start_s"] / 60,
+            "end": wdw["end_s"] / 60,
+            "label": ["empty " + format_duration(v) if v >= 60 else f"empty {v:.0f} s" for v in wdw["duration_s"]],
+        }
+    )
     return d, bands
 
 
-def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint: str = "regional",
-                       width: int = 520) -> alt.LayerChart:
+def race_records_chart(
+    states: pd.DataFrame, windows: pd.DataFrame, *, endpoint: str = "regional", width: int = 520
+) -> alt.LayerChart:
     """Record count of one endpoint over time, with its empty windows shaded.
 
     Args:
@@ -219,17 +298,34 @@ def race_records_chart(states: pd.DataFrame, windows: pd.DataFrame, *, endpoint:
     wdw = windows.loc[windows["endpoint"] == endpoint]
     x = alt.X("time_min:Q", title="minutes since the scenario start")
     shade = alt.Chart(bands).mark_rect(color=PALETTE[5], opacity=0.18).encode(x="start:Q", x2="end:Q")
-    text = alt.Chart(bands).mark_text(align="left", dx=4, dy=10, baseline="top", color=PALETTE[5], fontSize=12).encode(
-        x="start:Q", y=alt.value(0), text="label:N")
-    line = alt.Chart(d).mark_line(interpolate="step-after", color=PALETTE[0], strokeWidth=1.8).encode(
-        x=x, y=alt.Y("records:Q", title=f"records in the {endpoint} answer"),
-        tooltip=[alt.Tooltip("time_min:Q", format=".2f"), "records:Q"])
+    text = (
+        alt.Chart(bands)
+        .mark_text(align="left", dx=4, dy=10, baseline="top", color=PALETTE[5], fontSize=12)
+        .encode(x="start:Q", y=alt.value(0), text="label:N")
+    )
+    line = (
+        alt.Chart(d)
+        .mark_line(interpolate="step-after", color=PALETTE[0], strokeWidth=1.8)
+        .encode(
+            x=x,
+            y=alt.Y("records:Q", title=f"records in the {endpoint} answer"),
+            tooltip=[alt.Tooltip("time_min:Q", format=".2f"), "records:Q"],
+        )
+    )
     total = float(wdw["duration_s"].sum())
     chart = alt.layer(shade, line, text).properties(
-        width=width, height=200, title=f"Records answered for the {endpoint} endpoint",
-        description=(f"Step line of the number of records the {endpoint} endpoint answers with over time in minutes; "
-                     + (f"{len(wdw)} shaded empty window(s), {total:.0f} s in total, where it answered NOERROR with "
-                        "zero records." if len(wdw) else "no shaded window: it never answered with zero records.")),
+        width=width,
+        height=200,
+        title=f"Records answered for the {endpoint} endpoint",
+        description=(
+            f"Step line of the number of records the {endpoint} endpoint answers with over time in minutes; "
+            + (
+                f"{len(wdw)} shaded empty window(s), {total:.0f} s in total, where it answered NOERROR with "
+                "zero records."
+                if len(wdw)
+                else "no shaded window: it never answered with zero records."
+            )
+        ),
     )
     return _base_config(chart)
 
@@ -256,9 +352,13 @@ def race_guard_explorer_data(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataF
         ConfigError: a bad ``data``, as :func:`race_guard_explorer_chart` says.
     """
     guards = _GUARDS
-    _frame("data", data, (*guards, "time_min", "records", "regional_empty_s"),
-           numeric=("time_min", "records", "regional_empty_s"),
-           empty="guard_explorer_data() holds all 16 guard combinations")
+    _frame(
+        "data",
+        data,
+        (*guards, "time_min", "records", "regional_empty_s"),
+        numeric=("time_min", "records", "regional_empty_s"),
+        empty="guard_explorer_data() holds all 16 guard combinations",
+    )
     if data.groupby(list(guards)).ngroups != 16:
         raise ConfigError("data must hold all 16 guard combinations")
     # Short column names keep the page small: the spec carries every row of all 16 combinations.
@@ -296,34 +396,66 @@ def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.La
     times = sorted(set(d["t"]))
     step = min(b - a for a, b in itertools.pairwise(times)) if len(times) > 1 else 1.0
     guards = _GUARDS
-    params = [alt.param(name=f"g{i + 1}", value=False, bind=alt.binding_checkbox(name=f"Guard {i + 1}: {g} "))
-              for i, g in enumerate(guards)]
+    params = [
+        alt.param(name=f"g{i + 1}", value=False, bind=alt.binding_checkbox(name=f"Guard {i + 1}: {g} "))
+        for i, g in enumerate(guards)
+    ]
     chosen = " && ".join(f"datum.g{i} == g{i}" for i in range(1, 5))
     x = alt.X("t:Q", title="minutes since the scenario start")
-    line = alt.Chart(d).transform_filter(chosen).mark_line(interpolate="step-after", color=PALETTE[0]).encode(
-        x=x, y=alt.Y("r:Q", title="fewest records answered per bin",
-                     scale=alt.Scale(domain=[0, float(d["r"].max()) * 1.3 or 1.0])),
-        tooltip=[alt.Tooltip("t:Q", title="minute"), alt.Tooltip("r:Q", title="records")])
-    empty = alt.Chart(d).transform_filter(chosen).transform_filter("datum.r == 0").transform_calculate(
-        t2=f"datum.t + {step!r}").mark_rect(color=PALETTE[5], opacity=0.35, stroke=None).encode(x="t:Q", x2="t2:Q")
+    line = (
+        alt.Chart(d)
+        .transform_filter(chosen)
+        .mark_line(interpolate="step-after", color=PALETTE[0])
+        .encode(
+            x=x,
+            y=alt.Y(
+                "r:Q",
+                title="fewest records answered per bin",
+                scale=alt.Scale(domain=[0, float(d["r"].max()) * 1.3 or 1.0]),
+            ),
+            tooltip=[alt.Tooltip("t:Q", title="minute"), alt.Tooltip("r:Q", title="records")],
+        )
+    )
+    empty = (
+        alt.Chart(d)
+        .transform_filter(chosen)
+        .transform_filter("datum.r == 0")
+        .transform_calculate(t2=f"datum.t + {step!r}")
+        .mark_rect(color=PALETTE[5], opacity=0.35, stroke=None)
+        .encode(x="t:Q", x2="t2:Q")
+    )
     # The state line wraps when the plot is too narrow for it (a phone): see _state_text.
-    label = alt.Chart(totals).transform_filter(chosen).mark_text(
-        align="left", baseline="top", dx=6, dy=6, fontSize=13, color=PALETTE[5], lineBreak="\n").encode(
-        x=alt.value(0), y=alt.value(0), text=_state_text("label"))
-    chart = alt.layer(empty, line, label).add_params(*params).properties(
-        width=width, height=220, title="Toggle the guards: regional endpoint records over time",
-        usermeta=reflow_usermeta(),
-        description=("Interactive chart with four checkboxes, one per guard. For the chosen combination it shows "
-                     "the fewest records the regional endpoint answered with in each time bin, with red bars where "
-                     "the answer was empty, and the total empty time. All 16 combinations were computed by the model."),
+    label = (
+        alt.Chart(totals)
+        .transform_filter(chosen)
+        .mark_text(align="left", baseline="top", dx=6, dy=6, fontSize=13, color=PALETTE[5], lineBreak="\n")
+        .encode(x=alt.value(0), y=alt.value(0), text=_state_text("label"))
+    )
+    chart = (
+        alt.layer(empty, line, label)
+        .add_params(*params)
+        .properties(
+            width=width,
+            height=220,
+            title="Toggle the guards: regional endpoint records over time",
+            usermeta=reflow_usermeta(),
+            description=(
+                "Interactive chart with four checkboxes, one per guard. For the chosen combination it shows "
+                "the fewest records the regional endpoint answered with in each time bin, with red bars where "
+                "the answer was empty, and the total empty time. All 16 combinations were computed by the model."
+            ),
+        )
     )
     return _base_config(chart)
 
 
 def _explorer_label(row: dict) -> str:
     v = row["regional_empty_s"]
-    text = ("regional endpoint empty for " + (format_duration(v) if v >= 60 else f"{v:.0f} s")) if v > 0 \
+    text = (
+        ("regional endpoint empty for " + (format_duration(v) if v >= 60 else f"{v:.0f} s"))
+        if v > 0
         else "regional endpoint never empty"
+    )
     if row.get("manual_repair"):
         text += ", until the manual repair"
     elif v > 0:

@@ -18,10 +18,13 @@ from ._render import _base_config
 __all__ = ["race_sequence_chart", "race_sequence_data", "race_sequence_wait_data"]
 
 
-_RACE_KEY_ACTIONS = {"stale_write": "stale write", "delete_active": "active plan deleted",
-                     "manual_repair": "manual repair", "self_repair": "self-repair", "alert": "alert"}
-
-
+_RACE_KEY_ACTIONS = {
+    "stale_write": "stale write",
+    "delete_active": "active plan deleted",
+    "manual_repair": "manual repair",
+    "self_repair": "self-repair",
+    "alert": "alert",
+}
 
 
 #: The three steps of the race that :func:`race_sequence_chart` labels, in order, and their effect.
@@ -49,8 +52,12 @@ def _race_steps(ev: pd.DataFrame, action: pd.Series) -> tuple[pd.Series, pd.Seri
         empty = ev.loc[(action == "endpoint_empty") & same_endpoint & (ev["time_s"] >= deleted["time_s"].iloc[0])]
         if len(empty):
             step[empty.index[0]] = _RACE_STEPS[3]
-    before = ev.loc[action.isin(["write", "write_noop", "self_repair"]) & same_endpoint
-                    & ~(ev["time_s"] > s["time_s"]) & (ev.index != stale.index[0])]
+    before = ev.loc[
+        action.isin(["write", "write_noop", "self_repair"])
+        & same_endpoint
+        & ~(ev["time_s"] > s["time_s"])
+        & (ev.index != stale.index[0])
+    ]
     if len(before):
         over[stale.index[0]] = str(before["generation"].iloc[-1])
     return step, over
@@ -83,40 +90,61 @@ def race_sequence_data(events: pd.DataFrame, *, start_s: float, end_s: float) ->
     Raises:
         ConfigError: a bad argument, as :func:`race_sequence_chart` says.
     """
-    _frame("events", events, ("time_s", "actor", "action", "endpoint", "generation", "detail"),
-           numeric=("time_s",), empty=_RACE_NOT_EMPTY)
+    _frame(
+        "events",
+        events,
+        ("time_s", "actor", "action", "endpoint", "generation", "detail"),
+        numeric=("time_s",),
+        empty=_RACE_NOT_EMPTY,
+    )
     start_s, end_s = _seconds("start_s", start_s, window=True), _seconds("end_s", end_s, window=True)
     if not end_s > start_s:
         raise ConfigError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
     ev = events.loc[(events["time_s"] >= start_s) & (events["time_s"] <= end_s)]
     action = ev["action"].astype(str)
     step, over = _race_steps(ev, action)
-    fields = pd.DataFrame({"plan": ev["generation"].astype("string").fillna(""), "over": over.astype(str),
-                           "endpoint": ev["endpoint"].fillna("").astype(str), "t": ev["time_s"], "step": step})
-    texts = [("", "") if not r.step else tuple(w.format(plan=r.plan, over=r.over or "a newer one",
-                                                         endpoint=r.endpoint) + f", {r.t:.1f} s"
-                                                for w in _STEP_WORDS[str(r.step)])
-             for r in fields.itertuples()]
-    return pd.DataFrame({
-        "time_s": ev["time_s"].round(2), "actor": ev["actor"].astype(str),
-        "action": action,
-        "group": action.map(RACE_ACTION_GROUPS).fillna("other action"),
-        "endpoint": ev["endpoint"].fillna("").astype(str),
-        "plan": ev["generation"].astype("string").fillna(""),
-        "detail": ev["detail"].astype(str),
-        "step": step.astype(str),
-        "over": over.astype(str),
-        "short": pd.Series([t[0] for t in texts], index=ev.index, dtype=object),
-        "label": pd.Series([t[1] for t in texts], index=ev.index, dtype=object),
-    })
+    fields = pd.DataFrame(
+        {
+            "plan": ev["generation"].astype("string").fillna(""),
+            "over": over.astype(str),
+            "endpoint": ev["endpoint"].fillna("").astype(str),
+            "t": ev["time_s"],
+            "step": step,
+        }
+    )
+    texts = [
+        ("", "")
+        if not r.step
+        else tuple(
+            w.format(plan=r.plan, over=r.over or "a newer one", endpoint=r.endpoint) + f", {r.t:.1f} s"
+            for w in _STEP_WORDS[str(r.step)]
+        )
+        for r in fields.itertuples()
+    ]
+    return pd.DataFrame(
+        {
+            "time_s": ev["time_s"].round(2),
+            "actor": ev["actor"].astype(str),
+            "action": action,
+            "group": action.map(RACE_ACTION_GROUPS).fillna("other action"),
+            "endpoint": ev["endpoint"].fillna("").astype(str),
+            "plan": ev["generation"].astype("string").fillna(""),
+            "detail": ev["detail"].astype(str),
+            "step": step.astype(str),
+            "over": over.astype(str),
+            "short": pd.Series([t[0] for t in texts], index=ev.index, dtype=object),
+            "label": pd.Series([t[1] for t in texts], index=ev.index, dtype=object),
+        }
+    )
 
 
 def _step_labels(d: pd.DataFrame, *, short: bool = False) -> pd.DataFrame:
     """The labelled steps of :func:`race_sequence_data`'s frame: ``time_s``, ``actor``, ``step``, ``label``
     (``short`` takes the overview's ``short`` text, else the zoom's ``label``)."""
     k = d.loc[d["step"] != ""]
-    return pd.DataFrame({"time_s": k["time_s"], "actor": k["actor"], "step": k["step"],
-                         "label": k["short" if short else "label"]})
+    return pd.DataFrame(
+        {"time_s": k["time_s"], "actor": k["actor"], "step": k["step"], "label": k["short" if short else "label"]}
+    )
 
 
 #: The words of each step's label: (overview, zoom), formatted with the event's fields.
@@ -144,42 +172,74 @@ def race_sequence_wait_data(sequence: pd.DataFrame) -> pd.DataFrame:
     if check.empty or stale.empty:
         return pd.DataFrame({"start": [], "end": [], "actor": [], "label": []})
     c, s = check.iloc[0], stale.iloc[0]
-    lost = sequence.loc[(sequence["action"] == "lock_lost") & (sequence["actor"] == s["actor"])
-                        & (sequence["endpoint"] == s["endpoint"])
-                        & sequence["time_s"].between(c["time_s"], s["time_s"])]
-    label = (f"waits {s['time_s'] - c['time_s']:.0f} s: {len(lost)} lock losses on {s['endpoint']}, "
-             "each followed by a jittered back-off")
+    lost = sequence.loc[
+        (sequence["action"] == "lock_lost")
+        & (sequence["actor"] == s["actor"])
+        & (sequence["endpoint"] == s["endpoint"])
+        & sequence["time_s"].between(c["time_s"], s["time_s"])
+    ]
+    label = (
+        f"waits {s['time_s'] - c['time_s']:.0f} s: {len(lost)} lock losses on {s['endpoint']}, "
+        "each followed by a jittered back-off"
+    )
     return pd.DataFrame({"start": [c["time_s"]], "end": [s["time_s"]], "actor": [s["actor"]], "label": [label]})
 
 
-def _sequence_panel(d: pd.DataFrame, lanes: list[str], groups: list[str], *, domain: tuple[float, float],
-                    width: int, title: str, waits: pd.DataFrame | None = None, short: bool = False) -> alt.LayerChart:
+def _sequence_panel(
+    d: pd.DataFrame,
+    lanes: list[str],
+    groups: list[str],
+    *,
+    domain: tuple[float, float],
+    width: int,
+    title: str,
+    waits: pd.DataFrame | None = None,
+    short: bool = False,
+) -> alt.LayerChart:
     """One panel of :func:`race_sequence_chart`: lanes, faint routine marks, large labelled steps."""
-    x = alt.X("time_s:Q", title="seconds since the scenario start",
-              scale=alt.Scale(domain=list(domain), zero=False, nice=False))
+    x = alt.X(
+        "time_s:Q",
+        title="seconds since the scenario start",
+        scale=alt.Scale(domain=list(domain), zero=False, nice=False),
+    )
     y = alt.Y("actor:N", sort=lanes, title=None, axis=alt.Axis(labelFontSize=12, labelPadding=6))
-    colour = alt.Color("group:N", title="Action", scale=alt.Scale(
-        domain=groups, range=[_RACE_GROUP_STYLE[g][0] for g in groups]),
-        legend=alt.Legend(orient="bottom", columns=3, symbolOpacity=1, labelLimit=300))
+    colour = alt.Color(
+        "group:N",
+        title="Action",
+        scale=alt.Scale(domain=groups, range=[_RACE_GROUP_STYLE[g][0] for g in groups]),
+        legend=alt.Legend(orient="bottom", columns=3, symbolOpacity=1, labelLimit=300),
+    )
     shape = alt.Shape("group:N", scale=alt.Scale(domain=groups, range=[_RACE_GROUP_STYLE[g][1] for g in groups]))
     tip = ["time_s:Q", "actor:N", "action:N", "endpoint:N", "plan:N", "detail:N"]
     base = alt.Chart(d).encode(x=x, y=y, color=colour, shape=shape, tooltip=tip)
     layers = []
     if waits is not None and len(waits):
-        layers.append(alt.Chart(waits).mark_rect(color=PALETTE[4], opacity=0.14, height=24).encode(
-            x=alt.X("start:Q", scale=alt.Scale(domain=list(domain), zero=False, nice=False)), x2="end:Q",
-            y=alt.Y("actor:N", sort=lanes), tooltip=[alt.Tooltip("label:N", title="wait")]))
-        layers.append(alt.Chart(waits).transform_calculate(mid="(datum.start + datum.end) / 2").mark_text(
-            align="center", baseline="middle", fontSize=11, color="#5c4a00").encode(
-            x="mid:Q", y=alt.Y("actor:N", sort=lanes), text="label:N"))
+        layers.append(
+            alt.Chart(waits)
+            .mark_rect(color=PALETTE[4], opacity=0.14, height=24)
+            .encode(
+                x=alt.X("start:Q", scale=alt.Scale(domain=list(domain), zero=False, nice=False)),
+                x2="end:Q",
+                y=alt.Y("actor:N", sort=lanes),
+                tooltip=[alt.Tooltip("label:N", title="wait")],
+            )
+        )
+        layers.append(
+            alt.Chart(waits)
+            .transform_calculate(mid="(datum.start + datum.end) / 2")
+            .mark_text(align="center", baseline="middle", fontSize=11, color="#5c4a00")
+            .encode(x="mid:Q", y=alt.Y("actor:N", sort=lanes), text="label:N")
+        )
     routine = "datum.step == '' && datum.action != 'lock_lost'"
     layers += [
         base.transform_filter(routine).mark_point(size=36, filled=True, opacity=0.4),
         # Lock losses sit just below their lane's centre, small, so they never cover a labelled step.
         base.transform_filter("datum.step == '' && datum.action == 'lock_lost'").mark_point(
-            size=30, filled=True, opacity=0.75, yOffset=9),
-        base.transform_filter("datum.step != ''").mark_point(size=260, filled=True, opacity=1,
-                                                              stroke="#111", strokeWidth=1.2),
+            size=30, filled=True, opacity=0.75, yOffset=9
+        ),
+        base.transform_filter("datum.step != ''").mark_point(
+            size=260, filled=True, opacity=1, stroke="#111", strokeWidth=1.2
+        ),
     ]
     labels = _step_labels(d, short=short)
     if len(labels):
@@ -187,15 +247,23 @@ def _sequence_panel(d: pd.DataFrame, lanes: list[str], groups: list[str], *, dom
         for side, rows in (("left", labels.loc[right]), ("right", labels.loc[~right])):
             if len(rows):
                 text = alt.Chart(rows).encode(x=x, y=alt.Y("actor:N", sort=lanes), text="label:N")
-                kw = {"align": side, "dx": 12 if side == "left" else -12, "dy": -14, "fontSize": 12,
-                      "fontWeight": "bold"}
-                layers += [text.mark_text(**kw, stroke="white", strokeWidth=4, strokeOpacity=0.9),
-                           text.mark_text(**kw, color="#111")]
+                kw = {
+                    "align": side,
+                    "dx": 12 if side == "left" else -12,
+                    "dy": -14,
+                    "fontSize": 12,
+                    "fontWeight": "bold",
+                }
+                layers += [
+                    text.mark_text(**kw, stroke="white", strokeWidth=4, strokeOpacity=0.9),
+                    text.mark_text(**kw, color="#111"),
+                ]
     return alt.layer(*layers).properties(width=width, height=44 * max(len(lanes), 3), title=title)
 
 
-def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float,
-                        width: int = 520) -> alt.LayerChart | alt.VConcatChart:
+def race_sequence_chart(
+    events: pd.DataFrame, *, start_s: float, end_s: float, width: int = 520
+) -> alt.LayerChart | alt.VConcatChart:
     """Sequence chart of a race run: one lane per actor, time on x, one mark per action.
 
     The three events the race is made of (the delayed Enactor's one-time check, its stale write,
@@ -227,12 +295,21 @@ def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float,
     title = f"The race, second by second ({start_s:.0f}-{end_s:.0f} s)"
     if d.empty:
         nothing = f"No events between {start_s:.0f} s and {end_s:.0f} s"
-        return _note_chart(nothing, title=title, width=width, description=(
-            f"Sequence chart from one model run: {nothing[0].lower() + nothing[1:]} (the run's events span "
-            f"{float(events['time_s'].min()):.0f} s to {float(events['time_s'].max()):.0f} s), "
-            "so there is no action to draw."))
-    lanes = [a for a in events["actor"].cat.categories if a in set(d["actor"])] if hasattr(
-        events["actor"], "cat") else sorted(set(d["actor"]))
+        return _note_chart(
+            nothing,
+            title=title,
+            width=width,
+            description=(
+                f"Sequence chart from one model run: {nothing[0].lower() + nothing[1:]} (the run's events span "
+                f"{float(events['time_s'].min()):.0f} s to {float(events['time_s'].max()):.0f} s), "
+                "so there is no action to draw."
+            ),
+        )
+    lanes = (
+        [a for a in events["actor"].cat.categories if a in set(d["actor"])]
+        if hasattr(events["actor"], "cat")
+        else sorted(set(d["actor"]))
+    )
     groups = [g for g in _RACE_GROUP_STYLE if g in set(d["group"])]
     steps = d.loc[d["step"] != ""]
     waits = race_sequence_wait_data(d)
@@ -266,10 +343,21 @@ def race_sequence_chart(events: pd.DataFrame, *, start_s: float, end_s: float,
         .mark_text(align="right", baseline="bottom", dx=-4, dy=-2, fontSize=11, color="#444")
         .encode(x="start:Q", y=alt.value(0), text="label:N"),
     ]
-    whole = alt.layer(*marker, _sequence_panel(d, lanes, groups, domain=(start_s, end_s), width=width,
-                                               title="", waits=waits, short=True))
-    zoom = _sequence_panel(zoomed, zoom_lanes, zoom_groups, domain=(z0, z1), width=width,
-                           title=f"Zoom on {z0:.1f}-{z1:.1f} s: the stale write and the deletion")
-    chart = alt.vconcat(whole, zoom, spacing=28).resolve_scale(color="shared", shape="shared").properties(
-        title=title, description=described + (f" A second panel zooms on {z0:.1f}-{z1:.1f} s."))
+    whole = alt.layer(
+        *marker,
+        _sequence_panel(d, lanes, groups, domain=(start_s, end_s), width=width, title="", waits=waits, short=True),
+    )
+    zoom = _sequence_panel(
+        zoomed,
+        zoom_lanes,
+        zoom_groups,
+        domain=(z0, z1),
+        width=width,
+        title=f"Zoom on {z0:.1f}-{z1:.1f} s: the stale write and the deletion",
+    )
+    chart = (
+        alt.vconcat(whole, zoom, spacing=28)
+        .resolve_scale(color="shared", shape="shared")
+        .properties(title=title, description=described + (f" A second panel zooms on {z0:.1f}-{z1:.1f} s."))
+    )
     return _base_config(chart)

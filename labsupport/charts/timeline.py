@@ -31,11 +31,18 @@ def timeline_data(periods: pd.DataFrame, events: pd.DataFrame) -> tuple[pd.DataF
     Raises:
         ConfigError: a bad ``periods`` or ``events``, as :func:`timeline_chart` says.
     """
-    _frame("periods", periods, ("period", "start_pdt", "end_pdt", "duration"),
-           empty="impact_periods() always holds the summary's three periods")
+    _frame(
+        "periods",
+        periods,
+        ("period", "start_pdt", "end_pdt", "duration"),
+        empty="impact_periods() always holds the summary's three periods",
+    )
     _frame("events", events, ("time_pdt", "service", "event", "impact_period", "tag", "source"))
-    for name, frame, col in (("periods", periods, "start_pdt"), ("periods", periods, "end_pdt"),
-                             ("events", events, "time_pdt")):
+    for name, frame, col in (
+        ("periods", periods, "start_pdt"),
+        ("periods", periods, "end_pdt"),
+        ("events", events, "time_pdt"),
+    ):
         if not pd.api.types.is_datetime64_any_dtype(frame[col]):
             raise ConfigError(f"{name}[{col!r}] must hold datetimes, got dtype {frame[col].dtype}")
     if not pd.api.types.is_timedelta64_dtype(periods["duration"]):
@@ -121,9 +128,11 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
         nothing = "No timeline event matches the filter"
         events_text = f"no event diamonds: {nothing[0].lower() + nothing[1:]}"
         # In the "Other services" lane, the bottom one, which holds only events.
-        layers.append(alt.Chart(pd.DataFrame({"text": [nothing]})).mark_text(
-            align="left", baseline="middle", dx=6, fontSize=13, color="#222").encode(
-            x=alt.value(0), y=alt.value(190 - 190 / len(lanes) / 2), text="text:N"))
+        layers.append(
+            alt.Chart(pd.DataFrame({"text": [nothing]}))
+            .mark_text(align="left", baseline="middle", dx=6, fontSize=13, color="#222")
+            .encode(x=alt.value(0), y=alt.value(190 - 190 / len(lanes) / 2), text="text:N")
+        )
     chart = alt.layer(*layers).properties(
         width=width,
         height=190,

@@ -69,8 +69,7 @@ class DnsCacheConfig(Config):
             check_number(name, getattr(self, name), lo=1, hi=_DAY_S)
         horizon = check_number("horizon_s", self.horizon_s, lo=0.1, hi=7 * _DAY_S)
         start = check_number("empty_start_s", self.empty_start_s, lo=0, hi=horizon, hi_open=True)
-        check_number("empty_duration_s", self.empty_duration_s, lo=0, hi=horizon - start, lo_open=True,
-                     hi_open=True)
+        check_number("empty_duration_s", self.empty_duration_s, lo=0, hi=horizon - start, lo_open=True, hi_open=True)
         check_number("lookup_interval_s", self.lookup_interval_s, lo=0.1, hi=3_600)
         check_number("sample_interval_s", self.sample_interval_s, lo=max(0.1, horizon / 20_000), hi=horizon)
         check_int("max_refresh_cycles", self.max_refresh_cycles, lo=1, hi=10**7)

@@ -25,8 +25,9 @@ from .config import DnsCacheConfig
 __all__ = ["later_unless_trigger", "resolver_windows"]
 
 
-def resolver_windows(cfg: DnsCacheConfig, rng: np.random.Generator,
-                     clients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def resolver_windows(
+    cfg: DnsCacheConfig, rng: np.random.Generator, clients: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """When each resolver cache starts and stops serving the empty answer.
 
     A cache fetches at the first lookup of one of its clients after its entry expired; with
@@ -49,18 +50,25 @@ def resolver_windows(cfg: DnsCacheConfig, rng: np.random.Generator,
     """
     cycles = int(np.ceil(cfg.empty_duration_s / cfg.negative_ttl_s)) + 1
     if cycles > cfg.max_refresh_cycles:
-        raise LimitExceeded(f"the empty window needs up to {cycles} negative-cache refresh cycles, "
-                            f"more than max_refresh_cycles={cfg.max_refresh_cycles}; raise it or "
-                            "the negative TTL")
+        raise LimitExceeded(
+            f"the empty window needs up to {cycles} negative-cache refresh cycles, "
+            f"more than max_refresh_cycles={cfg.max_refresh_cycles}; raise it or "
+            "the negative TTL"
+        )
     work = cycles * len(clients)
     if work > cfg.max_cache_refreshes:
-        raise LimitExceeded(f"{len(clients):,} resolver caches x up to {cycles:,} negative-cache refresh "
-                            f"cycles = {work:,} cache refreshes, more than max_cache_refreshes="
-                            f"{cfg.max_cache_refreshes:,}; raise it, shorten empty_duration_s, raise the "
-                            "negative TTL or use fewer caches (clients_count / clients_per_resolver_count)")
+        raise LimitExceeded(
+            f"{len(clients):,} resolver caches x up to {cycles:,} negative-cache refresh "
+            f"cycles = {work:,} cache refreshes, more than max_cache_refreshes="
+            f"{cfg.max_cache_refreshes:,}; raise it, shorten empty_duration_s, raise the "
+            "negative TTL or use fewer caches (clients_count / clients_per_resolver_count)"
+        )
     mean_wait = cfg.lookup_interval_s / clients
-    fetch = (cfg.empty_start_s + rng.uniform(0.0, cfg.positive_ttl_s, len(clients))
-             + rng.exponential(1.0, len(clients)) * mean_wait)
+    fetch = (
+        cfg.empty_start_s
+        + rng.uniform(0.0, cfg.positive_ttl_s, len(clients))
+        + rng.exponential(1.0, len(clients)) * mean_wait
+    )
     empty_from = fetch.copy()
     active = np.flatnonzero(fetch < cfg.restored_s)
     while len(active):
@@ -69,8 +77,9 @@ def resolver_windows(cfg: DnsCacheConfig, rng: np.random.Generator,
     return empty_from, fetch
 
 
-def later_unless_trigger(rng: np.random.Generator, cfg: DnsCacheConfig, first: np.ndarray,
-                          size: np.ndarray, resolver_of: np.ndarray) -> np.ndarray:
+def later_unless_trigger(
+    rng: np.random.Generator, cfg: DnsCacheConfig, first: np.ndarray, size: np.ndarray, resolver_of: np.ndarray
+) -> np.ndarray:
     trigger = first + np.floor(rng.uniform(0.0, 1.0, len(first)) * size).astype("int64")
     wait = rng.exponential(cfg.lookup_interval_s, len(resolver_of))
     wait[trigger] = 0.0

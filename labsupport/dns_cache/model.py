@@ -16,9 +16,14 @@ __all__ = ["DnsCacheResult", "DnsCacheSummary", "EVENT_KINDS", "run"]
 
 #: Values of the ``kind`` column of :attr:`DnsCacheResult.events`.
 EVENT_KINDS: tuple[str, ...] = (
-    "authoritative_empty", "authoritative_restored", "resolver_cached_empty",
-    "resolver_cached_records", "client_failing", "client_recovered",
+    "authoritative_empty",
+    "authoritative_restored",
+    "resolver_cached_empty",
+    "resolver_cached_records",
+    "client_failing",
+    "client_recovered",
 )
+
 
 @dataclass(frozen=True)
 class DnsCacheSummary:
@@ -97,7 +102,7 @@ def run(config: DnsCacheConfig = INCIDENT) -> DnsCacheResult:
     rng = np.random.default_rng(cfg.seed)
     per = cfg.clients_per_resolver_count
     resolver_of = np.arange(cfg.clients_count, dtype="int64") // per
-    first = np.arange(0, cfg.clients_count, per)          # first client of each cache
+    first = np.arange(0, cfg.clients_count, per)  # first client of each cache
     size = np.minimum(per, cfg.clients_count - first)
     empty_from, records_from = resolver_windows(cfg, rng, size)
     # The client whose lookup made the cache fetch sees the new answer at once; the others at
@@ -113,16 +118,19 @@ def run(config: DnsCacheConfig = INCIDENT) -> DnsCacheResult:
     failing = first_lookup
     failing_s = np.where(failed, failing, np.nan)
     recovered_s = np.where(failed & (recovered <= cfg.horizon_s), recovered, np.nan)
-    clients = pd.DataFrame({
-        "client": np.arange(cfg.clients_count, dtype="int64"),
-        "resolver": resolver_of,
-        "failing_s": failing_s.astype("float64"),
-        "recovered_s": recovered_s.astype("float64"),
-    })
+    clients = pd.DataFrame(
+        {
+            "client": np.arange(cfg.clients_count, dtype="int64"),
+            "resolver": resolver_of,
+            "failing_s": failing_s.astype("float64"),
+            "recovered_s": recovered_s.astype("float64"),
+        }
+    )
     series = _series(cfg, failing_s, recovered_s)
     events = _events(cfg, empty_from, records_from, clients)
-    return DnsCacheResult(config=cfg, events=events, clients=clients, timeseries=series,
-                          summary=_summarise(cfg, clients, series))
+    return DnsCacheResult(
+        config=cfg, events=events, clients=clients, timeseries=series, summary=_summarise(cfg, clients, series)
+    )
 
 
 def _series(cfg: DnsCacheConfig, failing_s: np.ndarray, recovered_s: np.ndarray) -> pd.DataFrame:
@@ -130,41 +138,50 @@ def _series(cfg: DnsCacheConfig, failing_s: np.ndarray, recovered_s: np.ndarray)
     starts = np.sort(failing_s[~np.isnan(failing_s)])
     ends = np.sort(recovered_s[~np.isnan(recovered_s)])
     count = np.searchsorted(starts, times, "right") - np.searchsorted(ends, times, "right")
-    return pd.DataFrame({"time_s": times.astype("float64"),
-                         "failing_fraction": (count / cfg.clients_count).astype("float64")})
+    return pd.DataFrame(
+        {"time_s": times.astype("float64"), "failing_fraction": (count / cfg.clients_count).astype("float64")}
+    )
 
 
-def _events(cfg: DnsCacheConfig, empty_from: np.ndarray, records_from: np.ndarray,
-            clients: pd.DataFrame) -> pd.DataFrame:
+def _events(
+    cfg: DnsCacheConfig, empty_from: np.ndarray, records_from: np.ndarray, clients: pd.DataFrame
+) -> pd.DataFrame:
     cached = empty_from < records_from
     resolvers = np.flatnonzero(cached)
     parts = [
-        (np.array([cfg.empty_start_s, cfg.restored_s]), np.array([0, 1]), np.array([-1, -1]),
-         np.array([-1, -1])),
+        (np.array([cfg.empty_start_s, cfg.restored_s]), np.array([0, 1]), np.array([-1, -1]), np.array([-1, -1])),
         (empty_from[cached], np.full(len(resolvers), 2), resolvers, np.full(len(resolvers), -1)),
         (records_from[cached], np.full(len(resolvers), 3), resolvers, np.full(len(resolvers), -1)),
     ]
     for column, kind_code in (("failing_s", 4), ("recovered_s", 5)):
         rows = clients[clients[column].notna()]
-        parts.append((rows[column].to_numpy(), np.full(len(rows), kind_code), rows["resolver"].to_numpy(),
-                      rows["client"].to_numpy()))
+        parts.append(
+            (
+                rows[column].to_numpy(),
+                np.full(len(rows), kind_code),
+                rows["resolver"].to_numpy(),
+                rows["client"].to_numpy(),
+            )
+        )
     time_s = np.concatenate([p[0] for p in parts]).astype("float64")
     code = np.concatenate([p[1] for p in parts]).astype("int64")
     keep = time_s <= cfg.horizon_s
     order = np.lexsort((code[keep], time_s[keep]))
-    return pd.DataFrame({
-        "time_s": time_s[keep][order],
-        "kind": pd.Categorical.from_codes(code[keep][order], categories=pd.Index(list(EVENT_KINDS))),
-        "resolver": np.concatenate([p[2] for p in parts]).astype("int64")[keep][order],
-        "client": np.concatenate([p[3] for p in parts]).astype("int64")[keep][order],
-    })
+    return pd.DataFrame(
+        {
+            "time_s": time_s[keep][order],
+            "kind": pd.Categorical.from_codes(code[keep][order], categories=pd.Index(list(EVENT_KINDS))),
+            "resolver": np.concatenate([p[2] for p in parts]).astype("int64")[keep][order],
+            "client": np.concatenate([p[3] for p in parts]).astype("int64")[keep][order],
+        }
+    )
 
 
 def _summarise(cfg: DnsCacheConfig, clients: pd.DataFrame, series: pd.DataFrame) -> DnsCacheSummary:
     failed = clients[clients["failing_s"].notna()]
     frac = series["failing_fraction"]
     half = series.loc[frac >= 0.5, "time_s"]
-    back = np.sort(failed["recovered_s"].to_numpy())   # NaN (not recovered) sorts last
+    back = np.sort(failed["recovered_s"].to_numpy())  # NaN (not recovered) sorts last
 
     def after_restore(share: float) -> float | None:
         k = int(np.ceil(share * len(back))) - 1

@@ -130,15 +130,27 @@ class DwfmConfig(Config):
         check_int("host_concurrency_count", self.host_concurrency_count, lo=1, hi=10_000)
         check_number("horizon_s", self.horizon_s, lo=0, hi=_DAY_S, lo_open=True)
         check_number("state_check_interval_s", self.state_check_interval_s, lo=1, hi=86_400)
-        check_number("lease_ttl_min_s", self.lease_ttl_min_s, lo=self.state_check_interval_s,
-                     lo_name="state_check_interval_s",
-                     hi=_DAY_S, lo_open=True)
-        check_number("lease_ttl_max_s", self.lease_ttl_max_s, lo=self.lease_ttl_min_s,
-                     lo_name="lease_ttl_min_s", hi=_DAY_S)
+        check_number(
+            "lease_ttl_min_s",
+            self.lease_ttl_min_s,
+            lo=self.state_check_interval_s,
+            lo_name="state_check_interval_s",
+            hi=_DAY_S,
+            lo_open=True,
+        )
+        check_number(
+            "lease_ttl_max_s", self.lease_ttl_max_s, lo=self.lease_ttl_min_s, lo_name="lease_ttl_min_s", hi=_DAY_S
+        )
         check_number("outage_start_s", self.outage_start_s, lo=0, hi=self.horizon_s, hi_name="horizon_s")
-        check_number("outage_end_s", self.outage_end_s, lo=self.outage_start_s, lo_name="outage_start_s",
-                     hi=self.horizon_s, hi_name="horizon_s",
-                     hi_open=True)
+        check_number(
+            "outage_end_s",
+            self.outage_end_s,
+            lo=self.outage_start_s,
+            lo_name="outage_start_s",
+            hi=self.horizon_s,
+            hi_name="horizon_s",
+            hi_open=True,
+        )
         check_number("lease_establish_s", self.lease_establish_s, lo=0.01, hi=86_400)
         check_number("work_deadline_s", self.work_deadline_s, lo=0, hi=_DAY_S, lo_open=True)
         check_choice("retry_policy", self.retry_policy, RETRY_POLICIES)
@@ -155,9 +167,14 @@ class DwfmConfig(Config):
             if getattr(self, name) is not None:
                 check_number(name, getattr(self, name), lo=0, hi=self.horizon_s, hi_name="horizon_s")
         check_number("launch_attempts_per_s", self.launch_attempts_per_s, lo=0, hi=1e6)
-        check_number("report_interval_s", self.report_interval_s, lo=self.horizon_s / 100_000,
-                     lo_name="horizon_s / 100000",
-                     hi=self.horizon_s, hi_name="horizon_s")
+        check_number(
+            "report_interval_s",
+            self.report_interval_s,
+            lo=self.horizon_s / 100_000,
+            lo_name="horizon_s / 100000",
+            hi=self.horizon_s,
+            hi_name="horizon_s",
+        )
         check_int("max_events", self.max_events, lo=1, hi=_MAX_EVENTS)
         check_seed("seed", self.seed)
 
@@ -170,5 +187,4 @@ class DwfmConfig(Config):
 INCIDENT = DwfmConfig()
 
 #: A fleet small enough that the backlog left by the outage drains by itself, without operators.
-SMALL_FLEET = replace(INCIDENT, fleet_droplets_count=1_200, operator_throttle_at_s=None,
-                      operator_restart_at_s=None)
+SMALL_FLEET = replace(INCIDENT, fleet_droplets_count=1_200, operator_throttle_at_s=None, operator_restart_at_s=None)

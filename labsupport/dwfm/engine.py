@@ -64,9 +64,17 @@ RETRY_STRATEGIES: dict[str, str] = dict(zip(RETRY_POLICIES, ("retry_immediately"
 
 #: Time-series columns after ``time_s`` (all counts).
 SERIES_COLUMNS: tuple[str, ...] = (
-    "leased_count", "queue_count", "in_flight_count", "backoff_count", "started_count",
-    "goodput_count", "wasted_count", "requested_count", "held_back_count",
-    "launch_attempts_count", "insufficient_capacity_count",
+    "leased_count",
+    "queue_count",
+    "in_flight_count",
+    "backoff_count",
+    "started_count",
+    "goodput_count",
+    "wasted_count",
+    "requested_count",
+    "held_back_count",
+    "launch_attempts_count",
+    "insufficient_capacity_count",
 )
 
 
@@ -197,8 +205,10 @@ class _Model:
         cfg, k, j = self.cfg, COHORTS, 0
         n, tick = cfg.fleet_droplets_count, cfg.state_check_interval_s / COHORTS
         # Each cohort's views of the per-droplet arrays (written through in place), made once.
-        cohorts = [(c, self.leased_until[c:n:k], self.noticed[c:n:k], self.outstanding[c:n:k],
-                    self.ttl_arr[c:n:k]) for c in range(k)]
+        cohorts = [
+            (c, self.leased_until[c:n:k], self.noticed[c:n:k], self.outstanding[c:n:k], self.ttl_arr[c:n:k])
+            for c in range(k)
+        ]
         while True:
             now = env.now
             c, lu, noticed, outstanding, ttl = cohorts[j % k]
@@ -250,7 +260,7 @@ class _Model:
                 self.wake[h] = None
                 batch = self.take(h, env.now)
                 if not batch:
-                    continue   # every item it looked at had expired
+                    continue  # every item it looked at had expired
                 self.inflight[h] = batch
                 self.inflight_total += len(batch)
                 self.counts["started"] += len(batch)
@@ -301,8 +311,9 @@ class _Model:
         """
         cfg = self.cfg
         if cfg.retry_budget_per_s is not None:
-            tokens = min(float(cfg.retry_budget_burst_count),
-                         self.tokens[h] + cfg.retry_budget_per_s * (now - self.tokens_at[h]))
+            tokens = min(
+                float(cfg.retry_budget_burst_count), self.tokens[h] + cfg.retry_budget_per_s * (now - self.tokens_at[h])
+            )
             allowed = min(len(failed), int(tokens))
             self.tokens[h], self.tokens_at[h] = tokens - allowed, now
             refused = failed[allowed:]
@@ -355,8 +366,11 @@ class _Model:
     def operator(self, env: simpy.Environment):
         """Throttle incoming work and selectively restart congested hosts, at the configured times."""
         cfg = self.cfg
-        actions = [(t, name) for t, name in ((cfg.operator_throttle_at_s, "throttle"),
-                                             (cfg.operator_restart_at_s, "restart")) if t is not None]
+        actions = [
+            (t, name)
+            for t, name in ((cfg.operator_throttle_at_s, "throttle"), (cfg.operator_restart_at_s, "restart"))
+            if t is not None
+        ]
         for t, name in sorted(actions):
             yield env.timeout(t - env.now)
             if name == "throttle":
@@ -389,7 +403,7 @@ class _Model:
             self.sample(env.now)
             j += 1
             if j * self.cfg.report_interval_s >= self.cfg.horizon_s:
-                return   # run() takes the row at the horizon, after every event there
+                return  # run() takes the row at the horizon, after every event there
             yield env.timeout(j * self.cfg.report_interval_s - env.now)
 
     def sample(self, now: float) -> None:
@@ -405,5 +419,6 @@ class _Model:
         refused = round(attempts * (1 - (leased + prev_leased) / (2 * n)))
         delta = [self.counts[key] - self.sampled[key] for key in self.counts]
         self.sampled = dict(self.counts)
-        self.series.append((now, leased, self.queue_total, self.inflight_total, self.backoff_total,
-                            *delta, attempts, refused))
+        self.series.append(
+            (now, leased, self.queue_total, self.inflight_total, self.backoff_total, *delta, attempts, refused)
+        )

@@ -108,8 +108,8 @@ def run(config: DwfmConfig = INCIDENT) -> DwfmResult:
     if not isinstance(config, DwfmConfig):
         raise ConfigError(f"config must be a DwfmConfig, got {type(config).__name__}")
     model = sim._Model(config, random.Random(config.seed))
-    run_until(model.env, config.horizon_s)   # DWFM charges its own work against max_events
-    model.sample(config.horizon_s)          # the last row, after every event at the horizon
+    run_until(model.env, config.horizon_s)  # DWFM charges its own work against max_events
+    model.sample(config.horizon_s)  # the last row, after every event at the horizon
     restored = bool(np.all(model.leased_until > config.horizon_s))
     at = None
     if restored:
@@ -149,16 +149,18 @@ def goodput_fraction(timeseries: pd.DataFrame, start_s: float, end_s: float) -> 
 
 
 def _events_frame(columns: tuple) -> pd.DataFrame:
-    time_s, code, host, count = (np.frombuffer(c, dtype=d) if len(c) else np.zeros(0, dtype=d)
-                                 for c, d in zip(columns, ("float64", "int8", "int64", "int64"), strict=False))
+    time_s, code, host, count = (
+        np.frombuffer(c, dtype=d) if len(c) else np.zeros(0, dtype=d)
+        for c, d in zip(columns, ("float64", "int8", "int64", "int64"), strict=False)
+    )
     order = np.argsort(time_s, kind="stable")
     kinds = pd.Categorical.from_codes(code[order].astype("int64"), categories=pd.Index(list(sim.EVENT_KINDS)))
-    return pd.DataFrame({"time_s": time_s[order], "kind": kinds, "host": host[order],
-                         "count": count[order]})
+    return pd.DataFrame({"time_s": time_s[order], "kind": kinds, "host": host[order], "count": count[order]})
 
 
-def _summarise(cfg: DwfmConfig, model: sim._Model, events: pd.DataFrame, series: pd.DataFrame,
-               at: float | None) -> DwfmSummary:
+def _summarise(
+    cfg: DwfmConfig, model: sim._Model, events: pd.DataFrame, series: pd.DataFrame, at: float | None
+) -> DwfmSummary:
     totals = series.sum(numeric_only=True)
     by_kind = events.groupby("kind", observed=False)["count"].sum()
     done = int(totals["goodput_count"] + totals["wasted_count"])

@@ -35,16 +35,26 @@ from ..presets import DWFM_FLEET_SIZES
 from .config import INCIDENT, DwfmConfig
 from .model import run
 
-__all__ = ["BACKOFF_SETTINGS", "EXPLORER_FLEETS", "LEVER_BUDGET_PER_S", "backoff_sweep", "explorer_grid",
-           "lever_table", "phase_sweep", "sweep"]
+__all__ = [
+    "BACKOFF_SETTINGS",
+    "EXPLORER_FLEETS",
+    "LEVER_BUDGET_PER_S",
+    "backoff_sweep",
+    "explorer_grid",
+    "lever_table",
+    "phase_sweep",
+    "sweep",
+]
 
 #: The retry settings :func:`backoff_sweep` compares: ``(label, fields changed)``.
 BACKOFF_SETTINGS: tuple[tuple[str, dict], ...] = (
     ("immediate retries", {}),
     ("backoff, base 30 s, cap 30 min", {"retry_policy": "backoff_full_jitter"}),
     ("backoff, base 30 s, cap 4 h", {"retry_policy": "backoff_full_jitter", "retry_cap_s": 14_400.0}),
-    ("backoff, base 5 min, cap 4 h", {"retry_policy": "backoff_full_jitter", "retry_base_s": 300.0,
-                                      "retry_cap_s": 14_400.0}),
+    (
+        "backoff, base 5 min, cap 4 h",
+        {"retry_policy": "backoff_full_jitter", "retry_base_s": 300.0, "retry_cap_s": 14_400.0},
+    ),
     ("admission control", {"throttle_by_queue_length": True}),
 )
 
@@ -57,9 +67,15 @@ LEVER_BUDGET_PER_S: float = 0.02
 EXPLORER_FLEETS: tuple[int, ...] = DWFM_FLEET_SIZES
 
 _SWEEP_COLUMNS = {
-    "throttle_by_queue_length": "bool", "fleet_droplets_count": "int64", "outage_s": "float64",
-    "recovered": "bool", "recovered_at_s": "float64", "recovery_after_outage_s": "float64",
-    "peak_queue_count": "int64", "goodput_count": "int64", "wasted_count": "int64",
+    "throttle_by_queue_length": "bool",
+    "fleet_droplets_count": "int64",
+    "outage_s": "float64",
+    "recovered": "bool",
+    "recovered_at_s": "float64",
+    "recovery_after_outage_s": "float64",
+    "peak_queue_count": "int64",
+    "goodput_count": "int64",
+    "wasted_count": "int64",
     "wasted_fraction": "float64",
 }
 
@@ -113,9 +129,12 @@ def phase_sweep(
     throttles = _values("throttle", throttle, check_bool)
     ops: dict[str, Any] = {} if operators else {"operator_restart_at_s": None, "operator_throttle_at_s": None}
     configs = [
-        replace(base, fleet_droplets_count=n, outage_end_s=base.outage_start_s + length,
-                throttle_by_queue_length=t, **ops)
-        for t in throttles for n in fleets for length in outages
+        replace(
+            base, fleet_droplets_count=n, outage_end_s=base.outage_start_s + length, throttle_by_queue_length=t, **ops
+        )
+        for t in throttles
+        for n in fleets
+        for length in outages
     ]
     frame = sweep(configs, executor=executor)
     frame["outage_s"] = frame["outage_end_s"] - frame["outage_start_s"]
@@ -129,12 +148,14 @@ def _explorer_point(args: tuple[DwfmConfig, float]) -> pd.DataFrame:
     ts = ts.assign(bucket=(ts["time_s"] // step_s).astype("int64"))
     grouped = ts.groupby("bucket", sort=True)
     per_min = 60.0 / step_s
-    frame = pd.DataFrame({
-        "time_s": grouped["time_s"].max(),
-        "leased_fraction": grouped["leased_count"].last() / cfg.fleet_droplets_count,
-        "goodput_per_min": grouped["goodput_count"].sum() * per_min,
-        "wasted_per_min": grouped["wasted_count"].sum() * per_min,
-    }).reset_index(drop=True)
+    frame = pd.DataFrame(
+        {
+            "time_s": grouped["time_s"].max(),
+            "leased_fraction": grouped["leased_count"].last() / cfg.fleet_droplets_count,
+            "goodput_per_min": grouped["goodput_count"].sum() * per_min,
+            "wasted_per_min": grouped["wasted_count"].sum() * per_min,
+        }
+    ).reset_index(drop=True)
     frame.insert(0, "fleet_droplets_count", cfg.fleet_droplets_count)
     frame.insert(1, "throttle_by_queue_length", cfg.throttle_by_queue_length)
     return frame
@@ -172,13 +193,23 @@ def explorer_grid(
         raise ConfigError(f"fleet_sizes must hold at most 8 values, got {len(fleets)}")
     check_number("step_s", step_s, lo=base.report_interval_s, hi=base.horizon_s)
     configs = [
-        (replace(base, fleet_droplets_count=n, throttle_by_queue_length=t,
-                 operator_restart_at_s=None, operator_throttle_at_s=None), float(step_s))
-        for t in (False, True) for n in fleets
+        (
+            replace(
+                base,
+                fleet_droplets_count=n,
+                throttle_by_queue_length=t,
+                operator_restart_at_s=None,
+                operator_throttle_at_s=None,
+            ),
+            float(step_s),
+        )
+        for t in (False, True)
+        for n in fleets
     ]
     frames = map_items(_explorer_point, configs, executor)
     return pd.concat(frames, ignore_index=True).astype(
-        {"fleet_droplets_count": "int64", "throttle_by_queue_length": "bool", "time_s": "float64"})
+        {"fleet_droplets_count": "int64", "throttle_by_queue_length": "bool", "time_s": "float64"}
+    )
 
 
 def sweep(configs: Iterable[DwfmConfig], *, executor: Executor | None = None) -> pd.DataFrame:
@@ -203,8 +234,13 @@ def sweep(configs: Iterable[DwfmConfig], *, executor: Executor | None = None) ->
 
 
 _LEVER_COLUMNS = {
-    "lever": "string", "setting": "string", "recovered": "bool", "recovered_at_s": "float64",
-    "peak_queue_count": "int64", "wasted_fraction": "float64", "dropped_count": "int64",
+    "lever": "string",
+    "setting": "string",
+    "recovered": "bool",
+    "recovered_at_s": "float64",
+    "peak_queue_count": "int64",
+    "wasted_fraction": "float64",
+    "dropped_count": "int64",
     "retries_refused_count": "int64",
 }
 
@@ -213,11 +249,16 @@ def _lever_row(args: tuple[str, str, DwfmConfig]) -> dict:
     lever, setting, cfg = args
     result = run(cfg)
     s, by_kind = result.summary, result.events.groupby("kind", observed=False)["count"].sum()
-    return {"lever": lever, "setting": setting, "recovered": s.recovered,
-            "recovered_at_s": float("nan") if s.recovered_at_s is None else s.recovered_at_s,
-            "peak_queue_count": s.peak_queue_count, "wasted_fraction": s.wasted_fraction,
-            "dropped_count": int(by_kind["work_dropped_expired"]),
-            "retries_refused_count": int(by_kind["retry_refused"])}
+    return {
+        "lever": lever,
+        "setting": setting,
+        "recovered": s.recovered,
+        "recovered_at_s": float("nan") if s.recovered_at_s is None else s.recovered_at_s,
+        "peak_queue_count": s.peak_queue_count,
+        "wasted_fraction": s.wasted_fraction,
+        "dropped_count": int(by_kind["work_dropped_expired"]),
+        "retries_refused_count": int(by_kind["retry_refused"]),
+    }
 
 
 def lever_table(config: DwfmConfig = INCIDENT, *, executor: Executor | None = None) -> pd.DataFrame:
@@ -250,22 +291,37 @@ def lever_table(config: DwfmConfig = INCIDENT, *, executor: Executor | None = No
         ("as configured", "operators as in the config", config),
         ("no operators", "operator_restart_at_s=None, operator_throttle_at_s=None", alone),
         ("admission control", "throttle_by_queue_length=True", replace(alone, throttle_by_queue_length=True)),
-        ("backoff with full jitter", 'retry_policy="backoff_full_jitter"',
-         replace(alone, retry_policy="backoff_full_jitter")),
+        (
+            "backoff with full jitter",
+            'retry_policy="backoff_full_jitter"',
+            replace(alone, retry_policy="backoff_full_jitter"),
+        ),
         ("drop expired work", "drop_expired_work=True", replace(alone, drop_expired_work=True)),
         ("LIFO queue", 'queue_order="lifo"', replace(alone, queue_order="lifo")),
-        ("retry budget", f"retry_budget_per_s={LEVER_BUDGET_PER_S:g}, retry_budget_burst_count=10",
-         replace(alone, retry_budget_per_s=LEVER_BUDGET_PER_S, retry_budget_burst_count=10)),
-        ("drop expired work + LIFO queue", 'drop_expired_work=True, queue_order="lifo"',
-         replace(alone, drop_expired_work=True, queue_order="lifo")),
+        (
+            "retry budget",
+            f"retry_budget_per_s={LEVER_BUDGET_PER_S:g}, retry_budget_burst_count=10",
+            replace(alone, retry_budget_per_s=LEVER_BUDGET_PER_S, retry_budget_burst_count=10),
+        ),
+        (
+            "drop expired work + LIFO queue",
+            'drop_expired_work=True, queue_order="lifo"',
+            replace(alone, drop_expired_work=True, queue_order="lifo"),
+        ),
     ]
     return pd.DataFrame(map_items(_lever_row, rows, executor)).astype(_LEVER_COLUMNS)
 
 
 _BACKOFF_COLUMNS = {
-    "fleet_droplets_count": "int64", "setting": "string", "recovered": "bool", "recovered_at_s": "float64",
-    "peak_queue_per_host": "float64", "mean_queue_per_host": "float64", "mean_wait_s": "float64",
-    "peak_backoff_count": "int64", "wasted_fraction": "float64",
+    "fleet_droplets_count": "int64",
+    "setting": "string",
+    "recovered": "bool",
+    "recovered_at_s": "float64",
+    "peak_queue_per_host": "float64",
+    "mean_queue_per_host": "float64",
+    "mean_wait_s": "float64",
+    "peak_backoff_count": "int64",
+    "wasted_fraction": "float64",
 }
 
 
@@ -275,17 +331,25 @@ def _backoff_row(args: tuple[str, DwfmConfig]) -> dict:
     s, ts = result.summary, result.timeseries
     after = ts[ts["time_s"] > cfg.outage_end_s]
     mean_q = float(after["queue_count"].mean()) / cfg.dwfm_hosts_count if len(after) else 0.0
-    return {"fleet_droplets_count": cfg.fleet_droplets_count, "setting": label, "recovered": s.recovered,
-            "recovered_at_s": float("nan") if s.recovered_at_s is None else s.recovered_at_s,
-            "peak_queue_per_host": s.peak_queue_count / cfg.dwfm_hosts_count,
-            "mean_queue_per_host": mean_q,
-            "mean_wait_s": mean_q * cfg.lease_establish_s / cfg.host_concurrency_count,
-            "peak_backoff_count": int(after["backoff_count"].max()) if len(after) else 0,
-            "wasted_fraction": s.wasted_fraction}
+    return {
+        "fleet_droplets_count": cfg.fleet_droplets_count,
+        "setting": label,
+        "recovered": s.recovered,
+        "recovered_at_s": float("nan") if s.recovered_at_s is None else s.recovered_at_s,
+        "peak_queue_per_host": s.peak_queue_count / cfg.dwfm_hosts_count,
+        "mean_queue_per_host": mean_q,
+        "mean_wait_s": mean_q * cfg.lease_establish_s / cfg.host_concurrency_count,
+        "peak_backoff_count": int(after["backoff_count"].max()) if len(after) else 0,
+        "wasted_fraction": s.wasted_fraction,
+    }
 
 
-def backoff_sweep(fleet_sizes: Iterable[int] = (3_000, 6_600, 9_000), config: DwfmConfig = INCIDENT, *,
-                  executor: Executor | None = None) -> pd.DataFrame:
+def backoff_sweep(
+    fleet_sizes: Iterable[int] = (3_000, 6_600, 9_000),
+    config: DwfmConfig = INCIDENT,
+    *,
+    executor: Executor | None = None,
+) -> pd.DataFrame:
     """Backoff against admission control, over fleet sizes and backoff parameters, without operators.
 
     Each fleet size runs every :data:`BACKOFF_SETTINGS` entry on ``config`` with its operators
@@ -315,6 +379,7 @@ def backoff_sweep(fleet_sizes: Iterable[int] = (3_000, 6_600, 9_000), config: Dw
         raise ConfigError(f"config must be a DwfmConfig, got {type(config).__name__}")
     fleets = _values("fleet_sizes", fleet_sizes, lambda n, v: check_int(n, v, lo=1, hi=1_000_000))
     alone = replace(config, operator_restart_at_s=None, operator_throttle_at_s=None)
-    items = [(label, replace(alone, fleet_droplets_count=n, **fields)) for n in fleets
-             for label, fields in BACKOFF_SETTINGS]
+    items = [
+        (label, replace(alone, fleet_droplets_count=n, **fields)) for n in fleets for label, fields in BACKOFF_SETTINGS
+    ]
     return pd.DataFrame(map_items(_backoff_row, items, executor)).astype(_BACKOFF_COLUMNS)

@@ -60,8 +60,10 @@ class ExploreConfig(Config):
         check_int("max_states", self.max_states, lo=1, hi=3_000_000)
         check_strategy("conditional_write", self.conditional_write)
         if self.conditional_write is not None and self.guards.check_version_on_write:
-            raise ConfigError("conditional_write replaces guards.check_version_on_write: turn the guard off "
-                              "or leave conditional_write None")
+            raise ConfigError(
+                "conditional_write replaces guards.check_version_on_write: turn the guard off "
+                "or leave conditional_write None"
+            )
 
 
 #: The protocol as it ran in October 2025 (no guards), at the course's default bounds:

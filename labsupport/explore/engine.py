@@ -40,8 +40,21 @@ from ..errors import ConfigError, LimitExceeded
 from ..strategy import WriteRequest, call_strategy
 from .config import ExploreConfig
 
-__all__ = ["ENACTOR_NAMES", "ENDPOINT_NAMES", "PLANNER", "Graph", "Params", "Step", "canon", "goal", "initial",
-           "params", "search", "successors", "violates"]
+__all__ = [
+    "ENACTOR_NAMES",
+    "ENDPOINT_NAMES",
+    "PLANNER",
+    "Graph",
+    "Params",
+    "Step",
+    "canon",
+    "goal",
+    "initial",
+    "params",
+    "search",
+    "successors",
+    "violates",
+]
 
 #: Names as in labsupport.race (its Enactors and its first two endpoints).
 ENACTOR_NAMES: tuple[str, ...] = ("enactor-a", "enactor-b", "enactor-c")
@@ -71,12 +84,12 @@ class Params(NamedTuple):
 class Step(NamedTuple):
     """One atomic step enabled in a state, and the state it leads to."""
 
-    actor: int            # Enactor index, or -1 for the DNS Planner
-    kind: str             # plan produced, pick plan, version check, endpoint write, cleanup delete
-    race_action: str      # the outcome in labsupport.race's ``action`` vocabulary
-    plan: int             # plan generation concerned
-    endpoint: int         # endpoint index, or -1 if none
-    outcome: str          # one sentence
+    actor: int  # Enactor index, or -1 for the DNS Planner
+    kind: str  # plan produced, pick plan, version check, endpoint write, cleanup delete
+    race_action: str  # the outcome in labsupport.race's ``action`` vocabulary
+    plan: int  # plan generation concerned
+    endpoint: int  # endpoint index, or -1 if none
+    outcome: str  # one sentence
     state: tuple[int, ...]
 
 
@@ -122,8 +135,9 @@ def successors(s: tuple[int, ...], p: Params) -> list[Step]:
     produced, base = s[0], 1 + 3 * endpoints
     out: list[Step] = []
     if produced < generations:
-        out.append(Step(-1, "plan produced", "plan_created", produced + 1, -1, "new newest plan",
-                    (produced + 1, *s[1:])))
+        out.append(
+            Step(-1, "plan produced", "plan_created", produced + 1, -1, "new newest plan", (produced + 1, *s[1:]))
+        )
     for i in range(len(s) - base):
         at = base + i
         code = s[at]
@@ -131,8 +145,9 @@ def successors(s: tuple[int, ...], p: Params) -> list[Step]:
         if phase == IDLE:
             if produced > last:
                 new = _enactor(PICKED, produced, 0, 0, last, failed)
-                out.append(Step(i, "pick plan", "pick", produced, -1, "took the newest plan",
-                            (*s[:at], new, *s[at + 1:])))
+                out.append(
+                    Step(i, "pick plan", "pick", produced, -1, "took the newest plan", (*s[:at], new, *s[at + 1 :]))
+                )
         elif phase == PICKED:  # the one-time check, against the plan this Enactor applied before
             if plan > last and plan != failed:
                 new, action = _enactor(WRITING, plan, 0, 0, last, failed), "check"
@@ -140,7 +155,7 @@ def successors(s: tuple[int, ...], p: Params) -> list[Step]:
             else:
                 new, action = _enactor(IDLE, 0, 0, 0, last, failed), "check_dropped"
                 what = f"plan {plan} failed before: dropped"
-            out.append(Step(i, "version check", action, plan, -1, what, (*s[:at], new, *s[at + 1:])))
+            out.append(Step(i, "version check", action, plan, -1, what, (*s[:at], new, *s[at + 1 :])))
         elif phase == WRITING:
             out.append(Step(i, "endpoint write", *_write(s, p, at, code)))
         else:
@@ -158,8 +173,7 @@ def _write(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
         1 + 2 * endpoints + ep,
     )  # this endpoint's alias, rollback, trees
     t, a, trees, newest = list(s), s[alias_at], s[trees_at], s[0]
-    if (not p.write_allowed(ep, a, plan) if p.write_allowed is not None
-            else p.check_version_on_write and a >= plan):
+    if not p.write_allowed(ep, a, plan) if p.write_allowed is not None else p.check_version_on_write and a >= plan:
         action, what = "write_refused", f"conditional write refused: endpoint on plan {a}"
         t[at] = _after_write(s, endpoints, ep, plan, last, failed, keep)
     elif not trees >> a & 1:  # the rollback record cannot point at the missing active plan
@@ -187,8 +201,13 @@ def _cleanup(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
     plan, ep, cur, last, failed = code >> 2 & _M, code >> 5 & 1, code >> 6 & _M, code >> 9 & _M, code >> 12 & _M
     nxt = _cursor(s, endpoints, ep, cur, plan - keep)
     if nxt is None:  # another Enactor deleted what was left
-        return ("cleanup_done", 0, -1, "nothing left to delete",
-                (*s[:at], _enactor(IDLE, 0, 0, 0, last, failed), *s[at + 1:]))
+        return (
+            "cleanup_done",
+            0,
+            -1,
+            "nothing left to delete",
+            (*s[:at], _enactor(IDLE, 0, 0, 0, last, failed), *s[at + 1 :]),
+        )
     k, g = nxt
     t = list(s)
     active = s[1 + k] == g
@@ -201,8 +220,9 @@ def _cleanup(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
         action = "delete_active" if active else "delete"
         what = f"deleted plan {g}, the ACTIVE plan: endpoint empty" if active else f"deleted plan {g}"
     after = _cursor(tuple(t), endpoints, k, g + 1, plan - keep)
-    t[at] = (_enactor(CLEANUP, plan, after[0], after[1], last, failed) if after
-             else _enactor(IDLE, 0, 0, 0, last, failed))
+    t[at] = (
+        _enactor(CLEANUP, plan, after[0], after[1], last, failed) if after else _enactor(IDLE, 0, 0, 0, last, failed)
+    )
     return action, g, k, what, tuple(t)
 
 
@@ -227,9 +247,16 @@ def goal(s: tuple[int, ...], endpoints: int, generations: int) -> bool:
 def params(cfg: ExploreConfig) -> Params:
     """The bounds and guards of ``cfg`` as the steps read them."""
     g = cfg.guards
-    return Params(cfg.endpoint_count, cfg.generation_count, cfg.cleanup_keep_generations,
-                  g.check_version_on_write, g.delete_only_unreferenced, g.reject_empty_records, g.self_repair,
-                  _write_allowed(cfg))
+    return Params(
+        cfg.endpoint_count,
+        cfg.generation_count,
+        cfg.cleanup_keep_generations,
+        g.check_version_on_write,
+        g.delete_only_unreferenced,
+        g.reject_empty_records,
+        g.self_repair,
+        _write_allowed(cfg),
+    )
 
 
 def _write_allowed(cfg: ExploreConfig) -> Callable[[int, int, int], bool] | None:
@@ -244,6 +271,7 @@ def _write_allowed(cfg: ExploreConfig) -> Callable[[int, int, int], bool] | None
         if key not in memo:
             memo[key] = call_strategy("conditional_write", strategy, WriteRequest(ENDPOINT_NAMES[ep], active, new))
         return memo[key]
+
     return allowed
 
 
@@ -285,7 +313,8 @@ def search(cfg: ExploreConfig) -> Graph:
                     raise LimitExceeded(
                         f"max_states={cfg.max_states} reached after {time.perf_counter() - t0:.1f} s: the "
                         f"state space of enactor_count={cfg.enactor_count}, generation_count={generations}, "
-                        f"endpoint_count={endpoints} is larger. Lower a bound, or raise max_states (at most 3000000).")
+                        f"endpoint_count={endpoints} is larger. Lower a bound, or raise max_states (at most 3000000)."
+                    )
                 index[c] = j
                 states.append(c)
                 parent.append(head)

@@ -103,13 +103,22 @@ def run(cfg: ExploreConfig = INCIDENT) -> ExploreResult:
     stuck_path = _path_table(cfg, g.states, g.parent, int(stuck[0]) if stuck.size else -1, g.canon)
     elapsed = time.perf_counter() - t0
     summary = ExploreSummary(
-        states_count=n, transitions_count=len(g.src), depth_count=max(g.depth), elapsed_s=elapsed,
-        states_per_s=n / elapsed if elapsed > 0 else float("inf"), safe=g.first_bad < 0,
-        recovers=stuck.size == 0, violating_states_count=int(g.bad.sum()),
-        stuck_states_count=int(stuck.size), counterexample_steps_count=len(events),
-        stuck_path_steps_count=len(stuck_path), empty_reachable=bool(g.bad.any()),
-        stale_overwrite_reachable="stale_write" in actions, alert_reachable="refused_empty" in actions,
-        reachable_actions=tuple(sorted(actions)))
+        states_count=n,
+        transitions_count=len(g.src),
+        depth_count=max(g.depth),
+        elapsed_s=elapsed,
+        states_per_s=n / elapsed if elapsed > 0 else float("inf"),
+        safe=g.first_bad < 0,
+        recovers=stuck.size == 0,
+        violating_states_count=int(g.bad.sum()),
+        stuck_states_count=int(stuck.size),
+        counterexample_steps_count=len(events),
+        stuck_path_steps_count=len(stuck_path),
+        empty_reachable=bool(g.bad.any()),
+        stale_overwrite_reachable="stale_write" in actions,
+        alert_reachable="refused_empty" in actions,
+        reachable_actions=tuple(sorted(actions)),
+    )
     return ExploreResult(config=cfg, summary=summary, events=events, stuck_path=stuck_path)
 
 
@@ -136,8 +145,11 @@ def states_table(cfg: ExploreConfig = INCIDENT) -> pd.DataFrame:
     endpoints = cfg.endpoint_count
     stuck = np.zeros(len(g.states), dtype=bool)
     stuck[g.stuck] = True
-    cols: dict[str, object] = {"state_id": np.arange(len(g.states)), "depth": g.depth,
-                               "newest_plan": [s[0] for s in g.states]}
+    cols: dict[str, object] = {
+        "state_id": np.arange(len(g.states)),
+        "depth": g.depth,
+        "newest_plan": [s[0] for s in g.states],
+    }
     for k, name in enumerate(ENDPOINT_NAMES[:endpoints]):
         cols[f"{name}_alias"] = [s[1 + k] for s in g.states]
         cols[f"{name}_rollback"] = [s[1 + endpoints + k] for s in g.states]
@@ -145,7 +157,7 @@ def states_table(cfg: ExploreConfig = INCIDENT) -> pd.DataFrame:
             ",".join(str(p) for p in range(1, 7) if s[1 + 2 * endpoints + k] >> p & 1) for s in g.states
         ]
         cols[f"{name}_empty"] = [not s[1 + 2 * endpoints + k] >> s[1 + k] & 1 for s in g.states]
-    cols["enactors"] = ["; ".join(_describe(c) for c in s[1 + 3 * endpoints:]) for s in g.states]
+    cols["enactors"] = ["; ".join(_describe(c) for c in s[1 + 3 * endpoints :]) for s in g.states]
     cols["safe"] = ~g.bad
     cols["can_recover"] = ~stuck
     ints = ["state_id", "depth", "newest_plan"] + [
@@ -160,9 +172,19 @@ def _describe(code: int) -> str:
     return f"{now} (applied {last} before)"
 
 
-_DTYPES: dict[str, Any] = {"step": "int64", "actor": str, "action": str, "race_action": str, "plan_generation": "int64",
-           "endpoint": str, "outcome": str, "role": str, "aliases_after": str, "trees_after": str,
-           "empty_after": bool}
+_DTYPES: dict[str, Any] = {
+    "step": "int64",
+    "actor": str,
+    "action": str,
+    "race_action": str,
+    "plan_generation": "int64",
+    "endpoint": str,
+    "outcome": str,
+    "role": str,
+    "aliases_after": str,
+    "trees_after": str,
+    "empty_after": bool,
+}
 
 
 def _path_table(cfg: ExploreConfig, states: list, parent: list[int], target: int, canon) -> pd.DataFrame:

@@ -46,8 +46,10 @@ def race_replay_config(result: ExploreResult) -> RaceConfig:
     stale = ev.loc[ev["role"] == "stale overwrite"]
     killed = ev.loc[ev["role"] == "active plan deleted"]
     if stale.empty or killed.empty or cfg.endpoint_count != 2 or cfg.cleanup_keep_generations < 1:
-        raise ConfigError("race_replay_config needs a counterexample with a stale overwrite and a deleted "
-                          "active plan, endpoint_count=2 and cleanup_keep_generations >= 1")
+        raise ConfigError(
+            "race_replay_config needs a counterexample with a stale overwrite and a deleted "
+            "active plan, endpoint_count=2 and cleanup_keep_generations >= 1"
+        )
     slow, fast = cast(str, stale["actor"].iat[0]), cast(str, killed["actor"].iat[0])
     writes = ev.loc[(ev["actor"] == slow) & (ev["action"] == "endpoint write")]
     if slow == fast or writes["endpoint"].iat[0] != ENDPOINT_NAMES[0] or writes.index[0] != stale.index[0]:
@@ -59,13 +61,23 @@ def race_replay_config(result: ExploreResult) -> RaceConfig:
     names = race.enactor_names(cfg.enactor_count)
     offsets = tuple(t_slow if n == slow else t_fast if n == fast else 3600.0 for n in names)
     return race.RaceConfig(
-        plan_interval_s=_REPLAY_INTERVAL_S, enactor_count=cfg.enactor_count, enactor_offsets_s=offsets,
-        endpoints=ENDPOINT_NAMES[:2], regional_endpoint=ENDPOINT_NAMES[0], txn_latency_s=1.0,
-        txn_jitter_fraction=0.0, lock_ttl_s=0.0, backoff_base_s=backoff, backoff_cap_s=backoff,
-        backoff_jitter_fraction=0.0, cleanup_keep_generations=cfg.cleanup_keep_generations,
+        plan_interval_s=_REPLAY_INTERVAL_S,
+        enactor_count=cfg.enactor_count,
+        enactor_offsets_s=offsets,
+        endpoints=ENDPOINT_NAMES[:2],
+        regional_endpoint=ENDPOINT_NAMES[0],
+        txn_latency_s=1.0,
+        txn_jitter_fraction=0.0,
+        lock_ttl_s=0.0,
+        backoff_base_s=backoff,
+        backoff_cap_s=backoff,
+        backoff_jitter_fraction=0.0,
+        cleanup_keep_generations=cfg.cleanup_keep_generations,
         delays=(race.EnactorDelay(enactor=slow, start_s=0.0, lock_losses_count=1, endpoints=(ENDPOINT_NAMES[0],)),),
-        horizon_s=t_fast + 30.0, seed=0,
-        guards=cfg.guards)
+        horizon_s=t_fast + 30.0,
+        seed=0,
+        guards=cfg.guards,
+    )
 
 
 def race_replay(result: ExploreResult) -> pd.DataFrame:
@@ -87,18 +99,27 @@ def race_replay(result: ExploreResult) -> pd.DataFrame:
         the same on every row).
     """
     sim = race.run(race_replay_config(result)).events
-    steps = result.events.loc[~result.events["race_action"].isin(_NOT_LOGGED),
-                              ["step", "actor", "race_action", "plan_generation", "endpoint"]].copy()
+    steps = result.events.loc[
+        ~result.events["race_action"].isin(_NOT_LOGGED), ["step", "actor", "race_action", "plan_generation", "endpoint"]
+    ].copy()
     done: dict[str, float] = {}
     times = []
-    for actor, action, gen, endpoint in zip(steps["actor"], steps["race_action"], steps["plan_generation"],
-                                            steps["endpoint"], strict=False):
-        hit = sim.loc[(sim["actor"].astype(str) == actor) & (sim["action"].astype(str) == action)
-                      & (sim["generation"] == gen) & (sim["endpoint"].fillna("").astype(str) == endpoint)
-                      & (sim["time_s"] >= done.get(actor, 0.0))]
+    for actor, action, gen, endpoint in zip(
+        steps["actor"], steps["race_action"], steps["plan_generation"], steps["endpoint"], strict=False
+    ):
+        hit = sim.loc[
+            (sim["actor"].astype(str) == actor)
+            & (sim["action"].astype(str) == action)
+            & (sim["generation"] == gen)
+            & (sim["endpoint"].fillna("").astype(str) == endpoint)
+            & (sim["time_s"] >= done.get(actor, 0.0))
+        ]
         times.append(float(hit["time_s"].iat[0]) if len(hit) else float("nan"))
         done[actor] = times[-1] if len(hit) else float("inf")
     empty = sim.loc[sim["action"].astype(str) == "endpoint_empty", "time_s"]
     empty_s = float(cast(float, empty.iat[0])) if len(empty) else float("nan")
-    return steps.assign(race_time_s=times, race_endpoint_empty_s=empty_s
-                        ).astype({"race_time_s": "float64", "race_endpoint_empty_s": "float64"}).reset_index(drop=True)
+    return (
+        steps.assign(race_time_s=times, race_endpoint_empty_s=empty_s)
+        .astype({"race_time_s": "float64", "race_endpoint_empty_s": "float64"})
+        .reset_index(drop=True)
+    )

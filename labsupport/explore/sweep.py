@@ -18,8 +18,18 @@ from .model import ExploreResult, run
 __all__ = ["sweep", "verdict_rows", "verdict_table"]
 
 #: The verdict table's columns after the guard flags and their label, from the summary.
-_VERDICT = ("safe", "recovers", "empty_reachable", "stale_overwrite_reachable", "alert_reachable", "states_count",
-            "transitions_count", "counterexample_steps_count", "stuck_states_count", "elapsed_s")
+_VERDICT = (
+    "safe",
+    "recovers",
+    "empty_reachable",
+    "stale_overwrite_reachable",
+    "alert_reachable",
+    "states_count",
+    "transitions_count",
+    "counterexample_steps_count",
+    "stuck_states_count",
+    "elapsed_s",
+)
 
 
 def sweep(configs: Iterable[ExploreConfig], *, executor: Executor | None = None) -> pd.DataFrame:

@@ -42,24 +42,69 @@ class Action:
 
 #: The operators' actions, in the order the buttons show them.
 ACTIONS: tuple[Action, ...] = (
-    Action("communicate", "Post a status update", "", "dash-first-post",
-           "none in the model; the debrief reads the time of the first update"),
-    Action("stop_automation", "Stop the DNS Enactor automation", "automation_stopped_at_s", "talk-automation-off",
-           "none downstream: once the record is empty the Enactors cannot fix or break it further"),
-    Action("repair_dns", "Repair DynamoDB's DNS records by hand", "dns_repair_at_s", "ddb-dns-restored",
-           "the regional endpoint gets its records back; caches refetch; DWFM's state checks work again"),
-    Action("throttle_ec2", "Throttle EC2 launches (DWFM admission control)", "ec2_throttle_at_s", "dwfm-intervention",
-           "DWFM admits no more work to a full queue; a throttle that must be relaxed later"),
-    Action("restart_dwfm", "Restart DWFM hosts", "dwfm_restart_at_s", "dwfm-intervention",
-           "congested DWFM hosts drop their queues; their droplets ask again"),
-    Action("throttle_network", "Throttle network propagation work", "network_throttle_at_s", "dash-root-cause",
-           "half of new launches are refused before they reach Network Manager (they count as failed launches)"),
-    Action("relax_throttles", "Relax the throttles", "throttles_relaxed_at_s", "ec2-throttles-relaxed",
-           "launches are no longer refused; EC2 is normal once the throttles have unwound"),
-    Action("disable_failover", "Disable NLB automatic AZ failover", "failover_disabled_at_s", "nlb-failover-off",
-           "health checks no longer take an AZ out of DNS"),
-    Action("reenable_failover", "Re-enable NLB automatic AZ failover", "failover_reenabled_at_s", "nlb-failover-on",
-           "health checks may fail an AZ over again"),
+    Action(
+        "communicate",
+        "Post a status update",
+        "",
+        "dash-first-post",
+        "none in the model; the debrief reads the time of the first update",
+    ),
+    Action(
+        "stop_automation",
+        "Stop the DNS Enactor automation",
+        "automation_stopped_at_s",
+        "talk-automation-off",
+        "none downstream: once the record is empty the Enactors cannot fix or break it further",
+    ),
+    Action(
+        "repair_dns",
+        "Repair DynamoDB's DNS records by hand",
+        "dns_repair_at_s",
+        "ddb-dns-restored",
+        "the regional endpoint gets its records back; caches refetch; DWFM's state checks work again",
+    ),
+    Action(
+        "throttle_ec2",
+        "Throttle EC2 launches (DWFM admission control)",
+        "ec2_throttle_at_s",
+        "dwfm-intervention",
+        "DWFM admits no more work to a full queue; a throttle that must be relaxed later",
+    ),
+    Action(
+        "restart_dwfm",
+        "Restart DWFM hosts",
+        "dwfm_restart_at_s",
+        "dwfm-intervention",
+        "congested DWFM hosts drop their queues; their droplets ask again",
+    ),
+    Action(
+        "throttle_network",
+        "Throttle network propagation work",
+        "network_throttle_at_s",
+        "dash-root-cause",
+        "half of new launches are refused before they reach Network Manager (they count as failed launches)",
+    ),
+    Action(
+        "relax_throttles",
+        "Relax the throttles",
+        "throttles_relaxed_at_s",
+        "ec2-throttles-relaxed",
+        "launches are no longer refused; EC2 is normal once the throttles have unwound",
+    ),
+    Action(
+        "disable_failover",
+        "Disable NLB automatic AZ failover",
+        "failover_disabled_at_s",
+        "nlb-failover-off",
+        "health checks no longer take an AZ out of DNS",
+    ),
+    Action(
+        "reenable_failover",
+        "Re-enable NLB automatic AZ failover",
+        "failover_reenabled_at_s",
+        "nlb-failover-on",
+        "health checks may fail an AZ over again",
+    ),
     Action("undo", "Undo the last action", "", "", "withdraws the latest earlier action, as if not taken"),
 )
 #: The action names, in button order.
@@ -122,11 +167,13 @@ class GameConfig(Config):
 
     def take(self, action: str) -> GameConfig:
         """This game with ``action`` taken now (at ``clock_s``)."""
-        return GameConfig(actions=(*self.actions, (self.clock_s, action)), clock_s=self.clock_s,
-                          horizon_s=self.horizon_s)
+        return GameConfig(
+            actions=(*self.actions, (self.clock_s, action)), clock_s=self.clock_s, horizon_s=self.horizon_s
+        )
 
     def advance(self, step_s: float) -> GameConfig:
         """This game with the clock ``step_s`` seconds later (one of :data:`STEPS_S`), stopping at ``horizon_s``."""
         check_choice("step_s", step_s, STEPS_S)
-        return GameConfig(actions=self.actions, clock_s=min(self.clock_s + float(step_s), self.horizon_s),
-                          horizon_s=self.horizon_s)
+        return GameConfig(
+            actions=self.actions, clock_s=min(self.clock_s + float(step_s), self.horizon_s), horizon_s=self.horizon_s
+        )

@@ -35,10 +35,11 @@ SIGNALS: tuple[tuple[str, str, str], ...] = (
 )
 #: What a signal means and, where the night's signal misled, how: (panel, signal) -> note.
 NOTES: dict[tuple[str, str], str] = {
-    ("NLB", "health-check flaps per minute"):
-        "misleading: the checks fail targets that are healthy; their network state is late (PES)",
-    ("EC2", "launch error rate"):
-        "refused launches and launches whose network state comes late",
+    (
+        "NLB",
+        "health-check flaps per minute",
+    ): "misleading: the checks fail targets that are healthy; their network state is late (PES)",
+    ("EC2", "launch error rate"): "refused launches and launches whose network state comes late",
 }
 
 
@@ -91,10 +92,14 @@ def fold(log: tuple[tuple[float, str], ...], horizon_s: float) -> tuple[Operator
         else:
             times[field] = at
             outcomes.append("taken")
-    frame = pd.DataFrame({"time_s": pd.Series([e[0] for e in entries], dtype="float64"),
-                          "action": pd.Series([e[1] for e in entries], dtype="string"),
-                          "label": pd.Series([_BY_NAME[e[1]].label for e in entries], dtype="string"),
-                          "outcome": pd.Series(outcomes, dtype="string")})
+    frame = pd.DataFrame(
+        {
+            "time_s": pd.Series([e[0] for e in entries], dtype="float64"),
+            "action": pd.Series([e[1] for e in entries], dtype="string"),
+            "label": pd.Series([_BY_NAME[e[1]].label for e in entries], dtype="string"),
+            "outcome": pd.Series(outcomes, dtype="string"),
+        }
+    )
     frame["in_effect"] = frame["outcome"].isin(["taken", "another update"]).astype(bool)
     return OperatorActions(horizon_s=horizon_s, **times), frame  # type: ignore[arg-type]
 
@@ -106,8 +111,14 @@ def chain_run(ops: OperatorActions) -> chain.ChainResult:
 
 
 def _series(panel: str, signal: str, time_s: object, value: object) -> pd.DataFrame:
-    return pd.DataFrame({"time_s": np.asarray(time_s, dtype=float), "value": np.asarray(value, dtype=float),
-                         "panel": panel, "signal": signal})
+    return pd.DataFrame(
+        {
+            "time_s": np.asarray(time_s, dtype=float),
+            "value": np.asarray(value, dtype=float),
+            "panel": panel,
+            "signal": signal,
+        }
+    )
 
 
 def dashboards(result: chain.ChainResult, horizon_s: float) -> pd.DataFrame:
@@ -125,40 +136,73 @@ def dashboards(result: chain.ChainResult, horizon_s: float) -> pd.DataFrame:
     # Per minute (the worst sample of each), as a service dashboard shows it.
     ts = ts.assign(time_s=np.ceil(ts["time_s"] / 60.0) * 60.0)
     ts = ts.groupby("time_s", as_index=False).agg(failing_fraction=("failing_fraction", "max"))
-    parts.append(_series("DynamoDB", "API error rate", [*ts["time_s"], horizon_s],
-                         [*ts["failing_fraction"], 0.0 if runs.dns is not None else ts["failing_fraction"].iloc[-1]]))
+    parts.append(
+        _series(
+            "DynamoDB",
+            "API error rate",
+            [*ts["time_s"], horizon_s],
+            [*ts["failing_fraction"], 0.0 if runs.dns is not None else ts["failing_fraction"].iloc[-1]],
+        )
+    )
     imp, dw = result.impact, runs.dwfm.timeseries
     back_s = runs.dwfm.summary.recovered_at_s
     early = dw[(dw["launch_attempts_count"] > 0) & (dw["time_s"] <= (back_s if back_s is not None else np.inf))]
     late = imp[(imp["stage"] == chain.STAGES[1]) & (imp["time_s"] > (back_s if back_s is not None else np.inf))]
-    parts.append(_series("EC2", "launch error rate", [*early["time_s"], *late["time_s"]],
-                         [*(early["insufficient_capacity_count"] / early["launch_attempts_count"]),
-                          *late["impact_fraction"]]))
+    parts.append(
+        _series(
+            "EC2",
+            "launch error rate",
+            [*early["time_s"], *late["time_s"]],
+            [*(early["insufficient_capacity_count"] / early["launch_attempts_count"]), *late["impact_fraction"]],
+        )
+    )
     fleet = runs.dwfm.config.fleet_droplets_count
     parts.append(_series("DWFM", "droplets with a lease", dw["time_s"], dw["leased_count"] / fleet))
     parts.append(_series("DWFM", "work queued", dw["time_s"], dw["queue_count"] + dw["in_flight_count"]))
     if runs.network is not None and back_s is not None:
         nts = runs.network.timeseries
-        parts.append(_series("Network Manager", "propagation delay", [0.0, *(nts["time_s"] + back_s)],
-                             [0.0, *nts["mean_delay_s"].fillna(0.0)]))
-        parts.append(_series("Network Manager", "propagation queue", [0.0, *(nts["time_s"] + back_s)],
-                             [0.0, *nts["queue_count"]]))
+        parts.append(
+            _series(
+                "Network Manager",
+                "propagation delay",
+                [0.0, *(nts["time_s"] + back_s)],
+                [0.0, *nts["mean_delay_s"].fillna(0.0)],
+            )
+        )
+        parts.append(
+            _series(
+                "Network Manager", "propagation queue", [0.0, *(nts["time_s"] + back_s)], [0.0, *nts["queue_count"]]
+            )
+        )
     else:
         for sig in ("propagation delay", "propagation queue"):
             parts.append(_series("Network Manager", sig, [0.0], [0.0]))
     if runs.nlb is not None and back_s is not None:
         lts = runs.nlb.timeseries
-        parts.append(_series("NLB", "health-check flaps per minute", [0.0, *(lts["time_s"] + back_s)],
-                             [0.0, *lts["nlb_flaps_per_min"]]))
-        parts.append(_series("NLB", "capacity removed by AZ failover", [0.0, *(lts["time_s"] + back_s)],
-                             [0.0, *lts["failover_removed_fraction"]]))
+        parts.append(
+            _series(
+                "NLB",
+                "health-check flaps per minute",
+                [0.0, *(lts["time_s"] + back_s)],
+                [0.0, *lts["nlb_flaps_per_min"]],
+            )
+        )
+        parts.append(
+            _series(
+                "NLB",
+                "capacity removed by AZ failover",
+                [0.0, *(lts["time_s"] + back_s)],
+                [0.0, *lts["failover_removed_fraction"]],
+            )
+        )
     else:
         for sig in ("health-check flaps per minute", "capacity removed by AZ failover"):
             parts.append(_series("NLB", sig, [0.0], [0.0]))
     if len(imp):
         worst = imp.groupby("time_s", as_index=False)["impact_fraction"].max()
-        parts.append(_series("Customers", "requests failing", [0.0, *worst["time_s"]],
-                             [0.0, *worst["impact_fraction"]]))
+        parts.append(
+            _series("Customers", "requests failing", [0.0, *worst["time_s"]], [0.0, *worst["impact_fraction"]])
+        )
     else:
         parts.append(_series("Customers", "requests failing", [0.0], [0.0]))
     frame = pd.concat(parts, ignore_index=True)
@@ -166,8 +210,12 @@ def dashboards(result: chain.ChainResult, horizon_s: float) -> pd.DataFrame:
     units = {(p, s): u for p, s, u in SIGNALS}
     order = {key: i for i, key in enumerate(units)}
     keys = list(zip(frame["panel"], frame["signal"], strict=True))
-    frame = frame.assign(unit=[units[k] for k in keys], source="model", note=[NOTES.get(k, "") for k in keys],
-                         _order=[order[k] for k in keys])
+    frame = frame.assign(
+        unit=[units[k] for k in keys],
+        source="model",
+        note=[NOTES.get(k, "") for k in keys],
+        _order=[order[k] for k in keys],
+    )
     frame = frame.sort_values(["_order", "time_s"], kind="stable").reset_index(drop=True)
     frame["time_pdt"] = CLOCK.wall_clock(frame["time_s"]).to_numpy()
     cols = ["time_s", "time_pdt", "panel", "signal", "unit", "value", "source", "note"]
@@ -186,9 +234,17 @@ def feed() -> pd.DataFrame:
     rows = timeline.load(services="Health Dashboard")
     rows = rows[~rows["event"].str.contains("final summary")]  # written afterwards, not posted that night
     t = (rows["time_pdt"].dt.tz_localize(None) - CLOCK.origin).dt.total_seconds()
-    frame = pd.DataFrame({"time_s": t.astype("float64"), "time": [CLOCK.time_of_day(x) for x in t],
-                          "id": rows["id"], "event": rows["event"], "source": rows["source"],
-                          "tag": rows["tag"].astype(str)})
+    frame = pd.DataFrame(
+        {
+            "time_s": t.astype("float64"),
+            "time": [CLOCK.time_of_day(x) for x in t],
+            "id": rows["id"],
+            "event": rows["event"],
+            "source": rows["source"],
+            "tag": rows["tag"].astype(str),
+        }
+    )
     frame = frame[frame["time_s"] >= 0]
-    return frame.astype({"time": "string", "id": "string", "event": "string", "source": "string",
-                         "tag": "string"}).reset_index(drop=True)
+    return frame.astype(
+        {"time": "string", "id": "string", "event": "string", "source": "string", "tag": "string"}
+    ).reset_index(drop=True)

@@ -16,9 +16,13 @@ from .config import ACTIONS, CLOCK, GameConfig
 #: Rows of the score: the chain's three stages, then the whole event and the first status update.
 SCORE_ROWS: tuple[str, ...] = (*chain.STAGES, "Whole event", "First status update")
 #: Timeline rows (:func:`labsupport.timeline.load`) of AWS's real time for each score row.
-AWS_ENDS: dict[str, str] = {"DynamoDB unreachable": "ddb-end", "Launches failing": "ec2-propagation-normal",
-                            "NLB connection errors": "nlb-end", "Whole event": "event-end",
-                            "First status update": "dash-first-post"}
+AWS_ENDS: dict[str, str] = {
+    "DynamoDB unreachable": "ddb-end",
+    "Launches failing": "ec2-propagation-normal",
+    "NLB connection errors": "nlb-end",
+    "Whole event": "event-end",
+    "First status update": "dash-first-post",
+}
 
 
 @dataclass(frozen=True)
@@ -127,18 +131,27 @@ def play(config: GameConfig | None = None) -> GameResult:
     by_name = {a.name: a for a in ACTIONS}
     table["effect"] = pd.Series([by_name[n].effect for n in table["action"]], dtype="string")
     aws_s = aws["time_s"].to_dict()
-    table["aws_time_s"] = pd.Series([float(aws_s[by_name[n].aws_id]) if by_name[n].aws_id else math.nan
-                                     for n in table["action"]], dtype="float64")
-    table["aws_tag"] = pd.Series([str(aws.at[by_name[n].aws_id, "tag"]) if by_name[n].aws_id else ""
-                                  for n in table["action"]], dtype="string")
+    table["aws_time_s"] = pd.Series(
+        [float(aws_s[by_name[n].aws_id]) if by_name[n].aws_id else math.nan for n in table["action"]], dtype="float64"
+    )
+    table["aws_tag"] = pd.Series(
+        [str(aws.at[by_name[n].aws_id, "tag"]) if by_name[n].aws_id else "" for n in table["action"]], dtype="string"
+    )
     summary = _summarise(config, ops, table, result)
-    return GameResult(config=config, dashboards=dash[dash["time_s"] <= config.clock_s].reset_index(drop=True),
-                      feed=feed[feed["time_s"] <= config.clock_s].reset_index(drop=True), actions=table,
-                      score=_score(summary, result, aws), summary=summary, chain=result)
+    return GameResult(
+        config=config,
+        dashboards=dash[dash["time_s"] <= config.clock_s].reset_index(drop=True),
+        feed=feed[feed["time_s"] <= config.clock_s].reset_index(drop=True),
+        actions=table,
+        score=_score(summary, result, aws),
+        summary=summary,
+        chain=result,
+    )
 
 
-def _summarise(config: GameConfig, ops: chain.OperatorActions, table: pd.DataFrame,
-               result: chain.ChainResult) -> GameSummary:
+def _summarise(
+    config: GameConfig, ops: chain.OperatorActions, table: pd.DataFrame, result: chain.ChainResult
+) -> GameSummary:
     horizon, st = config.horizon_s, result.stages
     trunc = result.summary.truncated
     ends: dict[str, float | None] = {}
@@ -163,18 +176,29 @@ def _summarise(config: GameConfig, ops: chain.OperatorActions, table: pd.DataFra
     runs = result.runs
     refused = int(runs.dwfm.summary.insufficient_capacity_count)
     refused += int(runs.network.summary.refused_count) if runs.network is not None else 0
-    return GameSummary(over=bool(over), total_s=None if total is None or total > horizon else float(total),
-                       dynamodb_end_s=ends[chain.STAGES[0]], launches_end_s=ends[chain.STAGES[1]],
-                       nlb_end_s=ends[chain.STAGES[2]], first_update_s=float(posts.min()) if len(posts) else None,
-                       impact_s=float(st["impact_s"].sum()), refused_launches_count=refused,
-                       health_check_flaps_count=int(runs.nlb.summary.flaps_count) if runs.nlb is not None else 0,
-                       failover_left_disabled=bool(left_disabled))
+    return GameSummary(
+        over=bool(over),
+        total_s=None if total is None or total > horizon else float(total),
+        dynamodb_end_s=ends[chain.STAGES[0]],
+        launches_end_s=ends[chain.STAGES[1]],
+        nlb_end_s=ends[chain.STAGES[2]],
+        first_update_s=float(posts.min()) if len(posts) else None,
+        impact_s=float(st["impact_s"].sum()),
+        refused_launches_count=refused,
+        health_check_flaps_count=int(runs.nlb.summary.flaps_count) if runs.nlb is not None else 0,
+        failover_left_disabled=bool(left_disabled),
+    )
 
 
 def _score(summary: GameSummary, result: chain.ChainResult, aws: pd.DataFrame) -> pd.DataFrame:
     st = result.stages.set_index(result.stages["stage"].astype(str))
-    player = [summary.dynamodb_end_s, summary.launches_end_s, summary.nlb_end_s, summary.total_s,
-              summary.first_update_s]
+    player = [
+        summary.dynamodb_end_s,
+        summary.launches_end_s,
+        summary.nlb_end_s,
+        summary.total_s,
+        summary.first_update_s,
+    ]
     rows = []
     times, tags = aws["time_s"].to_dict(), aws["tag"].astype(str).to_dict()
     for name, end in zip(SCORE_ROWS, player, strict=True):
@@ -182,8 +206,9 @@ def _score(summary: GameSummary, result: chain.ChainResult, aws: pd.DataFrame) -
         aws_s = float(times[rid])
         if name == "Whole event" and end is not None:
             end = end + float(result.stages["start_s"].min())
-        impact = float(st["impact_s"].get(name, 0.0)) if name in st.index else (
-            0.0 if name in chain.STAGES else math.nan)
+        impact = (
+            float(st["impact_s"].get(name, 0.0)) if name in st.index else (0.0 if name in chain.STAGES else math.nan)
+        )
         rows.append((name, math.nan if end is None else float(end), aws_s, rid, tags[rid], impact))
     frame = pd.DataFrame(rows, columns=["stage", "player_end_s", "aws_end_s", "aws_id", "aws_tag", "impact_s"])
     frame["saved_s"] = frame["aws_end_s"] - frame["player_end_s"]

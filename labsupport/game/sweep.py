@@ -17,8 +17,15 @@ from .config import AWS_ACTIONS, HORIZON_S, GameConfig
 from .model import play
 
 #: Actions whose time the search moves (communicating and stopping the automation change nothing in the model).
-SEARCHED: tuple[str, ...] = ("repair_dns", "throttle_ec2", "restart_dwfm", "throttle_network", "relax_throttles",
-                             "disable_failover", "reenable_failover")
+SEARCHED: tuple[str, ...] = (
+    "repair_dns",
+    "throttle_ec2",
+    "restart_dwfm",
+    "throttle_network",
+    "relax_throttles",
+    "disable_failover",
+    "reenable_failover",
+)
 #: Offsets the search tries around an action's current time, seconds.
 OFFSETS_S: tuple[float, ...] = (-28_800.0, -14_400.0, -7200.0, -3600.0, -1800.0, -900.0, 900.0, 1800.0, 3600.0)
 
@@ -28,8 +35,9 @@ def _key(log: tuple[tuple[float, str], ...], horizon_s: float) -> tuple[float, f
     return (0.0 if s.over else 1.0, s.total_s if s.total_s is not None else horizon_s, s.impact_s)
 
 
-def _variants(log: tuple[tuple[float, str], ...], name: str, horizon_s: float,
-              earliest_s: float) -> list[tuple[tuple[float, str], ...]]:
+def _variants(
+    log: tuple[tuple[float, str], ...], name: str, horizon_s: float, earliest_s: float
+) -> list[tuple[tuple[float, str], ...]]:
     rest = tuple(e for e in log if e[1] != name)
     now = [t for t, n in log if n == name]
     out: list[tuple[tuple[float, str], ...]] = [rest] if now else []
@@ -41,8 +49,13 @@ def _variants(log: tuple[tuple[float, str], ...], name: str, horizon_s: float,
     return out
 
 
-def search(start: Sequence[tuple[float, str]] = AWS_ACTIONS, *, budget: int = 60,
-           horizon_s: float = HORIZON_S, not_before: Mapping[str, float] | None = None) -> pd.DataFrame:
+def search(
+    start: Sequence[tuple[float, str]] = AWS_ACTIONS,
+    *,
+    budget: int = 60,
+    horizon_s: float = HORIZON_S,
+    not_before: Mapping[str, float] | None = None,
+) -> pd.DataFrame:
     """Look for the player who ends the event soonest, starting from ``start`` (AWS's night by default).
 
     Coordinate descent: for each action of ``SEARCHED`` in turn, try it earlier and later by
@@ -90,9 +103,11 @@ def search(start: Sequence[tuple[float, str]] = AWS_ACTIONS, *, budget: int = 60
             top = min(seen, key=lambda k: (seen[k], list(seen).index(k)))
             if top != best:
                 best, improved = top, True
-    rows = [(log, k[0] == 0.0, k[1] if k[0] == 0.0 else float("nan"), k[2], i)
-            for i, (log, k) in enumerate(seen.items())]
+    rows = [
+        (log, k[0] == 0.0, k[1] if k[0] == 0.0 else float("nan"), k[2], i) for i, (log, k) in enumerate(seen.items())
+    ]
     frame = pd.DataFrame(rows, columns=["log", "over", "total_s", "impact_s", "tried"])
     frame = frame.astype({"over": bool, "total_s": "float64", "impact_s": "float64", "tried": "int64"})
-    return frame.sort_values(["over", "total_s", "impact_s", "tried"], ascending=[False, True, True, True],
-                             kind="stable").reset_index(drop=True)
+    return frame.sort_values(
+        ["over", "total_s", "impact_s", "tried"], ascending=[False, True, True, True], kind="stable"
+    ).reset_index(drop=True)

@@ -46,16 +46,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "build":
         source = SOURCES / args.assignment / f"{args.assignment}.ipynb"
-        return subprocess.call([sys.executable, "-m", "otter", "assign", "--no-run-tests", str(source),
-                                str(args.out)])
+        return subprocess.call([sys.executable, "-m", "otter", "assign", "--no-run-tests", str(source), str(args.out)])
     params, key, manual = ASSIGNMENTS[args.assignment]
     if args.command == "key":
         print(json.dumps(key(args.student_id), indent=2))
         return 0
-    grades = grade.grade_folder(args.submissions, args.autograder, assignment=args.assignment, jobs=args.jobs,
-                                timeout_s=args.timeout, memory_mb=args.memory_mb)
-    grade.write_csv(grades, args.out, manual=manual, feedback_dir=args.feedback,
-                    params=lambda i: {k: v for k, v in asdict(params(i)).items() if k != "student_id"})
+    grades = grade.grade_folder(
+        args.submissions,
+        args.autograder,
+        assignment=args.assignment,
+        jobs=args.jobs,
+        timeout_s=args.timeout,
+        memory_mb=args.memory_mb,
+    )
+    grade.write_csv(
+        grades,
+        args.out,
+        manual=manual,
+        feedback_dir=args.feedback,
+        params=lambda i: {k: v for k, v in asdict(params(i)).items() if k != "student_id"},
+    )
     print(f"graded {len(grades)} submissions into {args.out}")
     return 0
 

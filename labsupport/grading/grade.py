@@ -47,12 +47,36 @@ __all__ = ["Grade", "find_submissions", "grade_folder", "grade_one", "scan", "wr
 #: The id the student copy ships with, before a student writes theirs.
 PLACEHOLDER_ID = "s0000000"
 #: Names whose appearance in a submission's code means it reaches into the grader or the tests.
-FORBIDDEN_NAMES = frozenset({
-    "Checker", "GradingResults", "TestCollection", "ExceptionTestFile", "init_grading_mode", "settrace",
-    "setprofile", "_getframe", "__import__", "importlib", "builtins", "__builtins__", "environ", "putenv",
-    "getenv", "pickle", "dill", "shutil", "subprocess", "globals", "exec", "eval", "compile",
-    "call_strategy", "GRADED_ID_VARIABLE", "check_if_not_already_checked",
-})
+FORBIDDEN_NAMES = frozenset(
+    {
+        "Checker",
+        "GradingResults",
+        "TestCollection",
+        "ExceptionTestFile",
+        "init_grading_mode",
+        "settrace",
+        "setprofile",
+        "_getframe",
+        "__import__",
+        "importlib",
+        "builtins",
+        "__builtins__",
+        "environ",
+        "putenv",
+        "getenv",
+        "pickle",
+        "dill",
+        "shutil",
+        "subprocess",
+        "globals",
+        "exec",
+        "eval",
+        "compile",
+        "call_strategy",
+        "GRADED_ID_VARIABLE",
+        "check_if_not_already_checked",
+    }
+)
 _OTTER_INIT = re.compile(r'# Initialize Otter\nimport otter\ngrader = otter\.Notebook\("[\w.-]+\.ipynb"\)')
 _FORBIDDEN_TEXT = re.compile(r"LABSUPPORT_GRADED_ID|otter\.|tests/|tests\\\\|\.\./|/autograder|results\.(json|pkl)")
 
@@ -110,22 +134,22 @@ def scan(nb: dict) -> list[str]:
     for i, cell in enumerate(_code_cells(nb)):
         src = _source(cell)
         if i == 0 and _OTTER_INIT.fullmatch(src.strip()):
-            continue   # otter's own first cell, as otter assign writes it
+            continue  # otter's own first cell, as otter assign writes it
         if _FORBIDDEN_TEXT.search(src):
             flags.append(f"cell {i}: refers to the grader, its tests or its files")
         lines = [ln for ln in src.splitlines() if not ln.lstrip().startswith(("%", "!"))]
         try:
             tree = ast.parse("\n".join(lines))
         except SyntaxError:
-            continue   # a cell that does not parse raises when run; it cannot reach the grader
+            continue  # a cell that does not parse raises when run; it cannot reach the grader
         for node in ast.walk(tree):
-            name = (node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute)
-                    else None)
+            name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
             if name in FORBIDDEN_NAMES:
                 flags.append(f"cell {i}: uses {name}")
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                mods = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom)
-                                                        and node.module else [])
+                mods = [a.name for a in node.names] + (
+                    [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+                )
                 if any(m.split(".")[0] in ("otter", "os", "sys", "ctypes", "gc", "inspect") for m in mods):
                     flags.append(f"cell {i}: imports {', '.join(mods)}")
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
@@ -176,8 +200,15 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def grade_one(student_id: str, notebook: Path, autograder: Path, *, assignment: str, timeout_s: float = 300.0,
-              memory_mb: int = 3072) -> Grade:
+def grade_one(
+    student_id: str,
+    notebook: Path,
+    autograder: Path,
+    *,
+    assignment: str,
+    timeout_s: float = 300.0,
+    memory_mb: int = 3072,
+) -> Grade:
     """Grade one submission in its own ``otter run`` process; never raises for a bad submission.
 
     Args:
@@ -208,10 +239,27 @@ def grade_one(student_id: str, notebook: Path, autograder: Path, *, assignment: 
         target = work / "submission" / f"{assignment}.ipynb"
         target.write_text(json.dumps(nb), encoding="utf-8")
         env = {**os.environ, GRADED_ID_VARIABLE: student_id}
-        cmd = [sys.executable, "-m", "otter", "run", "-a", str(Path(autograder).resolve()), "-o",
-               str(work / "out"), "--no-logo", str(target)]
-        proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True, preexec_fn=lambda: _limit_memory(memory_mb))
+        cmd = [
+            sys.executable,
+            "-m",
+            "otter",
+            "run",
+            "-a",
+            str(Path(autograder).resolve()),
+            "-o",
+            str(work / "out"),
+            "--no-logo",
+            str(target),
+        ]
+        proc = subprocess.Popen(
+            cmd,
+            cwd=work,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=lambda: _limit_memory(memory_mb),
+        )
         try:
             out, _ = proc.communicate(timeout=timeout_s)
         except subprocess.TimeoutExpired:
@@ -241,23 +289,36 @@ def _read_results(grade: Grade, results: dict) -> None:
         grade.scores[name] = float(test.get("score") or 0.0)
         grade.max_scores[name] = float(test["max_score"])
         grade.feedback[name] = str(test.get("output", ""))
-    if not grade.scores:   # otter ran, yet graded no question: its tests were replaced or removed
+    if not grade.scores:  # otter ran, yet graded no question: its tests were replaced or removed
         grade.flags.append("flagged for review: otter run reported no question scores (were the tests changed?)")
 
 
-def grade_folder(folder: Path, autograder: Path, *, assignment: str, jobs: int = 1, timeout_s: float = 300.0,
-                 memory_mb: int = 3072) -> list[Grade]:
+def grade_folder(
+    folder: Path, autograder: Path, *, assignment: str, jobs: int = 1, timeout_s: float = 300.0, memory_mb: int = 3072
+) -> list[Grade]:
     """Grade every submission of ``folder`` (see :func:`find_submissions`), ``jobs`` at a time."""
     subs = find_submissions(folder)
     if not subs:
         raise ConfigError(f"no submissions (*.ipynb or <id>/*.ipynb) in {folder}")
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda s: grade_one(s[0], s[1], autograder, assignment=assignment,
-                                                 timeout_s=timeout_s, memory_mb=memory_mb), subs))
+        return list(
+            pool.map(
+                lambda s: grade_one(
+                    s[0], s[1], autograder, assignment=assignment, timeout_s=timeout_s, memory_mb=memory_mb
+                ),
+                subs,
+            )
+        )
 
 
-def write_csv(grades: list[Grade], out: Path, *, manual: tuple[str, ...] = (), feedback_dir: Path | None = None,
-              params: object = None) -> None:
+def write_csv(
+    grades: list[Grade],
+    out: Path,
+    *,
+    manual: tuple[str, ...] = (),
+    feedback_dir: Path | None = None,
+    params: object = None,
+) -> None:
     """Write ``grades.csv`` (a row per student, a column per question, totals, flags) and feedback files.
 
     Columns: ``student_id``, each auto-graded question (points), each manual question (empty, for the
@@ -272,8 +333,17 @@ def write_csv(grades: list[Grade], out: Path, *, manual: tuple[str, ...] = (), f
         w = csv.writer(f)
         w.writerow(["student_id", *questions, *manual, "auto_total", "auto_max", "flags", "seconds"])
         for g in grades:
-            w.writerow([g.student_id, *(f"{g.scores.get(q, 0.0):g}" for q in questions), *([""] * len(manual)),
-                        f"{g.total:g}", f"{auto_max:g}", "; ".join(g.flags), f"{g.seconds:.1f}"])
+            w.writerow(
+                [
+                    g.student_id,
+                    *(f"{g.scores.get(q, 0.0):g}" for q in questions),
+                    *([""] * len(manual)),
+                    f"{g.total:g}",
+                    f"{auto_max:g}",
+                    "; ".join(g.flags),
+                    f"{g.seconds:.1f}",
+                ]
+            )
     if feedback_dir is None:
         return
     feedback_dir = Path(feedback_dir)
@@ -283,8 +353,14 @@ def write_csv(grades: list[Grade], out: Path, *, manual: tuple[str, ...] = (), f
         if callable(params):
             lines += [f"Your parameters: {params(g.student_id)}", ""]
         for q in questions:
-            lines += [f"## {q}: {g.scores.get(q, 0.0):g} / {maxima[q]:g}", "", "```",
-                      g.feedback.get(q, "not graded").strip(), "```", ""]
+            lines += [
+                f"## {q}: {g.scores.get(q, 0.0):g} / {maxima[q]:g}",
+                "",
+                "```",
+                g.feedback.get(q, "not graded").strip(),
+                "```",
+                "",
+            ]
         for q in manual:
             lines += [f"## {q}: graded by hand", ""]
         if g.flags:

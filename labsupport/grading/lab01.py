@@ -30,10 +30,23 @@ from .. import explore, race
 from ..errors import ConfigError
 from ..strategy import WriteRequest, call_strategy
 
-__all__ = ["ASSIGNMENT", "GRADED_ID_VARIABLE", "Lab01Params", "Prediction", "check_conditional_write_explorer",
-           "check_conditional_write_seeds", "check_conditional_write_table", "check_first_stale_write_s",
-           "check_prediction", "check_stale_overwrites", "config", "graded_id", "key", "params",
-           "reference_conditional_write"]
+__all__ = [
+    "ASSIGNMENT",
+    "GRADED_ID_VARIABLE",
+    "Lab01Params",
+    "Prediction",
+    "check_conditional_write_explorer",
+    "check_conditional_write_seeds",
+    "check_conditional_write_table",
+    "check_first_stale_write_s",
+    "check_prediction",
+    "check_stale_overwrites",
+    "config",
+    "graded_id",
+    "key",
+    "params",
+    "reference_conditional_write",
+]
 
 #: The assignment's name (its folder under ``assignments/`` and otter's assignment name).
 ASSIGNMENT = "01-enactor-race"
@@ -101,9 +114,13 @@ def key(student_id: str) -> dict[str, object]:
     """
     p = params(student_id)
     result = race.run(config(student_id))
-    return {"student_id": p.student_id, "seed": p.seed, "lock_losses_count": p.lock_losses_count,
-            "stale_overwrites": result.summary.stale_overwrites_count,
-            "first_stale_write_s": _first_stale_write_s(result)}
+    return {
+        "student_id": p.student_id,
+        "seed": p.seed,
+        "lock_losses_count": p.lock_losses_count,
+        "stale_overwrites": result.summary.stale_overwrites_count,
+        "first_stale_write_s": _first_stale_write_s(result),
+    }
 
 
 @dataclass
@@ -166,8 +183,9 @@ def check_conditional_write_table(strategy: Callable[[WriteRequest], bool]) -> N
             assert got is (new > active), f"wrong decision for {request}: {got!r}"
 
 
-def check_conditional_write_seeds(strategy: Callable[[WriteRequest], bool], notebook_id: str,
-                                  seeds_count: int = 12) -> None:
+def check_conditional_write_seeds(
+    strategy: Callable[[WriteRequest], bool], notebook_id: str, seeds_count: int = 12
+) -> None:
     """Over ``seeds_count`` seeds around the graded id's race: no endpoint ever empty, no stale write,
     and the regional endpoint ends within 2 plans of the newest (the writes still happen)."""
     base = config(graded_id(notebook_id))
@@ -188,5 +206,7 @@ def check_conditional_write_explorer(strategy: Callable[[WriteRequest], bool], *
     if recovers:
         assert summary.recovers, f"{summary.stuck_states_count} reachable states can never recover"
     else:
-        assert summary.safe, (f"{summary.violating_states_count} reachable states have an alias to a deleted "
-                              f"plan (a path of {summary.counterexample_steps_count} steps)")
+        assert summary.safe, (
+            f"{summary.violating_states_count} reachable states have an alias to a deleted "
+            f"plan (a path of {summary.counterexample_steps_count} steps)"
+        )

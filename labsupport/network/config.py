@@ -84,8 +84,7 @@ class NetworkConfig(Config):
         check_int("backlog_count", self.backlog_count, lo=0, hi=MAX_ITEMS)
         horizon = check_number("horizon_s", self.horizon_s, lo=1, hi=_WEEK_S)
         check_number("drain_start_s", self.drain_start_s, lo=0, hi=horizon, hi_open=True)
-        check_number("propagation_rate_per_min", self.propagation_rate_per_min, lo=0, hi=1e6,
-                     lo_open=True)
+        check_number("propagation_rate_per_min", self.propagation_rate_per_min, lo=0, hi=1e6, lo_open=True)
         check_number("launch_rate_per_min", self.launch_rate_per_min, lo=0, hi=1e6)
         check_int("retry_launches_count", self.retry_launches_count, lo=0, hi=MAX_ITEMS)
         check_number("retry_decay_s", self.retry_decay_s, lo=0, hi=_WEEK_S, lo_open=True)
@@ -93,8 +92,14 @@ class NetworkConfig(Config):
         if self.shed_load_at_s is not None:
             check_number("shed_load_at_s", self.shed_load_at_s, lo=0, hi=horizon)
         if self.shed_load_until_s is not None:
-            check_number("shed_load_until_s", self.shed_load_until_s, lo=self.shed_load_at_s or 0.0,
-                         lo_name="shed_load_at_s", hi=horizon, lo_open=True)
+            check_number(
+                "shed_load_until_s",
+                self.shed_load_until_s,
+                lo=self.shed_load_at_s or 0.0,
+                lo_name="shed_load_at_s",
+                hi=horizon,
+                lo_open=True,
+            )
         check_number("shed_load_fraction", self.shed_load_fraction, lo=0, hi=1)
         if self.max_queue_count is not None:
             check_int("max_queue_count", self.max_queue_count, lo=1, hi=10_000_000)

@@ -59,8 +59,11 @@ class NetworkManager:
         cfg = self.cfg
         if cfg.max_queue_count is not None and len(self.queue) >= cfg.max_queue_count:
             return False
-        shedding = cfg.shed_load_at_s is not None and self.env.now >= cfg.shed_load_at_s and (
-            cfg.shed_load_until_s is None or self.env.now < cfg.shed_load_until_s)
+        shedding = (
+            cfg.shed_load_at_s is not None
+            and self.env.now >= cfg.shed_load_at_s
+            and (cfg.shed_load_until_s is None or self.env.now < cfg.shed_load_until_s)
+        )
         return not (shedding and rng.random() < cfg.shed_load_fraction)
 
 
@@ -89,7 +92,7 @@ def launcher(env: simpy.Environment, nm: NetworkManager, rng: random.Random):
     mean_gap_s = 60.0 / cfg.launch_rate_per_min
     while True:
         gap_s = rng.expovariate(1.0) * mean_gap_s
-        if env.now + gap_s > cfg.horizon_s:   # also ends a stream too slow to matter (gap = inf)
+        if env.now + gap_s > cfg.horizon_s:  # also ends a stream too slow to matter (gap = inf)
             return
         yield env.timeout(gap_s)
         az = rng.randrange(cfg.az_count)

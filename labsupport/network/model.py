@@ -20,6 +20,7 @@ __all__ = ["EVENT_KINDS", "NetworkResult", "NetworkSummary", "run"]
 #: Values of the ``kind`` column of :attr:`NetworkResult.events`.
 EVENT_KINDS: tuple[str, ...] = ("backlog_queued", "launch_queued", "launch_refused", "propagated")
 
+
 @dataclass(frozen=True)
 class NetworkSummary:
     """Headline figures of one run.
@@ -102,8 +103,10 @@ def run(config: NetworkConfig = INCIDENT) -> NetworkResult:
     if not isinstance(config, NetworkConfig):
         raise ConfigError(f"config must be a NetworkConfig, got {type(config).__name__}")
     if config.backlog_count > config.max_events:
-        raise LimitExceeded(f"backlog_count={config.backlog_count} items need more than max_events="
-                            f"{config.max_events} steps; raise max_events or lower backlog_count")
+        raise LimitExceeded(
+            f"backlog_count={config.backlog_count} items need more than max_events="
+            f"{config.max_events} steps; raise max_events or lower backlog_count"
+        )
     rng = random.Random(config.seed)
     env = simpy.Environment()
     log: list[tuple] = []
@@ -111,28 +114,39 @@ def run(config: NetworkConfig = INCIDENT) -> NetworkResult:
     env.process(_sim.network_manager(env, nm))
     env.process(_sim.launcher(env, nm, rng))
     env.process(_sim.retrier(env, nm, random.Random(rng.random())))
-    steps = run_until(env, config.horizon_s, max_events=config.max_events,
-                      advice="raise max_events or lower launch_rate_per_min/horizon_s")
+    steps = run_until(
+        env,
+        config.horizon_s,
+        max_events=config.max_events,
+        advice="raise max_events or lower launch_rate_per_min/horizon_s",
+    )
     items = _items_frame(nm)
     events = _events_frame(log)
     series = _series(config, items)
-    return NetworkResult(config=config, events=events, items=items, timeseries=series,
-                         summary=_summarise(config, nm, items, series, steps))
+    return NetworkResult(
+        config=config,
+        events=events,
+        items=items,
+        timeseries=series,
+        summary=_summarise(config, nm, items, series, steps),
+    )
 
 
 def _items_frame(nm: _sim.NetworkManager) -> pd.DataFrame:
     az = np.asarray(nm.az, dtype="int64")
     queued = np.asarray(nm.queued_s, dtype="float64")
     prop = np.asarray(nm.propagated_s, dtype="float64")
-    return pd.DataFrame({
-        "item": np.arange(len(az), dtype="int64"),
-        "is_launch": az >= 0,
-        "az": az,
-        "queued_s": queued,
-        "propagated_s": prop,
-        "refused": np.asarray(nm.refused, dtype=bool),
-        "delay_s": prop - queued,
-    })
+    return pd.DataFrame(
+        {
+            "item": np.arange(len(az), dtype="int64"),
+            "is_launch": az >= 0,
+            "az": az,
+            "queued_s": queued,
+            "propagated_s": prop,
+            "refused": np.asarray(nm.refused, dtype=bool),
+            "delay_s": prop - queued,
+        }
+    )
 
 
 def _events_frame(log: list[tuple]) -> pd.DataFrame:
@@ -158,24 +172,29 @@ def _series(cfg: NetworkConfig, items: pd.DataFrame) -> pd.DataFrame:
     grouped = pd.Series(done["delay_s"].to_numpy()).groupby(bins)
     mean = grouped.mean().reindex(range(len(times)))
     peak = grouped.max().reindex(range(len(times)))
-    return pd.DataFrame({
-        "time_s": times.astype("float64"),
-        "queue_count": queue.astype("int64"),
-        "unconfigured_count": waiting.astype("int64"),
-        "mean_delay_s": mean.to_numpy(dtype="float64"),
-        "max_delay_s": peak.to_numpy(dtype="float64"),
-    })
+    return pd.DataFrame(
+        {
+            "time_s": times.astype("float64"),
+            "queue_count": queue.astype("int64"),
+            "unconfigured_count": waiting.astype("int64"),
+            "mean_delay_s": mean.to_numpy(dtype="float64"),
+            "max_delay_s": peak.to_numpy(dtype="float64"),
+        }
+    )
 
 
-def _summarise(cfg: NetworkConfig, nm: _sim.NetworkManager, items: pd.DataFrame,
-               series: pd.DataFrame, steps: int) -> NetworkSummary:
+def _summarise(
+    cfg: NetworkConfig, nm: _sim.NetworkManager, items: pd.DataFrame, series: pd.DataFrame, steps: int
+) -> NetworkSummary:
     launches = items[items["is_launch"]]
     admitted = launches[~launches["refused"]]
     late = admitted[admitted["delay_s"] > cfg.normal_delay_s]
     waiting = admitted[admitted["propagated_s"].isna()]
     waits = cfg.horizon_s - waiting["queued_s"]
-    max_delay = max(float(admitted["delay_s"].max()) if admitted["delay_s"].notna().any() else 0.0,
-                    float(waits.max()) if len(waits) else 0.0)
+    max_delay = max(
+        float(admitted["delay_s"].max()) if admitted["delay_s"].notna().any() else 0.0,
+        float(waits.max()) if len(waits) else 0.0,
+    )
     if (waits > cfg.normal_delay_s).any():
         normal = None
     elif len(late):
@@ -193,7 +212,10 @@ def _summarise(cfg: NetworkConfig, nm: _sim.NetworkManager, items: pd.DataFrame,
         first_late_config_s=float(late["propagated_s"].min()) if len(late) else None,
         max_delay_s=max_delay,
         propagation_normal_s=normal,
-        backlog_cleared_s=(float(backlog.max()) if len(backlog) and backlog.notna().all()
-                           else (cfg.drain_start_s if not len(backlog) else None)),
+        backlog_cleared_s=(
+            float(backlog.max())
+            if len(backlog) and backlog.notna().all()
+            else (cfg.drain_start_s if not len(backlog) else None)
+        ),
         sim_events_count=steps,
     )

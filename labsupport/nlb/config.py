@@ -117,8 +117,7 @@ class NlbConfig(Config):
         check_int("fleet_targets_per_launch_count", self.fleet_targets_per_launch_count, lo=0, hi=10**6)
         check_number("checker_headroom_fraction", self.checker_headroom_fraction, lo=0, hi=100)
         check_number("transition_work_checks", self.transition_work_checks, lo=0, hi=10_000)
-        check_number("failover_delay_threshold_s", self.failover_delay_threshold_s, lo=0, hi=86_400,
-                     lo_open=True)
+        check_number("failover_delay_threshold_s", self.failover_delay_threshold_s, lo=0, hi=86_400, lo_open=True)
         check_bool("automatic_failover", self.automatic_failover)
         for name in ("disable_failover_at_s", "reenable_failover_at_s"):
             if getattr(self, name) is not None:
@@ -127,8 +126,7 @@ class NlbConfig(Config):
         check_number("max_removal_fraction", self.max_removal_fraction, lo=0, hi=1)
         check_number("removal_window_s", self.removal_window_s, lo=0, hi=86_400, lo_open=True)
         check_number("error_threshold_fraction", self.error_threshold_fraction, lo=0, hi=1)
-        check_number("sample_interval_s", self.sample_interval_s, lo=max(1.0, horizon / 20_000),
-                     hi=horizon)
+        check_number("sample_interval_s", self.sample_interval_s, lo=max(1.0, horizon / 20_000), hi=horizon)
         check_int("max_events", self.max_events, lo=1, hi=10_000_000)  # memory: < ~1 GB
         check_seed("seed", self.seed)
         check_strategy("failover_decision", self.failover_decision)

@@ -45,7 +45,7 @@ def flap_transitions_per_check(pass_fraction: float, healthy_count: int, unhealt
     u = check_int("unhealthy_count", unhealthy_count, lo=1, hi=10)
     q = 1.0 - p
     ph, qu = p**h, q**u
-    if ph == 0.0 or qu == 0.0:   # p or q is 0, or so small that a streak never happens
+    if ph == 0.0 or qu == 0.0:  # p or q is 0, or so small that a streak never happens
         return 0.0
     cycle = (1 - ph) / (q * ph) + (1 - qu) / (p * qu)
     return 2.0 / cycle
@@ -56,16 +56,16 @@ class _Az:
     """One AZ of this NLB and its health-check cell."""
 
     index: int
-    launched: list[float]            # fleet: sorted launch times of admitted launches in this AZ
-    configured: list[float]          # fleet: sorted propagation times (inf if never)
-    targets: list[tuple[int, float, float]]   # this NLB's new targets: (id, registered_s, configured_s)
-    registered: int = 0              # how many of ``targets`` are registered so far
+    launched: list[float]  # fleet: sorted launch times of admitted launches in this AZ
+    configured: list[float]  # fleet: sorted propagation times (inf if never)
+    targets: list[tuple[int, float, float]]  # this NLB's new targets: (id, registered_s, configured_s)
+    registered: int = 0  # how many of ``targets`` are registered so far
     in_service: list[bool] = field(default_factory=list)
     passes: list[int] = field(default_factory=list)
     fails: list[int] = field(default_factory=list)
     backlog_checks: float = 0.0
     latency_s: float = 0.0
-    last_result_ms: int = 0          # probe tick (whole ms) of the newest result delivered
+    last_result_ms: int = 0  # probe tick (whole ms) of the newest result delivered
     weight: float = 1.0
     limited: bool = False
 
@@ -76,17 +76,17 @@ class _Az:
 class _Nlb:
     """The simulated NLB: AZs, health-check cells, DNS weights, the velocity-control ledger."""
 
-    def __init__(self, env: simpy.Environment, cfg: NlbConfig, net: NetworkResult,
-                 rng: random.Random) -> None:
+    def __init__(self, env: simpy.Environment, cfg: NlbConfig, net: NetworkResult, rng: random.Random) -> None:
         self.env, self.cfg, self.rng = env, cfg, rng
         self.log: list[tuple[float, str, int, int, float]] = []
         self.rows: list[tuple] = []
         self.failover_on = cfg.automatic_failover
-        self.removals: list[list] = []   # [time_ms, az, DNS weight removed, returned_s or None]
+        self.removals: list[list] = []  # [time_ms, az, DNS weight removed, returned_s or None]
         self.flaps_since_sample = 0
         self.probes = 0
         self.flap_rate = flap_transitions_per_check(
-            cfg.unconfigured_pass_fraction, cfg.healthy_threshold_count, cfg.unhealthy_threshold_count)
+            cfg.unconfigured_pass_fraction, cfg.healthy_threshold_count, cfg.unhealthy_threshold_count
+        )
         self.azs = self._build_azs(net)
         # Times that are compared with each other are whole milliseconds: probe ticks, the failover
         # threshold and the velocity window. Float sums would decide ties by rounding error
@@ -103,10 +103,21 @@ class _Nlb:
         azs = []
         for a in range(self.cfg.network.az_count):
             mask = (launches["az"] == a).to_numpy()
-            targets = [(int(i), float(q), float(c)) for i, q, c, pick, m in zip(
-                launches["item"], launches["queued_s"], configured_s, chosen, mask, strict=False) if pick and m]
-            azs.append(_Az(a, sorted(launches["queued_s"].to_numpy()[mask].tolist()),
-                           sorted(configured_s[mask].tolist()), targets))
+            targets = [
+                (int(i), float(q), float(c))
+                for i, q, c, pick, m in zip(
+                    launches["item"], launches["queued_s"], configured_s, chosen, mask, strict=False
+                )
+                if pick and m
+            ]
+            azs.append(
+                _Az(
+                    a,
+                    sorted(launches["queued_s"].to_numpy()[mask].tolist()),
+                    sorted(configured_s[mask].tolist()),
+                    targets,
+                )
+            )
         return azs
 
     def record(self, kind: str, az: int = -1, target: int = -1, value: float = 0.0) -> None:
@@ -133,6 +144,7 @@ class _Nlb:
         self.probes += az.registered
         if az.latency_s > 0:
             done = self.env.timeout(az.latency_s)
+
             def delivered(_ev: object, az: _Az = az, k: int = tick_ms, r: list[bool] = results) -> None:
                 self.deliver(az, k, r)
 
@@ -173,9 +185,18 @@ class _Nlb:
         decide = self.cfg.failover_decision
         if decide is not None:
             removed = sum((1.0 - a.weight) * self.share(a) for a in self.azs)
-            stale = call_strategy("failover_decision", decide, FailoverRequest(
-                az.index, (now_ms - az.last_result_ms) / 1000, self.cfg.failover_delay_threshold_s,
-                az.latency_s, az.weight, removed))
+            stale = call_strategy(
+                "failover_decision",
+                decide,
+                FailoverRequest(
+                    az.index,
+                    (now_ms - az.last_result_ms) / 1000,
+                    self.cfg.failover_delay_threshold_s,
+                    az.latency_s,
+                    az.weight,
+                    removed,
+                ),
+            )
         if stale and az.weight > 0:
             self.remove(az, now_ms)
         elif not stale and az.weight < 1:
@@ -185,13 +206,16 @@ class _Nlb:
         """Fail the AZ over: take its DNS weight out, within the fail-open and velocity limits."""
         cfg = self.cfg
         total = sum(a.weight for a in self.azs)
-        want = min(az.weight, max(0.0, total - 1.0))   # DNS fails open: keep one AZ's worth
+        want = min(az.weight, max(0.0, total - 1.0))  # DNS fails open: keep one AZ's worth
         share = self.share(az)
         grant = want
         if cfg.limit_capacity_removal:
             # A removal counts until it is back in DNS and a whole window (in ms) has passed.
-            used = sum(w * self.share(self.azs[a]) for t, a, w, back in self.removals
-                       if back is None or now_ms - t < self.window_ms)
+            used = sum(
+                w * self.share(self.azs[a])
+                for t, a, w, back in self.removals
+                if back is None or now_ms - t < self.window_ms
+            )
             grant = min(want, max(0.0, cfg.max_removal_fraction - used) / share)
             if grant < want - 1e-9 and not az.limited:
                 az.limited = True
@@ -247,10 +271,21 @@ class _Nlb:
                 failed += lost + max(0.0, load - lost - (est + good))
         per_min = 60.0 / cfg.health_check_interval_s
         removed = sum((1.0 - a.weight) * self.share(a) for a in self.azs)
-        self.rows.append((t, cap / registered, work / registered, cfg.demand_fraction,
-                          min(1.0, failed / demand), max(a.latency_s for a in self.azs), weights, removed,
-                          fleet_flaps * per_min / 2.0,
-                          self.flaps_since_sample * 60.0 / cfg.sample_interval_s, unconf))
+        self.rows.append(
+            (
+                t,
+                cap / registered,
+                work / registered,
+                cfg.demand_fraction,
+                min(1.0, failed / demand),
+                max(a.latency_s for a in self.azs),
+                weights,
+                removed,
+                fleet_flaps * per_min / 2.0,
+                self.flaps_since_sample * 60.0 / cfg.sample_interval_s,
+                unconf,
+            )
+        )
         self.flaps_since_sample = 0
 
 
@@ -271,8 +306,9 @@ def prober(env: simpy.Environment, nlb: _Nlb, az: _Az):
 def operator(env: simpy.Environment, nlb: _Nlb):
     """Turn automatic failover off and on at the configured times (9:36 AM and 2:09 PM)."""
     cfg = nlb.cfg
-    actions = [(t, on) for t, on in ((cfg.disable_failover_at_s, False),
-                                     (cfg.reenable_failover_at_s, True)) if t is not None]
+    actions = [
+        (t, on) for t, on in ((cfg.disable_failover_at_s, False), (cfg.reenable_failover_at_s, True)) if t is not None
+    ]
     for t, on in sorted(actions, key=lambda a: a[0]):
         yield env.timeout(t - env.now)
         nlb.set_failover(on)
@@ -286,6 +322,15 @@ def sampler(env: simpy.Environment, nlb: _Nlb):
         nlb.sample(t)
 
 
-SERIES = ("capacity_fraction", "working_capacity_fraction", "demand_fraction", "error_fraction",
-           "check_latency_s", "dns_weight", "failover_removed_fraction", "fleet_flaps_per_min", "nlb_flaps_per_min",
-           "unconfigured_targets_count")
+SERIES = (
+    "capacity_fraction",
+    "working_capacity_fraction",
+    "demand_fraction",
+    "error_fraction",
+    "check_latency_s",
+    "dns_weight",
+    "failover_removed_fraction",
+    "fleet_flaps_per_min",
+    "nlb_flaps_per_min",
+    "unconfigured_targets_count",
+)

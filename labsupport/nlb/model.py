@@ -18,8 +18,14 @@ __all__ = ["EVENT_KINDS", "NlbResult", "NlbSummary", "run"]
 
 #: Values of the ``kind`` column of :attr:`NlbResult.events`.
 EVENT_KINDS: tuple[str, ...] = (
-    "target_registered", "target_in_service", "target_out_of_service", "az_failover",
-    "az_restored", "removal_limited", "failover_disabled", "failover_enabled",
+    "target_registered",
+    "target_in_service",
+    "target_out_of_service",
+    "az_failover",
+    "az_restored",
+    "removal_limited",
+    "failover_disabled",
+    "failover_enabled",
 )
 
 
@@ -112,15 +118,21 @@ def run(config: NlbConfig = INCIDENT) -> NlbResult:
         env.process(sim.prober(env, nlb, az))
     env.process(sim.operator(env, nlb))
     env.process(sim.sampler(env, nlb))
-    steps = run_until(env, config.network.horizon_s, max_events=config.max_events,
-                      count=lambda steps: steps + nlb.probes, counted="simulation steps plus target probes",
-                      advice="raise max_events, health_check_interval_s or lower target_share_fraction")
+    steps = run_until(
+        env,
+        config.network.horizon_s,
+        max_events=config.max_events,
+        count=lambda steps: steps + nlb.probes,
+        counted="simulation steps plus target probes",
+        advice="raise max_events, health_check_interval_s or lower target_share_fraction",
+    )
     events = pd.DataFrame(nlb.log, columns=["time_s", "kind", "az", "target", "value"])
     events = events.astype({"time_s": "float64", "az": "int64", "target": "int64", "value": "float64"})
     events["kind"] = pd.Categorical(events["kind"], categories=list(EVENT_KINDS))
     series = pd.DataFrame(nlb.rows, columns=["time_s", *sim.SERIES]).astype("float64")
-    return NlbResult(config=config, network=net, events=events, timeseries=series,
-                     summary=_summarise(config, events, series, steps))
+    return NlbResult(
+        config=config, network=net, events=events, timeseries=series, summary=_summarise(config, events, series, steps)
+    )
 
 
 def _summarise(cfg: NlbConfig, events: pd.DataFrame, series: pd.DataFrame, steps: int) -> NlbSummary:

@@ -12,8 +12,18 @@ from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 from ..strategy import WriteRequest, check_strategy
 
-__all__ = ["EnactorDelay", "GUARD_NAMES", "Guards", "INCIDENT", "INCIDENT_DELAY", "PES_DNS_RESTORED_PDT",
-           "PES_EMPTY_AT_PDT", "PES_EMPTY_TO_RESTORED_S", "RaceConfig", "enactor_names"]
+__all__ = [
+    "EnactorDelay",
+    "GUARD_NAMES",
+    "Guards",
+    "INCIDENT",
+    "INCIDENT_DELAY",
+    "PES_DNS_RESTORED_PDT",
+    "PES_EMPTY_AT_PDT",
+    "PES_EMPTY_TO_RESTORED_S",
+    "RaceConfig",
+    "enactor_names",
+]
 
 #: PES: the race emptied the regional endpoint at 11:48 PM PDT on 19 October 2025 [AWS-verbatim].
 PES_EMPTY_AT_PDT = INCIDENT_CLOCK.origin.to_pydatetime()
@@ -21,6 +31,7 @@ PES_EMPTY_AT_PDT = INCIDENT_CLOCK.origin.to_pydatetime()
 PES_DNS_RESTORED_PDT = datetime(2025, 10, 20, 2, 25)
 #: 9420 s = 2 h 37 min from empty to restored, computed from the two PES times above.
 PES_EMPTY_TO_RESTORED_S = (PES_DNS_RESTORED_PDT - PES_EMPTY_AT_PDT).total_seconds()
+
 
 def enactor_names(count: int) -> tuple[str, ...]:
     """Names of ``count`` Enactors, one per Availability Zone: ``("enactor-a", "enactor-b", ...)``."""
@@ -183,14 +194,19 @@ class RaceConfig(Config):
         check_number("enactor_poll_interval_s", self.enactor_poll_interval_s, lo=0.5, hi=3600)
         offsets = tuple(self.enactor_offsets_s) if isinstance(self.enactor_offsets_s, (tuple, list)) else None
         if offsets is None or (offsets and len(offsets) != self.enactor_count):
-            raise ConfigError(f"enactor_offsets_s must be empty or hold {self.enactor_count} numbers, "
-                              f"got {show(self.enactor_offsets_s)}")
+            raise ConfigError(
+                f"enactor_offsets_s must be empty or hold {self.enactor_count} numbers, "
+                f"got {show(self.enactor_offsets_s)}"
+            )
         for o in offsets:
             check_number("enactor_offsets_s", o, lo=0, hi=3600)
         object.__setattr__(self, "enactor_offsets_s", offsets)
         object.__setattr__(self, "endpoints", _str_tuple("endpoints", self.endpoints, allow_empty=False))
-        check_names("regional_endpoint", [self.regional_endpoint] if isinstance(self.regional_endpoint, str)
-                    else [repr(self.regional_endpoint)], self.endpoints)
+        check_names(
+            "regional_endpoint",
+            [self.regional_endpoint] if isinstance(self.regional_endpoint, str) else [repr(self.regional_endpoint)],
+            self.endpoints,
+        )
         check_int("records_per_tree_count", self.records_per_tree_count, lo=1, hi=100_000)
         check_number("records_change_fraction", self.records_change_fraction, lo=0, hi=0.5)
         check_number("txn_latency_s", self.txn_latency_s, lo=0.01, hi=600)
@@ -210,8 +226,10 @@ class RaceConfig(Config):
             raise ConfigError(f"guards must be a Guards value, got {show(self.guards)}")
         check_strategy("conditional_write", self.conditional_write)
         if self.conditional_write is not None and self.guards.check_version_on_write:
-            raise ConfigError("conditional_write replaces guards.check_version_on_write: turn the guard off "
-                              "or leave conditional_write None")
+            raise ConfigError(
+                "conditional_write replaces guards.check_version_on_write: turn the guard off "
+                "or leave conditional_write None"
+            )
 
     def _check_delays(self) -> None:
         if not isinstance(self.delays, (tuple, list)) or not all(isinstance(d, EnactorDelay) for d in self.delays):

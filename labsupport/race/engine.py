@@ -37,15 +37,36 @@ from .config import EnactorDelay, RaceConfig
 __all__ = ["ACTIONS", "STATE_ACTIONS", "frame", "simulate"]
 
 ACTIONS = (
-    "plan_created", "initial_state", "check", "lock_lost", "write", "stale_write", "write_noop",
-    "write_refused", "inconsistent", "self_repair", "delete", "delete_active", "delete_skipped",
-    "refused_empty", "alert", "endpoint_empty", "endpoint_restored", "manual_repair",
+    "plan_created",
+    "initial_state",
+    "check",
+    "lock_lost",
+    "write",
+    "stale_write",
+    "write_noop",
+    "write_refused",
+    "inconsistent",
+    "self_repair",
+    "delete",
+    "delete_active",
+    "delete_skipped",
+    "refused_empty",
+    "alert",
+    "endpoint_empty",
+    "endpoint_restored",
+    "manual_repair",
 )
 _KIND_TO_ACTION = {
-    r53.APPLIED: "write", r53.STALE_APPLIED: "stale_write", r53.NOOP: "write_noop",
-    r53.REFUSED_NOT_NEWER: "write_refused", r53.INCONSISTENT: "inconsistent",
-    r53.SELF_REPAIRED: "self_repair", r53.DELETED: "delete", r53.DELETED_ACTIVE: "delete_active",
-    r53.SKIPPED_REFERENCED: "delete_skipped", r53.REFUSED_EMPTY: "refused_empty",
+    r53.APPLIED: "write",
+    r53.STALE_APPLIED: "stale_write",
+    r53.NOOP: "write_noop",
+    r53.REFUSED_NOT_NEWER: "write_refused",
+    r53.INCONSISTENT: "inconsistent",
+    r53.SELF_REPAIRED: "self_repair",
+    r53.DELETED: "delete",
+    r53.DELETED_ACTIVE: "delete_active",
+    r53.SKIPPED_REFERENCED: "delete_skipped",
+    r53.REFUSED_EMPTY: "refused_empty",
 }
 #: Actions after which an event's ``generation`` is the endpoint's alias target and ``records`` its answer size.
 STATE_ACTIONS = ("initial_state", "write", "stale_write", "self_repair", "delete_active", "manual_repair")
@@ -69,8 +90,9 @@ class _World:
         self.counts = dict.fromkeys(("stale", "alerts", "repairs", "lag"), 0)
         self.flags: dict[str, Any] = {"deleted_active": False, "stuck": False, "repaired_at": None}
 
-    def log(self, actor: str, action: str, endpoint: str | None, gen: int | None,
-            records: int | None, detail: str) -> None:
+    def log(
+        self, actor: str, action: str, endpoint: str | None, gen: int | None, records: int | None, detail: str
+    ) -> None:
         self.rows.append((self.env.now, actor, action, endpoint, gen, records, detail))
 
     def records_of(self, gen: int, endpoint: str) -> int:
@@ -86,8 +108,14 @@ class _World:
         self.flags["stuck"] |= change.kind == r53.INCONSISTENT
         if change.kind == r53.REFUSED_EMPTY:
             self.counts["alerts"] += 1
-            self.log("alarm", "alert", zone.endpoint, change.generation, change.records,
-                     f"guard 3 refused a change that would empty {zone.endpoint}")
+            self.log(
+                "alarm",
+                "alert",
+                zone.endpoint,
+                change.generation,
+                change.records,
+                f"guard 3 refused a change that would empty {zone.endpoint}",
+            )
         self.observe(zone)
 
     def observe(self, zone: r53.HostedZone) -> None:
@@ -98,15 +126,27 @@ class _World:
             self.emptied += [] if e in self.emptied else [e]
             if e == self.cfg.regional_endpoint and self.first_empty is None:
                 self.first_empty = now
-            self.log("route53", "endpoint_empty", e, zone.alias, 0,
-                     f"alias -> deleted plan {zone.alias}: NOERROR with 0 answers")
+            self.log(
+                "route53",
+                "endpoint_empty",
+                e,
+                zone.alias,
+                0,
+                f"alias -> deleted plan {zone.alias}: NOERROR with 0 answers",
+            )
             self.env.process(operator(self, e, self.episode[e]))
         elif count > 0 and e in self.empty_since:
             start = self.empty_since.pop(e)
             if e == self.cfg.regional_endpoint:
                 self.regional_empty_s += now - start
-            self.log("route53", "endpoint_restored", e, zone.alias, count,
-                     f"answers again with {count} records after {now - start:.0f} s empty")
+            self.log(
+                "route53",
+                "endpoint_restored",
+                e,
+                zone.alias,
+                count,
+                f"answers again with {count} records after {now - start:.0f} s empty",
+            )
 
     def note_lag(self) -> None:
         lag = max(self.newest - (z.alias or 0) for z in self.zones.values())
@@ -153,8 +193,14 @@ class Enactor:
             gen = self.w.newest
             if gen > self.last_applied and gen != self.last_failed:
                 # The one-time check (PES): made here, once, before the loop over endpoints.
-                self.w.log(self.name, "check", None, gen, None,
-                           f"plan {gen} is newer than plan {self.last_applied}, applied before: go")
+                self.w.log(
+                    self.name,
+                    "check",
+                    None,
+                    gen,
+                    None,
+                    f"plan {gen} is newer than plan {self.last_applied}, applied before: go",
+                )
                 yield from self.apply(gen, self._take_fault())
             yield env.timeout(cfg.enactor_poll_interval_s)
 
@@ -184,7 +230,7 @@ class Enactor:
             blocker = zone.lock_blocker(self.name, w.env.now)
             if attempt < forced or blocker is not None:
                 # 2**64 * backoff_base_s is past any cap; a larger power overflows a float.
-                wait = min(cfg.backoff_cap_s, cfg.backoff_base_s * 2**min(attempt, 64))
+                wait = min(cfg.backoff_cap_s, cfg.backoff_base_s * 2 ** min(attempt, 64))
                 wait *= 1 - cfg.backoff_jitter_fraction * w.rng.random()
                 why = f"held by {blocker}" if blocker else "lost again (injected fault)"
                 w.log(self.name, "lock_lost", endpoint, gen, None, f"lock {why}; back off {wait:.1f} s")
@@ -194,13 +240,21 @@ class Enactor:
             duration += fault.extra_latency_s if fault is not None and hit else 0.0
             zone.take_lock(self.name, w.env.now + duration + cfg.lock_ttl_s)
             yield w.env.timeout(duration)
-            holds = None if cfg.conditional_write is None else call_strategy(
-                "conditional_write", cfg.conditional_write, WriteRequest(endpoint, zone.alias, gen))
+            holds = (
+                None
+                if cfg.conditional_write is None
+                else call_strategy("conditional_write", cfg.conditional_write, WriteRequest(endpoint, zone.alias, gen))
+            )
             change = zone.apply_plan(
-                gen, w.records_of(gen, endpoint), newest=(w.newest, w.records_of(w.newest, endpoint)),
-                check_version_on_write=g.check_version_on_write, reject_empty_records=g.reject_empty_records,
-                self_repair=g.self_repair, max_record_drop_fraction=cfg.max_record_drop_fraction,
-                condition_holds=holds)
+                gen,
+                w.records_of(gen, endpoint),
+                newest=(w.newest, w.records_of(w.newest, endpoint)),
+                check_version_on_write=g.check_version_on_write,
+                reject_empty_records=g.reject_empty_records,
+                self_repair=g.self_repair,
+                max_record_drop_fraction=cfg.max_record_drop_fraction,
+                condition_holds=holds,
+            )
             w.record(self.name, zone, change)
             w.note_lag()
             return change.kind
@@ -215,9 +269,11 @@ class Enactor:
             yield w.env.timeout(cfg.txn_latency_s * (1 + cfg.txn_jitter_fraction * (2 * w.rng.random() - 1)))
             for old in sorted(t for t in zone.trees if t < cutoff):
                 change = zone.delete_tree(
-                    old, delete_only_unreferenced=g.delete_only_unreferenced,
+                    old,
+                    delete_only_unreferenced=g.delete_only_unreferenced,
                     reject_empty_records=g.reject_empty_records,
-                    max_record_drop_fraction=cfg.max_record_drop_fraction)
+                    max_record_drop_fraction=cfg.max_record_drop_fraction,
+                )
                 w.record(self.name, zone, change)
 
 
@@ -244,7 +300,14 @@ def frame(rows: list[tuple], names: Sequence[str]) -> pd.DataFrame:
     cols = ["time_s", "actor", "action", "endpoint", "generation", "records", "detail"]
     df = pd.DataFrame.from_records(rows, columns=cols)
     actors = ["planner", *names, "route53", "alarm", "operator"]
-    return df.astype({
-        "time_s": "float64", "actor": pd.CategoricalDtype(actors), "action": pd.CategoricalDtype(list(ACTIONS)),
-        "endpoint": "string", "generation": "Int64", "records": "Int64", "detail": "string",
-    })
+    return df.astype(
+        {
+            "time_s": "float64",
+            "actor": pd.CategoricalDtype(actors),
+            "action": pd.CategoricalDtype(list(ACTIONS)),
+            "endpoint": "string",
+            "generation": "Int64",
+            "records": "Int64",
+            "detail": "string",
+        }
+    )

@@ -91,11 +91,17 @@ def run(config: RaceConfig = INCIDENT) -> RaceResult:
     names = enactor_names(config.enactor_count)
     w = _sim.simulate(config, names)
     summary = RaceSummary(
-        regional_empty_s=float(w.regional_empty_s), empty_started_at_s=w.first_empty,
-        stale_overwrites_count=w.counts["stale"], active_plan_deleted=w.flags["deleted_active"],
-        stuck=w.flags["stuck"], repaired_at_s=w.flags["repaired_at"], alerts_count=w.counts["alerts"],
-        self_repairs_count=w.counts["repairs"], max_generation_lag=w.counts["lag"],
-        endpoints_emptied=tuple(w.emptied))
+        regional_empty_s=float(w.regional_empty_s),
+        empty_started_at_s=w.first_empty,
+        stale_overwrites_count=w.counts["stale"],
+        active_plan_deleted=w.flags["deleted_active"],
+        stuck=w.flags["stuck"],
+        repaired_at_s=w.flags["repaired_at"],
+        alerts_count=w.counts["alerts"],
+        self_repairs_count=w.counts["repairs"],
+        max_generation_lag=w.counts["lag"],
+        endpoints_emptied=tuple(w.emptied),
+    )
     return RaceResult(config=config, events=_sim.frame(w.rows, names), summary=summary)
 
 
@@ -115,8 +121,12 @@ def endpoint_states(events: pd.DataFrame) -> pd.DataFrame:
     states = events.loc[events["action"].isin(STATE_ACTIONS), ["time_s", "endpoint", "generation", "records"]]
     plans = events.loc[events["action"] == "plan_created", ["time_s", "generation"]]
     plans = pd.concat([pd.DataFrame({"time_s": [0.0], "generation": [1]}), plans]).astype({"generation": "int64"})
-    out = pd.merge_asof(states.reset_index(drop=True), plans.rename(columns={"generation": "newest_generation"}),
-                        on="time_s", direction="backward")
+    out = pd.merge_asof(
+        states.reset_index(drop=True),
+        plans.rename(columns={"generation": "newest_generation"}),
+        on="time_s",
+        direction="backward",
+    )
     out["newest_generation"] = out["newest_generation"].astype("Int64")
     out["lag_generations"] = out["newest_generation"] - out["generation"]
     return out.reset_index(drop=True)
@@ -155,9 +165,15 @@ def empty_windows(events: pd.DataFrame, *, end_s: float) -> pd.DataFrame:
     rows += [(e, s, end_s, "still empty") for e, s in open_at.items()]
     df = pd.DataFrame(rows, columns=["endpoint", "start_s", "end_s", "repaired_by"])
     df["duration_s"] = df["end_s"] - df["start_s"]
-    return df.astype({"endpoint": "string", "start_s": "float64", "end_s": "float64",
-                      "duration_s": "float64", "repaired_by": "string"})[
-        ["endpoint", "start_s", "end_s", "duration_s", "repaired_by"]]
+    return df.astype(
+        {
+            "endpoint": "string",
+            "start_s": "float64",
+            "end_s": "float64",
+            "duration_s": "float64",
+            "repaired_by": "string",
+        }
+    )[["endpoint", "start_s", "end_s", "duration_s", "repaired_by"]]
 
 
 def _check_events(events: object, columns: tuple[str, ...]) -> None:

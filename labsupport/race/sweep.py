@@ -64,8 +64,9 @@ def guard_table(config: RaceConfig = INCIDENT, *, executor: Executor | None = No
     return sweep(guard_configs(config), executor=executor)
 
 
-def seed_sweep(config: RaceConfig = INCIDENT, seeds: Iterable[int] = range(50), *,
-               executor: Executor | None = None) -> pd.DataFrame:
+def seed_sweep(
+    config: RaceConfig = INCIDENT, seeds: Iterable[int] = range(50), *, executor: Executor | None = None
+) -> pd.DataFrame:
     """:func:`sweep` over ``config`` with each seed in ``seeds`` (how often does the race fire?)."""
     _check_config(config)
     return sweep([replace(config, seed=s) for s in _listed("seeds", seeds)], executor=executor)
@@ -88,12 +89,15 @@ def _binned_regional(config: RaceConfig, bin_s: float) -> pd.DataFrame:
     binned["regional_empty_s"] = res.summary.regional_empty_s
     binned["alerts_count"] = res.summary.alerts_count
     binned["manual_repair"] = res.summary.repaired_at_s is not None
-    return cast(pd.DataFrame, binned[[*GUARD_NAMES, "guards", "time_min", "records", "regional_empty_s",
-                                      "alerts_count", "manual_repair"]])
+    return cast(
+        pd.DataFrame,
+        binned[[*GUARD_NAMES, "guards", "time_min", "records", "regional_empty_s", "alerts_count", "manual_repair"]],
+    )
 
 
-def guard_explorer_data(config: RaceConfig = INCIDENT, *, bin_s: float = 120.0,
-                        executor: Executor | None = None) -> pd.DataFrame:
+def guard_explorer_data(
+    config: RaceConfig = INCIDENT, *, bin_s: float = 120.0, executor: Executor | None = None
+) -> pd.DataFrame:
     """Regional record count over time for all 16 guard combinations, binned, as one long table.
 
     Args:
@@ -110,8 +114,9 @@ def guard_explorer_data(config: RaceConfig = INCIDENT, *, bin_s: float = 120.0,
     _check_config(config)
     bin_s = check_number("bin_s", bin_s, lo=1, hi=86400)
     if config.horizon_s / bin_s > 300:
-        raise ConfigError(f"bin_s={bin_s:g} gives more than 300 bins over horizon_s={config.horizon_s:g}; "
-                          "use wider bins to keep the chart small")
+        raise ConfigError(
+            f"bin_s={bin_s:g} gives more than 300 bins over horizon_s={config.horizon_s:g}; "
+            "use wider bins to keep the chart small"
+        )
     parts = map_items(partial(_binned_regional, bin_s=bin_s), guard_configs(config), executor)
     return pd.concat(parts, ignore_index=True)
-

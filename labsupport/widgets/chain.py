@@ -34,18 +34,22 @@ def chain_view(config: chain.ChainConfig, *, reference: chain.ChainResult | None
     result = cached_run(chain.run, config)
     s = result.summary
     total = format_duration(s.total_s) if s.total_s > 0 else "no stage at all"
-    text = (f"**Stop points on:** {s.stop_points} · **whole event: {total}** · DynamoDB unreachable "
-            f"{format_duration(s.dynamodb_s)} · launches failing {format_duration(s.launches_s)} · NLB "
-            f"connection errors {format_duration(s.nlb_s)} · failing outside us-east-1: "
-            f"{s.outside_region_failures_count} services or features")
-    table = pd.DataFrame({
-        "stage": result.stages["stage"].astype(str),
-        "from": result.stages["start_s"].map(chain.CLOCK.time_of_day),
-        "to": result.stages["end_s"].map(chain.CLOCK.time_of_day),
-        "length": result.stages["duration_s"].map(format_duration),
-        "worst share failing": result.stages["peak_impact_fraction"].map("{:.0%}".format),
-        "what clients see": result.stages["client_view"],
-    })
+    text = (
+        f"**Stop points on:** {s.stop_points} · **whole event: {total}** · DynamoDB unreachable "
+        f"{format_duration(s.dynamodb_s)} · launches failing {format_duration(s.launches_s)} · NLB "
+        f"connection errors {format_duration(s.nlb_s)} · failing outside us-east-1: "
+        f"{s.outside_region_failures_count} services or features"
+    )
+    table = pd.DataFrame(
+        {
+            "stage": result.stages["stage"].astype(str),
+            "from": result.stages["start_s"].map(chain.CLOCK.time_of_day),
+            "to": result.stages["end_s"].map(chain.CLOCK.time_of_day),
+            "length": result.stages["duration_s"].map(format_duration),
+            "worst share failing": result.stages["peak_impact_fraction"].map("{:.0%}".format),
+            "what clients see": result.stages["client_view"],
+        }
+    )
     ref = None if reference is None else reference.stages
     return [Markdown(text), charts.chain_timeline_chart(result.stages, reference=ref), table]
 
@@ -70,9 +74,12 @@ def chain_panel(base: chain.ChainConfig | None = None) -> Panel:
         raise ConfigError(f"base must be a ChainConfig, got {type(base).__name__}")
     incident = cached_run(chain.run, replace(base, stop_points=chain.StopPoints()))
     controls: dict[str, widgets.Widget] = {
-        name: widgets.Checkbox(value=base.stop_points.flags()[i], indent=False,
-                               description=f"{i + 1}: {chain.STOP_POINT_TITLES[i]}",
-                               layout=widgets.Layout(width="auto"))
+        name: widgets.Checkbox(
+            value=base.stop_points.flags()[i],
+            indent=False,
+            description=f"{i + 1}: {chain.STOP_POINT_TITLES[i]}",
+            layout=widgets.Layout(width="auto"),
+        )
         for i, name in enumerate(chain.STOP_POINT_NAMES)
     }
 

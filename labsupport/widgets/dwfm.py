@@ -26,55 +26,98 @@ def dwfm_panel() -> Panel:
     hosts, or never). The panel shows the run's chart and a summary table.
     """
     base = dwfm.INCIDENT
-    times = sorted({cast(float, base.operator_restart_at_s), *(  # the incident's operators act
-        1_800.0 * k + 2_520.0 for k in range(20))})
+    times = sorted(
+        {
+            cast(float, base.operator_restart_at_s),
+            *(  # the incident's operators act
+                1_800.0 * k + 2_520.0 for k in range(20)
+            ),
+        }
+    )
     style = {"description_width": "initial"}
     controls = {
-        "fleet_droplets_count": widgets.IntSlider(value=base.fleet_droplets_count, min=500, max=12_000,
-                                                  step=100, description="Fleet (droplets)", style=style),
-        "outage_min": widgets.IntSlider(value=round(base.outage_end_s / 60), min=0, max=240,
-                                        description="DynamoDB outage (min)", style=style),
-        "work_deadline_s": widgets.IntSlider(value=round(base.work_deadline_s), min=120, max=1_800,
-                                             step=30, description="Deadline per item (s)", style=style),
-        "retry_policy": widgets.Dropdown(options=list(dwfm.RETRY_POLICIES), value=base.retry_policy,
-                                         description="Retries", style=style),
+        "fleet_droplets_count": widgets.IntSlider(
+            value=base.fleet_droplets_count, min=500, max=12_000, step=100, description="Fleet (droplets)", style=style
+        ),
+        "outage_min": widgets.IntSlider(
+            value=round(base.outage_end_s / 60), min=0, max=240, description="DynamoDB outage (min)", style=style
+        ),
+        "work_deadline_s": widgets.IntSlider(
+            value=round(base.work_deadline_s),
+            min=120,
+            max=1_800,
+            step=30,
+            description="Deadline per item (s)",
+            style=style,
+        ),
+        "retry_policy": widgets.Dropdown(
+            options=list(dwfm.RETRY_POLICIES), value=base.retry_policy, description="Retries", style=style
+        ),
         "drop_expired_work": widgets.Checkbox(value=base.drop_expired_work, description="drop_expired_work"),
-        "queue_order": widgets.Dropdown(options=list(dwfm.QUEUE_ORDERS), value=base.queue_order,
-                                        description="Queue order", style=style),
+        "queue_order": widgets.Dropdown(
+            options=list(dwfm.QUEUE_ORDERS), value=base.queue_order, description="Queue order", style=style
+        ),
         "retry_budget_per_s": widgets.Dropdown(
             options=[("none", None)] + [(f"{r:g} retries/s per host", r) for r in (0.005, 0.02, 0.1)],
-            value=base.retry_budget_per_s, description="Retry budget", style=style),
+            value=base.retry_budget_per_s,
+            description="Retry budget",
+            style=style,
+        ),
         "throttle_by_queue_length": widgets.Checkbox(value=False, description="throttle_by_queue_length"),
-        "queue_limit_count": widgets.IntSlider(value=base.queue_limit_count, min=5, max=400, step=5,
-                                               description="Queue limit (items)", style=style),
+        "queue_limit_count": widgets.IntSlider(
+            value=base.queue_limit_count, min=5, max=400, step=5, description="Queue limit (items)", style=style
+        ),
         "operators_at_s": widgets.Dropdown(
             options=[("never", None), *[(dwfm.CLOCK.time_of_day(t), t) for t in times]],
-            value=base.operator_restart_at_s, description="Operators act at", style=style),
+            value=base.operator_restart_at_s,
+            description="Operators act at",
+            style=style,
+        ),
     }
 
-    def render(fleet_droplets_count: int, outage_min: int, work_deadline_s: int, retry_policy: str,
-               drop_expired_work: bool, queue_order: str, retry_budget_per_s: float | None,
-               throttle_by_queue_length: bool, queue_limit_count: int,
-               operators_at_s: float | None) -> list[Shown]:
-        cfg = replace(base, fleet_droplets_count=fleet_droplets_count, outage_end_s=60.0 * outage_min,
-                      work_deadline_s=float(work_deadline_s), retry_policy=retry_policy,
-                      drop_expired_work=drop_expired_work, queue_order=queue_order,
-                      retry_budget_per_s=retry_budget_per_s, retry_budget_burst_count=10,
-                      throttle_by_queue_length=throttle_by_queue_length,
-                      queue_limit_count=queue_limit_count, operator_restart_at_s=operators_at_s,
-                      operator_throttle_at_s=operators_at_s)
+    def render(
+        fleet_droplets_count: int,
+        outage_min: int,
+        work_deadline_s: int,
+        retry_policy: str,
+        drop_expired_work: bool,
+        queue_order: str,
+        retry_budget_per_s: float | None,
+        throttle_by_queue_length: bool,
+        queue_limit_count: int,
+        operators_at_s: float | None,
+    ) -> list[Shown]:
+        cfg = replace(
+            base,
+            fleet_droplets_count=fleet_droplets_count,
+            outage_end_s=60.0 * outage_min,
+            work_deadline_s=float(work_deadline_s),
+            retry_policy=retry_policy,
+            drop_expired_work=drop_expired_work,
+            queue_order=queue_order,
+            retry_budget_per_s=retry_budget_per_s,
+            retry_budget_burst_count=10,
+            throttle_by_queue_length=throttle_by_queue_length,
+            queue_limit_count=queue_limit_count,
+            operator_restart_at_s=operators_at_s,
+            operator_throttle_at_s=operators_at_s,
+        )
         result = cached_run(dwfm.run, cfg)
         s = result.summary
-        table = pd.DataFrame({
-            "figure": ["All leases back", "Peak queue (items)", "Work wasted", "Insufficient-capacity launches"],
-            "value": [dwfm.CLOCK.time_of_day(cast(float, s.recovered_at_s)) if s.recovered
-                      else "not within the horizon",
-                      f"{s.peak_queue_count:,}", f"{s.wasted_fraction:.0%}",
-                      f"{s.insufficient_capacity_count:,} of {s.launch_attempts_count:,}"],
-        })
-        chart = charts.dwfm_timeseries_chart(result.timeseries, config=cfg,
-                                             outage_s=(cfg.outage_start_s, cfg.outage_end_s),
-                                             operator_at_s=operators_at_s)
+        table = pd.DataFrame(
+            {
+                "figure": ["All leases back", "Peak queue (items)", "Work wasted", "Insufficient-capacity launches"],
+                "value": [
+                    dwfm.CLOCK.time_of_day(cast(float, s.recovered_at_s)) if s.recovered else "not within the horizon",
+                    f"{s.peak_queue_count:,}",
+                    f"{s.wasted_fraction:.0%}",
+                    f"{s.insufficient_capacity_count:,} of {s.launch_attempts_count:,}",
+                ],
+            }
+        )
+        chart = charts.dwfm_timeseries_chart(
+            result.timeseries, config=cfg, outage_s=(cfg.outage_start_s, cfg.outage_end_s), operator_at_s=operators_at_s
+        )
         return [chart, table]
 
     return make_panel(controls, render)

@@ -39,11 +39,15 @@ def explore_panel(base: explore.ExploreConfig | None = None, *, max_states: int 
         name: widgets.Checkbox(value=getattr(base.guards, name), description=f"{i + 1}: {name}", indent=False)
         for i, name in enumerate(explore.GUARDS)
     }
-    for name, lo, hi, label in (("enactor_count", 1, 3, "Enactors"), ("generation_count", 2, 6, "Plan generations"),
-                                ("endpoint_count", 1, 2, "Endpoints"),
-                                ("cleanup_keep_generations", 0, 4, "Cleanup keeps (generations)")):
-        controls[name] = widgets.IntSlider(value=getattr(base, name), min=lo, max=hi, description=label,
-                                           style=style, continuous_update=False)
+    for name, lo, hi, label in (
+        ("enactor_count", 1, 3, "Enactors"),
+        ("generation_count", 2, 6, "Plan generations"),
+        ("endpoint_count", 1, 2, "Endpoints"),
+        ("cleanup_keep_generations", 0, 4, "Cleanup keeps (generations)"),
+    ):
+        controls[name] = widgets.IntSlider(
+            value=getattr(base, name), min=lo, max=hi, description=label, style=style, continuous_update=False
+        )
 
     def render(**values: Any) -> list[Shown]:
         guards = replace(base.guards, **{g: values.pop(g) for g in explore.GUARDS})
@@ -54,14 +58,20 @@ def explore_panel(base: explore.ExploreConfig | None = None, *, max_states: int 
             # Nothing was verified, so there is nothing to draw: say so instead of an empty chart.
             return [Markdown(f"**Stopped at the bound.** {err}")]
         s = result.summary
-        verdict = (f"**{'Safe' if s.safe else 'Unsafe'}; {'recovers' if s.recovers else 'can get stuck'}.** "
-                   f"{s.states_count:,} states and {s.transitions_count:,} transitions explored in "
-                   f"{s.elapsed_s:.2f} s.")
+        verdict = (
+            f"**{'Safe' if s.safe else 'Unsafe'}; {'recovers' if s.recovers else 'can get stuck'}.** "
+            f"{s.states_count:,} states and {s.transitions_count:,} transitions explored in "
+            f"{s.elapsed_s:.2f} s."
+        )
         grid = charts.explore_verdict_chart(explore.verdict_rows([result]))
         if s.safe:
             return [Markdown(verdict + " No interleaving empties an endpoint."), grid]
         steps = result.events[["step", "actor", "action", "plan_generation", "endpoint", "outcome", "role"]]
-        return [Markdown(verdict + f" Shortest counterexample: {s.counterexample_steps_count} steps."),
-                grid, charts.explore_sequence_chart(result.events), pd.DataFrame(steps)]
+        return [
+            Markdown(verdict + f" Shortest counterexample: {s.counterexample_steps_count} steps."),
+            grid,
+            charts.explore_sequence_chart(result.events),
+            pd.DataFrame(steps),
+        ]
 
     return make_panel(controls, render, slots=4)

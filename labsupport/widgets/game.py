@@ -39,12 +39,20 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
     result = game.play(config)
     c = config.clock_s
     posts = "".join(f"\n- **{r.time}** (Health Dashboard, [{r.tag}]): {r.event}" for r in result.feed.itertuples())
-    text = (f"**Clock: {_when(c)}** ({format_duration(c)} since 11:48 PM; the game ends at "
-            f"{_when(config.horizon_s)}). Dashboards are the chain model's; posts are the real ones, at their "
-            f"real times.\n\n**Public posts so far:**{posts or ' none yet.'}")
+    text = (
+        f"**Clock: {_when(c)}** ({format_duration(c)} since 11:48 PM; the game ends at "
+        f"{_when(config.horizon_s)}). Dashboards are the chain model's; posts are the real ones, at their "
+        f"real times.\n\n**Public posts so far:**{posts or ' none yet.'}"
+    )
     acts = result.actions
-    table = pd.DataFrame({"time": acts["time_s"].map(_when), "action": acts["label"], "outcome": acts["outcome"],
-                          "effect in the model": acts["effect"]})
+    table = pd.DataFrame(
+        {
+            "time": acts["time_s"].map(_when),
+            "action": acts["label"],
+            "outcome": acts["outcome"],
+            "effect in the model": acts["effect"],
+        }
+    )
     items: list[Shown] = [Markdown(text), charts.game_dashboard_chart(result.dashboards), table]
     if debrief:
         s = result.summary
@@ -54,13 +62,21 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
         score = result.score.assign(
             yours=[_when(v) if v == v else "not yet" for v in result.score["player_end_s"]],
             aws=[_when(v) for v in result.score["aws_end_s"]],
-            saved=[format_duration(abs(v)) + (" sooner" if v >= 0 else " later") if v == v else "n/a"
-                   for v in result.score["saved_s"]])[["stage", "yours", "aws", "aws_tag", "saved"]]
-        items += [Markdown(f"**Debrief.** Whole event (model): **{total}**; AWS's (summary): {aws_total}. "
-                           f"Refused launches (model): {s.refused_launches_count:,}; NLB health-check flaps "
-                           f"(model): {s.health_check_flaps_count:,}."
-                           + (" Automatic failover was left disabled." if s.failover_left_disabled else "")),
-                  score, charts.game_debrief_chart(result.chain.stages, result.actions, aws_actions=_aws_actions())]
+            saved=[
+                format_duration(abs(v)) + (" sooner" if v >= 0 else " later") if v == v else "n/a"
+                for v in result.score["saved_s"]
+            ],
+        )[["stage", "yours", "aws", "aws_tag", "saved"]]
+        items += [
+            Markdown(
+                f"**Debrief.** Whole event (model): **{total}**; AWS's (summary): {aws_total}. "
+                f"Refused launches (model): {s.refused_launches_count:,}; NLB health-check flaps "
+                f"(model): {s.health_check_flaps_count:,}."
+                + (" Automatic failover was left disabled." if s.failover_left_disabled else "")
+            ),
+            score,
+            charts.game_debrief_chart(result.chain.stages, result.actions, aws_actions=_aws_actions()),
+        ]
     return items
 
 
@@ -88,16 +104,27 @@ def game_panel(config: game.GameConfig | None = None) -> Panel:
         label = {a.name: a.label for a in game.ACTIONS}[entry[1]]
         return (f"{_when(entry[0])} · {label}", entry)
 
-    log = widgets.SelectMultiple(options=[option(e) for e in config.actions], value=tuple(config.actions),
-                                 description="Actions taken", rows=6, layout=widgets.Layout(width="min(100%, 36rem)"))
-    clock = widgets.IntSlider(value=int(config.clock_s) // 300 * 300, min=0, max=int(horizon) // 300 * 300, step=300,
-                              description="Clock (s since 11:48 PM)")
+    log = widgets.SelectMultiple(
+        options=[option(e) for e in config.actions],
+        value=tuple(config.actions),
+        description="Actions taken",
+        rows=6,
+        layout=widgets.Layout(width="min(100%, 36rem)"),
+    )
+    clock = widgets.IntSlider(
+        value=int(config.clock_s) // 300 * 300,
+        min=0,
+        max=int(horizon) // 300 * 300,
+        step=300,
+        description="Clock (s since 11:48 PM)",
+    )
     debrief = widgets.Checkbox(value=False, description="Debrief (reveals the score)", indent=False)
     controls: dict[str, widgets.Widget] = {"clock_s": clock, "log": log, "debrief": debrief}
 
     def render(clock_s: int, log: tuple[tuple[float, str], ...], debrief: bool) -> list[Shown]:
-        return game_view(game.GameConfig(actions=tuple(log), clock_s=float(clock_s), horizon_s=horizon),
-                         debrief=debrief)
+        return game_view(
+            game.GameConfig(actions=tuple(log), clock_s=float(clock_s), horizon_s=horizon), debrief=debrief
+        )
 
     panel = make_panel(controls, render, slots=6)
 
@@ -113,11 +140,13 @@ def game_panel(config: game.GameConfig | None = None) -> Panel:
                 kept = tuple(log.value)
                 log.options = [*log.options, option(entry)]
                 log.value = (*kept, entry)
+
         return on_click
 
     def step(seconds: int) -> Any:
         def on_click(_button: Any) -> None:
             clock.value = min(clock.value + seconds, clock.max)
+
         return on_click
 
     buttons = []
@@ -131,9 +160,15 @@ def game_panel(config: game.GameConfig | None = None) -> Panel:
         b.on_click(step(int(s)))
         steps.append(b)
     row = widgets.Layout(display="flex", flex_flow="row wrap", width="100%")
-    panel.box = widgets.VBox([widgets.HTML("<b>Advance the clock:</b>"), widgets.Box(steps, layout=row),
-                              widgets.HTML("<b>Act (at the clock's time):</b>"), widgets.Box(buttons, layout=row),
-                              panel.box])
+    panel.box = widgets.VBox(
+        [
+            widgets.HTML("<b>Advance the clock:</b>"),
+            widgets.Box(steps, layout=row),
+            widgets.HTML("<b>Act (at the clock's time):</b>"),
+            widgets.Box(buttons, layout=row),
+            panel.box,
+        ]
+    )
     panel.buttons = {a.name: b for a, b in zip(game.ACTIONS, buttons, strict=True)}  # type: ignore[attr-defined]
     panel.steps = dict(zip(game.STEPS_S, steps, strict=True))  # type: ignore[attr-defined]
     return panel

@@ -69,9 +69,10 @@ class Panel:
             elif isinstance(w, widgets.Dropdown):
                 w.style.description_width = "initial"
                 w.layout.width = "auto"
-        self.box = widgets.Box(list(self.controls.values()),
-                               layout=widgets.Layout(display="flex", flex_flow="row wrap", width="100%",
-                                                     align_items="center"))
+        self.box = widgets.Box(
+            list(self.controls.values()),
+            layout=widgets.Layout(display="flex", flex_flow="row wrap", width="100%", align_items="center"),
+        )
 
     def _ipython_display_(self) -> None:
         display(self.box)
@@ -129,8 +130,9 @@ _SLIDER_WIDTH = "min(100%, 36rem)"
 _NOTHING = Markdown("")
 
 
-def make_panel(controls: dict[str, widgets.Widget], render: Callable[..., list[Shown]], *,
-               slots: int | None = None) -> Panel:
+def make_panel(
+    controls: dict[str, widgets.Widget], render: Callable[..., list[Shown]], *, slots: int | None = None
+) -> Panel:
     """Wire ``controls`` to ``render`` and return a :class:`Panel`.
 
     Args:

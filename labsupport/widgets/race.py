@@ -39,6 +39,7 @@ def race_view(config: race.RaceConfig, *, window_s: float | None = None) -> list
     res = cached_run(race.run, config)
     s, ev = res.summary, res.events
     states, windows = res.endpoint_states(), res.empty_windows()
+
     def when(t: float | None) -> str:
         return "never" if t is None else f"at {t:.0f} s"
 
@@ -68,8 +69,7 @@ def race_view(config: race.RaceConfig, *, window_s: float | None = None) -> list
             shortened = True
     if automatic and shortened:
         text += f" · the generation chart shows the first {window_s / 60:.0f} min only"
-    return [Markdown(text), charts.race_records_chart(states, windows, endpoint=config.regional_endpoint),
-            generations]
+    return [Markdown(text), charts.race_records_chart(states, windows, endpoint=config.regional_endpoint), generations]
 
 
 def race_panel(base: race.RaceConfig | None = None) -> Panel:
@@ -92,17 +92,34 @@ def race_panel(base: race.RaceConfig | None = None) -> Panel:
         for i, name in enumerate(race.GUARD_NAMES)
     }
     controls["lock_losses_count"] = widgets.IntSlider(
-        value=fault.lock_losses_count, min=0, max=15, description=f"{fault.enactor}: lock losses in a row",
-        style=style, continuous_update=False)
+        value=fault.lock_losses_count,
+        min=0,
+        max=15,
+        description=f"{fault.enactor}: lock losses in a row",
+        style=style,
+        continuous_update=False,
+    )
     controls["plan_interval_s"] = widgets.IntSlider(
-        value=int(min(max(base.plan_interval_s, 10), 120)), min=10, max=120, step=5,
-        description="Planner interval (s)", style=style, continuous_update=False)
-    controls["seed"] = widgets.IntSlider(value=min(base.seed, 99), min=0, max=99, description="Seed",
-                                         style=style, continuous_update=False)
+        value=int(min(max(base.plan_interval_s, 10), 120)),
+        min=10,
+        max=120,
+        step=5,
+        description="Planner interval (s)",
+        style=style,
+        continuous_update=False,
+    )
+    controls["seed"] = widgets.IntSlider(
+        value=min(base.seed, 99), min=0, max=99, description="Seed", style=style, continuous_update=False
+    )
 
     def render(lock_losses_count: int, plan_interval_s: int, seed: int, **guards: bool) -> list[Shown]:
-        cfg = replace(base, guards=race.Guards(**guards), plan_interval_s=float(plan_interval_s), seed=seed,
-                      delays=(replace(fault, lock_losses_count=lock_losses_count), *base.delays[1:]))
+        cfg = replace(
+            base,
+            guards=race.Guards(**guards),
+            plan_interval_s=float(plan_interval_s),
+            seed=seed,
+            delays=(replace(fault, lock_losses_count=lock_losses_count), *base.delays[1:]),
+        )
         return race_view(cfg)
 
     return make_panel(controls, render)

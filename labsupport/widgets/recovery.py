@@ -25,8 +25,15 @@ NLB_FAILOVER_CHOICES: dict[str, tuple[bool, str | None, str | None]] = {
 }
 
 
-def nlb_config(base: nlb.NlbConfig | None = None, *, backlog_count: int, health_check_interval_s: float,
-               limit_capacity_removal: bool, max_removal_fraction: float, failover: str) -> nlb.NlbConfig:
+def nlb_config(
+    base: nlb.NlbConfig | None = None,
+    *,
+    backlog_count: int,
+    health_check_interval_s: float,
+    limit_capacity_removal: bool,
+    max_removal_fraction: float,
+    failover: str,
+) -> nlb.NlbConfig:
     """The :class:`labsupport.nlb.NlbConfig` that the NLB lab's controls describe.
 
     Args:
@@ -54,11 +61,16 @@ def nlb_config(base: nlb.NlbConfig | None = None, *, backlog_count: int, health_
         t = None if clock is None else nlb.CLOCK.seconds(clock)
         return t if t is not None and t <= base.network.horizon_s else None
 
-    return replace(base, network=replace(base.network, backlog_count=backlog_count),
-                   health_check_interval_s=float(health_check_interval_s),
-                   limit_capacity_removal=limit_capacity_removal,
-                   max_removal_fraction=float(max_removal_fraction), automatic_failover=on,
-                   disable_failover_at_s=within_run(off_at), reenable_failover_at_s=within_run(on_at))
+    return replace(
+        base,
+        network=replace(base.network, backlog_count=backlog_count),
+        health_check_interval_s=float(health_check_interval_s),
+        limit_capacity_removal=limit_capacity_removal,
+        max_removal_fraction=float(max_removal_fraction),
+        automatic_failover=on,
+        disable_failover_at_s=within_run(off_at),
+        reenable_failover_at_s=within_run(on_at),
+    )
 
 
 def nlb_view(config: nlb.NlbConfig) -> list[Shown]:
@@ -73,18 +85,32 @@ def nlb_view(config: nlb.NlbConfig) -> list[Shown]:
     def clock(t: float | None) -> str:
         return "never" if t is None else f"{nlb.CLOCK.origin + pd.Timedelta(seconds=t):%H:%M}"
 
-    table = pd.DataFrame({
-        "figure": ["Propagation normal again", "First AZ failover", "Lowest capacity in service",
-                   "Highest connection-error rate", f"Time with > {config.error_threshold_fraction:.0%} errors",
-                   "Flaps of this NLB's targets", "Worst health-check latency"],
-        "value": [clock(ns.propagation_normal_s), clock(s.first_failover_s), f"{s.min_capacity_fraction:.0%}",
-                  f"{s.peak_error_fraction:.0%}", f"{s.error_s / 60:.0f} min", f"{s.flaps_count}",
-                  f"{s.peak_check_latency_s:.0f} s"],
-    })
-    actions = {"Failover disabled": config.disable_failover_at_s,
-               "Failover re-enabled": config.reenable_failover_at_s}
-    chart = charts.nlb_timeseries_chart(result.timeseries, actions=actions,
-                                        threshold_s=config.failover_delay_threshold_s)
+    table = pd.DataFrame(
+        {
+            "figure": [
+                "Propagation normal again",
+                "First AZ failover",
+                "Lowest capacity in service",
+                "Highest connection-error rate",
+                f"Time with > {config.error_threshold_fraction:.0%} errors",
+                "Flaps of this NLB's targets",
+                "Worst health-check latency",
+            ],
+            "value": [
+                clock(ns.propagation_normal_s),
+                clock(s.first_failover_s),
+                f"{s.min_capacity_fraction:.0%}",
+                f"{s.peak_error_fraction:.0%}",
+                f"{s.error_s / 60:.0f} min",
+                f"{s.flaps_count}",
+                f"{s.peak_check_latency_s:.0f} s",
+            ],
+        }
+    )
+    actions = {"Failover disabled": config.disable_failover_at_s, "Failover re-enabled": config.reenable_failover_at_s}
+    chart = charts.nlb_timeseries_chart(
+        result.timeseries, actions=actions, threshold_s=config.failover_delay_threshold_s
+    )
     return [chart, table]
 
 
@@ -108,20 +134,43 @@ def nlb_panel(base: nlb.NlbConfig | None = None) -> Panel:
     top = min(1_200, base.network.max_events)  # a larger backlog would stop at max_events
     style = {"description_width": "initial"}
     controls: dict[str, widgets.Widget] = {
-        "backlog_count": widgets.IntSlider(value=min(base.network.backlog_count, top), min=0, max=top,
-                                           step=20, description="Backlog at 5:28 (items)", style=style,
-                                           continuous_update=False),
+        "backlog_count": widgets.IntSlider(
+            value=min(base.network.backlog_count, top),
+            min=0,
+            max=top,
+            step=20,
+            description="Backlog at 5:28 (items)",
+            style=style,
+            continuous_update=False,
+        ),
         "health_check_interval_s": widgets.IntSlider(
-            value=int(min(max(base.health_check_interval_s, 10), 120)), min=10, max=120, step=5,
-            description="Health-check interval (s)", style=style, continuous_update=False),
-        "limit_capacity_removal": widgets.Checkbox(value=base.limit_capacity_removal,
-                                                   description="limit_capacity_removal", indent=False),
+            value=int(min(max(base.health_check_interval_s, 10), 120)),
+            min=10,
+            max=120,
+            step=5,
+            description="Health-check interval (s)",
+            style=style,
+            continuous_update=False,
+        ),
+        "limit_capacity_removal": widgets.Checkbox(
+            value=base.limit_capacity_removal, description="limit_capacity_removal", indent=False
+        ),
         "max_removal_fraction": widgets.FloatSlider(
-            value=min(max(base.max_removal_fraction, 0.05), 1.0), min=0.05, max=1.0, step=0.05,
-            description="Cap per 15 min", readout_format=".0%", style=style, continuous_update=False),
-        "failover": widgets.Dropdown(options=list(NLB_FAILOVER_CHOICES),
-                                     value=next(iter(NLB_FAILOVER_CHOICES)),
-                                     description="Automatic AZ failover", style=style),
+            value=min(max(base.max_removal_fraction, 0.05), 1.0),
+            min=0.05,
+            max=1.0,
+            step=0.05,
+            description="Cap per 15 min",
+            readout_format=".0%",
+            style=style,
+            continuous_update=False,
+        ),
+        "failover": widgets.Dropdown(
+            options=list(NLB_FAILOVER_CHOICES),
+            value=next(iter(NLB_FAILOVER_CHOICES)),
+            description="Automatic AZ failover",
+            style=style,
+        ),
     }
 
     def render(**values: Any) -> list[Shown]:
@@ -134,8 +183,14 @@ def nlb_panel(base: nlb.NlbConfig | None = None) -> Panel:
 _DNS_MAX_HORIZON_S = 7 * 86_400.0
 
 
-def dns_config(base: dns_cache.DnsCacheConfig | None = None, *, positive_ttl_s: float, negative_ttl_s: float,
-               empty_min: float, clients_count: int) -> dns_cache.DnsCacheConfig:
+def dns_config(
+    base: dns_cache.DnsCacheConfig | None = None,
+    *,
+    positive_ttl_s: float,
+    negative_ttl_s: float,
+    empty_min: float,
+    clients_count: int,
+) -> dns_cache.DnsCacheConfig:
     """The :class:`labsupport.dns_cache.DnsCacheConfig` that the DNS lab's controls describe.
 
     The negative TTL is set through the SOA record's TTL (the SOA MINIMUM stays at its default, so
@@ -162,11 +217,17 @@ def dns_config(base: dns_cache.DnsCacheConfig | None = None, *, positive_ttl_s: 
     clients_count = check_int("clients_count", clients_count, lo=1, hi=1_000_000)
     empty_s = 60.0 * float(empty_min)
     horizon = min(_DNS_MAX_HORIZON_S, base.empty_start_s + empty_s + max(3_600.0, 2.0 * float(negative_ttl_s)))
-    return replace(base, positive_ttl_s=float(positive_ttl_s), soa_ttl_s=float(negative_ttl_s),
-                   soa_minimum_s=max(base.soa_minimum_s, float(negative_ttl_s)),
-                   negative_ttl_cap_s=max(base.negative_ttl_cap_s, float(negative_ttl_s)),
-                   empty_duration_s=empty_s, clients_count=int(clients_count), horizon_s=horizon,
-                   sample_interval_s=max(10.0, horizon / 4_000))
+    return replace(
+        base,
+        positive_ttl_s=float(positive_ttl_s),
+        soa_ttl_s=float(negative_ttl_s),
+        soa_minimum_s=max(base.soa_minimum_s, float(negative_ttl_s)),
+        negative_ttl_cap_s=max(base.negative_ttl_cap_s, float(negative_ttl_s)),
+        empty_duration_s=empty_s,
+        clients_count=int(clients_count),
+        horizon_s=horizon,
+        sample_interval_s=max(10.0, horizon / 4_000),
+    )
 
 
 def dns_view(config: dns_cache.DnsCacheConfig) -> list[Shown]:
@@ -182,16 +243,30 @@ def dns_view(config: dns_cache.DnsCacheConfig) -> list[Shown]:
         return "not within the run" if v is None else f"{v / 60:.1f} min"
 
     label = f"negative TTL {config.negative_ttl_s:.0f} s"
-    table = pd.DataFrame({
-        "figure": ["Negative-caching TTL", "Clients that failed", "Half failing after",
-                   "Restore to half recovered", "Restore to 99 % recovered", "Restore to all recovered"],
-        "value": [f"{s.negative_ttl_s:.0f} s", f"{s.failed_count:,} of {config.clients_count:,}",
-                  minutes(s.half_failing_after_s), minutes(s.recovery_half_s),
-                  minutes(s.recovery_most_s), minutes(s.recovery_all_s)],
-    })
+    table = pd.DataFrame(
+        {
+            "figure": [
+                "Negative-caching TTL",
+                "Clients that failed",
+                "Half failing after",
+                "Restore to half recovered",
+                "Restore to 99 % recovered",
+                "Restore to all recovered",
+            ],
+            "value": [
+                f"{s.negative_ttl_s:.0f} s",
+                f"{s.failed_count:,} of {config.clients_count:,}",
+                minutes(s.half_failing_after_s),
+                minutes(s.recovery_half_s),
+                minutes(s.recovery_most_s),
+                minutes(s.recovery_all_s),
+            ],
+        }
+    )
     whole = charts.dns_failing_chart({label: result.timeseries}, restored_s=s.restored_s)
-    close = charts.dns_failing_chart({label: result.timeseries}, restored_s=s.restored_s,
-                                     start_s=max(0.0, s.restored_s - 300.0))
+    close = charts.dns_failing_chart(
+        {label: result.timeseries}, restored_s=s.restored_s, start_s=max(0.0, s.restored_s - 300.0)
+    )
     return [whole, close, table]
 
 
@@ -217,23 +292,48 @@ def dns_panel(base: dns_cache.DnsCacheConfig | None = None) -> Panel:
     # The restore must come at least a minute before the 7-day limit, so that some aftermath is run.
     longest = min(240, int((_DNS_MAX_HORIZON_S - base.empty_start_s - 60.0) // 60))
     if longest < 1:
-        raise ConfigError(f"base.empty_start_s={base.empty_start_s:g} leaves no room for an empty window of a "
-                         f"minute before the model's {_DNS_MAX_HORIZON_S:g} s limit; start it earlier")
+        raise ConfigError(
+            f"base.empty_start_s={base.empty_start_s:g} leaves no room for an empty window of a "
+            f"minute before the model's {_DNS_MAX_HORIZON_S:g} s limit; start it earlier"
+        )
     shortest = min(5, longest)
     style = {"description_width": "initial"}
     controls: dict[str, widgets.Widget] = {
-        "positive_ttl_s": widgets.IntSlider(value=int(min(max(base.positive_ttl_s, 5), 600)), min=5, max=600,
-                                            step=5, description="TTL of the records (s)", style=style,
-                                            continuous_update=False),
-        "negative_ttl_s": widgets.IntSlider(value=int(min(max(base.negative_ttl_s, 60), 7_200)), min=60,
-                                            max=7_200, step=60, description="Negative TTL (s)", style=style,
-                                            continuous_update=False),
-        "empty_min": widgets.IntSlider(value=int(min(max(round(base.empty_duration_s / 60), shortest), longest)),
-                                       min=shortest, max=longest, description="Empty window (min)", style=style,
-                                       continuous_update=False),
-        "clients_count": widgets.IntSlider(value=min(max(base.clients_count, 100), 50_000), min=100,
-                                           max=50_000, step=100, description="Clients", style=style,
-                                           continuous_update=False),
+        "positive_ttl_s": widgets.IntSlider(
+            value=int(min(max(base.positive_ttl_s, 5), 600)),
+            min=5,
+            max=600,
+            step=5,
+            description="TTL of the records (s)",
+            style=style,
+            continuous_update=False,
+        ),
+        "negative_ttl_s": widgets.IntSlider(
+            value=int(min(max(base.negative_ttl_s, 60), 7_200)),
+            min=60,
+            max=7_200,
+            step=60,
+            description="Negative TTL (s)",
+            style=style,
+            continuous_update=False,
+        ),
+        "empty_min": widgets.IntSlider(
+            value=int(min(max(round(base.empty_duration_s / 60), shortest), longest)),
+            min=shortest,
+            max=longest,
+            description="Empty window (min)",
+            style=style,
+            continuous_update=False,
+        ),
+        "clients_count": widgets.IntSlider(
+            value=min(max(base.clients_count, 100), 50_000),
+            min=100,
+            max=50_000,
+            step=100,
+            description="Clients",
+            style=style,
+            continuous_update=False,
+        ),
     }
 
     def render(**values: Any) -> list[Shown]:

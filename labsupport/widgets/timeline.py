@@ -17,9 +17,7 @@ def timeline_panel() -> Panel:
     The choices come from :func:`labsupport.timeline.services`.
     """
     controls = {
-        "services": widgets.SelectMultiple(
-            options=timeline.services(), value=(), rows=8, description="Services"
-        ),
+        "services": widgets.SelectMultiple(options=timeline.services(), value=(), rows=8, description="Services"),
         "include_unverified": widgets.Checkbox(value=True, description="Show unverified rows"),
     }
 

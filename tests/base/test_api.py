@@ -13,9 +13,7 @@ import pytest
 
 import labsupport
 
-PUBLIC_MODULES = sorted(
-    m.name for m in pkgutil.iter_modules(labsupport.__path__) if not m.name.startswith("_")
-)
+PUBLIC_MODULES = sorted(m.name for m in pkgutil.iter_modules(labsupport.__path__) if not m.name.startswith("_"))
 
 
 def test_package_docstring_lists_every_public_module():
@@ -51,9 +49,11 @@ def test_errors_are_value_errors():
 
 
 def test_models_are_attributes_of_the_package_imported_on_first_use():
-    code = ("import sys, labsupport\n"
-            "assert 'labsupport.race' not in sys.modules\n"
-            "assert labsupport.race.run is sys.modules['labsupport.race'].run\n"
-            "assert {'race', 'chain', 'explore'} <= set(dir(labsupport)) and 'race' in labsupport.__all__\n"
-            "try:\n    labsupport.no_such_module\nexcept AttributeError:\n    pass\nelse:\n    raise SystemExit(1)\n")
+    code = (
+        "import sys, labsupport\n"
+        "assert 'labsupport.race' not in sys.modules\n"
+        "assert labsupport.race.run is sys.modules['labsupport.race'].run\n"
+        "assert {'race', 'chain', 'explore'} <= set(dir(labsupport)) and 'race' in labsupport.__all__\n"
+        "try:\n    labsupport.no_such_module\nexcept AttributeError:\n    pass\nelse:\n    raise SystemExit(1)\n"
+    )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

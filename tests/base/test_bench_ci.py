@@ -13,10 +13,16 @@ _spec.loader.exec_module(bench_ci)
 
 
 def test_each_stage_lasts_until_the_next_stage_line():
-    log = ("== install: fresh venv (0 s)\npip output\n== lint: ruff (75 s)\n-- ruff: Found 3 errors.\n"
-           "== README test command: pytest (120 s)\n== (still) a stage (pytest) (480 s)\n== done (500 s)\n")
-    assert bench_ci.stage_seconds(log) == [("install: fresh venv", 75.0), ("lint: ruff", 45.0),
-                                           ("README test command: pytest", 360.0), ("(still) a stage (pytest)", 20.0)]
+    log = (
+        "== install: fresh venv (0 s)\npip output\n== lint: ruff (75 s)\n-- ruff: Found 3 errors.\n"
+        "== README test command: pytest (120 s)\n== (still) a stage (pytest) (480 s)\n== done (500 s)\n"
+    )
+    assert bench_ci.stage_seconds(log) == [
+        ("install: fresh venv", 75.0),
+        ("lint: ruff", 45.0),
+        ("README test command: pytest", 360.0),
+        ("(still) a stage (pytest)", 20.0),
+    ]
 
 
 def test_a_run_that_stopped_inside_a_stage_leaves_that_stage_out():

@@ -18,8 +18,8 @@ CLOCKS = [INCIDENT_CLOCK, NETWORK_CLOCK]
 
 
 def test_the_two_origins_are_the_summary_times():
-    assert INCIDENT_CLOCK.origin == pd.Timestamp("2025-10-19 23:48")      # PES: regional endpoint empty
-    assert NETWORK_CLOCK.origin == pd.Timestamp("2025-10-20 05:28")       # PES: DWFM leases re-established
+    assert INCIDENT_CLOCK.origin == pd.Timestamp("2025-10-19 23:48")  # PES: regional endpoint empty
+    assert NETWORK_CLOCK.origin == pd.Timestamp("2025-10-20 05:28")  # PES: DWFM leases re-established
 
 
 def test_each_model_exposes_its_own_clock():
@@ -31,17 +31,17 @@ def test_each_model_exposes_its_own_clock():
 
 
 def test_a_time_of_day_is_read_on_the_origins_own_day():
-    assert INCIDENT_CLOCK.seconds("02:25") == -76_980.0                   # 2:25 AM on 19 Oct, 21 h 23 min before
+    assert INCIDENT_CLOCK.seconds("02:25") == -76_980.0  # 2:25 AM on 19 Oct, 21 h 23 min before
     assert INCIDENT_CLOCK.seconds("2025-10-20 02:25") == PES_EMPTY_TO_RESTORED_S == 9_420.0
-    assert NETWORK_CLOCK.seconds("02:25") == -(3 * 3600 + 3 * 60)         # 20 Oct, before 5:28 AM
+    assert NETWORK_CLOCK.seconds("02:25") == -(3 * 3600 + 3 * 60)  # 20 Oct, before 5:28 AM
     assert NETWORK_CLOCK.seconds("05:28") == 0.0
     assert NETWORK_CLOCK.seconds("06:21") == 53 * 60
     assert NETWORK_CLOCK.seconds("2025-10-20 14:09") == NETWORK_CLOCK.seconds("14:09") == 8 * 3600 + 41 * 60
 
 
 def test_midnight_on_either_side_of_the_incident_origin():
-    assert INCIDENT_CLOCK.seconds("00:00") == -(23 * 3600 + 48 * 60)      # the start of 19 Oct
-    assert INCIDENT_CLOCK.seconds("2025-10-20 00:00") == 12 * 60          # 12 minutes after 11:48 PM
+    assert INCIDENT_CLOCK.seconds("00:00") == -(23 * 3600 + 48 * 60)  # the start of 19 Oct
+    assert INCIDENT_CLOCK.seconds("2025-10-20 00:00") == 12 * 60  # 12 minutes after 11:48 PM
     assert INCIDENT_CLOCK.reading(12 * 60) == "2025-10-20 00:00"
     assert INCIDENT_CLOCK.time_of_day(12 * 60) == "12:00 AM"
     assert INCIDENT_CLOCK.time_of_day(12 * 60 + 12 * 3600) == "12:00 PM"
@@ -60,13 +60,13 @@ def test_a_reading_carries_its_date_and_seconds_only_when_there_are_some():
     assert INCIDENT_CLOCK.reading(0) == "2025-10-19 23:48"
     assert INCIDENT_CLOCK.reading(20_400) == "2025-10-20 05:28"
     assert INCIDENT_CLOCK.reading(-76_980) == "2025-10-19 02:25"
-    assert INCIDENT_CLOCK.reading(90.4) == "2025-10-19 23:49:30"          # to the nearest second
+    assert INCIDENT_CLOCK.reading(90.4) == "2025-10-19 23:49:30"  # to the nearest second
     assert NETWORK_CLOCK.reading(-60) == "2025-10-20 05:27"
 
 
 def test_time_of_day_is_the_short_form_in_whole_minutes():
     assert dwfm.CLOCK.time_of_day(20_400) == "5:28 AM"
-    assert INCIDENT_CLOCK.time_of_day(-60) == "11:47 PM"                  # before the origin
+    assert INCIDENT_CLOCK.time_of_day(-60) == "11:47 PM"  # before the origin
     assert NETWORK_CLOCK.time_of_day(29) == "5:28 AM" and NETWORK_CLOCK.time_of_day(31) == "5:29 AM"
     assert NETWORK_CLOCK.time_of_day(YEAR_S) == NETWORK_CLOCK.time_of_day(-YEAR_S) == "5:28 AM"
 
@@ -77,9 +77,29 @@ def test_wall_clock_gives_the_iso_strings_charts_draw():
     assert INCIDENT_CLOCK.wall_clock([-60.0]).tolist() == ["2025-10-19T23:47:00"]
 
 
-@pytest.mark.parametrize("when", [None, 5, 9_420.0, datetime(2025, 10, 20, 2, 25), "", "  ", "2025-10-20 07:00+00:00",
-                                  "07:00Z", "NaT", "2025-10-20 NaT", "now", "today", "24:00", "7", "2025-13-01 00:00",
-                                  "2:25 AM", "half past nine", "25:61"])
+@pytest.mark.parametrize(
+    "when",
+    [
+        None,
+        5,
+        9_420.0,
+        datetime(2025, 10, 20, 2, 25),
+        "",
+        "  ",
+        "2025-10-20 07:00+00:00",
+        "07:00Z",
+        "NaT",
+        "2025-10-20 NaT",
+        "now",
+        "today",
+        "24:00",
+        "7",
+        "2025-13-01 00:00",
+        "2:25 AM",
+        "half past nine",
+        "25:61",
+    ],
+)
 def test_a_bad_reading_raises_config_error_naming_it(when):
     with pytest.raises(ConfigError, match="when") as err:
         INCIDENT_CLOCK.seconds(when)
@@ -101,16 +121,26 @@ def test_a_year_either_side_is_the_range_of_both_directions():
     assert INCIDENT_CLOCK.reading(-YEAR_S) == "2024-10-19 23:48"
 
 
-@pytest.mark.parametrize("time_s", [YEAR_S + 1, -YEAR_S - 1, 1e18, float("nan"), float("inf"), None, "60", True,
-                                    10**400])
+@pytest.mark.parametrize(
+    "time_s", [YEAR_S + 1, -YEAR_S - 1, 1e18, float("nan"), float("inf"), None, "60", True, 10**400]
+)
 @pytest.mark.parametrize("convert", ["reading", "time_of_day"])
 def test_a_bad_time_raises_config_error_naming_time_s_and_the_range(time_s, convert):
     with pytest.raises(ConfigError, match=r"time_s must be a finite number .*31536000"):
         getattr(INCIDENT_CLOCK, convert)(time_s)
 
 
-@pytest.mark.parametrize("origin", ["2025-10-19 23:48", datetime(2025, 10, 19, 23, 48), pd.NaT, None,
-                                    pd.Timestamp("2025-10-19 23:48", tz="US/Pacific"), pd.Timestamp.max])
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "2025-10-19 23:48",
+        datetime(2025, 10, 19, 23, 48),
+        pd.NaT,
+        None,
+        pd.Timestamp("2025-10-19 23:48", tz="US/Pacific"),
+        pd.Timestamp.max,
+    ],
+)
 def test_a_bad_origin_raises_config_error_naming_it(origin):
     with pytest.raises(ConfigError, match="origin"):
         Clock(origin)
@@ -139,8 +169,9 @@ def test_seconds_of_the_reading_of_a_whole_second_is_that_second(clock, t):
     assert clock.seconds(clock.reading(t)) == t
 
 
-@given(clock=st.sampled_from(CLOCKS),
-       when=st.datetimes(min_value=datetime(2025, 10, 9), max_value=datetime(2025, 10, 31)))
+@given(
+    clock=st.sampled_from(CLOCKS), when=st.datetimes(min_value=datetime(2025, 10, 9), max_value=datetime(2025, 10, 31))
+)
 def test_the_reading_of_the_seconds_of_a_reading_is_that_reading(clock, when):
     reading = f"{when:%Y-%m-%d %H:%M}" + (f":{when.second:02d}" if when.second else "")
     assert clock.reading(clock.seconds(reading)) == reading

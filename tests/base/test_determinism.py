@@ -41,11 +41,18 @@ def here_twice() -> tuple[dict[str, str], dict[str, str]]:
 def in_child(hash_seed: str) -> dict[str, str]:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
     # This folder (for this module) and the tests' root (for _registry, which it imports).
-    code = ("import json, sys; sys.path[:0] = sys.argv[1:]; import test_determinism as t; "
-            "print(json.dumps(t.fingerprints()))")
-    out = subprocess.run([sys.executable, "-c", code, str(HERE), str(HERE.parent)], env=env, capture_output=True,
-                         text=True,
-                         timeout=600, check=True)
+    code = (
+        "import json, sys; sys.path[:0] = sys.argv[1:]; import test_determinism as t; "
+        "print(json.dumps(t.fingerprints()))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(HERE), str(HERE.parent)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

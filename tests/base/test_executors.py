@@ -48,34 +48,46 @@ def _sweeps() -> dict[str, Sweep]:
     from labsupport import chain, dns_cache, dwfm, explore, network, nlb, race
 
     return {
-        "labsupport.race.sweep": Sweep(lambda ex: race.sweep(
-            [replace(small("race"), seed=s) for s in (3, 1, 2, 0)], executor=ex)),
+        "labsupport.race.sweep": Sweep(
+            lambda ex: race.sweep([replace(small("race"), seed=s) for s in (3, 1, 2, 0)], executor=ex)
+        ),
         "labsupport.race.guard_table": Sweep(lambda ex: race.guard_table(small("race"), executor=ex)),
         "labsupport.race.seed_sweep": Sweep(lambda ex: race.seed_sweep(small("race"), range(4), executor=ex)),
-        "labsupport.race.guard_explorer_data": Sweep(lambda ex: race.guard_explorer_data(
-            small("race"), bin_s=60.0, executor=ex)),
-        "labsupport.explore.sweep": Sweep(lambda ex: explore.sweep(
-            [small("explore"), replace(small("explore"), generation_count=2)], executor=ex),
-            volatile=("elapsed_s", "states_per_s")),
-        "labsupport.explore.verdict_table": Sweep(lambda ex: explore.verdict_table(small("explore"), executor=ex),
-                                                  volatile=("elapsed_s",)),
-        "labsupport.dwfm.sweep": Sweep(lambda ex: dwfm.sweep(
-            [replace(small("dwfm"), seed=s) for s in (2, 1)], executor=ex)),
-        "labsupport.dwfm.phase_sweep": Sweep(lambda ex: dwfm.phase_sweep(
-            small("dwfm"), fleet_sizes=(150, 300), outage_lengths_s=(600.0, 1_200.0), executor=ex)),
-        "labsupport.dwfm.explorer_grid": Sweep(lambda ex: dwfm.explorer_grid(
-            small("dwfm"), fleet_sizes=(150, 300), step_s=600.0, executor=ex)),
+        "labsupport.race.guard_explorer_data": Sweep(
+            lambda ex: race.guard_explorer_data(small("race"), bin_s=60.0, executor=ex)
+        ),
+        "labsupport.explore.sweep": Sweep(
+            lambda ex: explore.sweep([small("explore"), replace(small("explore"), generation_count=2)], executor=ex),
+            volatile=("elapsed_s", "states_per_s"),
+        ),
+        "labsupport.explore.verdict_table": Sweep(
+            lambda ex: explore.verdict_table(small("explore"), executor=ex), volatile=("elapsed_s",)
+        ),
+        "labsupport.dwfm.sweep": Sweep(
+            lambda ex: dwfm.sweep([replace(small("dwfm"), seed=s) for s in (2, 1)], executor=ex)
+        ),
+        "labsupport.dwfm.phase_sweep": Sweep(
+            lambda ex: dwfm.phase_sweep(
+                small("dwfm"), fleet_sizes=(150, 300), outage_lengths_s=(600.0, 1_200.0), executor=ex
+            )
+        ),
+        "labsupport.dwfm.explorer_grid": Sweep(
+            lambda ex: dwfm.explorer_grid(small("dwfm"), fleet_sizes=(150, 300), step_s=600.0, executor=ex)
+        ),
         "labsupport.dwfm.lever_table": Sweep(lambda ex: dwfm.lever_table(small("dwfm"), executor=ex)),
-        "labsupport.dwfm.backoff_sweep": Sweep(lambda ex: dwfm.backoff_sweep(
-            (150, 300), small("dwfm"), executor=ex)),
-        "labsupport.network.sweep": Sweep(lambda ex: network.sweep(
-            [replace(small("network"), seed=s) for s in (2, 1)], executor=ex)),
-        "labsupport.nlb.sweep": Sweep(lambda ex: nlb.sweep(
-            [replace(small("nlb"), seed=s) for s in (2, 1)], executor=ex)),
-        "labsupport.dns_cache.sweep": Sweep(lambda ex: dns_cache.sweep(
-            [replace(small("dns_cache"), seed=s) for s in (2, 1, 3)], executor=ex)),
-        "labsupport.chain.sweep": Sweep(lambda ex: chain.sweep(
-            chain.all_stop_point_configs(small("chain"))[6::-2], executor=ex)),
+        "labsupport.dwfm.backoff_sweep": Sweep(lambda ex: dwfm.backoff_sweep((150, 300), small("dwfm"), executor=ex)),
+        "labsupport.network.sweep": Sweep(
+            lambda ex: network.sweep([replace(small("network"), seed=s) for s in (2, 1)], executor=ex)
+        ),
+        "labsupport.nlb.sweep": Sweep(
+            lambda ex: nlb.sweep([replace(small("nlb"), seed=s) for s in (2, 1)], executor=ex)
+        ),
+        "labsupport.dns_cache.sweep": Sweep(
+            lambda ex: dns_cache.sweep([replace(small("dns_cache"), seed=s) for s in (2, 1, 3)], executor=ex)
+        ),
+        "labsupport.chain.sweep": Sweep(
+            lambda ex: chain.sweep(chain.all_stop_point_configs(small("chain"))[6::-2], executor=ex)
+        ),
         "labsupport.chain.stop_point_table": Sweep(lambda ex: chain.stop_point_table(small("chain"), executor=ex)),
     }
 
@@ -151,9 +163,12 @@ def test_process_pool_gives_the_same_table(name, process_pool):
 @pytest.fixture(scope="module")
 def dask_executor():
     distributed = pytest.importorskip(
-        "dask.distributed", reason="Dask is not installed: pip install -e '.[scale]' to run the Dask test")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) \
-            as cluster, distributed.Client(cluster) as client:
+        "dask.distributed", reason="Dask is not installed: pip install -e '.[scale]' to run the Dask test"
+    )
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client.get_executor()
 
 
@@ -171,5 +186,6 @@ def test_rows_come_back_in_the_order_given(process_pool):
     forward = race.sweep(configs, executor=process_pool)
     backward = race.sweep(configs[::-1], executor=process_pool)
     assert list(forward["seed"]) == [0, 1, 2, 3] and list(backward["run"]) == [0, 1, 2, 3]
-    pd.testing.assert_frame_equal(backward.iloc[::-1].reset_index(drop=True).drop(columns="run"),
-                                  forward.drop(columns="run"))
+    pd.testing.assert_frame_equal(
+        backward.iloc[::-1].reset_index(drop=True).drop(columns="run"), forward.drop(columns="run")
+    )

@@ -34,16 +34,35 @@ PACKAGE = Path(__file__).resolve().parents[2] / "labsupport"
 #: The layer of each module, by the first part of its dotted name that is listed (longest first).
 LAYERS: dict[str, int] = {
     "labsupport": 0,
-    "labsupport.errors": 0, "labsupport.clock": 0, "labsupport._validate": 0, "labsupport._sweep": 0,
-    "labsupport._engine": 0, "labsupport.presets": 0, "labsupport.route53": 0, "labsupport.timeline": 0,
-    "labsupport.dependencies": 0, "labsupport.quiz": 0, "labsupport._quiz_html": 0, "labsupport.predict": 0,
+    "labsupport.errors": 0,
+    "labsupport.clock": 0,
+    "labsupport._validate": 0,
+    "labsupport._sweep": 0,
+    "labsupport._engine": 0,
+    "labsupport.presets": 0,
+    "labsupport.route53": 0,
+    "labsupport.timeline": 0,
+    "labsupport.dependencies": 0,
+    "labsupport.quiz": 0,
+    "labsupport._quiz_html": 0,
+    "labsupport.predict": 0,
     "labsupport.strategy": 0,
-    "labsupport.race": 1, "labsupport.dwfm": 1, "labsupport.network": 1, "labsupport.dns_cache": 1,
-    "labsupport.nlb": 2, "labsupport.explore": 2, "labsupport.chain": 2,
+    "labsupport.race": 1,
+    "labsupport.dwfm": 1,
+    "labsupport.network": 1,
+    "labsupport.dns_cache": 1,
+    "labsupport.nlb": 2,
+    "labsupport.explore": 2,
+    "labsupport.chain": 2,
     "labsupport.game": 2,
     "labsupport.charts": 3,
-    "labsupport.widgets": 4, "labsupport.book": 4, "labsupport.colab": 4, "labsupport.student": 4,
-    "labsupport.pdf": 4, "labsupport.grading": 4, "labsupport.apidoc": 4,
+    "labsupport.widgets": 4,
+    "labsupport.book": 4,
+    "labsupport.colab": 4,
+    "labsupport.student": 4,
+    "labsupport.pdf": 4,
+    "labsupport.grading": 4,
+    "labsupport.apidoc": 4,
 }
 LAYER_NAMES = ("base", "models", "composed", "charts", "wiring")
 #: The packages that are models (layers 1 and 2), each with these parts, in this order.
@@ -186,15 +205,15 @@ def render(edges: dict[str, set[str]]) -> str:
     return "\n".join(lines)
 
 
-
-
 def test_no_import_cycles():
     """Also prints the graph (``pytest -rP`` or ``-s`` shows it): type-only imports are in it."""
     edges = graph()
     found = cycles(edges)
     print(render(edges))
-    print(f"{len(edges)} modules, {sum(map(len, edges.values()))} imports (those under TYPE_CHECKING "
-          f"included), {len(found)} import cycles")
+    print(
+        f"{len(edges)} modules, {sum(map(len, edges.values()))} imports (those under TYPE_CHECKING "
+        f"included), {len(found)} import cycles"
+    )
     assert found == [], "import cycles in labsupport:\n" + render(edges)
 
 
@@ -212,8 +231,11 @@ def test_every_listed_module_exists(name):
 
 
 def test_every_module_has_a_layer_it_was_listed_for():
-    unlisted = [m for m in graph() if not any(m == p or m.startswith(p + ".") for p in LAYERS if p != "labsupport")
-                and m != "labsupport"]
+    unlisted = [
+        m
+        for m in graph()
+        if not any(m == p or m.startswith(p + ".") for p in LAYERS if p != "labsupport") and m != "labsupport"
+    ]
     assert unlisted == [], "add these modules to LAYERS"
 
 
@@ -236,7 +258,8 @@ def test_the_graph_is_read_from_the_code():
     edges = graph()
     assert "labsupport.errors" in edges and edges["labsupport.errors"] == set()
     assert "labsupport.errors" in edges["labsupport.race"] | {
-        t for m in edges if m.startswith("labsupport.race.") for t in edges[m]}
+        t for m in edges if m.startswith("labsupport.race.") for t in edges[m]
+    }
 
 
 if __name__ == "__main__":

@@ -36,7 +36,8 @@ def test_never_is_a_guess_and_an_answer() -> None:
     q = Question("Hours after 2:25 AM", guess=NEVER, model=NEVER, unit="h", allow_never=True)
     assert predict.verdict(q) == "right"
     assert predict.verdict(Question("h", guess=3.0, model=NEVER, allow_never=True)) == (
-        "wrong: the model's answer is never")
+        "wrong: the model's answer is never"
+    )
     assert predict.verdict(Question("h", guess=NEVER, model=3.0, allow_never=True)) == "wrong: the model gives a number"
     assert predict.verdict(Question("h", guess=NEVER, model=3.0)).startswith("cannot compare")
 
@@ -46,14 +47,16 @@ def test_numbers_are_close_higher_or_lower() -> None:
     assert predict.verdict(Question("q", guess=20.0, model=9.0)) == "higher than the model"
     assert predict.verdict(Question("q", guess=1, model=9.0)) == "lower than the model"
     assert predict.verdict(Question("q", guess="ten", model=9.0)).startswith(
-        "cannot compare: this question takes a number")
+        "cannot compare: this question takes a number"
+    )
 
 
 def test_booleans_choices_and_sets() -> None:
     assert predict.verdict(Question("q", guess=True, model=True)) == "right"
     assert predict.verdict(Question("q", guess=False, model=True)) == "wrong"
     assert predict.verdict(Question("q", guess=1, model=True)).startswith(
-        "cannot compare: this question takes True or False")
+        "cannot compare: this question takes True or False"
+    )
     q = Question("best point", guess=3, model=frozenset({1, 2, 3, 4}), choices=(1, 2, 3, 4, 5, 6))
     assert predict.verdict(q) == "right" and q.show(q.model) == "1 or 2 or 3 or 4"
     assert predict.verdict(Question("best point", guess=5, model=frozenset({1, 2}), choices=(1, 2, 5))) == "wrong"
@@ -76,10 +79,24 @@ def test_bad_question_is_an_error() -> None:
         Question(" ", guess=None, model=1.0)
 
 
-@given(guess=st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=5),
-                       st.just(NEVER), st.lists(st.integers(), max_size=2)),
-       model=st.one_of(st.booleans(), st.floats(min_value=-1e6, max_value=1e6), st.just(NEVER), st.text(max_size=3),
-                       st.frozensets(st.integers(1, 6), min_size=1, max_size=3)))
+@given(
+    guess=st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(allow_nan=True),
+        st.text(max_size=5),
+        st.just(NEVER),
+        st.lists(st.integers(), max_size=2),
+    ),
+    model=st.one_of(
+        st.booleans(),
+        st.floats(min_value=-1e6, max_value=1e6),
+        st.just(NEVER),
+        st.text(max_size=3),
+        st.frozensets(st.integers(1, 6), min_size=1, max_size=3),
+    ),
+)
 def test_compare_never_raises(guess: object, model: object) -> None:
     for allow_never in (False, True):
         table = predict.compare([Question("q", guess=guess, model=model, allow_never=allow_never)])
@@ -103,7 +120,8 @@ def test_every_lab_predicts_before_it_is_told(lab: Path) -> None:
         leaves = value.values if isinstance(value, ast.Dict) else [value]
         for leaf in leaves:
             assert isinstance(leaf, ast.Constant) and leaf.value is None, (
-                f"{lab.name}: every guess starts as None, got {ast.unparse(leaf)}")
+                f"{lab.name}: every guess starts as None, got {ast.unparse(leaf)}"
+            )
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     assert "predict.compare(" in code, f"{lab.name}: the comparison goes through predict.compare"
     assert "Your guess" not in code and "you guessed" not in code
@@ -113,8 +131,10 @@ def test_every_lab_predicts_before_it_is_told(lab: Path) -> None:
 FOLDED = {
     "the-race.md": ("01-enactor-race", ["race_guard_table"]),
     "the-cascade.md": ("02-dwfm-collapse", ["collapse_goodput_pct", "unattended_wasted_pct"]),
-    "six-stop-points.md": ("05-six-stop-points", ["best_points", "p5_total", "p5_saved", "p6_outside",
-                                                   "six_stop_savings_chart"]),
+    "six-stop-points.md": (
+        "05-six-stop-points",
+        ["best_points", "p5_total", "p5_saved", "p6_outside", "six_stop_savings_chart"],
+    ),
 }
 
 
@@ -123,8 +143,10 @@ def test_chapter_folds_the_answer_to_a_labs_predict(chapter: str) -> None:
     text = (ROOT / "chapters" / chapter).read_text(encoding="utf-8")
     lab, names = FOLDED[chapter]
     number = lab[:2]
-    folds = [(m.start(), m.group(2), m.group(3))
-             for m in re.finditer(r"^(:{3,})\{dropdown\}([^\n]*)\n(.*?)^\1\s*$", text, re.MULTILINE | re.DOTALL)]
+    folds = [
+        (m.start(), m.group(2), m.group(3))
+        for m in re.finditer(r"^(:{3,})\{dropdown\}([^\n]*)\n(.*?)^\1\s*$", text, re.MULTILINE | re.DOTALL)
+    ]
     mine = [(start, body) for start, title, body in folds if f"lab {number}'s Predict" in title]
     assert mine, f"{chapter}: no dropdown whose title names lab {number}'s Predict"
     link = text.find(f"../labs/{lab}>")

@@ -94,13 +94,16 @@ def test_compare_and_set_never_empties_an_endpoint_whatever_the_seed_and_lock_lo
     assert not summary.active_plan_deleted and not summary.stuck
 
 
-@pytest.mark.parametrize("bad, words", [
-    (raises, ["conditional_write=raises", "KeyError", "oops"]),
-    (returns_int, ["conditional_write=returns_int", "True or False", "int 1"]),
-    (returns_none, ["conditional_write=returns_none", "NoneType"]),
-    (never_returns, ["conditional_write=never_returns", f"{STEP_BUDGET:,} Python lines"]),
-    (swallows_the_stop, ["conditional_write=swallows_the_stop", "Python lines"]),
-])
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        (raises, ["conditional_write=raises", "KeyError", "oops"]),
+        (returns_int, ["conditional_write=returns_int", "True or False", "int 1"]),
+        (returns_none, ["conditional_write=returns_none", "NoneType"]),
+        (never_returns, ["conditional_write=never_returns", f"{STEP_BUDGET:,} Python lines"]),
+        (swallows_the_stop, ["conditional_write=swallows_the_stop", "Python lines"]),
+    ],
+)
 def test_a_faulty_write_strategy_stops_the_run_with_an_error_naming_it(bad, words):
     with pytest.raises(ConfigError) as caught:
         race.run(replace(race.INCIDENT, conditional_write=bad))
@@ -112,7 +115,7 @@ def test_a_raising_strategys_own_error_is_kept_as_the_cause():
     with pytest.raises(ConfigError) as caught:
         race.run(replace(race.INCIDENT, conditional_write=raises))
     chain, error = [], caught.value
-    while error is not None:   # simpy re-raises a process's error as a copy caused by the original
+    while error is not None:  # simpy re-raises a process's error as a copy caused by the original
         chain.append(type(error))
         error = error.__cause__
     assert chain[-1] is KeyError
@@ -123,11 +126,14 @@ def test_a_strategy_that_never_returns_is_stopped_after_a_bounded_number_of_line
         call_strategy("conditional_write", never_returns, WriteRequest("regional", 1, 2), budget=1_000)
 
 
-@pytest.mark.parametrize("value, words", [
-    (42, ["conditional_write", "function of one request", "int"]),
-    (lambda: True, ["conditional_write", "exactly one argument"]),
-    (lambda a, b: True, ["conditional_write", "exactly one argument"]),
-])
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        (42, ["conditional_write", "function of one request", "int"]),
+        (lambda: True, ["conditional_write", "exactly one argument"]),
+        (lambda a, b: True, ["conditional_write", "exactly one argument"]),
+    ],
+)
 def test_a_strategy_that_cannot_be_called_with_one_request_is_refused_by_the_config(value, words):
     with pytest.raises(ConfigError) as caught:
         replace(race.INCIDENT, conditional_write=value)
@@ -152,7 +158,9 @@ def test_the_explorer_proves_compare_and_set_safe_and_finds_the_unconditional_wr
     assert (cas.states_count, cas.transitions_count) == (guard.states_count, guard.transitions_count)
     assert not unconditional.safe and unconditional.empty_reachable
     assert (unconditional.states_count, unconditional.violating_states_count) == (
-        incident.states_count, incident.violating_states_count)
+        incident.states_count,
+        incident.violating_states_count,
+    )
 
 
 def test_the_explorer_stops_on_a_faulty_strategy_with_an_error_naming_it():

@@ -46,14 +46,26 @@ def _run(config: _Config) -> _Result:
     return _Result(_Summary(total_count=config.size * 10, done_s=None if config.limit_s is None else 2.0))
 
 
-CONFIGS = [_Config(size=1), _Config(size=2, flags=_Flags(first=True), names=("a", "b"), limit_s=5.0),
-           _Config(size=3, flags=_Flags(True, True))]
+CONFIGS = [
+    _Config(size=1),
+    _Config(size=2, flags=_Flags(first=True), names=("a", "b"), limit_s=5.0),
+    _Config(size=3, flags=_Flags(True, True)),
+]
 
 
 def test_the_table_has_run_then_config_fields_then_summary_fields():
     table = _sweep.sweep(_run, CONFIGS, _Config, None)
-    assert list(table.columns) == ["run", "size", "flags", "flags.first", "flags.second", "names", "limit_s",
-                                   "total_count", "done_s"]
+    assert list(table.columns) == [
+        "run",
+        "size",
+        "flags",
+        "flags.first",
+        "flags.second",
+        "names",
+        "limit_s",
+        "total_count",
+        "done_s",
+    ]
     assert table["run"].dtype == np.int64 and table["run"].tolist() == [0, 1, 2]
     assert table["flags"].tolist() == ["none", "1", "1+2"]
     assert table["names"].tolist() == ["", "a,b", ""]
@@ -70,8 +82,9 @@ def test_none_in_an_optional_number_becomes_nan_in_a_float_column():
 
 def test_an_executor_gives_the_same_table_in_the_same_order():
     with ThreadPoolExecutor(max_workers=2) as pool:
-        pd.testing.assert_frame_equal(_sweep.sweep(_run, CONFIGS, _Config, pool),
-                                      _sweep.sweep(_run, CONFIGS, _Config, None))
+        pd.testing.assert_frame_equal(
+            _sweep.sweep(_run, CONFIGS, _Config, pool), _sweep.sweep(_run, CONFIGS, _Config, None)
+        )
 
 
 def test_an_empty_sweep_has_an_int64_run_column():
@@ -79,11 +92,14 @@ def test_an_empty_sweep_has_an_int64_run_column():
     assert list(table.columns) == ["run"] and table["run"].dtype == np.int64 and len(table) == 0
 
 
-@pytest.mark.parametrize(("configs", "message"), [
-    ("configs", "configs must be an iterable of _Config objects, got str"),
-    (5, "configs must be an iterable of _Config objects, got int"),
-    ([_Config(), "x"], "configs must hold _Config objects, got str"),
-])
+@pytest.mark.parametrize(
+    ("configs", "message"),
+    [
+        ("configs", "configs must be an iterable of _Config objects, got str"),
+        (5, "configs must be an iterable of _Config objects, got int"),
+        ([_Config(), "x"], "configs must hold _Config objects, got str"),
+    ],
+)
 def test_bad_configs_are_refused_by_name(configs, message):
     with pytest.raises(ConfigError) as err:
         _sweep.sweep(_run, configs, _Config, None)

@@ -22,14 +22,17 @@ from labsupport._validate import (
 from labsupport.errors import ConfigError
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    (-1.0, "horizon_s must be a finite number >= 0 and <= 10, got -1.0"),
-    (10.5, "horizon_s must be a finite number >= 0 and <= 10, got 10.5"),
-    (math.inf, "horizon_s must be a finite number >= 0 and <= 10, got inf"),
-    (math.nan, "horizon_s must be a finite number >= 0 and <= 10, got nan"),
-    ("5", "horizon_s must be a finite number >= 0 and <= 10, got '5' of type str"),
-    (True, "horizon_s must be a finite number >= 0 and <= 10, got True of type bool"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (-1.0, "horizon_s must be a finite number >= 0 and <= 10, got -1.0"),
+        (10.5, "horizon_s must be a finite number >= 0 and <= 10, got 10.5"),
+        (math.inf, "horizon_s must be a finite number >= 0 and <= 10, got inf"),
+        (math.nan, "horizon_s must be a finite number >= 0 and <= 10, got nan"),
+        ("5", "horizon_s must be a finite number >= 0 and <= 10, got '5' of type str"),
+        (True, "horizon_s must be a finite number >= 0 and <= 10, got True of type bool"),
+    ],
+)
 def test_check_number_names_the_field_the_value_and_the_range(value, message):
     with pytest.raises(ConfigError) as err:
         check_number("horizon_s", value, lo=0, hi=10)
@@ -55,12 +58,15 @@ def test_an_integer_too_large_for_a_float_is_refused_by_size_not_printed():
         check_number("x", 10**400, lo=0)
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    (7, "count must be an integer >= 1 and <= 5, got 7"),
-    (0, "count must be an integer >= 1 and <= 5, got 0"),
-    (2.5, "count must be an integer >= 1 and <= 5, got 2.5 of type float"),
-    (True, "count must be an integer >= 1 and <= 5, got True of type bool"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (7, "count must be an integer >= 1 and <= 5, got 7"),
+        (0, "count must be an integer >= 1 and <= 5, got 0"),
+        (2.5, "count must be an integer >= 1 and <= 5, got 2.5 of type float"),
+        (True, "count must be an integer >= 1 and <= 5, got True of type bool"),
+    ],
+)
 def test_check_int_names_the_field_the_value_and_the_range(value, message):
     with pytest.raises(ConfigError) as err:
         check_int("count", value, lo=1, hi=5)

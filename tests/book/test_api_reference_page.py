@@ -37,14 +37,32 @@ def test_the_pages_autodoc_is_clean_under_nitpicky(tmp_path: Path) -> None:
     (src / "conf.py").write_text(
         'extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "labsupport.apidoc"]\n'
         'autodoc_member_order = "bysource"\nnapoleon_numpy_docstring = False\nnapoleon_use_rtype = False\n'
-        f'nitpicky = True\nnitpick_ignore_regex = [("py:class", {ignore!r})]\n')
+        f'nitpicky = True\nnitpick_ignore_regex = [("py:class", {ignore!r})]\n'
+    )
     (src / "index.rst").write_text("API\n===\n\n" + "\n".join(blocks))
     warnings = tmp_path / "warnings.txt"
     # In a process of its own: Sphinx registers its node classes once per process, and a second
     # application in the same process (another test's) warns that they are registered already.
-    done = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-E", "-q", "-w", str(warnings),
-                           "-d", str(tmp_path / "doctrees"), str(src), str(tmp_path / "out")],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-b",
+            "html",
+            "-E",
+            "-q",
+            "-w",
+            str(warnings),
+            "-d",
+            str(tmp_path / "doctrees"),
+            str(src),
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert warnings.read_text() == ""
     html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")

@@ -12,18 +12,25 @@ from bs4 import BeautifulSoup
 
 from labsupport import book
 
-_CITATIONS = ('<div role="list" class="citation-list">\n<div class="citation" id="id1" role="doc-biblioentry">'
-              '<span class="label">x</span><p>A.</p></div>\n</div>')
+_CITATIONS = (
+    '<div role="list" class="citation-list">\n<div class="citation" id="id1" role="doc-biblioentry">'
+    '<span class="label">x</span><p>A.</p></div>\n</div>'
+)
 _TABLE = "<table><thead><tr><th></th><th>count</th></tr></thead><tbody><tr><th>a</th><td>1</td></tr></tbody></table>"
-_TOCTREE = ('<ul><li class="toctree-l1 has-children"><a class="reference internal" href="g.html">Instructor '
-            'guide</a><details><summary><span class="toctree-toggle" role="presentation"><i></i></span></summary>'
-            '<ul><li><a href="h.html">Half day</a></li></ul></details></li>'
-            '<li><details><summary><p class="caption">Labs</p></summary></details></li></ul>')
+_TOCTREE = (
+    '<ul><li class="toctree-l1 has-children"><a class="reference internal" href="g.html">Instructor '
+    'guide</a><details><summary><span class="toctree-toggle" role="presentation"><i></i></span></summary>'
+    '<ul><li><a href="h.html">Half day</a></li></ul></details></li>'
+    '<li><details><summary><p class="caption">Labs</p></summary></details></li></ul>'
+)
 
 
 def _page(body: str = "", toctree: str = _TOCTREE, sidebars: list[str] | None = None) -> dict:
-    return {"body": body, "generate_toctree_html": lambda kind, **kwargs: BeautifulSoup(toctree, "html.parser"),
-            "sidebars": sidebars if sidebars is not None else ["navbar-logo.html", "sbt-sidebar-nav.html"]}
+    return {
+        "body": body,
+        "generate_toctree_html": lambda kind, **kwargs: BeautifulSoup(toctree, "html.parser"),
+        "sidebars": sidebars if sidebars is not None else ["navbar-logo.html", "sbt-sidebar-nav.html"],
+    }
 
 
 def test_citations_are_list_items_not_deprecated_biblioentries():
@@ -43,8 +50,10 @@ def test_empty_header_cells_become_data_cells_and_named_ones_stay():
 
 def test_a_stylers_blank_corner_cells_become_data_cells():
     # A pandas Styler (lab 00's styled tables) writes its corner as <th class="blank level0" >&nbsp;</th>.
-    styled = ('<table id="T_x"><thead><tr><th class="blank level0" >&nbsp;</th>'
-              '<th id="T_x_level0_col0" class="col_heading level0 col0" >time</th></tr></thead></table>')
+    styled = (
+        '<table id="T_x"><thead><tr><th class="blank level0" >&nbsp;</th>'
+        '<th id="T_x_level0_col0" class="col_heading level0 col0" >time</th></tr></thead></table>'
+    )
     context = _page(styled)
     book._accessible_page(SimpleNamespace(), "labs/x", "page.html", context, None)
     assert '<td class="blank level0"></td>' in context["body"] and "&nbsp;</th>" not in context["body"]
@@ -69,8 +78,10 @@ def test_the_logo_is_wrapped_in_a_landmark_template_that_exists():
 
 
 def test_code_toggles_are_named_by_their_visible_text():
-    toggle = ('<details class="hide above-input"><summary aria-label="Toggle hidden content">'
-              '<span class="collapsed">Show code cell source</span></summary></details>')
+    toggle = (
+        '<details class="hide above-input"><summary aria-label="Toggle hidden content">'
+        '<span class="collapsed">Show code cell source</span></summary></details>'
+    )
     context = _page(toggle)
     book._accessible_page(SimpleNamespace(), "labs/x", "page.html", context, None)
     assert "aria-label" not in context["body"] and "Show code cell source" in context["body"]

@@ -11,8 +11,7 @@ from labsupport import book
 
 
 def _app(thebe: bool = False, widgets_js: dict | None = None) -> SimpleNamespace:
-    config = SimpleNamespace(html_theme_options={"launch_buttons": {"thebe": thebe}},
-                             nb_ipywidgets_js=widgets_js or {})
+    config = SimpleNamespace(html_theme_options={"launch_buttons": {"thebe": thebe}}, nb_ipywidgets_js=widgets_js or {})
     return SimpleNamespace(config=config)
 
 
@@ -28,8 +27,10 @@ def _context(suffix: str = ".ipynb", scripts=(), css=(), body: str = "") -> dict
 
 def _scripts() -> tuple[list, object, object]:
     """sphinx-thebe's two scripts, MyST-NB's widget state, and a local script."""
-    thebe = [_JavaScript(None, body='const THEBE_JS_URL = "https://unpkg.com/thebe@0.8.2/lib/index.js"'),
-             _JavaScript("sphinx-thebe.js", **{"async": "async"})]
+    thebe = [
+        _JavaScript(None, body='const THEBE_JS_URL = "https://unpkg.com/thebe@0.8.2/lib/index.js"'),
+        _JavaScript("sphinx-thebe.js", **{"async": "async"}),
+    ]
     state = _JavaScript(None, type="application/vnd.jupyter.widget-state+json", body="{}")
     return thebe, state, _JavaScript("labsupport-vega.js", priority=300)
 
@@ -66,9 +67,11 @@ def test_warns_about_every_offsite_load(caplog):
     mathjax = _JavaScript("https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js")
     local = _scripts()[2]
     font = _CascadingStyleSheet("//fonts.example.org/inter.css")
-    body = ('<p>ok <a href="https://aws.amazon.com/message/101925/">a link is fine</a></p>'
-            '<script src="https://cdn.jsdelivr.net/npm/vega@5"></script><img src="http://example.org/x.png">'
-            "<pre>&lt;script src=&quot;https://escaped.example.org/not-loaded.js&quot;&gt;</pre>")
+    body = (
+        '<p>ok <a href="https://aws.amazon.com/message/101925/">a link is fine</a></p>'
+        '<script src="https://cdn.jsdelivr.net/npm/vega@5"></script><img src="http://example.org/x.png">'
+        "<pre>&lt;script src=&quot;https://escaped.example.org/not-loaded.js&quot;&gt;</pre>"
+    )
     context = _context(scripts=[mathjax, local], css=[font], body=body)
     with caplog.at_level(logging.WARNING):
         book._offline_page(_app(), "chapters/y", "page.html", context, None)
@@ -107,7 +110,7 @@ def test_book_html_survives_script_breaking_text_and_takes_embed_options(monkeyp
     monkeypatch.setenv(charts.BOOK_BUILD_ENV, "1")
     spec = {"title": ["<!--<script>", 2025, "</script>"], "mark": "point", "description": None}
     body = charts.render_bundle(spec, embed_options={"actions": True})["text/html"]
-    script = body[body.index("<script>") + len("<script>"):body.rindex("</script>")]
+    script = body[body.index("<script>") + len("<script>") : body.rindex("</script>")]
     assert "<" not in script  # nothing inside the inline script can end it or confuse the parser
     payload, embed = re.search(r"vegaEmbed\(el, (\{.*?\}), (\{.*?\})\)", script).groups()
     assert json.loads(payload) == spec and json.loads(embed) == {"actions": True, "renderer": "svg"}
@@ -163,7 +166,7 @@ def test_book_html_lists_the_charts_own_data_under_it(monkeypatch):
     rows = pd.DataFrame({"t": [0.5, 1.25], "when": ["2025-10-20T02:00:00", "a <b>"], "unused": [1, 2]})
     line = alt.Chart(rows).mark_line().encode(x="t:Q", y="when:N", tooltip=[alt.Tooltip("t:Q", title="minute")])
     body = charts.render_bundle(line.properties(title="T").to_dict())["text/html"]
-    details = body[body.index("<details"):]
+    details = body[body.index("<details") :]
     assert "<summary>The data behind this chart</summary>" in details
     assert "<caption>Drawn as lines; 2 rows</caption>" in details
     headers = re.findall(r"<th>(.*?)</th>", details)
@@ -194,7 +197,7 @@ def test_book_table_keeps_small_numbers_that_are_not_zero(monkeypatch):
     monkeypatch.setenv(charts.BOOK_BUILD_ENV, "1")
     rows = pd.DataFrame({"x": [0.0004, -0.00012345, 0.5, 1234.5678, 0.0, 3.0]})
     body = charts.render_bundle(alt.Chart(rows).mark_point().encode(x="x:Q").to_dict())["text/html"]
-    cells = re.findall(r"<td>(.*?)</td>", body[body.index("<details"):])
+    cells = re.findall(r"<td>(.*?)</td>", body[body.index("<details") :])
     assert cells == ["0.0004", "-0.000123", "0.5", "1,234.568", "0", "3"]
 
 
@@ -233,13 +236,20 @@ def test_the_books_scripts_are_files_from_book_js_loaded_in_the_head(tmp_path, m
     assert {p.name for p in book._JS_DIR.iterdir()} == {*book.JS_PARTS.values(), "chart.js"}
 
     added: list[tuple[object, dict]] = []
-    recorder = SimpleNamespace(connect=lambda *a, **k: None, add_css_file=lambda *a, **k: None,
-                               add_post_transform=lambda *a, **k: None,
-                               add_js_file=lambda name, **kw: added.append((name, kw)))
+    recorder = SimpleNamespace(
+        connect=lambda *a, **k: None,
+        add_css_file=lambda *a, **k: None,
+        add_post_transform=lambda *a, **k: None,
+        add_js_file=lambda name, **kw: added.append((name, kw)),
+    )
     monkeypatch.setenv(charts.BOOK_BUILD_ENV, "")
     book.setup(recorder)
-    assert [name for name, _ in added] == [book.BUNDLE_NAME, book.PRINT_JS_NAME, book.SCROLL_REGIONS_JS_NAME,
-                                           book.QUIZ_JS_NAME]
+    assert [name for name, _ in added] == [
+        book.BUNDLE_NAME,
+        book.PRINT_JS_NAME,
+        book.SCROLL_REGIONS_JS_NAME,
+        book.QUIZ_JS_NAME,
+    ]
     assert added[0][1] == {"priority": 300} and not any("body" in kw for _, kw in added)
 
 
@@ -255,13 +265,13 @@ def test_a_chart_that_takes_its_width_from_the_page_gets_the_reflow_script(monke
 
     def script(spec: dict) -> str:
         body = charts.render_bundle(spec)["text/html"]
-        return body[body.index("<script>\n") + len("<script>\n"):body.rindex("</script>")]
+        return body[body.index("<script>\n") + len("<script>\n") : body.rindex("</script>")]
 
     fixed = script(chart.to_dict())
     fitted = script(chart.properties(usermeta=charts.reflow_usermeta(123)).to_dict())
     for text in (fixed, fitted):
-        assert text.startswith("(function () {\n") and text.endswith("})();\n")   # no file header
-        assert "__" not in text and "reflow:" not in text                          # no field or marker left
+        assert text.startswith("(function () {\n") and text.endswith("})();\n")  # no file header
+        assert "__" not in text and "reflow:" not in text  # no field or marker left
         assert ".catch(function (err)" in text
     assert "ResizeObserver" not in fixed and ".then(function (result)" not in fixed
     assert "Math.min(widest, 123)" in fitted and "ResizeObserver" in fitted

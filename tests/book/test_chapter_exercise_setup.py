@@ -59,11 +59,13 @@ def test_chapter_solutions_use_only_names_the_page_shows(chapter: Path) -> None:
     cells = [_code(m["body"]) for m in _CELL.finditer(exercises)]
     visible = [(tags, code) for tags, code in cells if "remove-cell" not in tags]
     assert visible and "exercise-setup" in visible[0][0], (
-        f"{chapter.name}: the Exercises section opens with its setup cell")
+        f"{chapter.name}: the Exercises section opens with its setup cell"
+    )
     known = set(dir(builtins))
     for i, (_, code) in enumerate(visible):
         tree = ast.parse(code)
         missing = _read(tree) - known - _defined(tree)
         assert not missing, (
-            f"{chapter.name}, code cell {i} of the Exercises: {sorted(missing)} defined in no visible cell")
+            f"{chapter.name}, code cell {i} of the Exercises: {sorted(missing)} defined in no visible cell"
+        )
         known |= _defined(tree)

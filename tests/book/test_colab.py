@@ -34,17 +34,26 @@ def test_every_address_is_derived_from_the_setting():
     assert WHERE.book_url == "https://some-uni.github.io/outage-course/"
     assert WHERE.pip_requirement == "labsupport @ git+https://github.com/Some-Uni/outage-course@spring-2027"
     assert WHERE.constraints_url == (
-        "https://raw.githubusercontent.com/Some-Uni/outage-course/spring-2027/student/constraints.txt")
+        "https://raw.githubusercontent.com/Some-Uni/outage-course/spring-2027/student/constraints.txt"
+    )
     assert WHERE.page_url("chapters/glossary.md#term-Lease") == (
-        "https://some-uni.github.io/outage-course/chapters/glossary.html#term-Lease")
-    assert WHERE.page_url("labs/01-enactor-race.ipynb") == "https://some-uni.github.io/outage-course/labs/01-enactor-race.html"
+        "https://some-uni.github.io/outage-course/chapters/glossary.html#term-Lease"
+    )
+    assert (
+        WHERE.page_url("labs/01-enactor-race.ipynb")
+        == "https://some-uni.github.io/outage-course/labs/01-enactor-race.html"
+    )
     link = WHERE.nbgitpuller_link("https://hub.example.edu/", "student/01-enactor-race.ipynb")
-    assert link == ("https://hub.example.edu/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2FSome-Uni%2F"
-                    "outage-course&branch=spring-2027&urlpath=lab%2Ftree%2Foutage-course%2Fstudent%2F01-enactor-race.ipynb")
+    assert link == (
+        "https://hub.example.edu/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2FSome-Uni%2F"
+        "outage-course&branch=spring-2027&urlpath=lab%2Ftree%2Foutage-course%2Fstudent%2F01-enactor-race.ipynb"
+    )
 
 
-@pytest.mark.parametrize("url", ["https://gitlab.com/a/b", "github.com/a/b", "https://github.com/a", "", None,
-                                 "https://github.com/a/b/tree/main"])
+@pytest.mark.parametrize(
+    "url",
+    ["https://gitlab.com/a/b", "github.com/a/b", "https://github.com/a", "", None, "https://github.com/a/b/tree/main"],
+)
 def test_a_bad_address_is_refused_naming_the_field(url):
     with pytest.raises(ConfigError, match=r"repository.url"):
         Published(repository_url=url)

@@ -43,8 +43,9 @@ def test_book_numbers_unnumbered_exercises_per_page(tmp_path: Path) -> None:
     (src / "index.rst").write_text(PAGE)
     (src / "other.rst").write_text(PAGE.replace("Page\n====", "Other\n=====").replace("p-ex", "o-ex"))
     (src / "index.rst").write_text(PAGE + "\n.. toctree::\n\n   other\n")
-    app = Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None,
-                 freshenv=True)
+    app = Sphinx(
+        str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None, freshenv=True
+    )
     app.build()
     for page in ("index", "other"):
         html = (out / f"{page}.html").read_text(encoding="utf-8")
@@ -52,7 +53,9 @@ def test_book_numbers_unnumbered_exercises_per_page(tmp_path: Path) -> None:
         titles = re.findall(r"(?:Solution to\s*)?Exercise \d+", text)
         assert [t.split()[-1] for t in titles if t.startswith("Exercise")] == ["1", "2"], (page, titles)
         assert [re.sub(r"\s+", " ", t) for t in titles if t.startswith("Solution")] == [
-            "Solution to Exercise 1", "Solution to Exercise 2"], (page, titles)
+            "Solution to Exercise 1",
+            "Solution to Exercise 2",
+        ], (page, titles)
 
 
 @pytest.mark.parametrize("lab", sorted((ROOT / "labs").glob("0*.ipynb")), ids=lambda p: p.stem)

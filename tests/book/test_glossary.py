@@ -36,19 +36,76 @@ PLACEHOLDER = re.compile(r"^(?:todo|tbd|xxx|n/?a|\?+|-+|—|…|\.\.\.)$", re.IG
 
 # Terms the course relies on (each must be a term or an alias in the glossary).
 REQUIRED = [
-    "TOCTOU", "Time-of-check to time-of-use", "CWE-367", "Race condition", "Conditional write",
-    "Compare-and-set", "Lease", "TTL", "Negative caching", "Congestive collapse",
-    "Metastable failure", "Admission control", "Load shedding", "Exponential backoff", "Jitter",
-    "Velocity control", "Health check", "Flapping", "Failover", "AZ DNS failover", "Alias record",
-    "Weighted record", "Hosted zone", "Transaction", "Rollback record", "DNS Planner",
-    "DNS Enactor", "DNS plan", "Plan generation", "Cleanup", "Garbage collection", "DWFM",
-    "Droplet", "State check", "Network Manager", "NLB", "Availability Zone", "Region", "Endpoint",
-    "Regional endpoint", "FIPS endpoint", "IPv6 endpoint", "Account-specific endpoint", "NOERROR",
-    "Empty answer", "NXDOMAIN", "Resolver cache", "Goodput", "Throughput", "Invariant",
-    "Safety property", "Liveness property", "Recovery property", "State space", "Counterexample",
-    "Model checking", "TLA+", "Promela", "Spin", "Blast radius", "Control plane", "Data plane",
-    "Static stability", "Reconciliation loop", "Reference counting", "Post-event summary", "PES",
-    "Root cause", "Health Dashboard", "Global tables",
+    "TOCTOU",
+    "Time-of-check to time-of-use",
+    "CWE-367",
+    "Race condition",
+    "Conditional write",
+    "Compare-and-set",
+    "Lease",
+    "TTL",
+    "Negative caching",
+    "Congestive collapse",
+    "Metastable failure",
+    "Admission control",
+    "Load shedding",
+    "Exponential backoff",
+    "Jitter",
+    "Velocity control",
+    "Health check",
+    "Flapping",
+    "Failover",
+    "AZ DNS failover",
+    "Alias record",
+    "Weighted record",
+    "Hosted zone",
+    "Transaction",
+    "Rollback record",
+    "DNS Planner",
+    "DNS Enactor",
+    "DNS plan",
+    "Plan generation",
+    "Cleanup",
+    "Garbage collection",
+    "DWFM",
+    "Droplet",
+    "State check",
+    "Network Manager",
+    "NLB",
+    "Availability Zone",
+    "Region",
+    "Endpoint",
+    "Regional endpoint",
+    "FIPS endpoint",
+    "IPv6 endpoint",
+    "Account-specific endpoint",
+    "NOERROR",
+    "Empty answer",
+    "NXDOMAIN",
+    "Resolver cache",
+    "Goodput",
+    "Throughput",
+    "Invariant",
+    "Safety property",
+    "Liveness property",
+    "Recovery property",
+    "State space",
+    "Counterexample",
+    "Model checking",
+    "TLA+",
+    "Promela",
+    "Spin",
+    "Blast radius",
+    "Control plane",
+    "Data plane",
+    "Static stability",
+    "Reconciliation loop",
+    "Reference counting",
+    "Post-event summary",
+    "PES",
+    "Root cause",
+    "Health Dashboard",
+    "Global tables",
 ]
 
 # Where a seed article uses a term, the glossary gives the seed's own wording.
@@ -199,18 +256,27 @@ def test_every_entry_gives_all_five_languages(entries):
 
 def test_every_translation_is_marked_with_its_language(entries):
     """WCAG 3.1.2: each translation carries its language, so a screen reader speaks it as such."""
-    unmarked = [f"{e.terms[0]}: {p[:60]!r}" for e in entries for p in e.paragraphs
-                if p.startswith("*ja*") and not TRANSLATION.match(p)]
-    assert not unmarked, ("translation lines whose four translations are not each written "
-                          "[text]{.language-xx} (ja, fr, pt, es, in that order):\n" + "\n".join(unmarked))
+    unmarked = [
+        f"{e.terms[0]}: {p[:60]!r}"
+        for e in entries
+        for p in e.paragraphs
+        if p.startswith("*ja*") and not TRANSLATION.match(p)
+    ]
+    assert not unmarked, (
+        "translation lines whose four translations are not each written "
+        "[text]{.language-xx} (ja, fr, pt, es, in that order):\n" + "\n".join(unmarked)
+    )
 
 
 def test_translations_are_mostly_not_copies_of_the_english(entries):
     # Loanwords are fine (DNS Enactor, TLA+), but a glossary whose French, Portuguese and Spanish
     # merely repeat the English would not help anyone map the seed articles.
     for lang in ("fr", "pt", "es"):
-        copied = [e.terms[0] for e in entries
-                  if e.translations and e.translations[0][lang].casefold() == e.terms[0].casefold()]
+        copied = [
+            e.terms[0]
+            for e in entries
+            if e.translations and e.translations[0][lang].casefold() == e.terms[0].casefold()
+        ]
         assert len(copied) <= len(entries) // 5, f"{lang}: too many copies of the English: {copied}"
 
 
@@ -265,8 +331,10 @@ def test_parser_finds_a_missing_language():
 
 
 def test_a_translation_without_its_language_is_found():
-    for broken in (_GOOD.replace("[bêta]{.language-fr}", "bêta"),  # no span
-                   _GOOD.replace("{.language-fr}", "{.language-es}")):  # the wrong language
+    for broken in (
+        _GOOD.replace("[bêta]{.language-fr}", "bêta"),  # no span
+        _GOOD.replace("{.language-fr}", "{.language-es}"),
+    ):  # the wrong language
         with pytest.raises(AssertionError):
             test_every_translation_is_marked_with_its_language(parse_glossary(broken))
 

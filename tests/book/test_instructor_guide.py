@@ -173,8 +173,12 @@ def test_debate_steps_add_up_to_its_stated_lengths():
     # Where a track runs the debate, it gives it the time of the form it names.
     uses = {"half-day-workshop.md": short, "workshop-90-minutes.md": short, "university-module.md": full}
     for name, minutes in uses.items():
-        rows = [r for t in tables(GUIDE / name) for r in t[1:] if "root-cause-debate" in " ".join(r)
-                and minutes_of(r[0]) is not None]
+        rows = [
+            r
+            for t in tables(GUIDE / name)
+            for r in t[1:]
+            if "root-cause-debate" in " ".join(r) and minutes_of(r[0]) is not None
+        ]
         assert rows and all(minutes_of(r[0]) == minutes for r in rows), (
             f"{name}: the debate's slot is not {minutes} min"
         )
@@ -182,8 +186,9 @@ def test_debate_steps_add_up_to_its_stated_lengths():
 
 def test_parsers_on_a_small_page(tmp_path):
     page = tmp_path / "p.md"
-    page.write_text("| Time | x |\n|---|---|\n| 0:00–0:10 | a |\n| 0:10–1:05 | b |\n\ntext\n| 0–5 | c |\n",
-                    encoding="utf-8")
+    page.write_text(
+        "| Time | x |\n|---|---|\n| 0:00–0:10 | a |\n| 0:10–1:05 | b |\n\ntext\n| 0–5 | c |\n", encoding="utf-8"
+    )
     found = tables(page)
     assert [len(t) for t in found] == [3, 1]
     assert spans(found[0]) == [(0, 10), (10, 65)] and minutes_of("0:10–1:05") == 55 and minutes_of("x") is None

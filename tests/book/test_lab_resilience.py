@@ -54,12 +54,29 @@ def writes_in(source: str) -> list[str]:
 
 
 def test_the_pattern_catches_writes():
-    for line in ('open("out.csv", "w")', "df.to_csv('x.csv')", "Path('a').write_text('b')", "chart.save('c.html')",
-                 "os.makedirs('d')", "!ls", "%pip install x", 'alt.data_transformers.enable("json")',
-                 "shutil.rmtree(p)", "np.save('a', x)", "json.dump(x, fh)"):
+    for line in (
+        'open("out.csv", "w")',
+        "df.to_csv('x.csv')",
+        "Path('a').write_text('b')",
+        "chart.save('c.html')",
+        "os.makedirs('d')",
+        "!ls",
+        "%pip install x",
+        'alt.data_transformers.enable("json")',
+        "shutil.rmtree(p)",
+        "np.save('a', x)",
+        "json.dump(x, fh)",
+    ):
         assert writes_in(line), line
-    for line in ("df.to_csv()", "open(path)", "table.to_html()", "json.dumps(x)", "print('write')",
-                 "opened = 1", "spec = chart.to_dict()"):
+    for line in (
+        "df.to_csv()",
+        "open(path)",
+        "table.to_html()",
+        "json.dumps(x)",
+        "print('write')",
+        "opened = 1",
+        "spec = chart.to_dict()",
+    ):
         assert not writes_in(line), line
 
 

@@ -15,12 +15,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _tracked_notebooks() -> list[Path]:
     try:
-        out = subprocess.run(["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True,
-                             text=True, check=True).stdout.split()
+        out = subprocess.run(
+            ["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.split()
     except (OSError, subprocess.CalledProcessError):
         out = []
-    found = {p.relative_to(ROOT) for p in ROOT.rglob("*.ipynb")
-             if not any(part.startswith((".", "_build")) for part in p.relative_to(ROOT).parts)}
+    found = {
+        p.relative_to(ROOT)
+        for p in ROOT.rglob("*.ipynb")
+        if not any(part.startswith((".", "_build")) for part in p.relative_to(ROOT).parts)
+    }
     return sorted(found | {Path(p) for p in out})
 
 

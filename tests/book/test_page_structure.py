@@ -156,8 +156,13 @@ def line_kinds(text: str) -> list[tuple[str, str]]:
         if front:
             kind = "front"
             front = not (i > 0 and body.strip() == "---")
-        elif m and stack and not m.group("info").strip() and m.group("fence")[0] == stack[-1][0][0] \
-                and len(m.group("fence")) >= len(stack[-1][0]):
+        elif (
+            m
+            and stack
+            and not m.group("info").strip()
+            and m.group("fence")[0] == stack[-1][0][0]
+            and len(m.group("fence")) >= len(stack[-1][0])
+        ):
             kind, in_options = "fence", False
             stack.pop()
         elif stack and stack[-1][1]:
@@ -171,8 +176,13 @@ def line_kinds(text: str) -> list[tuple[str, str]]:
             kind = "option"
         else:
             in_options = False
-            kind = ("heading" if re.match(r"^\s*#{1,6}\s", body)
-                    else "target" if re.match(r"^\s*\(.+\)=\s*$", body) else "text")
+            kind = (
+                "heading"
+                if re.match(r"^\s*#{1,6}\s", body)
+                else "target"
+                if re.match(r"^\s*\(.+\)=\s*$", body)
+                else "text"
+            )
         out.append((line, kind))
     return out
 
@@ -183,8 +193,7 @@ def prose_mask(text: str) -> str:
     The result has the same length as ``text`` (newlines are kept), so a match in it is a match at
     the same place in ``text``. The module docstring lists what is not prose.
     """
-    masked = "".join(line if kind == "text" else re.sub(r"[^\n]", MASK, line)
-                     for line, kind in line_kinds(text))
+    masked = "".join(line if kind == "text" else re.sub(r"[^\n]", MASK, line) for line, kind in line_kinds(text))
     for pattern in INLINE_NON_PROSE:
         masked = pattern.sub(lambda m: re.sub(r"[^\n]", MASK, m.group(0)), masked)
     return masked
@@ -199,8 +208,7 @@ class Entry:
 
 
 def glossary_entries() -> list[Entry]:
-    return [Entry(e.terms[0], tuple(e.terms))
-            for e in parse_glossary(GLOSSARY.read_text(encoding="utf-8"))]
+    return [Entry(e.terms[0], tuple(e.terms)) for e in parse_glossary(GLOSSARY.read_text(encoding="utf-8"))]
 
 
 def term_pattern(term: str) -> re.Pattern[str]:
@@ -208,8 +216,7 @@ def term_pattern(term: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w])" + r"[ \t\n-]+".join(words) + r"(?:e?s)?(?![\w])", re.IGNORECASE)
 
 
-def find_terms(masked: str, entries: list[Entry], exempt: dict[str, str] | None = None
-               ) -> list[tuple[int, int, Entry]]:
+def find_terms(masked: str, entries: list[Entry], exempt: dict[str, str] | None = None) -> list[tuple[int, int, Entry]]:
     """Every match of a glossary term in masked prose, longest first, without overlaps, in text order.
 
     Matches of an ``exempt`` term (default :data:`EXEMPT`) take their place, so that a shorter term
@@ -257,8 +264,9 @@ def terms_used(page: Page, entries: list[Entry]) -> dict[str, str]:
 
 # --- exercises ------------------------------------------------------------------------------
 
-DIRECTIVE = re.compile(r"^(`{3,}|~{3,})\{(?P<name>[\w-]+)\}[ \t]*(?P<arg>[^\n]*)\n(?P<rest>(?:.*\n?)*?)^\1[ \t]*$",
-                       re.MULTILINE)
+DIRECTIVE = re.compile(
+    r"^(`{3,}|~{3,})\{(?P<name>[\w-]+)\}[ \t]*(?P<arg>[^\n]*)\n(?P<rest>(?:.*\n?)*?)^\1[ \t]*$", re.MULTILINE
+)
 
 
 def directives(text: str, names: set[str]) -> list[tuple[str, str, dict[str, str], str]]:
@@ -285,12 +293,14 @@ def exercises(text: str) -> list[dict[str, str]]:
             continue
         label = re.search(r"^:label:\s*(\S+)", m.group("rest"), re.MULTILINE)
         # A gated exercise's text runs from here to {exercise-end}.
-        body = (m.group("rest") if m.group("name") == "exercise"
-                else text[m.end():text.find("{exercise-end}", m.end())])
+        body = (
+            m.group("rest") if m.group("name") == "exercise" else text[m.end() : text.find("{exercise-end}", m.end())]
+        )
         body = "\n".join(line for line in body.splitlines() if not re.match(r"^:[\w-]+:", line)).strip()
         grade = re.match(r"^\*\*\(([^)]*)\)\*\*", body)
-        out.append({"label": label.group(1) if label else "", "grade": grade.group(1) if grade else "",
-                    "opening": body[:60]})
+        out.append(
+            {"label": label.group(1) if label else "", "grade": grade.group(1) if grade else "", "opening": body[:60]}
+        )
     return out
 
 
@@ -322,12 +332,12 @@ def test_page_starts_with_the_objectives_box(path):
         assert page.markdown[0].startswith("# "), "a lab's first cell is its # title"
         first = page.markdown[1]
         assert re.match(r"^## Overview\s*\n\s*\n", first), "a lab's second markdown cell starts with ## Overview"
-        start = first[first.index("\n"):].lstrip()
+        start = first[first.index("\n") :].lstrip()
         title = "In this lab"
     else:
         body = re.sub(r"\A---\n.*?\n---\n", "", page.text, flags=re.DOTALL).lstrip()
         assert body.startswith("# "), "a chapter starts with its # title"
-        start = body[body.index("\n"):].lstrip()
+        start = body[body.index("\n") :].lstrip()
         title = "In this chapter"
     boxes = directives(start, {"admonition"})
     assert boxes and start.startswith("```{admonition}"), f"the page must open with the '{title}' box"
@@ -336,8 +346,9 @@ def test_page_starts_with_the_objectives_box(path):
     assert options.get("class") == "tip", "the box needs :class: tip"
     paragraphs = [p.strip() for p in re.split(r"\n\s*\n", box) if p.strip()]
     labels = [m.group(1) for p in paragraphs if (m := re.match(r"^\*\*([^*]+)\.\*\* \S", p))]
-    assert labels == LABELS, f"the box's paragraphs must open with **Objectives.**, **Prerequisites.**, " \
-                             f"**Time to learn.**; found {labels}"
+    assert labels == LABELS, (
+        f"the box's paragraphs must open with **Objectives.**, **Prerequisites.**, **Time to learn.**; found {labels}"
+    )
 
 
 @pytest.mark.parametrize("path", PAGES, ids=_id)
@@ -390,7 +401,8 @@ def test_glossary_terms_used_are_linked(path):
     linked = linked_entries(page.text, entries)
     missing = {name: words for name, words in used.items() if name not in linked}
     assert not missing, "glossary terms used in prose but never linked with {term}: " + ", ".join(
-        f"{name} (as {words!r})" for name, words in sorted(missing.items()))
+        f"{name} (as {words!r})" for name, words in sorted(missing.items())
+    )
 
 
 def test_term_links_point_at_glossary_terms():
@@ -408,15 +420,18 @@ def test_term_links_point_at_glossary_terms():
 
 def test_glossary_links_point_at_glossary_terms():
     anchors = {term_anchor(t) for e in glossary_entries() for t in e.terms}
-    bad = [f"{_id(path)}: #{a}" for path in PAGES for a in GLOSSARY_LINK.findall(read_page(path).text)
-           if a not in anchors]
+    bad = [
+        f"{_id(path)}: #{a}" for path in PAGES for a in GLOSSARY_LINK.findall(read_page(path).text) if a not in anchors
+    ]
     assert not bad, "glossary links to no glossary term (anchors are case-sensitive): " + "; ".join(bad)
 
 
 # What a front end without the book's Sphinx extensions cannot resolve: in JupyterLab (even with
 # jupyterlab-myst) these show as placeholders, links to nowhere or "Start of ..." boxes.
-LIVE_UNREADABLE = re.compile(r"\{(?:glue(?::\w+)?|term|doc|cite(?::\w+)?|ref|numref|eq)\}`"
-                             r"|\{(?:exercise|solution)-(?:start|end)\}")
+LIVE_UNREADABLE = re.compile(
+    r"\{(?:glue(?::\w+)?|term|doc|cite(?::\w+)?|ref|numref|eq)\}`"
+    r"|\{(?:exercise|solution)-(?:start|end)\}"
+)
 
 
 @pytest.mark.parametrize("path", LABS, ids=_id)
@@ -483,12 +498,20 @@ def test_exempt_words_are_not_uses():
 
 
 def test_term_matching_rules():
-    entries = [Entry("Endpoint", ("Endpoint",)), Entry("Regional endpoint", ("Regional endpoint",)),
-               Entry("Health check", ("Health check",)), Entry("TTL", ("TTL",))]
+    entries = [
+        Entry("Endpoint", ("Endpoint",)),
+        Entry("Regional endpoint", ("Regional endpoint",)),
+        Entry("Health check", ("Health check",)),
+        Entry("TTL", ("TTL",)),
+    ]
     text = "the regional endpoint, two endpoints, a health-check cell, TTLs, endpointless, sTTL"
     found = [(text[s:e], entry.name) for s, e, entry in find_terms(prose_mask(text), entries)]
-    assert found == [("regional endpoint", "Regional endpoint"), ("endpoints", "Endpoint"),
-                     ("health-check", "Health check"), ("TTLs", "TTL")]
+    assert found == [
+        ("regional endpoint", "Regional endpoint"),
+        ("endpoints", "Endpoint"),
+        ("health-check", "Health check"),
+        ("TTLs", "TTL"),
+    ]
 
 
 def test_an_unlinked_term_is_found_and_a_link_satisfies_it():
@@ -502,9 +525,11 @@ def test_an_unlinked_term_is_found_and_a_link_satisfies_it():
 
 
 def test_exercise_parsing_finds_grades_labels_and_solutions():
-    text = ("```{exercise-start}\n:label: a-ex1\n```\n**(Simple, predict then run)** Do it.\n```{exercise-end}\n```\n"
-            "```{solution-start} a-ex1\n:class: dropdown\n```\n```{solution-end}\n```\n"
-            "```{exercise}\n:label: a-ex2\n\nNo grade here.\n```\n")
+    text = (
+        "```{exercise-start}\n:label: a-ex1\n```\n**(Simple, predict then run)** Do it.\n```{exercise-end}\n```\n"
+        "```{solution-start} a-ex1\n:class: dropdown\n```\n```{solution-end}\n```\n"
+        "```{exercise}\n:label: a-ex2\n\nNo grade here.\n```\n"
+    )
     found = exercises(text)
     assert [(e["label"], e["grade"]) for e in found] == [("a-ex1", "Simple, predict then run"), ("a-ex2", "")]
     assert solutions(text) == {"a-ex1": [{"kind": "solution-start", "class": "dropdown"}]}
@@ -514,8 +539,12 @@ def test_objectives_check_rejects_other_shapes(tmp_path):
     good = tmp_path / "good.md"
     good.write_text(_CHAPTER, encoding="utf-8")
     test_page_starts_with_the_objectives_box(good)
-    for old, new in (("**Objectives.**", "**You will learn**"), (":class: tip", ":class: note"),
-                     ("In this chapter", "In this appendix"), ("**Time to learn.**", "**Time:**")):
+    for old, new in (
+        ("**Objectives.**", "**You will learn**"),
+        (":class: tip", ":class: note"),
+        ("In this chapter", "In this appendix"),
+        ("**Time to learn.**", "**Time:**"),
+    ):
         bad = tmp_path / "bad.md"
         bad.write_text(_CHAPTER.replace(old, new), encoding="utf-8")
         with pytest.raises(AssertionError):
@@ -546,8 +575,10 @@ def test_lab_checks_find_missing_misordered_sections_and_a_self_check_without_as
 
 
 def _exercise(n: int, grade: str = "Simple", solution: str = "solution", cls: str = "dropdown") -> str:
-    return (f"```{{exercise}}\n:label: x-ex{n}\n\n**({grade})** Question {n}.\n```\n\n"
-            f"```{{{solution}}} x-ex{n}\n:class: {cls}\n\nAnswer.\n```\n\n")
+    return (
+        f"```{{exercise}}\n:label: x-ex{n}\n\n**({grade})** Question {n}.\n```\n\n"
+        f"```{{{solution}}} x-ex{n}\n:class: {cls}\n\nAnswer.\n```\n\n"
+    )
 
 
 def test_exercise_check_finds_too_few_ungraded_and_unsolved_exercises(tmp_path):

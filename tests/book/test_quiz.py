@@ -43,14 +43,14 @@ def headings(markdown: str) -> list[tuple[int, str]]:
     out, fence = [], None
     lines = markdown.splitlines()
     if lines and lines[0].strip() == "---":  # YAML front matter
-        lines = lines[lines.index("---", 1) + 1:] if "---" in lines[1:] else []
+        lines = lines[lines.index("---", 1) + 1 :] if "---" in lines[1:] else []
     for line in lines:
         m = _FENCE.match(line)
         if m:
             mark = m.group(1)
             if fence is None:
                 fence = mark
-            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):].strip():
+            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark) :].strip():
                 fence = None
             continue
         h = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
@@ -119,7 +119,8 @@ def test_every_cited_section_is_a_heading_of_its_page_and_keeps_its_id():
             for ref in o.see:
                 texts = [text for level, text in page_headings(ref.page) if level > 1]
                 assert texts.count(ref.section) == 1, (
-                    f"{q.id}/{o.id}: {ref.page} has {texts.count(ref.section)} headings {ref.section!r}")
+                    f"{q.id}/{o.id}: {ref.page} has {texts.count(ref.section)} headings {ref.section!r}"
+                )
                 assert quiz.anchor(ref.section) == make_id(ref.section), ref.section
 
 
@@ -160,15 +161,21 @@ def test_the_answer_key_scores_full_marks_and_nothing_scores_zero():
     assert full["correct"].all() and full["points"].sum() == len(QUESTIONS)
     empty = quiz.score({})
     assert not empty["correct"].any() and empty["points"].sum() == 0 and (empty["chosen"] == "").all()
-    assert dict(full.dtypes.astype(str)) == {"question_id": "string", "chosen": "string", "correct": "bool",
-                                             "points": "int64"}
+    assert dict(full.dtypes.astype(str)) == {
+        "question_id": "string",
+        "chosen": "string",
+        "correct": "bool",
+        "points": "int64",
+    }
 
 
 def test_a_multiple_choice_question_needs_exactly_the_right_set():
     fixes = next(q for q in QUESTIONS if q.id == "fixes")
     assert fixes.kind == "multiple" and fixes.answer == ("a", "c", "d")
-    rows = {c: quiz.score({"fixes": c}).set_index("question_id").loc["fixes"]
-            for c in (("a", "c", "d"), ("d", "c", "a", "a"), ("a", "c"), ("a", "b", "c", "d"))}
+    rows = {
+        c: quiz.score({"fixes": c}).set_index("question_id").loc["fixes"]
+        for c in (("a", "c", "d"), ("d", "c", "a", "a"), ("a", "c"), ("a", "b", "c", "d"))
+    }
     assert [bool(r["correct"]) for r in rows.values()] == [True, True, False, False]
     assert rows[("d", "c", "a", "a")]["chosen"] == "a,c,d"
 
@@ -179,13 +186,16 @@ def test_a_wrong_single_answer_scores_zero_and_a_string_is_one_choice():
     assert table.at["attack", "points"] == 1
 
 
-@pytest.mark.parametrize("answers, message", [
-    ({"no-such-question": ["a"]}, "unknown question ids"),
-    ({"dns-down": ["z"]}, "unknown choices"),
-    ({"dns-down": ["a", "b"]}, "takes one answer"),
-    ({"dns-down": {"a": True}}, "must be a list"),
-    ([("dns-down", ["a"])], "must be a mapping"),
-])
+@pytest.mark.parametrize(
+    "answers, message",
+    [
+        ({"no-such-question": ["a"]}, "unknown question ids"),
+        ({"dns-down": ["z"]}, "unknown choices"),
+        ({"dns-down": ["a", "b"]}, "takes one answer"),
+        ({"dns-down": {"a": True}}, "must be a list"),
+        ([("dns-down", ["a"])], "must be a mapping"),
+    ],
+)
 def test_score_refuses_unknown_ids_and_choices(answers, message):
     with pytest.raises(ConfigError, match=message):
         quiz.score(answers)
@@ -203,18 +213,34 @@ def _write(tmp_path: Path, mutate) -> Path:
     return path
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda d: d["questions"][0]["options"][0].update(correct=True), r"questions\[0\] is a 'single' question with 2"),
-    (lambda d: d["questions"][4]["options"][1].update(correct=True) or
-     [o.update(correct=True) for o in d["questions"][4]["options"]], r"questions\[4\] is a 'multiple' question with 5"),
-    (lambda d: d["questions"][1]["options"][0]["see"][0].update(page="labs/99-nothing"),
-     r"questions\[1\]\.options\[0\]\.see\[0\]\.page"),
-    (lambda d: d["questions"][2].update(prompt="How long was {no_such_figure}?"), r"no_such_figure"),
-    (lambda d: d["questions"][3].update(id=d["questions"][0]["id"]), "id must be unique"),
-    (lambda d: d["questions"][3].update(kind="essay"), r"questions\[3\]\.kind"),
-    (lambda d: d["questions"][0]["options"].reverse(), "lettered a, b, c"),
-    (lambda d: d["questions"][0]["options"][0].pop("explanation"), r"questions\[0\]\.options\[0\] must have exactly"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (
+            lambda d: d["questions"][0]["options"][0].update(correct=True),
+            r"questions\[0\] is a 'single' question with 2",
+        ),
+        (
+            lambda d: (
+                d["questions"][4]["options"][1].update(correct=True)
+                or [o.update(correct=True) for o in d["questions"][4]["options"]]
+            ),
+            r"questions\[4\] is a 'multiple' question with 5",
+        ),
+        (
+            lambda d: d["questions"][1]["options"][0]["see"][0].update(page="labs/99-nothing"),
+            r"questions\[1\]\.options\[0\]\.see\[0\]\.page",
+        ),
+        (lambda d: d["questions"][2].update(prompt="How long was {no_such_figure}?"), r"no_such_figure"),
+        (lambda d: d["questions"][3].update(id=d["questions"][0]["id"]), "id must be unique"),
+        (lambda d: d["questions"][3].update(kind="essay"), r"questions\[3\]\.kind"),
+        (lambda d: d["questions"][0]["options"].reverse(), "lettered a, b, c"),
+        (
+            lambda d: d["questions"][0]["options"][0].pop("explanation"),
+            r"questions\[0\]\.options\[0\] must have exactly",
+        ),
+    ],
+)
 def test_load_refuses_a_malformed_file(tmp_path, mutate, message):
     with pytest.raises(ConfigError, match=message):
         quiz.load(_write(tmp_path, mutate))
@@ -268,14 +294,19 @@ def test_every_control_is_labelled_and_every_option_has_its_explanation(stage):
         assert a["id"] in labels and a["id"].startswith(f"ls-quiz-{stage}-")
         assert whys[a["id"] + "-why"] == a["data-correct"]
     key = {(q.id, o.id): o.correct for q in QUESTIONS for o in q.options}
-    assert all(key[(a["name"].removeprefix(f"ls-quiz-{stage}-"), a["value"])] == (a["data-correct"] == "true")
-               for a in inputs)
+    assert all(
+        key[(a["name"].removeprefix(f"ls-quiz-{stage}-"), a["value"])] == (a["data-correct"] == "true") for a in inputs
+    )
     assert {a["type"] for a in inputs} == {"radio", "checkbox"}
     assert [a for tag, a in form if tag == "fieldset"] and all(
-        tag != "fieldset" or a["data-kind"] in quiz.KINDS for tag, a in form)
+        tag != "fieldset" or a["data-kind"] in quiz.KINDS for tag, a in form
+    )
     assert sum(1 for _, a in form if a.get("role") == "status") == len(QUESTIONS) + 1
-    assert all("hidden" in a for tag, a in form if "ls-quiz-tools" in a.get("class", "") or
-               "ls-quiz-actions" in a.get("class", "")), "buttons are hidden until the script runs"
+    assert all(
+        "hidden" in a
+        for tag, a in form
+        if "ls-quiz-tools" in a.get("class", "") or "ls-quiz-actions" in a.get("class", "")
+    ), "buttons are hidden until the script runs"
 
 
 def test_links_are_relative_to_the_page_and_reach_the_misconceptions_entry():
@@ -295,11 +326,14 @@ def test_code_spans_and_text_are_escaped_for_html():
     assert "&quot;" not in answers and "AWS's" in answers
 
 
-@pytest.mark.parametrize("stage, page, message", [
-    ("during", "chapters/quiz-before", "stage must be one of"),
-    ("before", "chapters/quiz-before.md", "without suffix"),
-    ("before", "", "without suffix"),
-])
+@pytest.mark.parametrize(
+    "stage, page, message",
+    [
+        ("during", "chapters/quiz-before", "stage must be one of"),
+        ("before", "chapters/quiz-before.md", "without suffix"),
+        ("before", "", "without suffix"),
+    ],
+)
 def test_render_refuses_an_unknown_stage_or_a_page_with_a_suffix(stage, page, message):
     with pytest.raises(ConfigError, match=message):
         quiz.render_html(stage, page=page)
@@ -359,7 +393,8 @@ def _luminance(hex_colour: str) -> float:
     def channel(v: int) -> float:
         c = v / 255
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
     return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
 
 
@@ -373,8 +408,10 @@ def _theme_colours(mode: str) -> dict[str, str]:
     import pydata_sphinx_theme
     import sphinx_book_theme
 
-    css = "".join(next(Path(m.__file__).parent.rglob(name)).read_text(encoding="utf-8") for m, name in (
-        (pydata_sphinx_theme, "pydata-sphinx-theme.css"), (sphinx_book_theme, "sphinx-book-theme.css")))
+    css = "".join(
+        next(Path(m.__file__).parent.rglob(name)).read_text(encoding="utf-8")
+        for m, name in ((pydata_sphinx_theme, "pydata-sphinx-theme.css"), (sphinx_book_theme, "sphinx-book-theme.css"))
+    )
     found: dict[str, str] = {}
     for block in re.findall(rf"html\[data-theme={mode}\]\{{([^}}]*)\}}", css):
         found.update(re.findall(r"--pst-color-(background|surface):(#[0-9a-f]{6}\b|#[0-9a-f]{3}\b)", block))
@@ -384,8 +421,10 @@ def _theme_colours(mode: str) -> dict[str, str]:
 
 def test_right_and_wrong_colours_have_enough_contrast_in_both_themes():
     css = (ROOT / "labsupport" / "book_css" / "quiz.css").read_text(encoding="utf-8")
-    light, dark = (dict(re.findall(r"--ls-quiz-(\w+): (#[0-9a-f]{6})", block))
-                   for block in re.findall(r"\{([^}]*--ls-quiz-right[^}]*)\}", css)[:2])
+    light, dark = (
+        dict(re.findall(r"--ls-quiz-(\w+): (#[0-9a-f]{6})", block))
+        for block in re.findall(r"\{([^}]*--ls-quiz-right[^}]*)\}", css)[:2]
+    )
     assert contrast("#ffffff", light["button"]) >= 4.5
     for mode, colours in (("light", light), ("dark", dark)):
         backgrounds = _theme_colours(mode)

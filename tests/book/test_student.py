@@ -34,7 +34,8 @@ def test_constraints_are_the_tested_set():
     text = (ROOT / "student" / "constraints.txt").read_text(encoding="utf-8")
     assert text == constraints_text(), (
         "student/constraints.txt differs from the versions installed here (the ones the tests ran with); "
-        "run `python -m labsupport.student --freeze`")
+        "run `python -m labsupport.student --freeze`"
+    )
     assert "-c student/constraints.txt" in (ROOT / "requirements.txt").read_text(encoding="utf-8")
 
 
@@ -77,9 +78,11 @@ def test_problems_finds_myst_leftovers_and_relative_links():
 
 def test_convert_markdown_turns_directives_and_links_into_commonmark():
     where = Published(repository_url="https://github.com/o/r")
-    text = ("```{note}\nSee [lease](../chapters/glossary.md#term-Lease).\n```\n"
-            "```{exercise}\n:label: x1\n\n**(Moderate, design)** Why?\n```\n"
-            "```{solution} x1\n:class: dropdown\n\nBecause [Lab 1](01-enactor-race.ipynb).\n```")
+    text = (
+        "```{note}\nSee [lease](../chapters/glossary.md#term-Lease).\n```\n"
+        "```{exercise}\n:label: x1\n\n**(Moderate, design)** Why?\n```\n"
+        "```{solution} x1\n:class: dropdown\n\nBecause [Lab 1](01-enactor-race.ipynb).\n```"
+    )
     out = convert_markdown(text, where)
     assert "> **Note**\n>\n> See [lease](https://o.github.io/r/chapters/glossary.html#term-Lease)." in out
     assert "### Exercise 1 (Moderate, design)\n\nWhy?" in out
@@ -89,13 +92,16 @@ def test_convert_markdown_turns_directives_and_links_into_commonmark():
     )
 
 
-@pytest.mark.parametrize("text, message", [
-    ("```{figure} x.png\n```", "directive must be one of"),
-    ("```{exercise}\n:label: a\n\nNo grade.\n```", "grade"),
-    ("```{solution} nowhere\nText\n```", "solution label"),
-    ("[x](../README.md)", "relative link"),
-    ("[x](../chapters/no-such-page.md)", "relative link"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("```{figure} x.png\n```", "directive must be one of"),
+        ("```{exercise}\n:label: a\n\nNo grade.\n```", "grade"),
+        ("```{solution} nowhere\nText\n```", "solution label"),
+        ("[x](../README.md)", "relative link"),
+        ("[x](../chapters/no-such-page.md)", "relative link"),
+    ],
+)
 def test_convert_refuses_what_it_cannot_make_portable(text, message):
     with pytest.raises(ConfigError, match=message):
         convert_markdown(text, WHERE)

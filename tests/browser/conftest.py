@@ -35,17 +35,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("browser", "browser test of the built book (tests/browser)")
-    group.addoption("--run-browser", action="store_true", default=False,
-                    help="run the browser test of the built book (off by default)")
-    group.addoption("--book-html", default=None,
-                    help="built HTML folder to test (default: $BOOK_HTML, else _build/html)")
-    group.addoption("--chromium", default=None,
-                    help="Chromium executable (default: $CHROMIUM, else /usr/bin/chromium)")
+    group.addoption(
+        "--run-browser",
+        action="store_true",
+        default=False,
+        help="run the browser test of the built book (off by default)",
+    )
+    group.addoption(
+        "--book-html", default=None, help="built HTML folder to test (default: $BOOK_HTML, else _build/html)"
+    )
+    group.addoption("--chromium", default=None, help="Chromium executable (default: $CHROMIUM, else /usr/bin/chromium)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "browser: loads the built book in headless Chromium (deselected unless --run-browser)")
+        "markers", "browser: loads the built book in headless Chromium (deselected unless --run-browser)"
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

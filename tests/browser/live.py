@@ -56,8 +56,7 @@ _LAB_SETTINGS = {
     # so that every output can be checked and the screenshot shows the whole notebook.
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
     # No news or update checks: the server would fetch them from jupyter.org.
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false", "checkForUpdates": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
 }
 
 
@@ -108,27 +107,43 @@ class LiveServer:
             path = settings / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(value), encoding="utf-8")
-        env.update({
-            # The server's own settings, workspaces, config and runtime files: not the user's.
-            "JUPYTERLAB_SETTINGS_DIR": str(settings),
-            "JUPYTERLAB_WORKSPACES_DIR": str(self.tmp / "lab-workspaces"),
-            "JUPYTER_CONFIG_DIR": str(self.tmp / "jupyter-config"),
-            "JUPYTER_RUNTIME_DIR": str(self.tmp / "jupyter-runtime"),
-            "PYTHONDONTWRITEBYTECODE": "1",
-        })
+        env.update(
+            {
+                # The server's own settings, workspaces, config and runtime files: not the user's.
+                "JUPYTERLAB_SETTINGS_DIR": str(settings),
+                "JUPYTERLAB_WORKSPACES_DIR": str(self.tmp / "lab-workspaces"),
+                "JUPYTER_CONFIG_DIR": str(self.tmp / "jupyter-config"),
+                "JUPYTER_RUNTIME_DIR": str(self.tmp / "jupyter-runtime"),
+                "PYTHONDONTWRITEBYTECODE": "1",
+            }
+        )
         env.pop("LABSUPPORT_BOOK_BUILD", None)  # the kernels must render as in a live notebook
         cmd = [
-            sys.executable, "-m", "jupyterlab", "--no-browser",
-            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
-            f"--ServerApp.root_dir={self.root}", f"--IdentityProvider.token={self.token}",
-            "--ServerApp.open_browser=False", "--LabApp.news_url=",
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--ServerApp.root_dir={self.root}",
+            f"--IdentityProvider.token={self.token}",
+            "--ServerApp.open_browser=False",
+            "--LabApp.news_url=",
         ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")
         log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
         self._log = log
-        self.proc = subprocess.Popen(cmd, cwd=self.root, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=self.root,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + SERVER_START_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -183,17 +198,22 @@ class LiveServer:
         """
         attempts = 3 if method == "GET" else 1
         for attempt in range(1, attempts + 1):
-            request = urllib.request.Request(self.url + path, method=method,
-                                             headers={"Authorization": f"token {self.token}"})
+            request = urllib.request.Request(
+                self.url + path, method=method, headers={"Authorization": f"token {self.token}"}
+            )
             try:
                 with urllib.request.urlopen(request, timeout=timeout) as response:
                     body = response.read()
                 return json.loads(body) if body else None
             except urllib.error.HTTPError as err:
                 if err.code < 500 or attempt == attempts:
-                    raise urllib.error.HTTPError(err.url, err.code,
-                                                 f"{err.msg} ({method} {path}); server log:\n{self.log_tail()}",
-                                                 err.hdrs, None) from err
+                    raise urllib.error.HTTPError(
+                        err.url,
+                        err.code,
+                        f"{err.msg} ({method} {path}); server log:\n{self.log_tail()}",
+                        err.hdrs,
+                        None,
+                    ) from err
                 time.sleep(0.5 * attempt)
         raise AssertionError("unreachable")
 
@@ -307,24 +327,38 @@ _PANELS = (
 
 # Mark the drawing of the nearest chart after a panel's controls, so that a new drawing (the panel
 # redrew, whether or not the picture differs) can be told from the old one.
-_MARK_DRAWING = """([SEL, index]) => {""" + _PANEL_HELPERS + """
+_MARK_DRAWING = (
+    """([SEL, index]) => {"""
+    + _PANEL_HELPERS
+    + """
   const cell = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')[index];
   const chart = cell && chartAfter(cell), drawing = chart && chart.querySelector('svg.marks, canvas.marks');
   if (drawing) drawing.setAttribute('data-ls-before', '1');
   return Boolean(drawing);
 }"""
+)
 
-_REDRAWN = """([SEL, index]) => {""" + _PANEL_HELPERS + """
+_REDRAWN = (
+    """([SEL, index]) => {"""
+    + _PANEL_HELPERS
+    + """
   const cell = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')[index];
   const chart = cell && chartAfter(cell), drawing = chart && chart.querySelector('svg.marks, canvas.marks');
   return Boolean(drawing) && !drawing.hasAttribute('data-ls-before');
 }"""
+)
 
-_PANEL_CHART_FP = """([SEL, index]) => {""" + _PANEL_HELPERS + """
-  const fp = """ + _FINGERPRINT_FN + """;
+_PANEL_CHART_FP = (
+    """([SEL, index]) => {"""
+    + _PANEL_HELPERS
+    + """
+  const fp = """
+    + _FINGERPRINT_FN
+    + """;
   const cell = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')[index];
   return cell ? fp(chartAfter(cell)) : '';
 }"""
+)
 
 # Text a learner sees: rendered Markdown and every output, not the code editors.
 _VISIBLE_TEXT = """() => {
@@ -397,8 +431,12 @@ def watch(page: Any, run: LabRun) -> None:
     page.on("request", lambda req: None if is_local(req.url) else run.external.append(req.url))
     page.on("websocket", lambda ws: None if is_local(ws.url) else run.external.append(ws.url))
     page.on("pageerror", lambda err: run.page_errors.append(str(err)))
-    page.on("console", lambda msg: run.console.append(f"console.{msg.type}: {msg.text[:300]}")
-            if msg.type in ("error", "warning") else None)
+    page.on(
+        "console",
+        lambda msg: (
+            run.console.append(f"console.{msg.type}: {msg.text[:300]}") if msg.type in ("error", "warning") else None
+        ),
+    )
 
 
 def new_page(browser: Any, run: LabRun) -> tuple[Any, Any]:
@@ -462,7 +500,10 @@ def wait_charts_settled(page: Any, timeout_ms: int = 20_000) -> None:
     with contextlib.suppress(Exception):  # the chart check reports what did not draw
         page.wait_for_function(
             "(sel) => [...document.querySelectorAll(sel)].every(el => el.querySelector('svg.marks, canvas.marks') "
-            "|| el.innerText.trim())", arg=CHART_SELECTOR, timeout=timeout_ms)
+            "|| el.innerText.trim())",
+            arg=CHART_SELECTOR,
+            timeout=timeout_ms,
+        )
 
 
 def read_page(page: Any, run: LabRun) -> None:
@@ -484,8 +525,16 @@ def _control(page: Any, cell: int, kind: str, index: int) -> Any:
     return outputs.locator(".widget-slider .noUi-handle, .widget-hslider .noUi-handle").nth(index)
 
 
-def move_control(page: Any, cell: int, kind: str, index: int = 0, *, timeout_s: float = REDRAW_S,
-                 key: str = "ArrowRight", mouse: bool = False) -> dict[str, Any]:
+def move_control(
+    page: Any,
+    cell: int,
+    kind: str,
+    index: int = 0,
+    *,
+    timeout_s: float = REDRAW_S,
+    key: str = "ArrowRight",
+    mouse: bool = False,
+) -> dict[str, Any]:
     """One learner's move: click a checkbox, or focus a slider's handle and press ``key`` (one step).
 
     With ``mouse=True`` a slider's handle is dragged with the mouse instead (Notebook 7's notebook
@@ -518,8 +567,11 @@ def move_control(page: Any, cell: int, kind: str, index: int = 0, *, timeout_s: 
             control.press(key)
             if old is not None:
                 try:
-                    page.wait_for_function("([el, old]) => el.textContent !== old",
-                                           arg=[readout.first.element_handle(), old], timeout=1_000)
+                    page.wait_for_function(
+                        "([el, old]) => el.textContent !== old",
+                        arg=[readout.first.element_handle(), old],
+                        timeout=1_000,
+                    )
                 except Exception:  # noqa: BLE001 - the key went elsewhere: drag the handle instead
                     via, mouse = "drag (the key did not reach the slider)", True
                     control.scroll_into_view_if_needed()
@@ -548,16 +600,27 @@ def move_control(page: Any, cell: int, kind: str, index: int = 0, *, timeout_s: 
     except Exception:  # noqa: BLE001 - a timeout means the chart did not change
         seconds = None
     after = panel_chart(page, cell)
-    return {"cell": cell, "kind": kind, "index": index, "label": label, "via": via, "before": before,
-            "after": after, "changed": seconds is not None, "different": after != before, "seconds": seconds}
+    return {
+        "cell": cell,
+        "kind": kind,
+        "index": index,
+        "label": label,
+        "via": via,
+        "before": before,
+        "after": after,
+        "changed": seconds is not None,
+        "different": after != before,
+        "seconds": seconds,
+    }
 
 
 def save(page: Any) -> None:
     """Ctrl+S, as a learner saves; waits for the server to have written the file."""
     page.locator(NOTEBOOK).first.click(position={"x": 5, "y": 5})
     page.keyboard.press("Escape")
-    with page.expect_response(lambda r: "/api/contents/" in r.url and r.request.method == "PUT",
-                              timeout=20_000) as response:
+    with page.expect_response(
+        lambda r: "/api/contents/" in r.url and r.request.method == "PUT", timeout=20_000
+    ) as response:
         page.keyboard.press("Control+s")
     assert response.value.ok, f"saving failed: HTTP {response.value.status}"
 

@@ -110,8 +110,9 @@ def failures(violations: Iterable[dict[str, Any]]) -> list[str]:
             why.append("in the theme, not listed in THEME_ALLOWED with the theme's issue")
         if why:
             nodes = "; ".join(f"{n['target']} {n['html'][:100]!r}" for n in v["nodes"][:4])
-            out.append(f"{v['id']} ({v['impact']}, {len(v['nodes'])} elements; {', '.join(why)}): "
-                       f"{v['help']}\n    {nodes}")
+            out.append(
+                f"{v['id']} ({v['impact']}, {len(v['nodes'])} elements; {', '.join(why)}): {v['help']}\n    {nodes}"
+            )
     return out
 
 
@@ -153,11 +154,15 @@ def test_axe_finds_no_failing_violation(visits, phone_visits, axe_rows, page, wi
     # phone_visits fixtures), as loaded: one page load per page and width for every check.
     violations = visits(page).axe if width == "1280" else phone_visits(page)["axe"]
     if violations is None:
-        pytest.skip(f"{page} at 390 px: no box scrolls and no chart, so its content is laid out as at 1280 px, "
-                    "where axe checked it; the theme at 390 px is checked on the pages that have one")
+        pytest.skip(
+            f"{page} at 390 px: no box scrolls and no chart, so its content is laid out as at 1280 px, "
+            "where axe checked it; the theme at 390 px is checked on the pages that have one"
+        )
     axe_rows.append({"page": page, "width": width, "id": "", "impact": "", "n": 0, "where": ""})
-    axe_rows.extend({"page": page, "width": width, "id": v["id"], "impact": v["impact"], "n": len(v["nodes"]),
-                     "where": v["where"]} for v in violations)
+    axe_rows.extend(
+        {"page": page, "width": width, "id": v["id"], "impact": v["impact"], "n": len(v["nodes"]), "where": v["where"]}
+        for v in violations
+    )
     found = failures(violations)
     assert not found, f"{page} at {width} px, axe-core:\n" + "\n".join(found)
 
@@ -195,13 +200,16 @@ def japanese_without_lang(markup: str) -> list[str]:
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(markup, "html.parser")
-    return [str(s).strip()[:60] for s in soup.find_all(string=JAPANESE)
-            if s.parent.name not in {"script", "style", "template"} and not _lang(s).startswith("ja")]
+    return [
+        str(s).strip()[:60]
+        for s in soup.find_all(string=JAPANESE)
+        if s.parent.name not in {"script", "style", "template"} and not _lang(s).startswith("ja")
+    ]
 
 
 def test_japanese_text_is_marked_lang_ja(book_html, page):
     found = japanese_without_lang((book_html / page).read_text(encoding="utf-8"))
-    assert not found, f"{page}: Japanese text without lang=\"ja\" (write [text]{{.language-ja}}): {found[:10]}"
+    assert not found, f'{page}: Japanese text without lang="ja" (write [text]{{.language-ja}}): {found[:10]}'
 
 
 def test_glossary_translations_carry_their_languages(book_html):

@@ -40,8 +40,13 @@ import pytest
 pytestmark = pytest.mark.browser
 
 LAUNCH_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 CHART_TIMEOUT_MS = 20_000
@@ -150,9 +155,16 @@ def _watch(page: Any, visit: Visit) -> None:
     # Requests that routing does not see (workers, websockets) are recorded too.
     page.on("request", lambda req: None if is_local(req.url) else visit.external.append(req.url))
     page.on("websocket", lambda ws: None if is_local(ws.url) else visit.external.append(ws.url))
-    page.on("console", lambda msg: visit.console.append(
-        f"console.{msg.type}: {msg.text} ({msg.location.get('url', '')}:{msg.location.get('lineNumber', '')})")
-        if msg.type == "error" else None)
+    page.on(
+        "console",
+        lambda msg: (
+            visit.console.append(
+                f"console.{msg.type}: {msg.text} ({msg.location.get('url', '')}:{msg.location.get('lineNumber', '')})"
+            )
+            if msg.type == "error"
+            else None
+        ),
+    )
     page.on("pageerror", lambda err: visit.console.append(f"uncaught page error: {err}"))
 
 
@@ -214,8 +226,10 @@ def _exercise_control(page: Any, chart_id: str, index: int) -> dict[str, Any]:
         old = rng.first.input_value()
         lo, hi = rng.first.get_attribute("min") or "0", rng.first.get_attribute("max") or "100"
         new = lo if old == hi else hi
-        setter = "(el, v) => { el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); " \
-                 "el.dispatchEvent(new Event('change', {bubbles: true})); }"
+        setter = (
+            "(el, v) => { el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); "
+            "el.dispatchEvent(new Event('change', {bubbles: true})); }"
+        )
         rng.first.evaluate(setter, new)
         undo = lambda: rng.first.evaluate(setter, old)  # noqa: E731
     elif select.count():
@@ -235,8 +249,9 @@ def _exercise_control(page: Any, chart_id: str, index: int) -> dict[str, Any]:
     else:
         return {"label": label, "kind": "unknown", "changed": False, "note": "no input element"}
     try:
-        page.wait_for_function(f"([id, before]) => ({_KEY})(id) !== before", arg=[chart_id, before],
-                               timeout=CONTROL_TIMEOUT_MS)
+        page.wait_for_function(
+            f"([id, before]) => ({_KEY})(id) !== before", arg=[chart_id, before], timeout=CONTROL_TIMEOUT_MS
+        )
         changed = True
     except Exception:  # noqa: BLE001 - a timeout means the chart did not change
         changed = False
@@ -246,9 +261,11 @@ def _exercise_control(page: Any, chart_id: str, index: int) -> dict[str, Any]:
     # until the chart has redrawn for it: back to its first drawing, or (not every control returns
     # the SVG to the identical markup) at least away from the drawing the move made.
     with contextlib.suppress(Exception):  # a control whose undo draws nothing new: the next move starts here
-        page.wait_for_function(f"([id, before, toggled]) => {{ const k = ({_KEY})(id); "
-                               "return k === before || k !== toggled; }",
-                               arg=[chart_id, before, toggled], timeout=CONTROL_TIMEOUT_MS)
+        page.wait_for_function(
+            f"([id, before, toggled]) => {{ const k = ({_KEY})(id); return k === before || k !== toggled; }}",
+            arg=[chart_id, before, toggled],
+            timeout=CONTROL_TIMEOUT_MS,
+        )
     return {"label": label, "kind": kind, "changed": changed}
 
 
@@ -314,8 +331,19 @@ def _shot_name(page_path: str) -> str:
 # Reading the HTML and CSS files
 
 
-_FETCHING_RELS = {"stylesheet", "preload", "prefetch", "preconnect", "dns-prefetch", "modulepreload", "icon",
-                  "shortcut", "apple-touch-icon", "manifest", "mask-icon"}
+_FETCHING_RELS = {
+    "stylesheet",
+    "preload",
+    "prefetch",
+    "preconnect",
+    "dns-prefetch",
+    "modulepreload",
+    "icon",
+    "shortcut",
+    "apple-touch-icon",
+    "manifest",
+    "mask-icon",
+}
 _CSS_URL = re.compile(r"""@import\s+(?:url\()?\s*['"]?([^'")\s;]+)|url\(\s*['"]?([^'")]+?)['"]?\s*\)""", re.I)
 _JS_ASSET = re.compile(r"""(?:https?:)?//[^\s'"<>]+?\.(?:m?js|css|woff2?|ttf|otf|eot)\b""", re.I)
 
@@ -344,8 +372,11 @@ class _References(html.parser.HTMLParser):
         if tag == "script":
             if a.get("src"):
                 self.fetched.append(("<script src>", a["src"]))
-            self._in = "script" if a.get("type", "text/javascript") in {"", "text/javascript", "module",
-                                                                          "application/javascript"} else None
+            self._in = (
+                "script"
+                if a.get("type", "text/javascript") in {"", "text/javascript", "module", "application/javascript"}
+                else None
+            )
         elif tag == "link" and a.get("href"):
             rels = set(a.get("rel", "").lower().split())
             if rels & _FETCHING_RELS:
@@ -395,8 +426,11 @@ def offsite_references(html_dir: Path, page_path: str) -> list[str]:
     parser.feed(page_file.read_text(encoding="utf-8", errors="replace"))
     found = [f"{what} {ref}" for what, ref in parser.fetched if is_offsite(ref)]
     for css in parser.inline_css:
-        found += [f"inline CSS: {next(g for g in m.groups() if g)}" for m in _CSS_URL.finditer(css)
-                  if is_offsite(next(g for g in m.groups() if g))]
+        found += [
+            f"inline CSS: {next(g for g in m.groups() if g)}"
+            for m in _CSS_URL.finditer(css)
+            if is_offsite(next(g for g in m.groups() if g))
+        ]
     for js in parser.inline_js:
         found += [f"inline script names {m.group(0)}" for m in _JS_ASSET.finditer(js) if is_offsite(m.group(0))]
     seen: set[Path] = set()
@@ -433,6 +467,7 @@ def _luminance(rgb: tuple[float, ...]) -> float:
     def channel(v: float) -> float:
         c = v / 255
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
     r, g, b = (channel(v) for v in rgb)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
@@ -459,21 +494,28 @@ def test_every_chart_renders(visits, page):
 def test_every_chart_fits_the_content_column(visits, page):
     """A chart wider than the text column is cut off (the output area scrolls sideways)."""
     wide = [f"#{c['id']}: {c['overflow']} px too wide" for c in visits(page).charts if c["overflow"] > 1]
-    assert not wide, (f"{page} at {VIEWPORT['width']} px: charts wider than the content column "
-                      "(make them narrower; width= counts the plot only, not axis labels or legends):\n"
-                      + "\n".join(wide))
+    assert not wide, (
+        f"{page} at {VIEWPORT['width']} px: charts wider than the content column "
+        "(make them narrower; width= counts the plot only, not axis labels or legends):\n" + "\n".join(wide)
+    )
 
 
 def test_every_control_changes_its_chart(visits, page):
-    dead = [f"#{c['chart']} {c['kind']} {c['label']!r} {c.get('note', '')}" for c in visits(page).controls
-            if not c["changed"]]
+    dead = [
+        f"#{c['chart']} {c['kind']} {c['label']!r} {c.get('note', '')}"
+        for c in visits(page).controls
+        if not c["changed"]
+    ]
     assert not dead, f"{page}: controls that do not change their chart:\n" + "\n".join(dead)
 
 
 def test_every_chart_has_a_text_alternative(visits, page):
     # Vega-Embed replaces the container's label with the chart's description once it has drawn.
-    missing = [f"#{c['id']}: aria-label {c['aria']!r}" for c in visits(page).charts
-               if c["aria"].strip().rstrip(".").lower() in {"", "chart"}]
+    missing = [
+        f"#{c['id']}: aria-label {c['aria']!r}"
+        for c in visits(page).charts
+        if c["aria"].strip().rstrip(".").lower() in {"", "chart"}
+    ]
     assert not missing, f"{page}: charts without a text alternative (title= and description=):\n" + "\n".join(missing)
 
 
@@ -538,8 +580,10 @@ def test_charts_stay_readable_in_dark_mode(browser, base_url, book_html, screens
     for chart, light_chart in zip(dark, light.colours, strict=True):
         colours = [c for c in map(_rgba, chart["background"] or []) if c and c[3] > 0.99]
         if not colours:
-            problems.append(f"#{chart['id']}: no opaque background ({chart['background']}): the dark page "
-                            "shows through behind dark text (use charts._base_config)")
+            problems.append(
+                f"#{chart['id']}: no opaque background ({chart['background']}): the dark page "
+                "shows through behind dark text (use charts._base_config)"
+            )
         elif _luminance(colours[-1][:3]) < 0.8:
             problems.append(f"#{chart['id']}: background {chart['background']} is not light")
         restyled = [
@@ -552,8 +596,10 @@ def test_charts_stay_readable_in_dark_mode(browser, base_url, book_html, screens
         if chart["controls"]:
             panel, ink = _rgba(chart["controls"]["background"]), _rgba(chart["controls"]["color"])
             if not panel or panel[3] < 0.99 or not ink or _contrast(ink, panel) < 4.5:
-                problems.append(f"#{chart['id']}: its controls' text {chart['controls']} is not 4.5:1 on an opaque "
-                                "panel (labsupport/book.py's CSS gives them a white one)")
+                problems.append(
+                    f"#{chart['id']}: its controls' text {chart['controls']} is not 4.5:1 on an opaque "
+                    "panel (labsupport/book.py's CSS gives them a white one)"
+                )
     assert not problems, f"{page} in dark mode:\n" + "\n".join(problems)
 
 
@@ -596,9 +642,11 @@ def test_lab_pages_offer_the_notebook_and_launch_buttons(book_html, book_pages, 
                 problems.append(f"{page_path}: the download is not a notebook")
             elif any("```{" in "".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown"):
                 problems.append(f"{page_path}: the download holds MyST directives (not the student copy)")
-        for provider, pattern in (("Binder", r"mybinder\.org/v2/gh/[^\"]+urlpath=lab/tree/" + re.escape(name)),
-                                  ("Colab", r"colab\.research\.google\.com/github/[^\"]+/" + re.escape(name)),
-                                  ("JupyterHub", r"/hub/user-redirect/git-pull\?[^\"]*" + re.escape(name))):
+        for provider, pattern in (
+            ("Binder", r"mybinder\.org/v2/gh/[^\"]+urlpath=lab/tree/" + re.escape(name)),
+            ("Colab", r"colab\.research\.google\.com/github/[^\"]+/" + re.escape(name)),
+            ("JupyterHub", r"/hub/user-redirect/git-pull\?[^\"]*" + re.escape(name)),
+        ):
             if not re.search(pattern, text):
                 problems.append(f"{page_path}: no {provider} launch button for {name}")
     assert not problems, "\n".join(problems)
@@ -630,20 +678,24 @@ def test_harness_tells_live_controls_from_dead_ones(browser, book_html, tmp_path
     data = pd.DataFrame({"x": [1, 2, 3], "y": [1, 4, 9], "even": [False, True, False]})
     live = alt.param(name="live", value=False, bind=alt.binding_checkbox(name="live "))
     dead = alt.param(name="dead", value=False, bind=alt.binding_checkbox(name="dead "))
-    chart = (alt.Chart(data, title="t", description="d").mark_point()
-             .encode(x="x:Q", y="y:Q", opacity=alt.condition("live && datum.even", alt.value(0.2), alt.value(1.0)))
-             .add_params(live, dead))
+    chart = (
+        alt.Chart(data, title="t", description="d")
+        .mark_point()
+        .encode(x="x:Q", y="y:Q", opacity=alt.condition("live && datum.even", alt.value(0.2), alt.value(1.0)))
+        .add_params(live, dead)
+    )
     body = render_bundle(chart.to_dict())["text/html"]
     page_file = tmp_path / "harness-selftest.html"
-    page_file.write_text(f'<!doctype html><html><head><script src="{bundle.as_uri()}"></script></head>'
-                         f"<body>{body}</body></html>", encoding="utf-8")
+    page_file.write_text(
+        f'<!doctype html><html><head><script src="{bundle.as_uri()}"></script></head><body>{body}</body></html>',
+        encoding="utf-8",
+    )
     context = browser.new_context(viewport=VIEWPORT)
     try:
         tab = context.new_page()
         _open(tab, page_file.as_uri())
         chart_id = tab.evaluate(_CHARTS)[0]["id"]
-        results = {r["label"].strip(): r["changed"] for r in
-                   (_exercise_control(tab, chart_id, i) for i in range(2))}
+        results = {r["label"].strip(): r["changed"] for r in (_exercise_control(tab, chart_id, i) for i in range(2))}
     finally:
         context.close()
     assert results == {"live": True, "dead": False}
@@ -656,7 +708,9 @@ def test_harness_catches_offsite_loads_errors_and_undrawn_charts(browser, tmp_pa
         '<link rel="stylesheet" href="https://fonts.example.invalid/font.css"></head><body>'
         '<img src="//images.example.invalid/a.png" alt="">'
         '<div class="labsupport-vega" id="c1" aria-label="Chart"></div>'
-        '<script>throw new Error("boom")</script></body></html>', encoding="utf-8")
+        '<script>throw new Error("boom")</script></body></html>',
+        encoding="utf-8",
+    )
     result = Visit("bad.html")
     context = browser.new_context(viewport=VIEWPORT)
     try:
@@ -684,8 +738,9 @@ def test_the_same_chart_twice_on_a_page_draws_twice(browser, book_html, tmp_path
     body = charts.render_bundle(spec)["text/html"]
     bundle = next(book_html.glob("_static/labsupport-vega.js"))
     (tmp_path / "twice.html").write_text(
-        f'<!doctype html><html><head><script src="{bundle.as_uri()}"></script></head><body>'
-        f"{body}{body}</body></html>", encoding="utf-8")
+        f'<!doctype html><html><head><script src="{bundle.as_uri()}"></script></head><body>{body}{body}</body></html>',
+        encoding="utf-8",
+    )
     result = Visit("twice.html")
     context = browser.new_context(viewport=VIEWPORT)
     try:

@@ -105,7 +105,8 @@ def book_pdf(book_html: Path) -> Path:
     if not pdf.is_file():
         pytest.skip(f"no PDF at {pdf} (write it first: python -m labsupport.pdf)")
     assert pdf.stat().st_mtime >= (book_html / "index.html").stat().st_mtime, (
-        f"{pdf} is older than the built book: run python -m labsupport.pdf again")
+        f"{pdf} is older than the built book: run python -m labsupport.pdf again"
+    )
     return pdf
 
 

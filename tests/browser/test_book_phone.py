@@ -146,12 +146,16 @@ def phone_page_visits(browser: Any, base_url: str, book_html: Path, phone_screen
             _open(tab, base_url + follow_redirect(book_html, page_path))
             # The theme makes scrolling boxes focusable 300 ms after a change; let it.
             tab.wait_for_timeout(400)
-            result = {"layout": tab.evaluate(_PHONE_LAYOUT), "charts": tab.evaluate(_INTERACTIVE_CHARTS),
-                      "console": watched.console}
+            result = {
+                "layout": tab.evaluate(_PHONE_LAYOUT),
+                "charts": tab.evaluate(_INTERACTIVE_CHARTS),
+                "console": watched.console,
+            }
             # axe at 390 px only where the page's content is laid out differently from 1280 px (see
             # test_book_axe.py): a box that scrolls here, or a chart, which Vega draws anew at this width.
             differs = bool(result["layout"]["scrolls"]) or tab.evaluate(
-                "() => document.querySelector('.labsupport-vega') !== null")
+                "() => document.querySelector('.labsupport-vega') !== null"
+            )
             result["axe"] = run_axe(tab, watched.console, watched.external) if differs else None
             tab.screenshot(path=str(phone_screenshots / _shot_name(page_path)), full_page=True)
         finally:
@@ -170,21 +174,24 @@ def test_page_does_not_scroll_sideways_on_a_phone(phone_visits, page):
     assert layout["scrollWidth"] <= layout["viewport"] + 1, (
         f"{page} at {PHONE['width']} px is {layout['scrollWidth']} px wide (viewport {layout['viewport']} px); "
         "what sticks out (put it in a scroll region or let it wrap):\n"
-        + "\n".join(f"{s['what']} ends at {s['right']} px" for s in layout["sticking"]))
+        + "\n".join(f"{s['what']} ends at {s['right']} px" for s in layout["sticking"])
+    )
 
 
 def test_nothing_is_cut_off_on_a_phone(phone_visits, page):
     cut = phone_visits(page)["layout"]["cut"]
-    assert not cut, (f"{page} at {PHONE['width']} px: boxes that clip their content without scrolling:\n"
-                     + "\n".join(f"{c['what']}: {c['by']} px hidden" for c in cut))
+    assert not cut, f"{page} at {PHONE['width']} px: boxes that clip their content without scrolling:\n" + "\n".join(
+        f"{c['what']}: {c['by']} px hidden" for c in cut
+    )
 
 
 def test_every_scrolling_box_is_a_labelled_focusable_region(phone_visits, page):
     bad = [s for s in phone_visits(page)["layout"]["scrolls"] if not (s["focusable"] and s["role"] and s["name"])]
-    assert not bad, (f"{page} at {PHONE['width']} px: boxes that scroll but are not a focusable region with a name "
-                     "(tabindex=0, role and aria-label):\n"
-                     + "\n".join(f"{s['what']}: tabindex={s['tabindex']} role={s['role']} name={s['name']!r}"
-                                 for s in bad))
+    assert not bad, (
+        f"{page} at {PHONE['width']} px: boxes that scroll but are not a focusable region with a name "
+        "(tabindex=0, role and aria-label):\n"
+        + "\n".join(f"{s['what']}: tabindex={s['tabindex']} role={s['role']} name={s['name']!r}" for s in bad)
+    )
 
 
 def test_interactive_charts_reflow_on_a_phone(phone_visits, page):
@@ -198,20 +205,26 @@ def test_interactive_charts_reflow_on_a_phone(phone_visits, page):
             problems.append(f"#{c['id']}: not drawn")
             continue
         if c["scroller"]:
-            problems.append(f"#{c['id']}: sits in a box that scrolls sideways ({c['scroller']}): it should take its "
-                            "width from the column")
+            problems.append(
+                f"#{c['id']}: sits in a box that scrolls sideways ({c['scroller']}): it should take its "
+                "width from the column"
+            )
         if c["svg"]["right"] > right + 1:
             problems.append(f"#{c['id']}: drawing ends at {c['svg']['right']} px, the column at {right} px")
         for t in c["texts"]:
             if t["left"] < max(0, c["svg"]["left"]) - 1 or t["right"] > min(right, c["svg"]["right"]) + 1:
-                problems.append(f"#{c['id']}: text {t['text']!r} spans {t['left']}-{t['right']} px, outside the "
-                                f"drawing ({c['svg']['left']}-{c['svg']['right']}) or the viewport")
+                problems.append(
+                    f"#{c['id']}: text {t['text']!r} spans {t['left']}-{t['right']} px, outside the "
+                    f"drawing ({c['svg']['left']}-{c['svg']['right']}) or the viewport"
+                )
             if t["px"] < MIN_CHART_TEXT_PX:
                 problems.append(f"#{c['id']}: text {t['text']!r} drawn at {t['px']} px")
         for b in c["controls"]:
             if b["left"] < -1 or b["right"] > c["viewport"] + 1:
-                problems.append(f"#{c['id']}: control {b['text']!r} spans {b['left']}-{b['right']} px, "
-                                f"outside the {c['viewport']} px viewport")
+                problems.append(
+                    f"#{c['id']}: control {b['text']!r} spans {b['left']}-{b['right']} px, "
+                    f"outside the {c['viewport']} px viewport"
+                )
             if not b["below"]:
                 problems.append(f"#{c['id']}: control {b['text']!r} is not below the chart")
     assert not problems, f"{page} at {PHONE['width']} px:\n" + "\n".join(problems)

@@ -110,7 +110,8 @@ def test_a_right_and_a_wrong_answer_by_clicking(quiz_context, base_url):
     qm.get_by_role("button", name=re.compile("Check answer")).click()
     assert qm.locator(".ls-quiz-verdict").inner_text() == (
         f"Question {_number(fixes.id)}: not right. It has {len(fixes.answer)} right options; "
-        f"you chose {len(fixes.answer) - 1} of them and 0 wrong ones.")
+        f"you chose {len(fixes.answer) - 1} of them and 0 wrong ones."
+    )
 
     # The score of the whole quiz: question 1 and (now) question 2 right, the rest wrong or blank.
     tab.get_by_role("button", name="Score all my answers").click()
@@ -194,8 +195,9 @@ def test_the_quiz_works_from_disk_with_no_network(browser, book_html):
 def test_on_a_phone_and_on_paper(browser, book_html, base_url):
     if not (book_html / AFTER).is_file():
         pytest.skip(f"the built book has no {AFTER}")
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
-                                  service_workers="block")
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, service_workers="block"
+    )
     try:
         tab, _ = _open_quiz(context, base_url + AFTER)
         for q in QUESTIONS:  # one wrong answer each, so every question shows its longest feedback

@@ -36,8 +36,7 @@ pytestmark = pytest.mark.browser
 LABS = live.LABS
 
 #: Raw MyST syntax that must never be visible to a learner.
-RAW_MARKERS = ("{glue", "{term}", "{doc}", "{cite}", "{ref}", "{numref}", "{exercise", "{solution", "-start}",
-               "-end}")
+RAW_MARKERS = ("{glue", "{term}", "{doc}", "{cite}", "{ref}", "{numref}", "{exercise", "{solution", "-start}", "-end}")
 #: Glue-style names (lab1_g4_empty, lab00_union, ex6_states): a placeholder nobody filled in.
 GLUE_NAME = re.compile(r"\b(?:lab\d+|ex\d+)_[a-z0-9_]+\b")
 
@@ -97,12 +96,21 @@ def live_runs(browser, live_server, live_screenshots, pytestconfig):
             summary[f"{ui} {lab}"] = (
                 f"ran in {run.run_s:.1f} s; charts drawn {sum(c['drawn'] for c in run.charts)}/{len(run.charts)}; "
                 f"panels {len(run.panels)}; redraws "
-                + (", ".join(f"{m['kind']} {'{:.2f} s'.format(m['seconds']) if m['changed'] else 'NONE'}"
-                           + (f" [{m['via']}]" if m["via"].startswith("drag") else "") for m in run.moves)
-                   or "-")
+                + (
+                    ", ".join(
+                        f"{m['kind']} {'{:.2f} s'.format(m['seconds']) if m['changed'] else 'NONE'}"
+                        + (f" [{m['via']}]" if m["via"].startswith("drag") else "")
+                        for m in run.moves
+                    )
+                    or "-"
+                )
                 + (f"; {len(set(run.external))} off-site requests" if run.external else "")
-                + (f"; console: {len(run.console)} warnings/errors, e.g. {sorted(set(run.console))[:3]}"
-                   if run.console else ""))
+                + (
+                    f"; console: {len(run.console)} warnings/errors, e.g. {sorted(set(run.console))[:3]}"
+                    if run.console
+                    else ""
+                )
+            )
         return cache[(lab, ui)]
 
     return get
@@ -132,8 +140,12 @@ def test_lab_runs_without_errors(live_runs, lab):
 def test_lab_charts_draw(live_runs, lab):
     run = live_runs(lab)
     assert run.charts, f"{run.path}: no chart output at all after Run All Cells"
-    broken = [f"chart {c['index']} in cell {c['cell']}: no svg or canvas"
-              + (f" (it says {c['text'][:160]!r})" if c["text"] else "") for c in run.charts if not c["drawn"]]
+    broken = [
+        f"chart {c['index']} in cell {c['cell']}: no svg or canvas"
+        + (f" (it says {c['text'][:160]!r})" if c["text"] else "")
+        for c in run.charts
+        if not c["drawn"]
+    ]
     assert not broken, f"{run.path}: {len(broken)} of {len(run.charts)} charts not drawn:\n" + "\n".join(broken)
 
 
@@ -149,8 +161,9 @@ def test_lab_shows_no_raw_roles_or_placeholders(live_runs, lab):
         found += names.findall(text) if names else []
         for marker in dict.fromkeys(found):
             at = text.find(marker)
-            problems.append(f"{_where(run, part['cell'])} ({part['kind']}): {marker!r} in "
-                            f"{text[max(0, at - 60):at + 60]!r}")
+            problems.append(
+                f"{_where(run, part['cell'])} ({part['kind']}): {marker!r} in {text[max(0, at - 60) : at + 60]!r}"
+            )
     assert not problems, f"{run.path}: raw MyST or placeholders visible:\n" + "\n".join(problems)
 
 
@@ -170,12 +183,15 @@ def test_lab_widget_panels_redraw_their_chart(live_runs, lab):
         if not panel["chart"]:
             problems.append(f"{_where(run, panel['cell'])}: no drawn chart after the panel's controls")
         if not (panel["checkboxes"] or panel["sliders"]):
-            problems.append(f"{_where(run, panel['cell'])}: a panel with neither a checkbox nor a slider "
-                            f"({panel['labels']})")
+            problems.append(
+                f"{_where(run, panel['cell'])}: a panel with neither a checkbox nor a slider ({panel['labels']})"
+            )
     for move in run.moves:
         if not move["changed"]:
-            problems.append(f"{_where(run, move['cell'])}: {move['kind']} {move['label']!r} did not redraw the "
-                            f"chart after the controls within {live.REDRAW_S} s")
+            problems.append(
+                f"{_where(run, move['cell'])}: {move['kind']} {move['label']!r} did not redraw the "
+                f"chart after the controls within {live.REDRAW_S} s"
+            )
     assert not problems, "\n".join(problems)
 
 
@@ -197,11 +213,15 @@ def test_opening_and_saving_changes_nothing(browser, live_server, lab):
         live_server.shutdown_kernels()
     saved = (live_server.root / path).read_bytes()
     if saved != original:
-        diff = difflib.unified_diff(original.decode("utf-8", "replace").splitlines(),
-                                    saved.decode("utf-8", "replace").splitlines(),
-                                    f"labs/{lab} (repository)", f"labs/{lab} (opened and saved)", lineterm="", n=2)
-        pytest.fail(f"opening labs/{lab} in JupyterLab and saving it changes the file:\n"
-                    + "\n".join(list(diff)[:80]))
+        diff = difflib.unified_diff(
+            original.decode("utf-8", "replace").splitlines(),
+            saved.decode("utf-8", "replace").splitlines(),
+            f"labs/{lab} (repository)",
+            f"labs/{lab} (opened and saved)",
+            lineterm="",
+            n=2,
+        )
+        pytest.fail(f"opening labs/{lab} in JupyterLab and saving it changes the file:\n" + "\n".join(list(diff)[:80]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -211,19 +231,27 @@ def test_opening_and_saving_changes_nothing(browser, live_server, lab):
 @pytest.mark.parametrize("lab", LABS)
 def test_lab_charts_draw_in_notebook7(live_server, live_runs, lab):
     if not live_server.has_notebook7():
-        pytest.skip("Jupyter Notebook 7 is not installed here (the `notebook` package; "
-                    "pip install -r requirements.txt): /notebooks/... is not served")
+        pytest.skip(
+            "Jupyter Notebook 7 is not installed here (the `notebook` package; "
+            "pip install -r requirements.txt): /notebooks/... is not served"
+        )
     run = live_runs(lab, ui="notebook")
     problems = [f"{_where(run, e['cell'])}: error output: {e['text']}" for e in run.errors]
     problems += [f"{run.path} code cell {i}: {name}: {text}" for i, name, text in run.saved_errors]
     if not run.charts:
         problems.append("no chart output at all after Run All Cells")
-    problems += [f"chart {c['index']} in cell {c['cell']}: no svg or canvas"
-                 + (f" (it says {c['text'][:160]!r})" if c["text"] else "") for c in run.charts if not c["drawn"]]
+    problems += [
+        f"chart {c['index']} in cell {c['cell']}: no svg or canvas"
+        + (f" (it says {c['text'][:160]!r})" if c["text"] else "")
+        for c in run.charts
+        if not c["drawn"]
+    ]
     problems += [f"{m['kind']} {m['label']!r} did not redraw its chart" for m in run.moves if not m["changed"]]
-    problems += [f"{_where(run, part['cell'])}: raw MyST or a placeholder: {marker!r}" for part in run.texts
-                 for marker in dict.fromkeys([m for m in RAW_MARKERS if m in part["text"]]
-                                             + GLUE_NAME.findall(part["text"]))]
+    problems += [
+        f"{_where(run, part['cell'])}: raw MyST or a placeholder: {marker!r}"
+        for part in run.texts
+        for marker in dict.fromkeys([m for m in RAW_MARKERS if m in part["text"]] + GLUE_NAME.findall(part["text"]))
+    ]
     if run.external:
         problems.append(f"asked for other sites: {sorted(set(run.external))}")
     assert not problems, f"{run.path} in Notebook 7:\n" + "\n".join(problems)

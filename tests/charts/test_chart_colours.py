@@ -26,8 +26,9 @@ def _nlb(labels: list[str]):
 
 
 def _ttl(labels: list[str]):
-    return charts.dns_ttl_chart(pd.DataFrame({"negative_ttl_s": [60.0] * len(labels),
-                                              "delay_s": [1.0] * len(labels), "series": labels}))
+    return charts.dns_ttl_chart(
+        pd.DataFrame({"negative_ttl_s": [60.0] * len(labels), "delay_s": [1.0] * len(labels), "series": labels})
+    )
 
 
 @pytest.mark.parametrize("draw", [_dns, _nlb, _ttl], ids=["dns_failing", "nlb_capacity", "dns_ttl"])

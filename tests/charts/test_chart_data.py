@@ -25,7 +25,7 @@ def _encodings(spec: dict) -> list[dict]:
     """Every ``encoding`` dict in a Vega-Lite spec, nested layers and concatenations included."""
     found = []
     if isinstance(spec, dict):
-        for key in ("encoding", "facet"):     # a facet's row/column is a channel too
+        for key in ("encoding", "facet"):  # a facet's row/column is a channel too
             if isinstance(spec.get(key), dict):
                 found.append(spec[key])
         for value in spec.values():
@@ -61,14 +61,16 @@ def _folds(chart) -> list[list[str]]:
         elif isinstance(node, list):
             for v in node:
                 walk(v)
+
     walk(chart.to_dict())
     return found
 
 
 def _carries(chart, frame: pd.DataFrame) -> None:
     """The chart carries exactly the frame its data function prepared."""
-    assert any(d.shape == frame.shape and d.equals(frame) for d in _datasets(chart)), \
+    assert any(d.shape == frame.shape and d.equals(frame) for d in _datasets(chart)), (
         "the chart does not draw its data function's frame"
+    )
 
 
 @cache
@@ -78,14 +80,20 @@ def _dwfm_ts() -> pd.DataFrame:
 
 # --- dwfm ------------------------------------------------------------------------------------------
 
+
 def test_dwfm_timeseries_data_and_channels():
     ts = _dwfm_ts()
     data = charts.dwfm_timeseries_data(ts)
     chart = charts.dwfm_timeseries_chart(ts)
     _carries(chart, data)
     np.testing.assert_array_equal(data["leased"], ts["leased_count"])
-    assert {("y", "leased", "quantitative"), ("y", "per_min", "quantitative"), ("y", "queue", "quantitative"),
-            ("x", "clock", "temporal"), ("color", "kind", "nominal")} <= _channels(chart)
+    assert {
+        ("y", "leased", "quantitative"),
+        ("y", "per_min", "quantitative"),
+        ("y", "queue", "quantitative"),
+        ("x", "clock", "temporal"),
+        ("color", "kind", "nominal"),
+    } <= _channels(chart)
     assert ["goodput", "wasted"] in _folds(chart)
 
 
@@ -93,14 +101,15 @@ def test_dwfm_timeseries_in_per_cent_of_the_fleet_with_its_marks_named():
     cfg = dwfm.SMALL_FLEET
     ts = _dwfm_ts()
     data = charts.dwfm_timeseries_data(ts, config=cfg)
-    chart = charts.dwfm_timeseries_chart(ts, config=cfg, outage_s=(cfg.outage_start_s, cfg.outage_end_s),
-                                         operator_at_s=3_600.0)
+    chart = charts.dwfm_timeseries_chart(
+        ts, config=cfg, outage_s=(cfg.outage_start_s, cfg.outage_end_s), operator_at_s=3_600.0
+    )
     _carries(chart, data)
     np.testing.assert_allclose(data["leased_pct"], (ts["leased_count"] / cfg.fleet_droplets_count * 100).round(1))
-    assert ("y", "leased_pct", "quantitative") in _channels(chart)        # per cent, as the explorer
+    assert ("y", "leased_pct", "quantitative") in _channels(chart)  # per cent, as the explorer
     assert cfg.capacity_per_min == cfg.dwfm_hosts_count * cfg.host_concurrency_count * 60 / cfg.lease_establish_s
     level = next(d for d in _datasets(chart) if list(d.columns) == ["y", "text"])
-    assert level["y"].tolist() == [cfg.capacity_per_min]                 # items per minute, the panel's unit
+    assert level["y"].tolist() == [cfg.capacity_per_min]  # items per minute, the panel's unit
     assert level["text"].iloc[0].startswith("hosts at capacity")
     texts = {str(t) for d in _datasets(chart) if "text" in d.columns for t in d["text"]}
     assert "DynamoDB\nunreachable" in texts
@@ -117,13 +126,18 @@ def test_dwfm_phase_data_and_channels():
     _carries(chart, data)
     rec = sweep["recovery_after_outage_s"]
     ok = sweep["recovered"].to_numpy()
-    np.testing.assert_allclose(data["minutes"][ok], (rec[ok] / 60).round(1))   # minutes, as the cells' labels
-    assert data["minutes"][~ok].isna().all()                                 # a stuck cell is not "fast"
+    np.testing.assert_allclose(data["minutes"][ok], (rec[ok] / 60).round(1))  # minutes, as the cells' labels
+    assert data["minutes"][~ok].isna().all()  # a stuck cell is not "fast"
     assert (data["state"][~ok] == dwfm_charts._STUCK).all() and (data["state"][ok] == "").all()
     np.testing.assert_array_equal(data["fleet"], sweep["fleet_droplets_count"])
-    assert set(data["guard"]) <= set(dwfm_charts._PHASE_PANELS)              # panels named in words
-    assert {("x", "fleet", "ordinal"), ("y", "outage", "ordinal"), ("color", "minutes", "quantitative"),
-            ("opacity", "state", "nominal"), ("text", "label", "nominal")} <= _channels(chart)
+    assert set(data["guard"]) <= set(dwfm_charts._PHASE_PANELS)  # panels named in words
+    assert {
+        ("x", "fleet", "ordinal"),
+        ("y", "outage", "ordinal"),
+        ("color", "minutes", "quantitative"),
+        ("opacity", "state", "nominal"),
+        ("text", "label", "nominal"),
+    } <= _channels(chart)
     spec = chart.to_dict()
     assert "throttle_by_queue_length" not in json.dumps(spec["spec"]) + json.dumps(spec["facet"])
     # The legend's unit is the labels' unit, and "stuck" has its own legend entry.
@@ -139,11 +153,14 @@ def test_dwfm_explorer_data_and_channels():
     data = charts.dwfm_explorer_data(grid)
     chart = charts.dwfm_explorer_chart(grid)
     _carries(chart, data)
-    np.testing.assert_allclose(data["leased_pct"], (grid["leased_fraction"] * 100).round(1))   # per cent
+    np.testing.assert_allclose(data["leased_pct"], (grid["leased_fraction"] * 100).round(1))  # per cent
     np.testing.assert_allclose(data["goodput"], grid["goodput_per_min"].round(2))
     np.testing.assert_allclose(data["wasted"], grid["wasted_per_min"].round(2))
-    assert {("y", "leased_pct", "quantitative"), ("y", "per_min", "quantitative"),
-            ("x", "clock", "temporal")} <= _channels(chart)
+    assert {
+        ("y", "leased_pct", "quantitative"),
+        ("y", "per_min", "quantitative"),
+        ("x", "clock", "temporal"),
+    } <= _channels(chart)
     assert ["goodput", "wasted"] in _folds(chart)
 
     assert REFLOW_KEY in chart.to_dict()["usermeta"]  # takes its width from the page in the book
@@ -168,7 +185,7 @@ def test_network_backlog_normal_delay_rule_is_in_minutes_like_the_delay_line():
     chart = charts.network_backlog_chart(ts, normal_delay_s=300.0)
     frames = _datasets(chart)
     rule = next(d for d in frames if list(d.columns) == ["y"])
-    assert rule["y"].tolist() == [5.0]        # 300 s drawn on the minutes axis
+    assert rule["y"].tolist() == [5.0]  # 300 s drawn on the minutes axis
     delays = next(d for d in frames if "delay_min" in d.columns)
     measured = ts["mean_delay_s"].dropna()
     np.testing.assert_allclose(sorted(delays["delay_min"]), sorted((measured / 60).round(2)))
@@ -178,15 +195,17 @@ def test_network_backlog_normal_delay_rule_is_in_minutes_like_the_delay_line():
 
 def test_network_backlog_counts_come_from_the_model_columns():
     ts = network.run(network.INCIDENT).timeseries
-    data = next(d for d in _datasets(charts.network_backlog_chart(ts))
-                if "Items waiting at Network Manager" in d.columns)
+    data = next(
+        d for d in _datasets(charts.network_backlog_chart(ts)) if "Items waiting at Network Manager" in d.columns
+    )
     np.testing.assert_array_equal(data["Items waiting at Network Manager"], ts["queue_count"])
     np.testing.assert_array_equal(data["New instances without connectivity"], ts["unconfigured_count"])
-    first = network.CLOCK.origin + pd.Timedelta(seconds=float(ts["time_s"].iloc[0]))   # 5:28 AM + t
+    first = network.CLOCK.origin + pd.Timedelta(seconds=float(ts["time_s"].iloc[0]))  # 5:28 AM + t
     assert data["clock"].iloc[0] == f"{first:%Y-%m-%dT%H:%M:%S}"
 
 
 # --- network and nlb -------------------------------------------------------------------------------
+
 
 def test_network_backlog_data_and_channels():
     ts = network.run(network.INCIDENT).timeseries
@@ -195,10 +214,15 @@ def test_network_backlog_data_and_channels():
     _carries(chart, counts)
     _carries(chart, delays)
     measured = ts["mean_delay_s"].notna().to_numpy()
-    np.testing.assert_allclose(delays["delay_min"], (ts["mean_delay_s"][measured] / 60).round(2))   # minutes
+    np.testing.assert_allclose(delays["delay_min"], (ts["mean_delay_s"][measured] / 60).round(2))  # minutes
     np.testing.assert_array_equal(counts["Items waiting at Network Manager"], ts["queue_count"])
-    assert {("y", "count", "quantitative"), ("color", "what", "nominal"), ("y", "delay_min", "quantitative"),
-            ("detail", "stretch", "nominal"), ("x", "clock", "temporal")} <= _channels(chart)
+    assert {
+        ("y", "count", "quantitative"),
+        ("color", "what", "nominal"),
+        ("y", "delay_min", "quantitative"),
+        ("detail", "stretch", "nominal"),
+        ("x", "clock", "temporal"),
+    } <= _channels(chart)
     assert ["Items waiting at Network Manager", "New instances without connectivity"] in _folds(chart)
 
 
@@ -216,7 +240,7 @@ def test_nlb_timeseries_data_and_channels():
     np.testing.assert_allclose(data["Working capacity in service"], ts["working_capacity_fraction"].round(4))
     np.testing.assert_allclose(data["errors"], ts["error_fraction"].round(4))
     np.testing.assert_allclose(data["flaps"], ts["fleet_flaps_per_min"].round(1))
-    np.testing.assert_allclose(data["latency"], ts["check_latency_s"].round(1))    # seconds
+    np.testing.assert_allclose(data["latency"], ts["check_latency_s"].round(1))  # seconds
     assert {
         ("y", "fraction", "quantitative"),
         ("y", "errors", "quantitative"),
@@ -226,8 +250,8 @@ def test_nlb_timeseries_data_and_channels():
         ("y", "y", "quantitative"),
     } <= _channels(chart)
     rule = next(d for d in _datasets(chart) if list(d.columns) == ["y", "label"])
-    assert rule["y"].tolist() == [5.0]      # the threshold on the seconds axis
-    assert rule["label"].tolist() == ["failover threshold, 5 s"]    # labelled in the axis's unit
+    assert rule["y"].tolist() == [5.0]  # the threshold on the seconds axis
+    assert rule["label"].tolist() == ["failover threshold, 5 s"]  # labelled in the axis's unit
 
 
 def test_nlb_timeseries_names_every_line_and_rule():
@@ -235,9 +259,9 @@ def test_nlb_timeseries_names_every_line_and_rule():
     chart = charts.nlb_timeseries_chart(ts, actions={"Failover disabled": 3_600.0, "Failover re-enabled": 30_000.0})
     colours = charts.legend_colours(chart.to_dict())
     names = ["Capacity in service", "Working capacity in service", "Demand"]
-    assert len({colours[n] for n in names}) == 3                       # three lines, three colours
+    assert len({colours[n] for n in names}) == 3  # three lines, three colours
     enc = [e for e in _encodings(chart.to_dict()) if e.get("strokeDash", {}).get("field") == "what"]
-    assert enc and enc[0]["strokeDash"].get("legend") is not None      # the dashes are in the legend
+    assert enc and enc[0]["strokeDash"].get("legend") is not None  # the dashes are in the legend
     labels = next(d for d in _datasets(chart) if "side" in d.columns)
     assert labels["what"].tolist() == ["Failover disabled", "Failover re-enabled"]
     assert labels["side"].tolist() == ["left", "right"] and labels["ypx"].is_unique
@@ -251,11 +275,17 @@ def test_nlb_comparison_data_and_channels():
     chart = charts.nlb_capacity_comparison_chart(runs, floor=0.5)
     _carries(chart, data)
     np.testing.assert_allclose(data.loc[data["run"] == "b", "fraction"], (ts["capacity_fraction"] / 2).round(4))
-    assert {("y", "fraction", "quantitative"), ("color", "run", "nominal"), ("x", "clock", "temporal"),
-            ("y", "y", "quantitative"), ("strokeDash", "what", "nominal")} <= _channels(chart)
+    assert {
+        ("y", "fraction", "quantitative"),
+        ("color", "run", "nominal"),
+        ("x", "clock", "temporal"),
+        ("y", "y", "quantitative"),
+        ("strokeDash", "what", "nominal"),
+    } <= _channels(chart)
 
 
 # --- dns_cache -------------------------------------------------------------------------------------
+
 
 @cache
 def _dns_ts() -> pd.DataFrame:
@@ -285,13 +315,17 @@ def test_dns_ttl_data_and_channels():
     data = charts.dns_ttl_data(frame)
     chart = charts.dns_ttl_chart(frame)
     _carries(chart, data)
-    assert data["ttl_min"].tolist() == [1.0, 15.0]            # minutes, not seconds
+    assert data["ttl_min"].tolist() == [1.0, 15.0]  # minutes, not seconds
     assert data["delay_min"].iloc[0] == round(70 / 60, 2) and np.isnan(data["delay_min"].iloc[1])
-    assert {("x", "ttl_min", "quantitative"), ("y", "delay_min", "quantitative"),
-            ("color", "series", "nominal")} <= _channels(chart)
+    assert {
+        ("x", "ttl_min", "quantitative"),
+        ("y", "delay_min", "quantitative"),
+        ("color", "series", "nominal"),
+    } <= _channels(chart)
 
 
 # --- race ------------------------------------------------------------------------------------------
+
 
 @cache
 def _race() -> race.RaceResult:
@@ -304,10 +338,14 @@ def test_race_sequence_data_and_channels():
     chart = charts.race_sequence_chart(ev, start_s=0.0, end_s=600.0)
     _carries(chart, data)
     inside = ev.loc[ev["time_s"].between(0.0, 600.0)]
-    np.testing.assert_allclose(data["time_s"], inside["time_s"].round(2))        # seconds, as the axis says
+    np.testing.assert_allclose(data["time_s"], inside["time_s"].round(2))  # seconds, as the axis says
     assert data["group"].tolist() == inside["action"].astype(str).map(charts.RACE_ACTION_GROUPS).tolist()
-    assert {("x", "time_s", "quantitative"), ("y", "actor", "nominal"), ("color", "group", "nominal"),
-            ("shape", "group", "nominal")} <= _channels(chart)
+    assert {
+        ("x", "time_s", "quantitative"),
+        ("y", "actor", "nominal"),
+        ("color", "group", "nominal"),
+        ("shape", "group", "nominal"),
+    } <= _channels(chart)
     assert charts.race_sequence_data(ev, start_s=-20.0, end_s=-10.0).empty
 
 
@@ -315,15 +353,20 @@ def test_race_sequence_labels_the_check_the_stale_write_and_the_deletion():
     ev = _race().events
     stale = ev.loc[ev["action"] == "stale_write"].iloc[0]
     deleted = ev.loc[(ev["action"] == "delete_active") & (ev["time_s"] >= stale["time_s"])].iloc[0]
-    check = ev.loc[(ev["action"] == "check") & (ev["actor"] == stale["actor"])
-                   & (ev["generation"] == stale["generation"])].iloc[-1]
+    check = ev.loc[
+        (ev["action"] == "check") & (ev["actor"] == stale["actor"]) & (ev["generation"] == stale["generation"])
+    ].iloc[-1]
     t0, t1 = float(check["time_s"]) - 5, float(deleted["time_s"]) + 25
     data = charts.race_sequence_data(ev, start_s=t0, end_s=t1)
     chart = charts.race_sequence_chart(ev, start_s=t0, end_s=t1)
     _carries(chart, data)
     steps = data.loc[data["step"] != ""].set_index("step")
-    assert list(steps.index) == ["1 one-time check", "2 stale write", "3 clean-up deletes the active plan",
-                                 "then: endpoint empty"]
+    assert list(steps.index) == [
+        "1 one-time check",
+        "2 stale write",
+        "3 clean-up deletes the active plan",
+        "then: endpoint empty",
+    ]
     assert steps.loc["1 one-time check", "time_s"] == round(float(check["time_s"]), 2)
     assert steps.loc["1 one-time check", "actor"] == steps.loc["2 stale write", "actor"] == stale["actor"]
     assert steps.loc["3 clean-up deletes the active plan", "actor"] == deleted["actor"]
@@ -359,11 +402,17 @@ def test_race_generation_data_and_channels():
     _carries(chart, data)
     writes = data.loc[data["kind"] != "line"]
     stale = res.events.loc[(res.events["action"] == "stale_write") & (res.events["time_s"] <= 900.0)]
-    np.testing.assert_allclose(sorted(writes.loc[writes["kind"] == "stale write", "time_min"]),
-                               sorted(stale["time_s"] / 60))                      # minutes
+    np.testing.assert_allclose(
+        sorted(writes.loc[writes["kind"] == "stale write", "time_min"]), sorted(stale["time_s"] / 60)
+    )  # minutes
     assert set(data.loc[data["kind"] == "line", "series"]) == {"served by the endpoint", "newest plan"}
-    assert {("x", "time_min", "quantitative"), ("y", "generation", "quantitative"), ("color", "series", "nominal"),
-            ("shape", "kind", "nominal"), ("row", "endpoint", "nominal")} <= _channels(chart)
+    assert {
+        ("x", "time_min", "quantitative"),
+        ("y", "generation", "quantitative"),
+        ("color", "series", "nominal"),
+        ("shape", "kind", "nominal"),
+        ("row", "endpoint", "nominal"),
+    } <= _channels(chart)
 
 
 def test_race_records_data_and_channels():
@@ -373,13 +422,18 @@ def test_race_records_data_and_channels():
     _carries(chart, line)
     _carries(chart, bands)
     regional = res.empty_windows().query("endpoint == 'regional'")
-    np.testing.assert_allclose(bands["start"], regional["start_s"] / 60)           # minutes
+    np.testing.assert_allclose(bands["start"], regional["start_s"] / 60)  # minutes
     np.testing.assert_allclose(bands["end"], regional["end_s"] / 60)
     last_state = res.endpoint_states().query("endpoint == 'regional'")["time_s"].max()
     assert line["records"].min() == 0
     assert line["time_min"].max() == max(last_state, regional["end_s"].max()) / 60
-    assert {("x", "time_min", "quantitative"), ("y", "records", "quantitative"), ("x", "start", "quantitative"),
-            ("x2", "end", ""), ("text", "label", "nominal")} <= _channels(chart)
+    assert {
+        ("x", "time_min", "quantitative"),
+        ("y", "records", "quantitative"),
+        ("x", "start", "quantitative"),
+        ("x2", "end", ""),
+        ("text", "label", "nominal"),
+    } <= _channels(chart)
 
 
 def test_race_guard_explorer_data_and_channels():
@@ -409,18 +463,23 @@ def _reflows_and_wraps(chart, totals: pd.DataFrame, column: str) -> None:
 
 # --- explore and timeline --------------------------------------------------------------------------
 
+
 def test_explore_sequence_data_and_channels():
     steps = explore.run().events
     data = charts.explore_sequence_data(steps)
     chart = charts.explore_sequence_chart(steps)
     _carries(chart, data)
-    own = data.iloc[:len(steps)]
-    np.testing.assert_array_equal(own["step"], steps["step"])                    # the order, not seconds
+    own = data.iloc[: len(steps)]
+    np.testing.assert_array_equal(own["step"], steps["step"])  # the order, not seconds
     assert own["plan"].tolist() == [f"p{g}" if g else "" for g in steps["plan_generation"]]
     went_empty = int((steps["empty_after"] & ~steps["empty_after"].shift(fill_value=False)).sum())
     assert (data["actor"] == "route53").sum() == went_empty > 0
-    assert {("x", "step", "quantitative"), ("y", "actor", "nominal"), ("color", "group", "nominal"),
-            ("text", "plan", "nominal")} <= _channels(chart)
+    assert {
+        ("x", "step", "quantitative"),
+        ("y", "actor", "nominal"),
+        ("color", "group", "nominal"),
+        ("text", "plan", "nominal"),
+    } <= _channels(chart)
 
 
 def test_explore_verdict_data_and_channels():
@@ -433,8 +492,12 @@ def test_explore_verdict_data_and_channels():
     for _, row in table.iterrows():
         assert safe.at[row["guards"], "answer"] == ("yes" if row["safe"] else "no")
         assert safe.at[row["guards"], "meaning"] == ("good" if row["safe"] else "bad")
-    assert {("x", "property", "nominal"), ("y", "guards", "nominal"), ("color", "meaning", "nominal"),
-            ("text", "answer", "nominal")} <= _channels(chart)
+    assert {
+        ("x", "property", "nominal"),
+        ("y", "guards", "nominal"),
+        ("color", "meaning", "nominal"),
+        ("text", "answer", "nominal"),
+    } <= _channels(chart)
 
 
 def test_timeline_data_and_channels():
@@ -443,13 +506,19 @@ def test_timeline_data_and_channels():
     chart = charts.timeline_chart(periods, events)
     _carries(chart, bars)
     _carries(chart, marks)
-    assert bars["start"].tolist() == periods["start_pdt"].dt.strftime("%Y-%m-%dT%H:%M:%S").tolist()   # PDT
+    assert bars["start"].tolist() == periods["start_pdt"].dt.strftime("%Y-%m-%dT%H:%M:%S").tolist()  # PDT
     assert marks["time"].tolist() == events["time_pdt"].dt.strftime("%Y-%m-%dT%H:%M:%S").tolist()
-    assert {("x", "start", "temporal"), ("x2", "end", ""), ("color", "period", "nominal"),
-            ("x", "time", "temporal"), ("y", "lane", "nominal")} <= _channels(chart)
+    assert {
+        ("x", "start", "temporal"),
+        ("x2", "end", ""),
+        ("color", "period", "nominal"),
+        ("x", "time", "temporal"),
+        ("y", "lane", "nominal"),
+    } <= _channels(chart)
 
 
 # --- chain and dependencies ------------------------------------------------------------------------
+
 
 @cache
 def _stop_point_table() -> pd.DataFrame:
@@ -463,10 +532,16 @@ def test_chain_timeline_data_and_channels():
     chart = charts.chain_timeline_chart(mine, reference=ref)
     _carries(chart, data)
     incident = data.loc[data["run"] == "Incident (no stop points)"]
-    assert incident["start"].tolist() == INCIDENT_CLOCK.wall_clock(ref["start_s"]).tolist()      # PDT clock
+    assert incident["start"].tolist() == INCIDENT_CLOCK.wall_clock(ref["start_s"]).tolist()  # PDT clock
     assert incident["end"].tolist() == INCIDENT_CLOCK.wall_clock(ref["end_s"]).tolist()
-    assert {("x", "start", "temporal"), ("x2", "end", ""), ("y", "stage", "nominal"), ("yOffset", "run", "nominal"),
-            ("color", "stage", "nominal"), ("opacity", "run", "nominal")} <= _channels(chart)
+    assert {
+        ("x", "start", "temporal"),
+        ("x2", "end", ""),
+        ("y", "stage", "nominal"),
+        ("yOffset", "run", "nominal"),
+        ("color", "stage", "nominal"),
+        ("opacity", "run", "nominal"),
+    } <= _channels(chart)
 
 
 def test_chain_explorer_data_and_channels():
@@ -501,10 +576,14 @@ def test_chain_savings_data_and_channels():
     data = charts.chain_savings_data(savings)
     chart = charts.chain_savings_chart(savings)
     _carries(chart, data)
-    np.testing.assert_allclose(data["hours"], (savings["saved_s"] / 3600).round(2))      # hours, not seconds
+    np.testing.assert_allclose(data["hours"], (savings["saved_s"] / 3600).round(2))  # hours, not seconds
     assert (data["best"] == "saves the most").sum() == int(savings["best"].sum())
-    assert {("x", "hours", "quantitative"), ("y", "name", "nominal"), ("color", "best", "nominal"),
-            ("text", "saved", "nominal")} <= _channels(chart)
+    assert {
+        ("x", "hours", "quantitative"),
+        ("y", "name", "nominal"),
+        ("color", "best", "nominal"),
+        ("text", "saved", "nominal"),
+    } <= _channels(chart)
 
 
 def test_dependency_blast_data_and_channels():
@@ -516,8 +595,13 @@ def test_dependency_blast_data_and_channels():
     first = data.loc[data["scenario"] == "As it was"]
     assert first["status"].tolist() == radius["status"].astype(str).tolist()
     assert first["region"].tolist() == radius["region"].astype(str).tolist()
-    assert {("x", "region", "nominal"), ("y", "service", "nominal"), ("color", "status", "nominal"),
-            ("fillOpacity", "firm", "nominal"), ("column", "scenario", "nominal")} <= _channels(chart)
+    assert {
+        ("x", "region", "nominal"),
+        ("y", "service", "nominal"),
+        ("color", "status", "nominal"),
+        ("fillOpacity", "firm", "nominal"),
+        ("column", "scenario", "nominal"),
+    } <= _channels(chart)
     # Every name is shown whole: wrapped at spaces into short lines, never cut.
     assert (data["name"].str.replace("\n", " ") == data["service"]).all()
     assert max(len(line) for n in data["name"] for line in n.split("\n")) <= dependencies_charts._LINE_CHARS

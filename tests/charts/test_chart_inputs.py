@@ -36,6 +36,7 @@ CONTENT_COLUMN_PX = 680
 
 # --- model output, computed once ----------------------------------------------------------------------
 
+
 @cache
 def game_played() -> game.GameResult:
     return game.play(game.GameConfig(actions=game.AWS_ACTIONS[:3], clock_s=4 * 3600.0))
@@ -99,14 +100,24 @@ def chain_run(*points: int) -> Any:
 
 def savings(saved_s: list[float]) -> pd.DataFrame:
     best = [v == max(saved_s) for v in saved_s]
-    return pd.DataFrame({"point": range(1, len(saved_s) + 1), "title": [f"stop point {i + 1}" for i in
-                                                                         range(len(saved_s))],
-                         "saved_s": [float(v) for v in saved_s], "best": best})
+    return pd.DataFrame(
+        {
+            "point": range(1, len(saved_s) + 1),
+            "title": [f"stop point {i + 1}" for i in range(len(saved_s))],
+            "saved_s": [float(v) for v in saved_s],
+            "best": best,
+        }
+    )
 
 
 def ttl_frame(series: int = 2) -> pd.DataFrame:
-    return pd.DataFrame({"negative_ttl_s": [60.0, 900.0] * series, "delay_s": [70.0, 910.0] * series,
-                         "series": [f"s{i}" for i in range(series) for _ in range(2)]})
+    return pd.DataFrame(
+        {
+            "negative_ttl_s": [60.0, 900.0] * series,
+            "delay_s": [70.0, 910.0] * series,
+            "series": [f"s{i}" for i in range(series) for _ in range(2)],
+        }
+    )
 
 
 def chain_table_columns() -> list[str]:
@@ -116,18 +127,27 @@ def chain_table_columns() -> list[str]:
 
 #: Valid keyword arguments of every chart function, and which of them are frames (or run mappings).
 VALID: dict[str, tuple[Any, ...]] = {
-    "timeline_chart": (lambda: {"periods": timeline.impact_periods(), "events": timeline.load()},
-                       ("periods", "events")),
+    "timeline_chart": (
+        lambda: {"periods": timeline.impact_periods(), "events": timeline.load()},
+        ("periods", "events"),
+    ),
     "race_sequence_chart": (lambda: {"events": race_run().events, "start_s": 0.0, "end_s": 600.0}, ("events",)),
-    "race_generation_chart": (lambda: {"states": race_run().endpoint_states(), "events": race_run().events,
-                                       "end_s": 900.0}, ("states", "events")),
-    "race_records_chart": (lambda: {"states": race_run().endpoint_states(), "windows": race_run().empty_windows()},
-                           ("states", "windows")),
-    "race_guard_explorer_chart": (lambda: {"data": race.guard_explorer_data(
-        replace(race.INCIDENT, horizon_s=1_200.0), bin_s=60.0)}, ("data",)),
-    "dwfm_timeseries_chart": (lambda: {"timeseries": dwfm_run().timeseries, "config": dwfm.SMALL_FLEET,
-                                       "outage_s": (0.0, 1_800.0)},
-                              ("timeseries",)),
+    "race_generation_chart": (
+        lambda: {"states": race_run().endpoint_states(), "events": race_run().events, "end_s": 900.0},
+        ("states", "events"),
+    ),
+    "race_records_chart": (
+        lambda: {"states": race_run().endpoint_states(), "windows": race_run().empty_windows()},
+        ("states", "windows"),
+    ),
+    "race_guard_explorer_chart": (
+        lambda: {"data": race.guard_explorer_data(replace(race.INCIDENT, horizon_s=1_200.0), bin_s=60.0)},
+        ("data",),
+    ),
+    "dwfm_timeseries_chart": (
+        lambda: {"timeseries": dwfm_run().timeseries, "config": dwfm.SMALL_FLEET, "outage_s": (0.0, 1_800.0)},
+        ("timeseries",),
+    ),
     "dwfm_phase_chart": (lambda: {"sweep": dwfm_sweep_frame()}, ("sweep",)),
     "dwfm_explorer_chart": (lambda: {"grid": dwfm_grid()}, ("grid",)),
     "explore_sequence_chart": (lambda: {"steps": explore_run().events}, ("steps",)),
@@ -137,25 +157,45 @@ VALID: dict[str, tuple[Any, ...]] = {
     "nlb_capacity_comparison_chart": (lambda: {"runs": {"a": nlb_run().timeseries}}, ("runs",)),
     "dns_failing_chart": (lambda: {"runs": {"a": dns_run().timeseries}, "restored_s": 9_420.0}, ("runs",)),
     "dns_ttl_chart": (lambda: {"frame": ttl_frame()}, ("frame",)),
-    "chain_timeline_chart": (lambda: {"stages": chain_run().stages, "reference": chain_run().stages},
-                             ("stages", "reference")),
-    "chain_explorer_chart": (lambda: {"table": pd.DataFrame({c: pd.Series(dtype=float)
-                                                             for c in chain_table_columns()})}, ("table",)),
+    "chain_timeline_chart": (
+        lambda: {"stages": chain_run().stages, "reference": chain_run().stages},
+        ("stages", "reference"),
+    ),
+    "chain_explorer_chart": (
+        lambda: {"table": pd.DataFrame({c: pd.Series(dtype=float) for c in chain_table_columns()})},
+        ("table",),
+    ),
     "chain_impact_chart": (lambda: {"impact": chain_run().impact}, ("impact",)),
     "chain_savings_chart": (lambda: {"savings": savings([3_600.0, 0.0])}, ("savings",)),
     "game_dashboard_chart": (lambda: {"dashboards": game_played().dashboards}, ("dashboards",)),
-    "game_debrief_chart": (lambda: {"stages": game_played().chain.stages, "actions": game_played().actions,
-                                    "aws_actions": game_played().actions}, ("stages", "actions", "aws_actions")),
-    "dependency_blast_chart": (lambda: {"radius": dependencies.blast_radius("DynamoDB", "us-east-1"),
-                                        "compare": dependencies.blast_radius("DynamoDB", "us-east-1",
-                                                                              isolate=True)}, ("radius", "compare")),
+    "game_debrief_chart": (
+        lambda: {
+            "stages": game_played().chain.stages,
+            "actions": game_played().actions,
+            "aws_actions": game_played().actions,
+        },
+        ("stages", "actions", "aws_actions"),
+    ),
+    "dependency_blast_chart": (
+        lambda: {
+            "radius": dependencies.blast_radius("DynamoDB", "us-east-1"),
+            "compare": dependencies.blast_radius("DynamoDB", "us-east-1", isolate=True),
+        },
+        ("radius", "compare"),
+    ),
 }
 
 #: (chart, frame argument) pairs that may be empty: a reader reaches them (tested below one by one).
-MAY_BE_EMPTY = {("timeline_chart", "events"), ("race_records_chart", "windows"), ("chain_timeline_chart", "stages"),
-                ("chain_timeline_chart", "reference"), ("chain_impact_chart", "impact"),
-                ("game_dashboard_chart", "dashboards"), ("game_debrief_chart", "actions"),
-                ("game_debrief_chart", "aws_actions")}
+MAY_BE_EMPTY = {
+    ("timeline_chart", "events"),
+    ("race_records_chart", "windows"),
+    ("chain_timeline_chart", "stages"),
+    ("chain_timeline_chart", "reference"),
+    ("chain_impact_chart", "impact"),
+    ("game_dashboard_chart", "dashboards"),
+    ("game_debrief_chart", "actions"),
+    ("game_debrief_chart", "aws_actions"),
+}
 
 
 def call(name: str, **override: Any) -> Any:
@@ -185,6 +225,7 @@ def dataset(spec: dict, column: str) -> list[dict]:
 
 
 # --- one checker, a ValueError that names the argument ------------------------------------------------
+
 
 def test_every_chart_function_is_covered():
     public = {n for n in charts.__all__ if n.endswith("_chart")}
@@ -226,8 +267,11 @@ def test_the_data_functions_are_exported_in_order():
 
 
 #: Frame arguments for which ``None`` means "none" (no reference run, no second panel).
-OPTIONAL = {("chain_timeline_chart", "reference"), ("dependency_blast_chart", "compare"),
-            ("game_debrief_chart", "aws_actions")}
+OPTIONAL = {
+    ("chain_timeline_chart", "reference"),
+    ("dependency_blast_chart", "compare"),
+    ("game_debrief_chart", "aws_actions"),
+}
 
 
 @pytest.mark.parametrize("name, arg", [(n, a) for n, (_, args) in VALID.items() for a in args])
@@ -260,31 +304,34 @@ def test_run_mappings_are_checked_like_frames():
         charts.dns_failing_chart({5: dns_run().timeseries}, restored_s=1)
 
 
-@pytest.mark.parametrize("name, kwargs, arg", [
-    ("race_sequence_chart", {"start_s": "a", "end_s": 5}, "start_s"),
-    ("race_sequence_chart", {"start_s": 0, "end_s": float("nan")}, "end_s"),
-    ("race_generation_chart", {"start_s": None}, "start_s"),
-    ("network_backlog_chart", {"origin": "x"}, "origin"),
-    ("network_backlog_chart", {"origin": pd.NaT}, "origin"),
-    ("network_backlog_chart", {"normal_delay_s": float("nan")}, "normal_delay_s"),
-    ("network_backlog_chart", {"normal_delay_s": 0}, "normal_delay_s"),
-    ("network_backlog_chart", {"width": 2.5}, "width"),
-    ("dwfm_timeseries_chart", {"outage_s": (float("nan"), 5)}, "outage_s"),
-    ("dwfm_timeseries_chart", {"outage_s": "ab"}, "outage_s"),
-    ("dwfm_timeseries_chart", {"outage_s": (10.0, 5.0)}, "outage_s"),
-    ("dwfm_timeseries_chart", {"operator_at_s": 1e300}, "operator_at_s"),
-    ("dwfm_timeseries_chart", {"config": dwfm.SMALL_FLEET.__dict__}, "config"),
-    ("dwfm_timeseries_chart", {"config": network.INCIDENT}, "config"),
-    ("nlb_timeseries_chart", {"actions": {"x": "noon"}}, "actions"),
-    ("nlb_timeseries_chart", {"actions": ["x"]}, "actions"),
-    ("nlb_timeseries_chart", {"threshold_s": True}, "threshold_s"),
-    ("nlb_capacity_comparison_chart", {"floor": 2.0}, "floor"),
-    ("dns_failing_chart", {"restored_s": None}, "restored_s"),
-    ("dns_failing_chart", {"start_s": float("inf")}, "start_s"),
-    ("dns_failing_chart", {"origin": 5}, "origin"),
-    ("explore_sequence_chart", {"title": 5}, "title"),
-    ("race_records_chart", {"endpoint": ["regional"]}, "endpoint"),
-])
+@pytest.mark.parametrize(
+    "name, kwargs, arg",
+    [
+        ("race_sequence_chart", {"start_s": "a", "end_s": 5}, "start_s"),
+        ("race_sequence_chart", {"start_s": 0, "end_s": float("nan")}, "end_s"),
+        ("race_generation_chart", {"start_s": None}, "start_s"),
+        ("network_backlog_chart", {"origin": "x"}, "origin"),
+        ("network_backlog_chart", {"origin": pd.NaT}, "origin"),
+        ("network_backlog_chart", {"normal_delay_s": float("nan")}, "normal_delay_s"),
+        ("network_backlog_chart", {"normal_delay_s": 0}, "normal_delay_s"),
+        ("network_backlog_chart", {"width": 2.5}, "width"),
+        ("dwfm_timeseries_chart", {"outage_s": (float("nan"), 5)}, "outage_s"),
+        ("dwfm_timeseries_chart", {"outage_s": "ab"}, "outage_s"),
+        ("dwfm_timeseries_chart", {"outage_s": (10.0, 5.0)}, "outage_s"),
+        ("dwfm_timeseries_chart", {"operator_at_s": 1e300}, "operator_at_s"),
+        ("dwfm_timeseries_chart", {"config": dwfm.SMALL_FLEET.__dict__}, "config"),
+        ("dwfm_timeseries_chart", {"config": network.INCIDENT}, "config"),
+        ("nlb_timeseries_chart", {"actions": {"x": "noon"}}, "actions"),
+        ("nlb_timeseries_chart", {"actions": ["x"]}, "actions"),
+        ("nlb_timeseries_chart", {"threshold_s": True}, "threshold_s"),
+        ("nlb_capacity_comparison_chart", {"floor": 2.0}, "floor"),
+        ("dns_failing_chart", {"restored_s": None}, "restored_s"),
+        ("dns_failing_chart", {"start_s": float("inf")}, "start_s"),
+        ("dns_failing_chart", {"origin": 5}, "origin"),
+        ("explore_sequence_chart", {"title": 5}, "title"),
+        ("race_records_chart", {"endpoint": ["regional"]}, "endpoint"),
+    ],
+)
 def test_a_bad_number_or_option_is_named(name, kwargs, arg):
     with pytest.raises(ValueError, match=re.escape(arg)):
         call(name, **kwargs)
@@ -334,7 +381,6 @@ def test_an_infinite_value_in_any_plotted_number_is_refused():
         charts.nlb_timeseries_chart(ts)
 
 
-
 def test_a_bad_number_is_named_when_the_index_repeats_or_the_column_is_nullable():
     # Two runs concatenated without ignore_index repeat index labels: the message's value lookup
     # (value.loc[label, column]) returned a Series and raised TypeError. A nullable Int64 time with
@@ -363,6 +409,7 @@ def test_complex_numbers_and_repeated_columns_are_refused():
         charts.nlb_timeseries_chart(odd)
     with pytest.raises(ValueError, match=r"timeseries has columns \['time_s'\] more than once"):
         charts.nlb_timeseries_chart(pd.concat([ts, ts[["time_s"]]], axis=1))
+
 
 # --- one rule for empty data --------------------------------------------------------------------------
 
@@ -441,6 +488,7 @@ def test_the_rule_is_documented():
 
 # --- no NaN plotted without a word --------------------------------------------------------------------
 
+
 def test_network_delay_gaps_are_drawn_and_described():
     import vl_convert
 
@@ -449,8 +497,9 @@ def test_network_delay_gaps_are_drawn_and_described():
     missing = int((~measured).sum())
     assert missing > 0  # bins with no delivery exist in the incident run
     spec = charts.network_backlog_chart(ts).to_dict()
-    assert (f"the {missing} of {len(ts)} intervals in which no instance received its configuration"
-            in spec["description"])
+    assert (
+        f"the {missing} of {len(ts)} intervals in which no instance received its configuration" in spec["description"]
+    )
     # No null reaches the chart: the delay data holds the measured intervals only, as the model gave them.
     assert not [k for rows in spec["datasets"].values() for r in rows for k, v in r.items() if v is None]
     delays = dataset(spec, "stretch")
@@ -475,7 +524,8 @@ def test_a_lone_measured_interval_is_drawn_as_a_dot():
     dots = spec["vconcat"][1]["layer"][1]
     assert dots["mark"]["type"] == "point"
     assert [r["delay_min"] for r in spec["datasets"][dots["data"]["name"]]] == [
-        round(float(ts["mean_delay_s"].iloc[-2]) / 60, 2)]
+        round(float(ts["mean_delay_s"].iloc[-2]) / 60, 2)
+    ]
 
 
 def test_a_network_run_with_no_gap_says_nothing_about_gaps():
@@ -484,6 +534,7 @@ def test_a_network_run_with_no_gap_says_nothing_about_gaps():
 
 
 # --- chart data matches the model ---------------------------------------------------------------------
+
 
 def test_dns_chart_keeps_every_sample_when_they_fit():
     ts = dns_run().timeseries
@@ -544,6 +595,7 @@ def test_a_stop_point_that_costs_time_is_drawn_below_zero():
 
 # --- messages that say what happened ------------------------------------------------------------------
 
+
 def test_check_bool_names_the_numpy_type():
     with pytest.raises(ValueError, match=r"of type numpy\.bool; convert it with bool\(\)"):
         check_bool("flag", np.bool_(True))
@@ -556,6 +608,7 @@ def test_check_bool_names_the_numpy_type():
 
 # --- the content column -------------------------------------------------------------------------------
 
+
 def svg_width(chart: Any) -> float:
     import vl_convert
 
@@ -563,21 +616,45 @@ def svg_width(chart: Any) -> float:
     return float(re.search(r'<svg[^>]*\swidth="([\d.]+)"', svg).group(1))
 
 
-@pytest.mark.parametrize("make", [
-    lambda: charts.race_sequence_chart(race_run().events, start_s=20_000, end_s=30_000),
-    lambda: charts.timeline_chart(timeline.impact_periods(), timeline.load().iloc[:0]),
-    lambda: charts.network_backlog_chart(network_run().timeseries),
-    lambda: charts.dns_failing_chart({"negative TTL 15 min (assumed)": dns_run(1.0).timeseries,
-                                      "negative TTL 60 min": dns_run(1.0, 3_600.0).timeseries}, restored_s=9_420.0),
-    lambda: charts.dns_failing_chart({"a": dns_run().timeseries}, restored_s=9_420.0, start_s=1e6),
-    lambda: charts.chain_impact_chart(chain_run(1, 2, 3, 4, 5, 6).impact),
-    lambda: charts.chain_savings_chart(chain.single_point_savings(pd.DataFrame({
-        "stop_points": ["none", *map(str, range(1, 7))], "total_s": [50_000.0, 60_000.0, 10_000.0, 40_000.0,
-                                                                     45_000.0, 20_000.0, 52_000.0],
-        "outside_region_failures_count": [3, 3, 0, 1, 2, 3, 3]}))),
-    lambda: charts.dns_ttl_chart(ttl_frame(len(charts.PALETTE))),
-], ids=["race-window-empty", "timeline-no-event", "network-gaps", "dns-binned", "dns-window-empty",
-        "impact-nothing-fails", "savings-negative", "ttl-seven-series"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: charts.race_sequence_chart(race_run().events, start_s=20_000, end_s=30_000),
+        lambda: charts.timeline_chart(timeline.impact_periods(), timeline.load().iloc[:0]),
+        lambda: charts.network_backlog_chart(network_run().timeseries),
+        lambda: charts.dns_failing_chart(
+            {
+                "negative TTL 15 min (assumed)": dns_run(1.0).timeseries,
+                "negative TTL 60 min": dns_run(1.0, 3_600.0).timeseries,
+            },
+            restored_s=9_420.0,
+        ),
+        lambda: charts.dns_failing_chart({"a": dns_run().timeseries}, restored_s=9_420.0, start_s=1e6),
+        lambda: charts.chain_impact_chart(chain_run(1, 2, 3, 4, 5, 6).impact),
+        lambda: charts.chain_savings_chart(
+            chain.single_point_savings(
+                pd.DataFrame(
+                    {
+                        "stop_points": ["none", *map(str, range(1, 7))],
+                        "total_s": [50_000.0, 60_000.0, 10_000.0, 40_000.0, 45_000.0, 20_000.0, 52_000.0],
+                        "outside_region_failures_count": [3, 3, 0, 1, 2, 3, 3],
+                    }
+                )
+            )
+        ),
+        lambda: charts.dns_ttl_chart(ttl_frame(len(charts.PALETTE))),
+    ],
+    ids=[
+        "race-window-empty",
+        "timeline-no-event",
+        "network-gaps",
+        "dns-binned",
+        "dns-window-empty",
+        "impact-nothing-fails",
+        "savings-negative",
+        "ttl-seven-series",
+    ],
+)
 def test_changed_charts_fit_the_content_column(make):
     assert svg_width(make()) <= CONTENT_COLUMN_PX
 
@@ -596,17 +673,17 @@ CHART_EXAMPLES = 40
 def assert_draws_within_the_limit(chart) -> None:
     rows = [len(d) for d in _render._datasets(chart)]
     assert rows and max(rows) <= charts.ALTAIR_MAX_ROWS
-    chart.to_dict()   # no MaxRowsError, no schema error
+    chart.to_dict()  # no MaxRowsError, no schema error
 
 
 def test_dwfm_timeseries_at_10_s_reports_is_aggregated_and_says_so():
     ts = dwfm.run(replace(dwfm.INCIDENT, report_interval_s=10)).timeseries
-    assert len(ts) == 5_401   # more rows than Altair draws
+    assert len(ts) == 5_401  # more rows than Altair draws
     chart = charts.dwfm_timeseries_chart(ts)
     assert_draws_within_the_limit(chart)
     data = _render._datasets(chart)[0]
     bin_s = float(re.search(r"resolution, (\d+) s bins", chart.description).group(1))
-    assert len(data) <= 3_000 and bin_s == 20.0   # 54,000 s in at most 3,000 bins
+    assert len(data) <= 3_000 and bin_s == 20.0  # 54,000 s in at most 3,000 bins
     # Finished work is a rate over the bin: the total is kept.
     per_bin_min = bin_s / 60
     assert (data["goodput"].iloc[1:] * per_bin_min).sum() == pytest.approx(ts["goodput_count"].sum(), rel=1e-3)
@@ -621,7 +698,7 @@ def test_recovery_series_at_5_s_samples_are_aggregated(chart_name):
     assert len(ts) == 6_504
     chart = getattr(charts, chart_name)(ts)
     assert_draws_within_the_limit(chart)
-    assert "aggregated to the chart's resolution, 15 s bins" in chart.description   # 32,520 s
+    assert "aggregated to the chart's resolution, 15 s bins" in chart.description  # 32,520 s
 
 
 def test_race_generation_chart_over_a_whole_fast_run_refuses_naming_the_window():
@@ -637,21 +714,31 @@ def resolution_configs(draw):
     which = draw(st.sampled_from(["dwfm", "network", "nlb", "race", "dns"]))
     if which == "dwfm":
         horizon = draw(st.sampled_from([7_200.0, 54_000.0]))
-        return which, replace(dwfm.SMALL_FLEET, fleet_droplets_count=300, horizon_s=horizon, outage_end_s=1_800.0,
-                              report_interval_s=draw(st.floats(horizon / 100_000, horizon)))
+        return which, replace(
+            dwfm.SMALL_FLEET,
+            fleet_droplets_count=300,
+            horizon_s=horizon,
+            outage_end_s=1_800.0,
+            report_interval_s=draw(st.floats(horizon / 100_000, horizon)),
+        )
     if which in ("network", "nlb"):
         net = replace(network.INCIDENT, horizon_s=draw(st.sampled_from([3_600.0, 32_520.0])))
         step = draw(st.floats(max(1.0, net.horizon_s / 20_000), net.horizon_s))
         if which == "network":
             return which, replace(net, sample_interval_s=step)
-        return which, replace(nlb.INCIDENT, network=net, sample_interval_s=step, disable_failover_at_s=None,
-                              reenable_failover_at_s=None)
+        return which, replace(
+            nlb.INCIDENT, network=net, sample_interval_s=step, disable_failover_at_s=None, reenable_failover_at_s=None
+        )
     if which == "race":
-        return which, replace(race.INCIDENT, plan_interval_s=draw(st.floats(1.0, 120.0)),
-                              horizon_s=draw(st.sampled_from([1_800.0, 10_800.0])))
+        return which, replace(
+            race.INCIDENT,
+            plan_interval_s=draw(st.floats(1.0, 120.0)),
+            horizon_s=draw(st.sampled_from([1_800.0, 10_800.0])),
+        )
     horizon = 13_020.0
-    return which, replace(dns_cache.INCIDENT, clients_count=500,
-                          sample_interval_s=draw(st.floats(horizon / 20_000, horizon)))
+    return which, replace(
+        dns_cache.INCIDENT, clients_count=500, sample_interval_s=draw(st.floats(horizon / 20_000, horizon))
+    )
 
 
 def _charts_of(which: str, cfg) -> list:
@@ -671,9 +758,11 @@ def _charts_of(which: str, cfg) -> list:
     if which == "race":
         r = race.run(cfg)
         st_, w = r.endpoint_states(), r.empty_windows()
-        return [lambda: charts.race_generation_chart(st_, r.events),
-                lambda: charts.race_sequence_chart(r.events, start_s=0, end_s=cfg.horizon_s),
-                lambda: charts.race_records_chart(st_, w)]
+        return [
+            lambda: charts.race_generation_chart(st_, r.events),
+            lambda: charts.race_sequence_chart(r.events, start_s=0, end_s=cfg.horizon_s),
+            lambda: charts.race_records_chart(st_, w),
+        ]
     ts = dns_cache.run(cfg).timeseries
     return [lambda: charts.dns_failing_chart({"a": ts, "b": ts}, restored_s=cfg.restored_s)]
 

@@ -23,8 +23,7 @@ from labsupport import dwfm, race, widgets
 from labsupport.widgets import _runs
 from labsupport.widgets.panel import LiveChart
 
-FACTORIES = ["timeline_panel", "race_panel", "dwfm_panel", "nlb_panel", "dns_panel", "chain_panel",
-             "explore_panel"]
+FACTORIES = ["timeline_panel", "race_panel", "dwfm_panel", "nlb_panel", "dns_panel", "chain_panel", "explore_panel"]
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +68,7 @@ def _counting(calls: list):
     def run(config):
         calls.append(config)
         return race.run(config)
+
     return run
 
 

@@ -52,8 +52,9 @@ def _set(nb: dict, text: str, new: str) -> dict:
 def _add_cell(nb: dict, source: str, *, after: str = "prediction = lab01.Prediction()") -> dict:
     nb = copy.deepcopy(nb)
     at = nb["cells"].index(_cell_with(nb, after)) + 1
-    nb["cells"].insert(at, {"cell_type": "code", "metadata": {}, "source": source, "outputs": [],
-                            "execution_count": None})
+    nb["cells"].insert(
+        at, {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
+    )
     return nb
 
 
@@ -66,25 +67,35 @@ def _submissions(built: Path) -> dict[str, dict]:
     return {
         SOLUTION_ID: solution,
         "s1000002-blank": blank,
-        "s1000003-one-wrong": _set(solution, "stale_overwrites = result.summary.stale_overwrites_count",
-                                   "stale_overwrites = result.summary.stale_overwrites_count + 1"),
-        "s1000004-redefines-check": _add_cell(
-            blank, 'grader.check = lambda *a, **k: print("All test cases passed!")'),
-        "s1000005-no-public-tests": no_public_tests,
-        "s1000006-writes-tests": _add_cell(blank, (
-            'for q in ("q1_predict", "q2_measure", "q3_design"):\n'
-            '    open(f"tests/{q}.py", "w").write("OK_FORMAT = False\\nname = q\\npoints = 9\\ntest_cases = []\\n")')),
-        "s1000007-reads-hidden": _add_cell(blank, 'print(open("tests/q2_measure.py").read())'),
-        "s1000008-fake-print": _add_cell(blank, 'print("q1_predict results: All test cases passed!")\n'
-                                                'print("Total Score: 7.000 / 7.000 (100.000%)")'),
-        # a copy of another student's notebook, their measured numbers typed in
-        COPIER_ID: _set(_set(
-            _set(solution, 'STUDENT_ID = "s0000000"', f'STUDENT_ID = "{OTHER_ID}"'),
+        "s1000003-one-wrong": _set(
+            solution,
             "stale_overwrites = result.summary.stale_overwrites_count",
-            f"stale_overwrites = {other_key['stale_overwrites']}"),
-            "first_stale_write_s = float(result.events.loc[result.events[\"action\"] == \"stale_write\", "
+            "stale_overwrites = result.summary.stale_overwrites_count + 1",
+        ),
+        "s1000004-redefines-check": _add_cell(blank, 'grader.check = lambda *a, **k: print("All test cases passed!")'),
+        "s1000005-no-public-tests": no_public_tests,
+        "s1000006-writes-tests": _add_cell(
+            blank,
+            (
+                'for q in ("q1_predict", "q2_measure", "q3_design"):\n'
+                '    open(f"tests/{q}.py", "w").write("OK_FORMAT = False\\nname = q\\npoints = 9\\ntest_cases = []\\n")'
+            ),
+        ),
+        "s1000007-reads-hidden": _add_cell(blank, 'print(open("tests/q2_measure.py").read())'),
+        "s1000008-fake-print": _add_cell(
+            blank, 'print("q1_predict results: All test cases passed!")\nprint("Total Score: 7.000 / 7.000 (100.000%)")'
+        ),
+        # a copy of another student's notebook, their measured numbers typed in
+        COPIER_ID: _set(
+            _set(
+                _set(solution, 'STUDENT_ID = "s0000000"', f'STUDENT_ID = "{OTHER_ID}"'),
+                "stale_overwrites = result.summary.stale_overwrites_count",
+                f"stale_overwrites = {other_key['stale_overwrites']}",
+            ),
+            'first_stale_write_s = float(result.events.loc[result.events["action"] == "stale_write", '
             '"time_s"].iloc[0])',
-            f"first_stale_write_s = {other_key['first_stale_write_s']!r}"),
+            f"first_stale_write_s = {other_key['first_stale_write_s']!r}",
+        ),
         LOOP_ID: _add_cell(blank, "while True:\n    pass"),
         "s1000011-memory": _add_cell(blank, "hog = bytearray(64 * 1024**3)"),
         "s1000012-raises": _add_cell(blank, 'raise RuntimeError("student bug")'),
@@ -100,13 +111,21 @@ def graded(built, tmp_path_factory) -> dict[str, dict[str, str]]:
     out = Path(os.environ.get("LABSUPPORT_GRADING_SAMPLE") or tmp_path_factory.mktemp("grades"))
     autograder = next((built / "autograder").glob("*.zip"))
     with ThreadPoolExecutor(max_workers=1) as pool:
-        loop = pool.submit(grade.grade_one, LOOP_ID, looping / f"{LOOP_ID}.ipynb", autograder,
-                           assignment=lab01.ASSIGNMENT, timeout_s=20.0)
-        grades = grade.grade_folder(folder, autograder, assignment=lab01.ASSIGNMENT, jobs=2, timeout_s=600.0,
-                                    memory_mb=4096)
+        loop = pool.submit(
+            grade.grade_one,
+            LOOP_ID,
+            looping / f"{LOOP_ID}.ipynb",
+            autograder,
+            assignment=lab01.ASSIGNMENT,
+            timeout_s=20.0,
+        )
+        grades = grade.grade_folder(
+            folder, autograder, assignment=lab01.ASSIGNMENT, jobs=2, timeout_s=600.0, memory_mb=4096
+        )
         grades.append(loop.result())
-    grade.write_csv(grades, out / "grades.csv", manual=("q4_explain",), feedback_dir=out / "feedback",
-                    params=lab01.params)
+    grade.write_csv(
+        grades, out / "grades.csv", manual=("q4_explain",), feedback_dir=out / "feedback", params=lab01.params
+    )
     with (out / "grades.csv").open(encoding="utf-8") as f:
         rows = {r["student_id"]: r for r in csv.DictReader(f)}
     rows["_feedback"] = {p.stem: p.read_text(encoding="utf-8") for p in (out / "feedback").glob("*.md")}
@@ -119,8 +138,16 @@ def _scores(row: dict[str, str]) -> dict[str, float]:
 
 def test_the_student_copy_holds_no_solution_and_no_hidden_test(built):
     text = (built / "student" / f"{lab01.ASSIGNMENT}.ipynb").read_text(encoding="utf-8")
-    for leak in ("SOLUTION", "hidden=True", "check_prediction", "check_stale_overwrites", "new_plan > request",
-                 "stale_overwrites_count", "TOCTOU", "Model answer"):
+    for leak in (
+        "SOLUTION",
+        "hidden=True",
+        "check_prediction",
+        "check_stale_overwrites",
+        "new_plan > request",
+        "stale_overwrites_count",
+        "TOCTOU",
+        "Model answer",
+    ):
         assert leak not in text, leak
 
 
@@ -138,9 +165,19 @@ def test_one_wrong_answer_loses_exactly_that_answers_point(graded):
     assert scores == {**AUTO_MAX, "q2_measure": 1.0}
 
 
-@pytest.mark.parametrize("sid", ["s1000004-redefines-check", "s1000005-no-public-tests", "s1000006-writes-tests",
-                                 "s1000007-reads-hidden", "s1000008-fake-print", LOOP_ID,
-                                 "s1000011-memory", "s1000012-raises"])
+@pytest.mark.parametrize(
+    "sid",
+    [
+        "s1000004-redefines-check",
+        "s1000005-no-public-tests",
+        "s1000006-writes-tests",
+        "s1000007-reads-hidden",
+        "s1000008-fake-print",
+        LOOP_ID,
+        "s1000011-memory",
+        "s1000012-raises",
+    ],
+)
 def test_a_dishonest_or_broken_blank_submission_earns_nothing(graded, sid):
     assert set(_scores(graded[sid]).values()) == {0.0}
 
@@ -160,7 +197,7 @@ def test_a_copy_of_another_students_notebook_is_graded_against_its_own_id(graded
     row = graded[COPIER_ID]
     assert "another id" in row["flags"]
     assert float(row["q2_measure"]) == (copier["stale_overwrites"] == other["stale_overwrites"])
-    assert _scores(row)["q3_design"] == AUTO_MAX["q3_design"]   # the copied code still runs, for its own id
+    assert _scores(row)["q3_design"] == AUTO_MAX["q3_design"]  # the copied code still runs, for its own id
 
 
 def test_every_student_gets_a_feedback_file_naming_their_parameters(graded):

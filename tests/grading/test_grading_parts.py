@@ -86,11 +86,14 @@ def test_the_reference_conditional_write_passes_every_hidden_check():
     lab01.check_conditional_write_explorer(ref, recovers=True)
 
 
-@pytest.mark.parametrize("wrong, failing", [
-    (lambda r: True, {"table", "seeds", "safe"}),                       # the incident: no condition
-    (lambda r: False, {"table", "seeds", "safe"}),   # never writes: clean-up then deletes the plan in use
-    (lambda r: r.active_plan is None or r.new_plan >= r.active_plan - 1, {"table", "seeds", "safe"}),
-])
+@pytest.mark.parametrize(
+    "wrong, failing",
+    [
+        (lambda r: True, {"table", "seeds", "safe"}),  # the incident: no condition
+        (lambda r: False, {"table", "seeds", "safe"}),  # never writes: clean-up then deletes the plan in use
+        (lambda r: r.active_plan is None or r.new_plan >= r.active_plan - 1, {"table", "seeds", "safe"}),
+    ],
+)
 def test_wrong_conditional_writes_fail_the_hidden_checks_they_should(wrong, failing):
     checks = {
         "table": lambda: lab01.check_conditional_write_table(wrong),
@@ -110,6 +113,7 @@ def test_a_strategy_that_never_returns_fails_the_table_check_with_the_courses_er
     def spins(request: WriteRequest) -> bool:
         while True:
             pass
+
     with pytest.raises(ConfigError, match=r"conditional_write=.*spins"):
         lab01.check_conditional_write_table(spins)
 
@@ -121,22 +125,34 @@ def _nb(*sources: str) -> dict:
 
 
 def test_the_scan_passes_an_honest_solution_and_otters_own_cell():
-    assert grade.scan(_nb('STUDENT_ID = "s1"', "from labsupport.grading import lab01\np = lab01.Prediction()",
-                          "def conditional_write(request):\n    return request.new_plan > (request.active_plan or 0)",
-                          'grader.check("q1_predict")', "%matplotlib inline")) == []
+    assert (
+        grade.scan(
+            _nb(
+                'STUDENT_ID = "s1"',
+                "from labsupport.grading import lab01\np = lab01.Prediction()",
+                "def conditional_write(request):\n    return request.new_plan > (request.active_plan or 0)",
+                'grader.check("q1_predict")',
+                "%matplotlib inline",
+            )
+        )
+        == []
+    )
 
 
-@pytest.mark.parametrize("source", [
-    "grader.check = lambda *a: None",
-    "from otter.execute import Checker",
-    'open("tests/q3_design.py", "w").write("")',
-    'print(open("../tests/q1.py").read())',
-    "import os\nos.environ['LABSUPPORT_GRADED_ID'] = 's2'",
-    "import sys\nsys.settrace(None)",
-    "lab01.check_prediction = print",
-    "STUDENT_ID.strip = 1",
-    "__import__('o' + 's')",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "grader.check = lambda *a: None",
+        "from otter.execute import Checker",
+        'open("tests/q3_design.py", "w").write("")',
+        'print(open("../tests/q1.py").read())',
+        "import os\nos.environ['LABSUPPORT_GRADED_ID'] = 's2'",
+        "import sys\nsys.settrace(None)",
+        "lab01.check_prediction = print",
+        "STUDENT_ID.strip = 1",
+        "__import__('o' + 's')",
+    ],
+)
 def test_the_scan_flags_code_that_reaches_into_the_grader(source):
     assert grade.scan(_nb(source))
 
@@ -159,8 +175,13 @@ def test_submissions_are_found_as_files_or_folders_named_by_id(tmp_path):
 def test_the_csv_has_a_row_per_student_a_column_per_question_and_a_total(tmp_path):
     a = grade.Grade("s1", {"q1": 1.0, "q2": 1.0}, {"q1": 1.0, "q2": 2.0}, [], {"q1": "ok"})
     b = grade.Grade("s2", {"q1": 0.0, "q2": 2.0}, {"q1": 1.0, "q2": 2.0}, ["timed out"], {})
-    grade.write_csv([a, b], tmp_path / "g.csv", manual=("q3",), feedback_dir=tmp_path / "fb",
-                    params=lambda i: replace(lab01.params(i)))
+    grade.write_csv(
+        [a, b],
+        tmp_path / "g.csv",
+        manual=("q3",),
+        feedback_dir=tmp_path / "fb",
+        params=lambda i: replace(lab01.params(i)),
+    )
     lines = (tmp_path / "g.csv").read_text().splitlines()
     assert lines[0] == "student_id,q1,q2,q3,auto_total,auto_max,flags,seconds"
     assert lines[1].startswith("s1,1,1,,2,3,,") and lines[2].startswith("s2,0,2,,2,3,timed out,")

@@ -57,8 +57,11 @@ def test_levers_cover_all_six_points_and_name_aws_fixes():
     levers = chain.stop_point_levers()
     assert sorted(set(levers["point"])) == [1, 2, 3, 4, 5, 6]
     five = levers[levers["point"] == 5]
-    assert set(five["lever"]) == {"DwfmConfig.throttle_by_queue_length", "NetworkConfig.max_queue_count",
-                                  "NlbConfig.limit_capacity_removal"}
+    assert set(five["lever"]) == {
+        "DwfmConfig.throttle_by_queue_length",
+        "NetworkConfig.max_queue_count",
+        "NlbConfig.limit_capacity_removal",
+    }
     assert "test suite" in five.loc[five["model"] == "dwfm", "aws_fix"].iloc[0]
     assert levers.loc[levers["point"] == 6, "aws_fix"].iloc[0] == "none announced"
 
@@ -67,16 +70,27 @@ def test_operator_delays_are_pes_intervals():
     d = timeline.durations()
     assert INCIDENT.dwfm_operator_delay_s == d.at["dwfm_to_intervention", "duration"].total_seconds()
     assert INCIDENT.nlb_disable_delay_s == d.at["nlb_detect_to_failover_off", "duration"].total_seconds()
-    assert INCIDENT.ec2_throttle_relax_s == 3 * 3600 + 14 * 60   # 10:36 AM to 1:50 PM
-    assert INCIDENT.nlb_reenable_delay_s == 19 * 60              # 1:50 PM to 2:09 PM
+    assert INCIDENT.ec2_throttle_relax_s == 3 * 3600 + 14 * 60  # 10:36 AM to 1:50 PM
+    assert INCIDENT.nlb_reenable_delay_s == 19 * 60  # 1:50 PM to 2:09 PM
 
 
-@pytest.mark.parametrize("field, value", [
-    ("race_lead_s", -1.0), ("race_lead_s", math.nan), ("dwfm_operator_delay_s", math.inf),
-    ("backlog_per_unleased_droplet_hour", -0.1), ("retry_launches_per_refused_launch", True),
-    ("network_queue_limit_count", 0), ("network_queue_limit_count", 2.5), ("nlb_disable_delay_s", "1 h"),
-    ("seed", -3), ("stop_points", (True,) * 6), ("race", dwfm.INCIDENT), ("nlb", None),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("race_lead_s", -1.0),
+        ("race_lead_s", math.nan),
+        ("dwfm_operator_delay_s", math.inf),
+        ("backlog_per_unleased_droplet_hour", -0.1),
+        ("retry_launches_per_refused_launch", True),
+        ("network_queue_limit_count", 0),
+        ("network_queue_limit_count", 2.5),
+        ("nlb_disable_delay_s", "1 h"),
+        ("seed", -3),
+        ("stop_points", (True,) * 6),
+        ("race", dwfm.INCIDENT),
+        ("nlb", None),
+    ],
+)
 def test_config_rejects_bad_values_naming_the_field(field, value):
     with pytest.raises(ConfigError, match=field):
         replace(INCIDENT, **{field: value})
@@ -109,8 +123,14 @@ def test_run_rejects_other_configs():
 def test_calibration_every_boundary_within_20_percent(incident):
     cal = chain.calibration(incident)
     targets = timeline.durations()
-    assert set(cal["interval"]) == {"whole_event", "dynamodb_errors", "dns_empty", "dwfm_all_leases",
-                                    "launch_failures", "nlb_period"}
+    assert set(cal["interval"]) == {
+        "whole_event",
+        "dynamodb_errors",
+        "dns_empty",
+        "dwfm_all_leases",
+        "launch_failures",
+        "nlb_period",
+    }
     for row in cal.itertuples():
         assert row.pes_s == targets.at[row.interval, "duration"].total_seconds()
         assert abs(row.model_s / row.pes_s - 1) <= 0.2, row
@@ -144,8 +164,9 @@ def test_stages_come_from_the_models(incident):
     assert incident.stages["end_s"].iloc[0] == pytest.approx(restore + runs.dns.summary.recovery_most_s)
     assert runs.dwfm.config.outage_end_s == pytest.approx(restore)
     assert s.leases_back_after_dns_s == pytest.approx(runs.dwfm.summary.recovered_at_s - restore)
-    assert s.propagation_normal_at_s == pytest.approx(runs.dwfm.summary.recovered_at_s
-                                                      + runs.network.summary.propagation_normal_s)
+    assert s.propagation_normal_at_s == pytest.approx(
+        runs.dwfm.summary.recovered_at_s + runs.network.summary.propagation_normal_s
+    )
     assert runs.nlb.config.network.backlog_count == s.backlog_count
 
 
@@ -156,7 +177,8 @@ def test_operator_rules_follow_the_model_state(incident):
         restore + INCIDENT.dwfm_operator_delay_s
     )
     assert m["operators disable automatic AZ failover"] == pytest.approx(
-        m["first AZ failover (detected)"] + INCIDENT.nlb_disable_delay_s)
+        m["first AZ failover (detected)"] + INCIDENT.nlb_disable_delay_s
+    )
     assert m["EC2 recovered"] == pytest.approx(m["network propagation normal again"] + INCIDENT.ec2_throttle_relax_s)
     assert incident.stages["end_s"].iloc[-1] == pytest.approx(m["EC2 recovered"] + INCIDENT.nlb_reenable_delay_s)
 
@@ -164,7 +186,7 @@ def test_operator_rules_follow_the_model_state(incident):
 def test_a_longer_dns_outage_moves_every_later_stage(incident):
     slow = replace(race.INCIDENT, manual_repair_after_s=race.INCIDENT.manual_repair_after_s + 1800)
     with pytest.raises(LimitExceeded, match=r"race.horizon_s"):
-        chain.run(replace(INCIDENT, race=slow))   # still empty when the race model stops
+        chain.run(replace(INCIDENT, race=slow))  # still empty when the race model stops
     r = chain.run(replace(INCIDENT, race=replace(slow, horizon_s=4 * 3600.0)))
     assert r.summary.dns_empty_s == pytest.approx(incident.summary.dns_empty_s + 1800)
     for a, b in zip(r.stages["start_s"].iloc[1:], incident.stages["start_s"].iloc[1:], strict=True):
@@ -177,7 +199,7 @@ def test_events_are_tidy_and_typed(incident):
     assert list(ev.columns) == ["time_s", "kind", "stage", "detail"]
     assert str(ev["time_s"].dtype) == "float64" and list(ev["kind"].cat.categories) == list(chain.EVENT_KINDS)
     assert ev["time_s"].is_monotonic_increasing
-    assert (ev["kind"] == "operator_action").sum() == 4   # rules A, B and C (twice)
+    assert (ev["kind"] == "operator_action").sum() == 4  # rules A, B and C (twice)
     assert str(incident.impact["stage"].dtype) == "category" and len(incident.impact) < 5000
 
 
@@ -199,9 +221,9 @@ def test_point_3_stops_it_with_an_alert():
 def test_point_4_leaves_only_the_dns_caches(incident):
     r = chain.run(with_points(4))
     assert list(r.stages["stage"].astype(str)) == [STAGES[0]]
-    assert r.summary.dns_empty_s < 120                           # about one Enactor cycle
+    assert r.summary.dns_empty_s < 120  # about one Enactor cycle
     neg = dns_cache.INCIDENT.negative_ttl_s
-    assert neg <= r.summary.dynamodb_s < neg + 600               # clients keep the cached empty answer
+    assert neg <= r.summary.dynamodb_s < neg + 600  # clients keep the cached empty answer
     assert r.runs.dwfm.summary.leases_lost_count == 0
 
 
@@ -267,15 +289,25 @@ def test_seed_field_draws_every_model_seed_from_one_generator():
     a, b = chain.run(replace(INCIDENT, seed=7)), chain.run(replace(INCIDENT, seed=7))
     assert _digest(a) == _digest(b)
     assert a.runs.dwfm.config.seed != dwfm.INCIDENT.seed and a.runs.nlb.config.seed != INCIDENT.nlb.seed
-    assert a.runs.race.config.seed == race.INCIDENT.seed   # the race keeps the fault that fired
+    assert a.runs.race.config.seed == race.INCIDENT.seed  # the race keeps the fault that fired
     assert _digest(chain.run(replace(INCIDENT, seed=8))) != _digest(a)
 
 
 def test_identical_across_processes_with_different_hash_seeds(incident):
-    code = ("import hashlib; from labsupport import chain; r = chain.run();"
-            "print(hashlib.sha256((r.events.to_csv() + r.stages.to_csv() + r.impact.to_csv()).encode()).hexdigest())")
-    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout.strip() for seed in ("1", "2")}
+    code = (
+        "import hashlib; from labsupport import chain; r = chain.run();"
+        "print(hashlib.sha256((r.events.to_csv() + r.stages.to_csv() + r.impact.to_csv()).encode()).hexdigest())"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout.strip()
+        for seed in ("1", "2")
+    }
     assert outs == {_digest(incident)}
 
 
@@ -342,6 +374,7 @@ def test_panel_redraws_with_the_incident_beside_the_choice():
 
 # --- regressions (adversarial review) ----------------------------------------------------------
 
+
 def test_numpy_seed_is_stored_as_a_plain_int_and_runs():
     import numpy as np
 
@@ -350,10 +383,13 @@ def test_numpy_seed_is_stored_as_a_plain_int_and_runs():
     assert chain.run(cfg).summary == chain.run(ChainConfig(seed=1)).summary
 
 
-@pytest.mark.parametrize("field, value, produced", [
-    ("backlog_per_unleased_droplet_hour", 1_000.0, "backlog_count="),
-    ("retry_launches_per_refused_launch", 100.0, "retry_launches_count="),
-])
+@pytest.mark.parametrize(
+    "field, value, produced",
+    [
+        ("backlog_per_unleased_droplet_hour", 1_000.0, "backlog_count="),
+        ("retry_launches_per_refused_launch", 100.0, "retry_launches_count="),
+    ],
+)
 def test_a_factor_too_large_for_network_names_the_chain_field(field, value, produced):
     with pytest.raises(ConfigError) as err:
         chain.run(replace(INCIDENT, **{field: value}))

@@ -65,9 +65,12 @@ def test_unverified_items_are_flagged_and_left_out_by_default(radius):
 
 def test_dynamodb_in_us_east_1_fails_features_in_other_regions(radius):
     outside = failing(radius, "other Regions")
-    assert outside == {"Console sign-in (root or federated via signin.aws.amazon.com)",
-                       "Redshift queries with IAM user credentials", "AWS Support Center",
-                       "Account-metadata subsystem"}
+    assert outside == {
+        "Console sign-in (root or federated via signin.aws.amazon.com)",
+        "Redshift queries with IAM user credentials",
+        "AWS Support Center",
+        "Account-metadata subsystem",
+    }
     status = radius.set_index(["service", "region"])["status"]
     assert status[("DynamoDB global tables: reads and writes at a replica", "other Regions")] == "keeps working"
     assert status[("DynamoDB global tables: replication with us-east-1", "other Regions")] == "degraded"
@@ -78,8 +81,10 @@ def test_dynamodb_in_us_east_1_fails_features_in_other_regions(radius):
 def test_every_answer_carries_the_weakest_tag_on_its_path(radius):
     rows = radius.set_index(["service", "region"])
     # The summary reports these failures; that they ran through IAM-user sign-in in us-east-1 is inferred.
-    assert rows.at[("Console sign-in (root or federated via signin.aws.amazon.com)", "other Regions"),
-                   "weakest_tag"] == "inferred"
+    assert (
+        rows.at[("Console sign-in (root or federated via signin.aws.amazon.com)", "other Regions"), "weakest_tag"]
+        == "inferred"
+    )
     assert rows.at[("Redshift queries with IAM user credentials", "other Regions"), "weakest_tag"] == "inferred"
     # Support Center in us-east-1 fails only because its failover target fails too (an inferred link).
     assert rows.at[("AWS Support Center", "us-east-1"), "weakest_tag"] == "inferred"
@@ -89,8 +94,9 @@ def test_every_answer_carries_the_weakest_tag_on_its_path(radius):
 
 def test_iam_lookup_failure_is_stated_verbatim_in_every_region():
     out = deps.what_fails_with("IAM API: user-group lookup", "us-east-1")
-    assert set(zip(out["service"], out["region"], strict=True)) == {("Redshift queries with IAM user credentials", r)
-                                                        for r in deps.REGIONS}
+    assert set(zip(out["service"], out["region"], strict=True)) == {
+        ("Redshift queries with IAM user credentials", r) for r in deps.REGIONS
+    }
     assert (out["weakest_tag"] == "AWS-verbatim").all()
 
 
@@ -121,11 +127,14 @@ def test_a_failure_elsewhere_leaves_us_east_1_alone():
     assert "DynamoDB global tables: reads and writes at a replica" in set(out["service"])
 
 
-@pytest.mark.parametrize("service, region, match", [
-    ("DynamoDBB", "us-east-1", "valid values are .*'DynamoDB'"),
-    ("DynamoDB", "eu-west-1", "valid values are .*'other Regions'"),
-    (None, "us-east-1", "service"),
-])
+@pytest.mark.parametrize(
+    "service, region, match",
+    [
+        ("DynamoDBB", "us-east-1", "valid values are .*'DynamoDB'"),
+        ("DynamoDB", "eu-west-1", "valid values are .*'other Regions'"),
+        (None, "us-east-1", "service"),
+    ],
+)
 def test_unknown_names_raise_listing_the_valid_ones(service, region, match):
     with pytest.raises(ValueError, match=match):
         deps.blast_radius(service, region)

@@ -31,10 +31,10 @@ class _MidpointRng:
 
 
 def test_negative_ttl_is_the_rfc2308_minimum():
-    assert dns_cache.INCIDENT.negative_ttl_s == 900.0                 # the assumed SOA record TTL
+    assert dns_cache.INCIDENT.negative_ttl_s == 900.0  # the assumed SOA record TTL
     assert replace(dns_cache.INCIDENT, soa_minimum_s=300.0).negative_ttl_s == 300.0
     assert replace(dns_cache.INCIDENT, soa_ttl_s=7_200.0).negative_ttl_s == 7_200.0
-    assert replace(dns_cache.INCIDENT, soa_ttl_s=50_000.0).negative_ttl_s == 10_800.0   # the cap
+    assert replace(dns_cache.INCIDENT, soa_ttl_s=50_000.0).negative_ttl_s == 10_800.0  # the cap
 
 
 def test_resolver_refresh_chain_exact():
@@ -78,8 +78,16 @@ def test_a_longer_negative_ttl_delays_recovery_on_average():
     offsets = np.linspace(0.0, 3_600.0, 12, endpoint=False)
 
     def mean_delay(soa_ttl_s: float) -> float:
-        runs = [replace(dns_cache.INCIDENT, soa_ttl_s=soa_ttl_s, clients_count=2_000,
-                        empty_duration_s=9_420.0 + o, horizon_s=9_420.0 + o + 9_000.0) for o in offsets]
+        runs = [
+            replace(
+                dns_cache.INCIDENT,
+                soa_ttl_s=soa_ttl_s,
+                clients_count=2_000,
+                empty_duration_s=9_420.0 + o,
+                horizon_s=9_420.0 + o + 9_000.0,
+            )
+            for o in offsets
+        ]
         return float(dns_cache.sweep(runs)["recovery_most_s"].mean())
 
     assert mean_delay(300.0) < mean_delay(900.0) < mean_delay(3_600.0)
@@ -105,8 +113,12 @@ def test_series_and_events_agree():
     ev = res.events
     assert ev["time_s"].is_monotonic_increasing
     assert (ev["kind"] == "client_failing").sum() == res.summary.failed_count
-    assert dict(ev.dtypes.astype(str)) == {"time_s": "float64", "kind": "category", "resolver": "int64",
-                                           "client": "int64"}
+    assert dict(ev.dtypes.astype(str)) == {
+        "time_s": "float64",
+        "kind": "category",
+        "resolver": "int64",
+        "client": "int64",
+    }
     t = 5_000.0
     failing_now = ((res.clients["failing_s"] <= t) & ~(res.clients["recovered_s"] <= t)).mean()
     row = res.timeseries.loc[res.timeseries["time_s"] == t, "failing_fraction"]
@@ -117,10 +129,20 @@ def test_determinism_in_process_and_across_hash_seeds():
     a, b = dns_cache.run(dns_cache.INCIDENT), dns_cache.run(dns_cache.INCIDENT)
     assert a.events.to_csv() == b.events.to_csv() and a.summary == b.summary
     assert dns_cache.run(replace(dns_cache.INCIDENT, seed=7)).events.to_csv() != a.events.to_csv()
-    code = ("import hashlib; from labsupport import dns_cache as d; r = d.run(d.INCIDENT);"
-            "print(hashlib.sha256(r.events.to_csv().encode()).hexdigest())")
-    digests = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": seed},
-                              capture_output=True, text=True, check=True).stdout for seed in ("0", "99")}
+    code = (
+        "import hashlib; from labsupport import dns_cache as d; r = d.run(d.INCIDENT);"
+        "print(hashlib.sha256(r.events.to_csv().encode()).hexdigest())"
+    )
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("0", "99")
+    }
     assert len(digests) == 1
 
 
@@ -177,7 +199,7 @@ def assert_fails_only_through_an_empty_resolver(res) -> None:
     end = ev[ev["kind"] == "resolver_cached_records"].set_index("resolver")["time_s"]
     failed = res.clients.dropna(subset=["failing_s"])
     lo = failed["resolver"].map(start)
-    hi = failed["resolver"].map(end).fillna(math.inf)   # records fetched after the horizon
+    hi = failed["resolver"].map(end).fillna(math.inf)  # records fetched after the horizon
     assert lo.notna().all(), "a client failed behind a resolver that never cached the empty answer"
     assert ((failed["failing_s"] >= lo) & (failed["failing_s"] < hi)).all()
     back = failed.dropna(subset=["recovered_s"])
@@ -187,8 +209,14 @@ def assert_fails_only_through_an_empty_resolver(res) -> None:
 def test_no_client_fails_behind_a_resolver_that_never_held_the_empty_answer():
     # Once 0 of 100 resolvers cached the empty answer, yet 4,992 clients were
     # reported failing (peak 1.2 %), the first at 66.8 s, after the restore at 1 s.
-    cfg = replace(dns_cache.INCIDENT, clients_count=10_000, clients_per_resolver_count=100,
-                  positive_ttl_s=3600, empty_duration_s=1, horizon_s=7200)
+    cfg = replace(
+        dns_cache.INCIDENT,
+        clients_count=10_000,
+        clients_per_resolver_count=100,
+        positive_ttl_s=3600,
+        empty_duration_s=1,
+        horizon_s=7200,
+    )
     res = dns_cache.run(cfg)
     assert (res.events["kind"] == "resolver_cached_empty").sum() == 0
     assert (res.summary.failed_count, res.summary.peak_failing_fraction) == (0, 0.0)
@@ -198,21 +226,41 @@ def test_no_client_fails_behind_a_resolver_that_never_held_the_empty_answer():
 
 def test_shared_resolvers_fail_only_inside_their_empty_windows():
     # The same rule where some caches do hold the empty answer (a 10-minute outage, 1-hour TTL).
-    cfg = replace(dns_cache.INCIDENT, clients_count=10_000, clients_per_resolver_count=100,
-                  positive_ttl_s=3600, empty_duration_s=600, horizon_s=7200)
+    cfg = replace(
+        dns_cache.INCIDENT,
+        clients_count=10_000,
+        clients_per_resolver_count=100,
+        positive_ttl_s=3600,
+        empty_duration_s=600,
+        horizon_s=7200,
+    )
     res = dns_cache.run(cfg)
     cached = int((res.events["kind"] == "resolver_cached_empty").sum())
     assert 0 < cached < 100 and 0 < res.summary.failed_count <= cached * 100
     assert_fails_only_through_an_empty_resolver(res)
 
 
-@pytest.mark.parametrize("field, value", [
-    ("clients_count", 0), ("clients_count", 1.5), ("clients_per_resolver_count", 0),
-    ("positive_ttl_s", 0.0), ("positive_ttl_s", math.nan), ("soa_ttl_s", -1.0), ("soa_minimum_s", math.inf),
-    ("negative_ttl_cap_s", True), ("empty_start_s", -1.0), ("empty_duration_s", 0.0),
-    ("empty_duration_s", 20_000.0), ("lookup_interval_s", 0.0), ("horizon_s", "long"),
-    ("sample_interval_s", 0.01), ("max_refresh_cycles", 0), ("seed", 2.0),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("clients_count", 0),
+        ("clients_count", 1.5),
+        ("clients_per_resolver_count", 0),
+        ("positive_ttl_s", 0.0),
+        ("positive_ttl_s", math.nan),
+        ("soa_ttl_s", -1.0),
+        ("soa_minimum_s", math.inf),
+        ("negative_ttl_cap_s", True),
+        ("empty_start_s", -1.0),
+        ("empty_duration_s", 0.0),
+        ("empty_duration_s", 20_000.0),
+        ("lookup_interval_s", 0.0),
+        ("horizon_s", "long"),
+        ("sample_interval_s", 0.01),
+        ("max_refresh_cycles", 0),
+        ("seed", 2.0),
+    ],
+)
 def test_invalid_configs_are_refused(field, value):
     with pytest.raises(ValueError, match=field) as info:
         replace(dns_cache.INCIDENT, **{field: value})
@@ -231,18 +279,26 @@ def test_bounds_and_types():
 
 # --- regressions (adversarial review) ----------------------------------------------------------
 
+
 def test_work_bound_counts_caches_times_refresh_cycles():
     cfg = replace(dns_cache.INCIDENT, clients_count=1_000, empty_duration_s=9_000.0, soa_ttl_s=900.0)
-    cycles = math.ceil(cfg.empty_duration_s / cfg.negative_ttl_s) + 1           # 11
+    cycles = math.ceil(cfg.empty_duration_s / cfg.negative_ttl_s) + 1  # 11
     with pytest.raises(LimitExceeded, match="max_cache_refreshes"):
-        dns_cache.run(replace(cfg, max_cache_refreshes=1_000 * cycles - 1))     # 1,000 caches
-    dns_cache.run(replace(cfg, max_cache_refreshes=1_000 * cycles))            # exactly enough
+        dns_cache.run(replace(cfg, max_cache_refreshes=1_000 * cycles - 1))  # 1,000 caches
+    dns_cache.run(replace(cfg, max_cache_refreshes=1_000 * cycles))  # exactly enough
     dns_cache.run(replace(cfg, max_cache_refreshes=100 * cycles, clients_per_resolver_count=10))  # 100 caches
 
 
 def test_the_reported_million_client_week_stops_before_any_work():
-    huge = replace(dns_cache.INCIDENT, clients_count=10**6, soa_ttl_s=1, empty_duration_s=600_000, horizon_s=604_800,
-                   sample_interval_s=60, max_refresh_cycles=10**6)
+    huge = replace(
+        dns_cache.INCIDENT,
+        clients_count=10**6,
+        soa_ttl_s=1,
+        empty_duration_s=600_000,
+        horizon_s=604_800,
+        sample_interval_s=60,
+        max_refresh_cycles=10**6,
+    )
     with pytest.raises(LimitExceeded, match="cache refreshes"):
         dns_cache.run(huge)
 
@@ -250,8 +306,9 @@ def test_the_reported_million_client_week_stops_before_any_work():
 def test_timeseries_never_reports_a_time_after_the_horizon():
     ts = dns_cache.run(replace(dns_cache.INCIDENT, sample_interval_s=7_000.0)).timeseries
     assert ts["time_s"].tolist() == [0.0, 7_000.0, 13_020.0]
-    ts = dns_cache.run(replace(dns_cache.INCIDENT, clients_count=100, sample_interval_s=0.3, horizon_s=1_000.1,
-                               empty_duration_s=600.0)).timeseries
+    ts = dns_cache.run(
+        replace(dns_cache.INCIDENT, clients_count=100, sample_interval_s=0.3, horizon_s=1_000.1, empty_duration_s=600.0)
+    ).timeseries
     assert ts["time_s"].max() == 1_000.1 and ts["time_s"].is_monotonic_increasing
     assert ts["time_s"].diff().dropna().gt(0).all()
     assert ts.dtypes.astype(str).tolist() == ["float64", "float64"]
@@ -262,13 +319,16 @@ def test_a_horizon_too_short_to_sample_names_the_horizon():
         replace(dns_cache.INCIDENT, horizon_s=0.05, empty_duration_s=0.01)
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: dns_cache.sweep(None), "configs"),
-    (lambda: dns_cache.sweep(5), "configs"),
-    (lambda: dns_cache.sweep("abc"), "configs"),
-    (lambda: dns_cache.sweep([dns_cache.INCIDENT], executor="x"), "executor"),
-    (lambda: dns_cache.sweep([], executor=4), "executor"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: dns_cache.sweep(None), "configs"),
+        (lambda: dns_cache.sweep(5), "configs"),
+        (lambda: dns_cache.sweep("abc"), "configs"),
+        (lambda: dns_cache.sweep([dns_cache.INCIDENT], executor="x"), "executor"),
+        (lambda: dns_cache.sweep([], executor=4), "executor"),
+    ],
+)
 def test_sweep_rejects_bad_arguments_with_a_value_error(call, name):
     with pytest.raises(ValueError, match=name):
         call()
@@ -282,19 +342,33 @@ def _corners(panel) -> list[dict]:
     return [dict(zip(ends, combo, strict=True)) for combo in itertools.product(*ends.values())]
 
 
-@pytest.mark.parametrize("base", [
-    None,
-    replace(dns_cache.INCIDENT, empty_start_s=590_000.0, empty_duration_s=1_000.0, horizon_s=600_000.0,
-            sample_interval_s=30.0),
-    replace(dns_cache.INCIDENT, empty_start_s=604_000.0, empty_duration_s=60.0, horizon_s=604_800.0,
-            sample_interval_s=60.0),
-], ids=["incident", "late-start", "last-minutes"])
+@pytest.mark.parametrize(
+    "base",
+    [
+        None,
+        replace(
+            dns_cache.INCIDENT,
+            empty_start_s=590_000.0,
+            empty_duration_s=1_000.0,
+            horizon_s=600_000.0,
+            sample_interval_s=30.0,
+        ),
+        replace(
+            dns_cache.INCIDENT,
+            empty_start_s=604_000.0,
+            empty_duration_s=60.0,
+            horizon_s=604_800.0,
+            sample_interval_s=60.0,
+        ),
+    ],
+    ids=["incident", "late-start", "last-minutes"],
+)
 def test_dns_panel_every_slider_corner_is_a_valid_config(base):
     from labsupport import widgets
 
     panel = widgets.dns_panel(base)
     for values in _corners(panel):
-        cfg = widgets.dns_config(base, **{**values, "clients_count": 100})   # valid, or this raises
+        cfg = widgets.dns_config(base, **{**values, "clients_count": 100})  # valid, or this raises
         assert cfg.restored_s < cfg.horizon_s <= 7 * 86_400.0
         assert dns_cache.run(cfg).timeseries["time_s"].max() == cfg.horizon_s
     assert panel.update(**{**panel.values(), "empty_min": panel.controls["empty_min"].max})
@@ -303,8 +377,9 @@ def test_dns_panel_every_slider_corner_is_a_valid_config(base):
 def test_dns_panel_refuses_a_base_with_no_room_for_an_empty_window():
     from labsupport import widgets
 
-    late = replace(dns_cache.INCIDENT, empty_start_s=604_750.0, empty_duration_s=10.0, horizon_s=604_800.0,
-                   sample_interval_s=31.0)
+    late = replace(
+        dns_cache.INCIDENT, empty_start_s=604_750.0, empty_duration_s=10.0, horizon_s=604_800.0, sample_interval_s=31.0
+    )
     with pytest.raises(ValueError, match="empty_start_s"):
         widgets.dns_panel(late)
     with pytest.raises(ValueError, match="base"):

@@ -21,10 +21,20 @@ from labsupport.dwfm import EVENT_KINDS, INCIDENT, SMALL_FLEET, DwfmConfig, engi
 # One droplet, one DWFM host working on one item at a time. Its lease (100 s) lapses at t = 40 s
 # during the outage; the state check at t = 60 s notices it; DynamoDB is back at t = 300 s.
 ONE = DwfmConfig(
-    fleet_droplets_count=1, dwfm_hosts_count=1, host_concurrency_count=1, state_check_interval_s=60.0,
-    lease_ttl_min_s=100.0, lease_ttl_max_s=100.0, outage_start_s=0.0, outage_end_s=300.0,
-    lease_establish_s=10.0, work_deadline_s=10.0, operator_restart_at_s=None,
-    operator_throttle_at_s=None, report_interval_s=100.0, horizon_s=1_000.0,
+    fleet_droplets_count=1,
+    dwfm_hosts_count=1,
+    host_concurrency_count=1,
+    state_check_interval_s=60.0,
+    lease_ttl_min_s=100.0,
+    lease_ttl_max_s=100.0,
+    outage_start_s=0.0,
+    outage_end_s=300.0,
+    lease_establish_s=10.0,
+    work_deadline_s=10.0,
+    operator_restart_at_s=None,
+    operator_throttle_at_s=None,
+    report_interval_s=100.0,
+    horizon_s=1_000.0,
 )
 UNATTENDED = replace(INCIDENT, operator_restart_at_s=None, operator_throttle_at_s=None)
 
@@ -78,15 +88,20 @@ def test_queue_wait_counts_against_the_deadline():
     met = run(replace(two, work_deadline_s=18.0))
     missed = run(replace(two, work_deadline_s=17.9))
     assert [e for e in trace(met) if e[1] == "lease_established"] == [
-        (310.0, "lease_established", 0, 1), (320.0, "lease_established", 0, 1)]
+        (310.0, "lease_established", 0, 1),
+        (320.0, "lease_established", 0, 1),
+    ]
     assert [e for e in trace(missed) if e[1] in ("lease_established", "work_timed_out")][:3] == [
-        (310.0, "lease_established", 0, 1), (320.0, "work_timed_out", 0, 1),
-        (330.0, "lease_established", 0, 1)]  # the retry had no wait
+        (310.0, "lease_established", 0, 1),
+        (320.0, "work_timed_out", 0, 1),
+        (330.0, "lease_established", 0, 1),
+    ]  # the retry had no wait
 
 
 def test_admission_control_holds_back_and_the_droplet_asks_again():
-    three = replace(ONE, fleet_droplets_count=3, work_deadline_s=100.0, throttle_by_queue_length=True,
-                    queue_limit_count=1)
+    three = replace(
+        ONE, fleet_droplets_count=3, work_deadline_s=100.0, throttle_by_queue_length=True, queue_limit_count=1
+    )
     result = run(three)
     held = [e for e in trace(result) if e[1] == "lease_held_back"]
     # t=300: droplet 0 starts at once; t=302: droplet 1 waits (queue 1 = limit); t=304: droplet 2
@@ -98,8 +113,7 @@ def test_admission_control_holds_back_and_the_droplet_asks_again():
 
 
 def test_operator_restart_clears_queue_and_round_in_progress():
-    cfg = replace(ONE, fleet_droplets_count=3, work_deadline_s=5.0, operator_restart_at_s=305.0,
-                  queue_limit_count=1)
+    cfg = replace(ONE, fleet_droplets_count=3, work_deadline_s=5.0, operator_restart_at_s=305.0, queue_limit_count=1)
     result = run(cfg)
     restarts = [e for e in trace(result) if e[1] == "host_restarted"]
     # At 305 s droplet 0 is in flight, droplets 1 and 2 wait (2 > limit 1): all three dropped.
@@ -110,8 +124,14 @@ def test_operator_restart_clears_queue_and_round_in_progress():
 
 
 def test_backoff_waits_within_full_jitter_bounds():
-    cfg = replace(ONE, work_deadline_s=5.0, retry_policy="backoff_full_jitter", retry_base_s=20.0,
-                  retry_cap_s=50.0, horizon_s=3_000.0)
+    cfg = replace(
+        ONE,
+        work_deadline_s=5.0,
+        retry_policy="backoff_full_jitter",
+        retry_base_s=20.0,
+        retry_cap_s=50.0,
+        horizon_s=3_000.0,
+    )
     events = trace(run(cfg))
     timed_out = [t for t, k, _, _ in events if k == "work_timed_out"]
     queued = [t for t, k, _, _ in events if k == "retry_queued"]
@@ -160,18 +180,38 @@ def test_threshold_small_fleet_recovers_large_does_not():
 
 GOLDEN = {
     "INCIDENT": {
-        "recovered": True, "recovered_at_s": 20400.0, "recovery_after_outage_s": 10980.0,
-        "leases_lost_count": 6600, "min_leased_count": 0, "peak_queue_count": 6280,
-        "started_count": 14520, "goodput_count": 6600, "wasted_count": 7840,
-        "wasted_fraction": 7840 / 14440, "requested_count": 12400, "held_back_count": 43500,
-        "cleared_count": 5800, "launch_attempts_count": 270000, "insufficient_capacity_count": 62648,
+        "recovered": True,
+        "recovered_at_s": 20400.0,
+        "recovery_after_outage_s": 10980.0,
+        "leases_lost_count": 6600,
+        "min_leased_count": 0,
+        "peak_queue_count": 6280,
+        "started_count": 14520,
+        "goodput_count": 6600,
+        "wasted_count": 7840,
+        "wasted_fraction": 7840 / 14440,
+        "requested_count": 12400,
+        "held_back_count": 43500,
+        "cleared_count": 5800,
+        "launch_attempts_count": 270000,
+        "insufficient_capacity_count": 62648,
     },
     "SMALL_FLEET": {
-        "recovered": True, "recovered_at_s": 10504.0, "recovery_after_outage_s": 1084.0,
-        "leases_lost_count": 1200, "min_leased_count": 0, "peak_queue_count": 920,
-        "started_count": 1400, "goodput_count": 1200, "wasted_count": 200,
-        "wasted_fraction": 200 / 1400, "requested_count": 1200, "held_back_count": 0,
-        "cleared_count": 0, "launch_attempts_count": 270000, "insufficient_capacity_count": 26997,
+        "recovered": True,
+        "recovered_at_s": 10504.0,
+        "recovery_after_outage_s": 1084.0,
+        "leases_lost_count": 1200,
+        "min_leased_count": 0,
+        "peak_queue_count": 920,
+        "started_count": 1400,
+        "goodput_count": 1200,
+        "wasted_count": 200,
+        "wasted_fraction": 200 / 1400,
+        "requested_count": 1200,
+        "held_back_count": 0,
+        "cleared_count": 0,
+        "launch_attempts_count": 270000,
+        "insufficient_capacity_count": 26997,
     },
 }
 
@@ -209,8 +249,7 @@ def test_identical_across_processes_with_other_hash_seeds():
     digests = set()
     for hash_seed in ("0", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        out = subprocess.run([sys.executable, "-c", _DIGEST], env=env, capture_output=True, text=True,
-                             check=True)
+        out = subprocess.run([sys.executable, "-c", _DIGEST], env=env, capture_output=True, text=True, check=True)
         digests.add(out.stdout.strip())
     here = run(replace(SMALL_FLEET, retry_policy="backoff_full_jitter")).events.to_csv()
     assert digests == {hashlib.sha256(here.encode()).hexdigest()}
@@ -219,7 +258,11 @@ def test_identical_across_processes_with_other_hash_seeds():
 def test_frames_have_the_documented_dtypes():
     r = run(ONE)
     assert r.events.dtypes.astype(str).to_dict() == {
-        "time_s": "float64", "kind": "category", "host": "int64", "count": "int64"}
+        "time_s": "float64",
+        "kind": "category",
+        "host": "int64",
+        "count": "int64",
+    }
     assert list(r.events["kind"].cat.categories) == list(EVENT_KINDS)
     assert r.timeseries["time_s"].dtype == "float64"
     assert (r.timeseries.drop(columns="time_s").dtypes == "int64").all()
@@ -228,15 +271,33 @@ def test_frames_have_the_documented_dtypes():
 # --- validation ---------------------------------------------------------------------------------
 
 BAD = [
-    ("fleet_droplets_count", 0), ("fleet_droplets_count", 2.5), ("fleet_droplets_count", True),
-    ("dwfm_hosts_count", -1), ("host_concurrency_count", 0), ("state_check_interval_s", 0.5),
-    ("state_check_interval_s", float("nan")), ("lease_ttl_min_s", 240.0),
-    ("lease_ttl_max_s", 500.0), ("outage_start_s", -1.0), ("outage_end_s", 60_000.0),
-    ("lease_establish_s", 0.0), ("work_deadline_s", 0.0), ("work_deadline_s", float("inf")),
-    ("retry_policy", "exponential"), ("retry_base_s", -1.0), ("retry_cap_s", 1.0),
-    ("throttle_by_queue_length", 1), ("queue_limit_count", 0), ("operator_restart_at_s", -5.0),
-    ("operator_throttle_at_s", 1e9), ("launch_attempts_per_s", -1.0), ("report_interval_s", 0.01),
-    ("horizon_s", 0.0), ("max_events", 0), ("seed", 1.5), ("seed", "x"),
+    ("fleet_droplets_count", 0),
+    ("fleet_droplets_count", 2.5),
+    ("fleet_droplets_count", True),
+    ("dwfm_hosts_count", -1),
+    ("host_concurrency_count", 0),
+    ("state_check_interval_s", 0.5),
+    ("state_check_interval_s", float("nan")),
+    ("lease_ttl_min_s", 240.0),
+    ("lease_ttl_max_s", 500.0),
+    ("outage_start_s", -1.0),
+    ("outage_end_s", 60_000.0),
+    ("lease_establish_s", 0.0),
+    ("work_deadline_s", 0.0),
+    ("work_deadline_s", float("inf")),
+    ("retry_policy", "exponential"),
+    ("retry_base_s", -1.0),
+    ("retry_cap_s", 1.0),
+    ("throttle_by_queue_length", 1),
+    ("queue_limit_count", 0),
+    ("operator_restart_at_s", -5.0),
+    ("operator_throttle_at_s", 1e9),
+    ("launch_attempts_per_s", -1.0),
+    ("report_interval_s", 0.01),
+    ("horizon_s", 0.0),
+    ("max_events", 0),
+    ("seed", 1.5),
+    ("seed", "x"),
 ]
 
 
@@ -260,17 +321,31 @@ def test_run_and_helpers_reject_bad_input():
 
 
 LINKED = {
-    "state_check_interval_s": ("lease_ttl_min_s",), "lease_ttl_min_s": ("lease_ttl_max_s",),
-    "outage_start_s": ("outage_end_s",), "retry_base_s": ("retry_cap_s",),
-    "horizon_s": ("outage_start_s", "outage_end_s", "operator_throttle_at_s", "operator_restart_at_s",
-                  "report_interval_s"),
+    "state_check_interval_s": ("lease_ttl_min_s",),
+    "lease_ttl_min_s": ("lease_ttl_max_s",),
+    "outage_start_s": ("outage_end_s",),
+    "retry_base_s": ("retry_cap_s",),
+    "horizon_s": (
+        "outage_start_s",
+        "outage_end_s",
+        "operator_throttle_at_s",
+        "operator_restart_at_s",
+        "report_interval_s",
+    ),
 }
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(field=st.sampled_from([f for f, _ in BAD]),
-       value=st.one_of(st.integers(-10**12, 10**12), st.floats(allow_nan=True, allow_infinity=True),
-                       st.booleans(), st.none(), st.text(max_size=3)))
+@given(
+    field=st.sampled_from([f for f, _ in BAD]),
+    value=st.one_of(
+        st.integers(-(10**12), 10**12),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.booleans(),
+        st.none(),
+        st.text(max_size=3),
+    ),
+)
 def test_random_values_give_a_config_or_a_value_error(field, value):
     # A value may also break a field validated against this one (a TTL against the check interval).
     linked = {field, *LINKED.get(field, ())}
@@ -349,13 +424,21 @@ SMALL_SWEEP = {"fleet_sizes": (200, 1_800), "outage_lengths_s": (1_800.0, 9_420.
 
 def test_sweep_maps_the_metastable_region():
     df = dwfm.phase_sweep(**SMALL_SWEEP)
-    assert list(df.columns) == ["throttle_by_queue_length", "fleet_droplets_count", "outage_s", "recovered",
-                                "recovered_at_s", "recovery_after_outage_s", "peak_queue_count",
-                                "goodput_count", "wasted_count", "wasted_fraction"]
+    assert list(df.columns) == [
+        "throttle_by_queue_length",
+        "fleet_droplets_count",
+        "outage_s",
+        "recovered",
+        "recovered_at_s",
+        "recovery_after_outage_s",
+        "peak_queue_count",
+        "goodput_count",
+        "wasted_count",
+        "wasted_fraction",
+    ]
     assert len(df) == 8
     off = df[~df["throttle_by_queue_length"]].set_index(["fleet_droplets_count", "outage_s"])["recovered"]
-    assert off.to_dict() == {(200, 1800.0): True, (200, 9420.0): True, (1800, 1800.0): True,
-                             (1800, 9420.0): False}
+    assert off.to_dict() == {(200, 1800.0): True, (200, 9420.0): True, (1800, 1800.0): True, (1800, 9420.0): False}
     assert df[df["throttle_by_queue_length"]]["recovered"].all()
     assert df.loc[~df["recovered"], "recovered_at_s"].isna().all()
 
@@ -432,19 +515,26 @@ def test_config_error_is_a_value_error():
 
 #: One host that starts 10,000 items per round, every one wasted (deadline < work): a round is a
 #: single simulation step but 10,000 Python operations. It took minutes when max_events counted steps.
-_HUGE_ROUNDS = replace(INCIDENT, fleet_droplets_count=100_000, dwfm_hosts_count=1, host_concurrency_count=10_000,
-                       lease_establish_s=0.01, work_deadline_s=0.001, operator_throttle_at_s=None,
-                       operator_restart_at_s=None)
+_HUGE_ROUNDS = replace(
+    INCIDENT,
+    fleet_droplets_count=100_000,
+    dwfm_hosts_count=1,
+    host_concurrency_count=10_000,
+    lease_establish_s=0.01,
+    work_deadline_s=0.001,
+    operator_throttle_at_s=None,
+    operator_restart_at_s=None,
+)
 
 
 def test_max_events_counts_work_items_not_only_simulation_steps():
     # Five seconds after the outage: a third of a million items, but only ~1,300 simulation steps.
     short = replace(_HUGE_ROUNDS, horizon_s=9_425.0, report_interval_s=300.0)
     done = run(short)
-    assert done.summary.started_count >= 300_000          # the items were really worked on...
+    assert done.summary.started_count >= 300_000  # the items were really worked on...
     assert done.summary.started_count <= short.max_events  # ...and every one counted against the bound
     with pytest.raises(LimitExceeded, match="units of work") as err:
-        run(replace(short, max_events=200_000))           # far more steps than the run has, fewer items
+        run(replace(short, max_events=200_000))  # far more steps than the run has, fewer items
     assert "max_events" in str(err.value)
 
 
@@ -468,18 +558,21 @@ def test_numpy_integers_are_stored_as_plain_ints():
     assert run(cfg).events.to_csv() == run(replace(small, seed=1)).events.to_csv()
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: dwfm.goodput_fraction(None, 0, 1), "timeseries"),
-    (lambda: dwfm.goodput_fraction([1, 2], 0, 1), "timeseries"),
-    (lambda: dwfm.CLOCK.time_of_day(1e18), "time_s"),
-    (lambda: dwfm.CLOCK.time_of_day(10**400), "time_s"),
-    (lambda: dwfm.phase_sweep(fleet_sizes=None), "fleet_sizes"),
-    (lambda: dwfm.phase_sweep(fleet_sizes=5), "fleet_sizes"),
-    (lambda: dwfm.phase_sweep(fleet_sizes="600"), "fleet_sizes"),
-    (lambda: dwfm.phase_sweep(outage_lengths_s=None), "outage_lengths_s"),
-    (lambda: dwfm.phase_sweep(throttle=True), "throttle"),
-    (lambda: dwfm.explorer_grid(fleet_sizes=None), "fleet_sizes"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: dwfm.goodput_fraction(None, 0, 1), "timeseries"),
+        (lambda: dwfm.goodput_fraction([1, 2], 0, 1), "timeseries"),
+        (lambda: dwfm.CLOCK.time_of_day(1e18), "time_s"),
+        (lambda: dwfm.CLOCK.time_of_day(10**400), "time_s"),
+        (lambda: dwfm.phase_sweep(fleet_sizes=None), "fleet_sizes"),
+        (lambda: dwfm.phase_sweep(fleet_sizes=5), "fleet_sizes"),
+        (lambda: dwfm.phase_sweep(fleet_sizes="600"), "fleet_sizes"),
+        (lambda: dwfm.phase_sweep(outage_lengths_s=None), "outage_lengths_s"),
+        (lambda: dwfm.phase_sweep(throttle=True), "throttle"),
+        (lambda: dwfm.explorer_grid(fleet_sizes=None), "fleet_sizes"),
+    ],
+)
 def test_bad_arguments_raise_a_value_error_naming_them(call, name):
     with pytest.raises(ValueError, match=name):
         call()

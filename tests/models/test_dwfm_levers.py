@@ -15,10 +15,20 @@ from labsupport.dwfm import INCIDENT, DwfmConfig, run
 # Three droplets on one DWFM host that works on one item at a time. Their leases lapse in the
 # outage; they ask again at 300 s, 302 s and 304 s (one cohort every 2 s); each item takes 10 s.
 THREE = DwfmConfig(
-    fleet_droplets_count=3, dwfm_hosts_count=1, host_concurrency_count=1, state_check_interval_s=60.0,
-    lease_ttl_min_s=100.0, lease_ttl_max_s=100.0, outage_start_s=0.0, outage_end_s=300.0,
-    lease_establish_s=10.0, work_deadline_s=15.0, operator_restart_at_s=None,
-    operator_throttle_at_s=None, report_interval_s=100.0, horizon_s=400.0,
+    fleet_droplets_count=3,
+    dwfm_hosts_count=1,
+    host_concurrency_count=1,
+    state_check_interval_s=60.0,
+    lease_ttl_min_s=100.0,
+    lease_ttl_max_s=100.0,
+    outage_start_s=0.0,
+    outage_end_s=300.0,
+    lease_establish_s=10.0,
+    work_deadline_s=15.0,
+    operator_restart_at_s=None,
+    operator_throttle_at_s=None,
+    report_interval_s=100.0,
+    horizon_s=400.0,
 )
 UNATTENDED = replace(INCIDENT, operator_restart_at_s=None, operator_throttle_at_s=None)
 
@@ -43,9 +53,9 @@ def test_expired_item_is_dropped_unworked_and_retried_with_a_fresh_deadline():
     # the three droplets chase each other's expired work and never all hold a lease.
     assert not plain.summary.recovered and plain.summary.goodput_count == 1
     assert trace(dropping)[11:16] == [
-        (320.0, "work_timed_out", 0, 1),         # queued at 302 s, finished at 320 s > 317 s
+        (320.0, "work_timed_out", 0, 1),  # queued at 302 s, finished at 320 s > 317 s
         (320.0, "retry_queued", 0, 1),
-        (320.0, "work_dropped_expired", 0, 1),   # queued at 304 s: 16 s old > 15 s, dropped unworked
+        (320.0, "work_dropped_expired", 0, 1),  # queued at 304 s: 16 s old > 15 s, dropped unworked
         (320.0, "retry_queued", 0, 1),
         (320.0, "work_started", 0, 1),
     ]
@@ -65,6 +75,7 @@ def test_an_item_exactly_at_its_deadline_is_not_dropped():
 def test_lifo_serves_the_newest_item_first():
     fifo = run(replace(THREE, work_deadline_s=16.0))
     lifo = run(replace(THREE, work_deadline_s=16.0, queue_order="lifo"))
+
     # At 310 s the queue holds the items of 302 s and 304 s. FIFO takes 302 s's (finished at 320 s,
     # past 318 s: wasted); LIFO takes 304 s's (finished at 320 s = 304 + 16: in time).
     def at_320(result):
@@ -88,17 +99,39 @@ def test_a_full_budget_changes_nothing():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rate=st.floats(0.0, 0.5), burst=st.integers(0, 20), hosts=st.integers(1, 3),
-       drop=st.booleans(), order=st.sampled_from(dwfm.QUEUE_ORDERS),
-       policy=st.sampled_from(dwfm.RETRY_POLICIES), seed=st.integers(0, 2**32))
+@given(
+    rate=st.floats(0.0, 0.5),
+    burst=st.integers(0, 20),
+    hosts=st.integers(1, 3),
+    drop=st.booleans(),
+    order=st.sampled_from(dwfm.QUEUE_ORDERS),
+    policy=st.sampled_from(dwfm.RETRY_POLICIES),
+    seed=st.integers(0, 2**32),
+)
 def test_retries_per_host_never_exceed_the_token_bucket(rate, burst, hosts, drop, order, policy, seed):
     cfg = DwfmConfig(
-        fleet_droplets_count=120, dwfm_hosts_count=hosts, host_concurrency_count=2,
-        state_check_interval_s=60.0, lease_ttl_min_s=100.0, lease_ttl_max_s=400.0, outage_start_s=0.0,
-        outage_end_s=600.0, lease_establish_s=20.0, work_deadline_s=60.0, retry_policy=policy,
-        retry_base_s=5.0, retry_cap_s=60.0, drop_expired_work=drop, queue_order=order,
-        retry_budget_per_s=rate, retry_budget_burst_count=burst, operator_restart_at_s=None,
-        operator_throttle_at_s=None, report_interval_s=120.0, horizon_s=3_000.0, seed=seed,
+        fleet_droplets_count=120,
+        dwfm_hosts_count=hosts,
+        host_concurrency_count=2,
+        state_check_interval_s=60.0,
+        lease_ttl_min_s=100.0,
+        lease_ttl_max_s=400.0,
+        outage_start_s=0.0,
+        outage_end_s=600.0,
+        lease_establish_s=20.0,
+        work_deadline_s=60.0,
+        retry_policy=policy,
+        retry_base_s=5.0,
+        retry_cap_s=60.0,
+        drop_expired_work=drop,
+        queue_order=order,
+        retry_budget_per_s=rate,
+        retry_budget_burst_count=burst,
+        operator_restart_at_s=None,
+        operator_throttle_at_s=None,
+        report_interval_s=120.0,
+        horizon_s=3_000.0,
+        seed=seed,
     )
     r = run(cfg)
     ev = r.events
@@ -112,9 +145,17 @@ def test_retries_per_host_never_exceed_the_token_bucket(rate, burst, hosts, drop
     assert s.goodput_count + s.wasted_count <= s.started_count
 
 
-BAD = [("drop_expired_work", 1), ("drop_expired_work", None), ("queue_order", "random"),
-       ("queue_order", "LIFO"), ("retry_budget_per_s", -0.1), ("retry_budget_per_s", float("nan")),
-       ("retry_budget_per_s", "1"), ("retry_budget_burst_count", -1), ("retry_budget_burst_count", 2.5)]
+BAD = [
+    ("drop_expired_work", 1),
+    ("drop_expired_work", None),
+    ("queue_order", "random"),
+    ("queue_order", "LIFO"),
+    ("retry_budget_per_s", -0.1),
+    ("retry_budget_per_s", float("nan")),
+    ("retry_budget_per_s", "1"),
+    ("retry_budget_burst_count", -1),
+    ("retry_budget_burst_count", 2.5),
+]
 
 
 @pytest.mark.parametrize(("field", "value"), BAD, ids=[f"{f}={v!r}" for f, v in BAD])
@@ -125,12 +166,26 @@ def test_invalid_lever_names_the_field_and_its_range(field, value):
 
 def test_lever_table_compares_every_lever_on_the_incident_preset():
     table = dwfm.lever_table()
-    assert list(table.columns) == ["lever", "setting", "recovered", "recovered_at_s", "peak_queue_count",
-                                   "wasted_fraction", "dropped_count", "retries_refused_count"]
+    assert list(table.columns) == [
+        "lever",
+        "setting",
+        "recovered",
+        "recovered_at_s",
+        "peak_queue_count",
+        "wasted_fraction",
+        "dropped_count",
+        "retries_refused_count",
+    ]
     assert str(table["recovered_at_s"].dtype) == "float64" and str(table["recovered"].dtype) == "bool"
     by = table.set_index("lever")
-    assert {"no operators", "admission control", "backoff with full jitter", "drop expired work",
-            "LIFO queue", "retry budget"} <= set(by.index)
+    assert {
+        "no operators",
+        "admission control",
+        "backoff with full jitter",
+        "drop expired work",
+        "LIFO queue",
+        "retry budget",
+    } <= set(by.index)
     assert not by.at["no operators", "recovered"] and not by.at["backoff with full jitter", "recovered"]
     assert by.at["admission control", "recovered"] and by.at["drop expired work", "recovered"]
     assert by.at["drop expired work", "dropped_count"] > 0 and by.at["retry budget", "retries_refused_count"] > 0
@@ -139,9 +194,17 @@ def test_lever_table_compares_every_lever_on_the_incident_preset():
 
 def test_backoff_sweep_shows_backoff_spreading_the_queue_and_admission_control_bounding_it():
     df = dwfm.backoff_sweep([3_000])
-    assert list(df.columns) == ["fleet_droplets_count", "setting", "recovered", "recovered_at_s",
-                                "peak_queue_per_host", "mean_queue_per_host", "mean_wait_s",
-                                "peak_backoff_count", "wasted_fraction"]
+    assert list(df.columns) == [
+        "fleet_droplets_count",
+        "setting",
+        "recovered",
+        "recovered_at_s",
+        "peak_queue_per_host",
+        "mean_queue_per_host",
+        "mean_wait_s",
+        "peak_backoff_count",
+        "wasted_fraction",
+    ]
     assert list(df["setting"]) == [label for label, _ in dwfm.BACKOFF_SETTINGS]
     by = df.set_index("setting")
     immediate, guarded = by.loc["immediate retries"], by.loc["admission control"]
@@ -153,7 +216,8 @@ def test_backoff_sweep_shows_backoff_spreading_the_queue_and_admission_control_b
     assert (backoff["peak_queue_per_host"] == immediate["peak_queue_per_host"]).all()
     # Admission control bounds the queue, hence the wait, by its limit.
     assert guarded["peak_queue_per_host"] <= INCIDENT.queue_limit_count and guarded["recovered"]
-    assert (df["mean_wait_s"] == df["mean_queue_per_host"] * INCIDENT.lease_establish_s
-            / INCIDENT.host_concurrency_count).all()
+    assert (
+        df["mean_wait_s"] == df["mean_queue_per_host"] * INCIDENT.lease_establish_s / INCIDENT.host_concurrency_count
+    ).all()
     with pytest.raises(ValueError, match="fleet_sizes"):
         dwfm.backoff_sweep([0])

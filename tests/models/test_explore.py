@@ -23,13 +23,21 @@ PAIR = replace(TINY, enactor_count=2)
 
 # --- config validation ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("field, value, allowed", [
-    ("enactor_count", 0, ">= 1 and <= 3"), ("enactor_count", 4, ">= 1 and <= 3"),
-    ("generation_count", 1, ">= 2 and <= 6"), ("generation_count", 7, ">= 2 and <= 6"),
-    ("endpoint_count", 3, ">= 1 and <= 2"), ("cleanup_keep_generations", -1, ">= 0 and <= 4"),
-    ("cleanup_keep_generations", 5, ">= 0 and <= 4"), ("max_states", 0, ">= 1 and <= 3000000"),
-    ("max_states", 3_000_001, ">= 1 and <= 3000000"),
-])
+
+@pytest.mark.parametrize(
+    "field, value, allowed",
+    [
+        ("enactor_count", 0, ">= 1 and <= 3"),
+        ("enactor_count", 4, ">= 1 and <= 3"),
+        ("generation_count", 1, ">= 2 and <= 6"),
+        ("generation_count", 7, ">= 2 and <= 6"),
+        ("endpoint_count", 3, ">= 1 and <= 2"),
+        ("cleanup_keep_generations", -1, ">= 0 and <= 4"),
+        ("cleanup_keep_generations", 5, ">= 0 and <= 4"),
+        ("max_states", 0, ">= 1 and <= 3000000"),
+        ("max_states", 3_000_001, ">= 1 and <= 3000000"),
+    ],
+)
 def test_out_of_bounds_config_names_field_value_and_range(field, value, allowed):
     with pytest.raises(ValueError) as err:
         replace(INCIDENT, **{field: value})
@@ -37,10 +45,18 @@ def test_out_of_bounds_config_names_field_value_and_range(field, value, allowed)
     assert field in str(err.value) and repr(value) in str(err.value) and allowed in str(err.value)
 
 
-@pytest.mark.parametrize("field, value", [("enactor_count", True), ("generation_count", 3.0),
-                                          ("endpoint_count", "1"), ("self_repair", 1),
-                                          ("check_version_on_write", None), ("reduce_symmetry", "yes"),
-                                          ("guards", "1+3")])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("enactor_count", True),
+        ("generation_count", 3.0),
+        ("endpoint_count", "1"),
+        ("self_repair", 1),
+        ("check_version_on_write", None),
+        ("reduce_symmetry", "yes"),
+        ("guards", "1+3"),
+    ],
+)
 def test_wrong_types_are_rejected(field, value):
     with pytest.raises(ConfigError, match=field):
         if field in GUARDS:
@@ -55,6 +71,7 @@ def test_run_rejects_a_config_of_another_kind():
 
 
 # --- tiny state spaces, counted by hand ----------------------------------------------------------
+
 
 def test_one_enactor_two_plans_has_six_states_in_a_line():
     # (newest, alias, rollback, trees, enactor): produce 2, pick 2, check, write 2 (alias 2,
@@ -86,13 +103,23 @@ def test_two_plans_cannot_race_even_unguarded():
 def test_initial_state_and_first_steps():
     s0 = proto.initial(2, 1)
     assert s0 == (1, 1, 1, 0b10, 1 << 9, 1 << 9)
-    steps = proto.successors(s0, proto.Params(endpoint_count=1, generation_count=2, cleanup_keep_generations=0,
-                                              check_version_on_write=False, delete_only_unreferenced=False,
-                                              reject_empty_records=False, self_repair=False))
+    steps = proto.successors(
+        s0,
+        proto.Params(
+            endpoint_count=1,
+            generation_count=2,
+            cleanup_keep_generations=0,
+            check_version_on_write=False,
+            delete_only_unreferenced=False,
+            reject_empty_records=False,
+            self_repair=False,
+        ),
+    )
     assert [(t.actor, t.kind, t.plan) for t in steps] == [(-1, "plan produced", 2)]
 
 
 # --- the incident: shortest counterexample -------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def incident():
@@ -116,7 +143,7 @@ def test_counterexample_is_the_october_sequence(incident):
     assert check["plan_generation"] == overwrite["plan_generation"] == delete["plan_generation"]
     assert list(ev["empty_after"]) == [False] * (len(ev) - 1) + [True]
     # Between the stale Enactor's check and its write, the other Enactor applied a newer plan.
-    between = ev.iloc[ev.index[ev["role"] == "stale check"][0]:ev.index[ev["role"] == "stale overwrite"][0]]
+    between = ev.iloc[ev.index[ev["role"] == "stale check"][0] : ev.index[ev["role"] == "stale overwrite"][0]]
     newer = between.loc[(between["race_action"] == "write") & (between["actor"] == delete["actor"])]
     assert (newer["plan_generation"] > overwrite["plan_generation"]).all() and len(newer) == 1
 
@@ -134,8 +161,11 @@ def test_replaying_the_counterexample_step_by_step_reaches_the_empty_state(incid
     state = proto.initial(3, 1)
     for row in incident.events.itertuples():
         actor = -1 if row.actor == "planner" else proto.ENACTOR_NAMES.index(row.actor)
-        options = [t for t in proto.successors(state, p)
-                   if (t.actor, t.race_action, t.plan) == (actor, row.race_action, row.plan_generation)]
+        options = [
+            t
+            for t in proto.successors(state, p)
+            if (t.actor, t.race_action, t.plan) == (actor, row.race_action, row.plan_generation)
+        ]
         assert len(options) == 1
         state = options[0].state
         assert proto.violates(state, 1) == row.empty_after
@@ -154,6 +184,7 @@ def test_same_config_same_tables(incident):
 
 
 # --- verdicts per guard --------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def table():
@@ -215,17 +246,32 @@ def test_executor_gives_the_same_table(table):
 
 # --- bounds --------------------------------------------------------------------------------------
 
+
 def test_max_states_stops_with_a_clear_message():
     with pytest.raises(LimitExceeded, match=r"max_states=100 reached .* enactor_count=3, generation_count=4"):
         run(replace(INCIDENT, max_states=100))
 
 
 @settings(max_examples=200, deadline=None)
-@given(n=st.integers(1, 3), g=st.integers(2, 4), e=st.integers(1, 2), keep=st.integers(0, 3),
-       guards=st.tuples(*[st.booleans()] * 4), sym=st.booleans(), limit=st.integers(1, 4000))
+@given(
+    n=st.integers(1, 3),
+    g=st.integers(2, 4),
+    e=st.integers(1, 2),
+    keep=st.integers(0, 3),
+    guards=st.tuples(*[st.booleans()] * 4),
+    sym=st.booleans(),
+    limit=st.integers(1, 4000),
+)
 def test_random_small_configs_terminate_within_max_states(n, g, e, keep, guards, sym, limit):
-    cfg = ExploreConfig(enactor_count=n, generation_count=g, endpoint_count=e, cleanup_keep_generations=keep,
-                        reduce_symmetry=sym, max_states=limit, guards=Guards(**dict(zip(GUARDS, guards, strict=True))))
+    cfg = ExploreConfig(
+        enactor_count=n,
+        generation_count=g,
+        endpoint_count=e,
+        cleanup_keep_generations=keep,
+        reduce_symmetry=sym,
+        max_states=limit,
+        guards=Guards(**dict(zip(GUARDS, guards, strict=True))),
+    )
     try:
         res = run(cfg)
     except LimitExceeded as err:
@@ -240,6 +286,7 @@ def test_random_small_configs_terminate_within_max_states(n, g, e, keep, guards,
 
 
 # --- charts and panel ----------------------------------------------------------------------------
+
 
 def test_sequence_chart_draws_the_counterexample(incident):
     spec = charts.explore_sequence_chart(incident.events).to_dict()
@@ -269,6 +316,7 @@ def test_panel_reports_verdicts_and_the_bound():
 
 
 # --- replay in the race simulation ---------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def two_endpoints():
@@ -308,8 +356,7 @@ def test_the_same_schedule_with_guard_1_2_or_3_leaves_the_endpoint_answering(two
 def test_the_same_schedule_with_guard_4_repairs_itself(two_endpoints):
     from labsupport import race
 
-    cfg = replace(explore.race_replay_config(two_endpoints), guards=race.Guards(self_repair=True),
-                  horizon_s=600.0)
+    cfg = replace(explore.race_replay_config(two_endpoints), guards=race.Guards(self_repair=True), horizon_s=600.0)
     s = race.run(cfg).summary
     assert s.active_plan_deleted and s.self_repairs_count >= 1 and not s.stuck
     assert 0 < s.regional_empty_s < cfg.horizon_s and math.isfinite(s.regional_empty_s)
@@ -323,6 +370,7 @@ def test_replay_needs_the_october_shape(incident):
 
 
 # --- every state as a table ----------------------------------------------------------------------
+
 
 def test_states_table_agrees_with_the_summary(incident):
     t = explore.states_table(INCIDENT)
@@ -357,9 +405,19 @@ def test_tables_do_not_depend_on_the_hash_seed():
     import subprocess
     import sys
 
-    code = ("import hashlib; from labsupport import explore; r = explore.run(explore.INCIDENT); "
-            "print(hashlib.sha256((r.events.to_csv() + r.stuck_path.to_csv()).encode()).hexdigest())")
-    digests = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": seed},
-                              capture_output=True, text=True, check=True).stdout.strip() for seed in ("1", "2")}
+    code = (
+        "import hashlib; from labsupport import explore; r = explore.run(explore.INCIDENT); "
+        "print(hashlib.sha256((r.events.to_csv() + r.stuck_path.to_csv()).encode()).hexdigest())"
+    )
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in ("1", "2")
+    }
     res = run(INCIDENT)
     assert digests == {hashlib.sha256((res.events.to_csv() + res.stuck_path.to_csv()).encode()).hexdigest()}

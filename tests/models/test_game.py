@@ -44,8 +44,11 @@ def test_scripted_aws_player_reproduces_each_stage_within_the_chains_calibration
     d = timeline.durations()
     stages = aws.chain.stages.set_index(aws.chain.stages["stage"].astype(str))
     tolerance = 0.2  # the chain's calibration tolerance (labsupport.chain.calibration)
-    for stage, interval in (("DynamoDB unreachable", "dynamodb_errors"), ("Launches failing", "launch_failures"),
-                            ("NLB connection errors", "nlb_period")):
+    for stage, interval in (
+        ("DynamoDB unreachable", "dynamodb_errors"),
+        ("Launches failing", "launch_failures"),
+        ("NLB connection errors", "nlb_period"),
+    ):
         pes = d.at[interval, "duration"].total_seconds()
         model = stages.at[stage, "duration_s"]
         assert abs(model / pes - 1) <= tolerance, (stage, model, pes)
@@ -126,16 +129,19 @@ def test_every_action_at_1148_pm_gives_the_models_result():
     assert res.summary.first_update_s == 0.0
 
 
-@pytest.mark.parametrize("bad, field", [
-    ({"clock_s": HORIZON_S + 1}, "clock_s"),
-    ({"clock_s": -1.0}, "clock_s"),
-    ({"actions": ((0.0, "panic"),)}, "action"),
-    ({"actions": ((HORIZON_S + 60, "repair_dns"),)}, "time_s"),
-    ({"actions": ((float("nan"), "repair_dns"),)}, "time_s"),
-    ({"actions": ("repair_dns",)}, "actions[0]"),
-    ({"actions": "repair_dns"}, "actions"),
-    ({"horizon_s": 10.0}, "horizon_s"),
-])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"clock_s": HORIZON_S + 1}, "clock_s"),
+        ({"clock_s": -1.0}, "clock_s"),
+        ({"actions": ((0.0, "panic"),)}, "action"),
+        ({"actions": ((HORIZON_S + 60, "repair_dns"),)}, "time_s"),
+        ({"actions": ((float("nan"), "repair_dns"),)}, "time_s"),
+        ({"actions": ("repair_dns",)}, "actions[0]"),
+        ({"actions": "repair_dns"}, "actions"),
+        ({"horizon_s": 10.0}, "horizon_s"),
+    ],
+)
 def test_bad_configs_raise_config_error_naming_the_field(bad, field):
     with pytest.raises(ConfigError, match=field.replace("[", r"\[").replace("]", r"\]")):
         GameConfig(**bad)
@@ -190,8 +196,12 @@ def test_every_action_row_is_tagged_with_awss_source_or_as_the_models(aws):
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.sampled_from([0.0, 3600.0, 9000.0, 20_000.0, 40_000.0, HORIZON_S]),
-                          st.sampled_from(ACTION_NAMES)), max_size=8))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0.0, 3600.0, 9000.0, 20_000.0, 40_000.0, HORIZON_S]), st.sampled_from(ACTION_NAMES)),
+        max_size=8,
+    )
+)
 def test_any_log_of_valid_actions_plays_to_a_result(log):
     res = play(GameConfig(actions=tuple(log), clock_s=HORIZON_S))
     assert list(res.score["stage"]) == list(SCORE_ROWS)
@@ -230,10 +240,14 @@ def test_facilitator_plans_run_without_gaps_to_60_and_90_minutes():
     from pathlib import Path
 
     text = (Path(__file__).resolve().parents[2] / "chapters" / "instructor-guide" / "game-day.md").read_text(
-        encoding="utf-8")
+        encoding="utf-8"
+    )
     for length in (60, 90):
         section = text.split(f"## The {length}-minute plan", 1)[1].split("\n## ", 1)[0]
-        spans = [tuple(int(h) * 60 + int(m) for h, m in re.findall(r"(\d+):(\d\d)", row.split("|")[1]))
-                 for row in section.splitlines() if re.match(r"\| \d+:\d\d–\d+:\d\d \|", row)]
+        spans = [
+            tuple(int(h) * 60 + int(m) for h, m in re.findall(r"(\d+):(\d\d)", row.split("|")[1]))
+            for row in section.splitlines()
+            if re.match(r"\| \d+:\d\d–\d+:\d\d \|", row)
+        ]
         assert spans and spans[0][0] == 0 and spans[-1][1] == length, (length, spans)
         assert all(a[1] == b[0] for a, b in itertools.pairwise(spans)), spans

@@ -90,19 +90,25 @@ def test_summaries_match_the_golden_file(name):
     expected = json.loads((GOLDEN / name).read_text(encoding="utf-8"))
     actual = json.loads(json.dumps(FILES[name]()))
     diff = differences(expected, actual)
-    assert not diff, (f"{len(diff)} field(s) differ from tests/golden/{name} "
-                      "(if intended: python tests/models/test_golden.py --regenerate):\n  " + "\n  ".join(diff[:40]))
+    assert not diff, (
+        f"{len(diff)} field(s) differ from tests/golden/{name} "
+        "(if intended: python tests/models/test_golden.py --regenerate):\n  " + "\n  ".join(diff[:40])
+    )
 
 
 def test_the_stop_point_file_holds_all_64_combinations():
     data = json.loads((GOLDEN / "stop_point_summaries.json").read_text(encoding="utf-8"))
-    assert len(data) == 64 == len({tuple(v["stop_points"]) if isinstance(v["stop_points"], list)
-                                   else v["stop_points"] for v in data.values()})
+    assert (
+        len(data)
+        == 64
+        == len(
+            {tuple(v["stop_points"]) if isinstance(v["stop_points"], list) else v["stop_points"] for v in data.values()}
+        )
+    )
 
 
 def test_the_diff_names_the_field_and_both_values():
-    assert differences({"chain": {"nlb_s": 1.0}}, {"chain": {"nlb_s": 2.0}}) == [
-        "chain.nlb_s: golden 1.0, now 2.0"]
+    assert differences({"chain": {"nlb_s": 1.0}}, {"chain": {"nlb_s": 2.0}}) == ["chain.nlb_s: golden 1.0, now 2.0"]
 
 
 if __name__ == "__main__":

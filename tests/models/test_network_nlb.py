@@ -26,12 +26,17 @@ QUIET = NetworkConfig(backlog_count=0, launch_rate_per_min=0.0, retry_launches_c
 
 # --- network: exact traces ---------------------------------------------------------------------
 
+
 def test_backlog_drains_one_item_per_service_time_in_order():
     cfg = replace(QUIET, backlog_count=3, propagation_rate_per_min=6.0, horizon_s=100.0)
     ev = network.run(cfg).events
     assert list(ev.itertuples(index=False, name=None)) == [
-        (0.0, "backlog_queued", 0, -1), (0.0, "backlog_queued", 1, -1), (0.0, "backlog_queued", 2, -1),
-        (10.0, "propagated", 0, -1), (20.0, "propagated", 1, -1), (30.0, "propagated", 2, -1),
+        (0.0, "backlog_queued", 0, -1),
+        (0.0, "backlog_queued", 1, -1),
+        (0.0, "backlog_queued", 2, -1),
+        (10.0, "propagated", 0, -1),
+        (20.0, "propagated", 1, -1),
+        (30.0, "propagated", 2, -1),
     ]
     s = network.run(cfg).summary
     assert (s.backlog_cleared_s, s.first_late_config_s, s.propagation_normal_s) == (30.0, None, 0.0)
@@ -67,8 +72,7 @@ def test_admission_control_refuses_only_when_the_queue_is_full():
     cfg = replace(network.INCIDENT, max_queue_count=330, horizon_s=7_200.0)
     res = network.run(cfg)
     ev = res.events
-    delta = ev["kind"].map({"backlog_queued": 1, "launch_queued": 1, "propagated": -1,
-                            "launch_refused": 0}).astype(int)
+    delta = ev["kind"].map({"backlog_queued": 1, "launch_queued": 1, "propagated": -1, "launch_refused": 0}).astype(int)
     # Items at Network Manager just before each event: the waiting queue plus the one in service.
     before = delta.cumsum() - delta
     refused = ev["kind"] == "launch_refused"
@@ -87,20 +91,30 @@ def test_shedding_load_brings_propagation_back_sooner():
 
 def test_incident_calibration_matches_the_summary_times():
     s = network.run(network.INCIDENT).summary
-    assert abs(s.first_late_config_s - network.CLOCK.seconds("06:21")) <= 120        # PES: 6:21 AM
-    assert abs(s.propagation_normal_s - network.CLOCK.seconds("10:36")) <= 15 * 60   # PES: 10:36 AM
+    assert abs(s.first_late_config_s - network.CLOCK.seconds("06:21")) <= 120  # PES: 6:21 AM
+    assert abs(s.propagation_normal_s - network.CLOCK.seconds("10:36")) <= 15 * 60  # PES: 10:36 AM
 
 
 def test_network_frames_have_the_documented_dtypes():
     res = network.run(replace(network.INCIDENT, horizon_s=3_600.0))
-    assert dict(res.events.dtypes.astype(str)) == {"time_s": "float64", "kind": "category",
-                                                   "item": "int64", "az": "int64"}
-    assert list(res.timeseries.columns) == ["time_s", "queue_count", "unconfigured_count",
-                                            "mean_delay_s", "max_delay_s"]
+    assert dict(res.events.dtypes.astype(str)) == {
+        "time_s": "float64",
+        "kind": "category",
+        "item": "int64",
+        "az": "int64",
+    }
+    assert list(res.timeseries.columns) == [
+        "time_s",
+        "queue_count",
+        "unconfigured_count",
+        "mean_delay_s",
+        "max_delay_s",
+    ]
     assert (res.timeseries[["queue_count", "unconfigured_count"]] >= 0).all().all()
 
 
 # --- nlb: mechanism ------------------------------------------------------------------------------
+
 
 def test_flap_rate_formula():
     assert nlb.flap_transitions_per_check(0.5, 3, 2) == pytest.approx(0.1)
@@ -113,10 +127,22 @@ def test_flap_rate_formula():
 
 def test_simulated_flaps_match_the_mean_field_rate():
     """This NLB's probe-by-probe flaps agree with the formula the fleet's load uses."""
-    never = NetworkConfig(backlog_count=50, propagation_rate_per_min=0.001, launch_rate_per_min=0.0,
-                          retry_launches_count=6, retry_decay_s=1.0, horizon_s=30_000.0)
-    cfg = NlbConfig(network=never, target_share_fraction=1.0, fleet_targets_per_launch_count=0,
-                    health_check_interval_s=5.0, disable_failover_at_s=None, reenable_failover_at_s=None)
+    never = NetworkConfig(
+        backlog_count=50,
+        propagation_rate_per_min=0.001,
+        launch_rate_per_min=0.0,
+        retry_launches_count=6,
+        retry_decay_s=1.0,
+        horizon_s=30_000.0,
+    )
+    cfg = NlbConfig(
+        network=never,
+        target_share_fraction=1.0,
+        fleet_targets_per_launch_count=0,
+        health_check_interval_s=5.0,
+        disable_failover_at_s=None,
+        reenable_failover_at_s=None,
+    )
     res = nlb.run(cfg)
     registered = res.events[res.events["kind"] == "target_registered"]
     assert len(registered) == 6
@@ -162,8 +188,13 @@ def test_disabling_failover_restores_every_az_until_reenabled():
 
 def test_velocity_control_caps_removed_capacity_exactly():
     # No new targets, so the three AZs keep equal shares and the ledger is exact.
-    cfg = replace(nlb.VELOCITY_CONTROL, target_share_fraction=0.0, max_removal_fraction=0.25,
-                  disable_failover_at_s=None, reenable_failover_at_s=None)
+    cfg = replace(
+        nlb.VELOCITY_CONTROL,
+        target_share_fraction=0.0,
+        max_removal_fraction=0.25,
+        disable_failover_at_s=None,
+        reenable_failover_at_s=None,
+    )
     res = nlb.run(cfg)
     assert res.summary.failover_count >= 1 and res.summary.limited_count >= 1
     assert res.timeseries["failover_removed_fraction"].max() == pytest.approx(0.25)
@@ -173,13 +204,13 @@ def test_velocity_control_caps_removed_capacity_exactly():
 def test_incident_calibration_and_levers():
     inc = nlb.run(nlb.INCIDENT)
     s = inc.summary
-    assert abs(s.first_failover_s - network.CLOCK.seconds("06:52")) <= 20 * 60       # PES: detection at 6:52
-    assert s.error_start_s <= network.CLOCK.seconds("06:00")                          # PES: errors from 5:30
+    assert abs(s.first_failover_s - network.CLOCK.seconds("06:52")) <= 20 * 60  # PES: detection at 6:52
+    assert s.error_start_s <= network.CLOCK.seconds("06:00")  # PES: errors from 5:30
     ts = inc.timeseries
     short = ts[ts["working_capacity_fraction"] < ts["demand_fraction"]]
-    assert short["time_s"].max() < nlb.INCIDENT.disable_failover_at_s      # 9:36 ended the shortfall
+    assert short["time_s"].max() < nlb.INCIDENT.disable_failover_at_s  # 9:36 ended the shortfall
     never = nlb.run(replace(nlb.INCIDENT, disable_failover_at_s=None, reenable_failover_at_s=None)).summary
-    assert never.below_demand_s > s.below_demand_s                         # so the 9:36 action helped
+    assert never.below_demand_s > s.below_demand_s  # so the 9:36 action helped
     capped = nlb.run(nlb.VELOCITY_CONTROL).summary
     assert capped.min_capacity_fraction > 0.5 > s.min_capacity_fraction
     assert capped.peak_error_fraction < s.peak_error_fraction
@@ -195,22 +226,31 @@ def test_reenabling_too_early_brings_failover_back():
 
 def test_nlb_frames_have_the_documented_dtypes():
     res = nlb.run(nlb.INCIDENT)
-    assert dict(res.events.dtypes.astype(str)) == {"time_s": "float64", "kind": "category", "az": "int64",
-                                                   "target": "int64", "value": "float64"}
+    assert dict(res.events.dtypes.astype(str)) == {
+        "time_s": "float64",
+        "kind": "category",
+        "az": "int64",
+        "target": "int64",
+        "value": "float64",
+    }
     assert res.events["time_s"].is_monotonic_increasing
     assert (res.timeseries.dtypes == "float64").all()
 
 
 # --- determinism ---------------------------------------------------------------------------------
 
+
 def _digest(config_expr: str, hashseed: str) -> str:
-    code = ("import hashlib; from dataclasses import replace; from labsupport import nlb, network;"
-            f"r = nlb.run({config_expr});"
-            "print(hashlib.sha256((r.events.to_csv() + r.timeseries.to_csv()"
-            " + r.network.events.to_csv()).encode()).hexdigest())")
+    code = (
+        "import hashlib; from dataclasses import replace; from labsupport import nlb, network;"
+        f"r = nlb.run({config_expr});"
+        "print(hashlib.sha256((r.events.to_csv() + r.timeseries.to_csv()"
+        " + r.network.events.to_csv()).encode()).hexdigest())"
+    )
     env = {**os.environ, "PYTHONHASHSEED": hashseed}
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def test_same_config_same_events():
@@ -223,16 +263,27 @@ def test_same_config_same_events():
 
 
 def test_same_events_across_processes_and_hash_seeds():
-    expr = ("replace(nlb.VELOCITY_CONTROL, network=replace(network.INCIDENT, horizon_s=14_000.0), "
-            "disable_failover_at_s=None, reenable_failover_at_s=None)")
+    expr = (
+        "replace(nlb.VELOCITY_CONTROL, network=replace(network.INCIDENT, horizon_s=14_000.0), "
+        "disable_failover_at_s=None, reenable_failover_at_s=None)"
+    )
     assert _digest(expr, "1") == _digest(expr, "4242")
 
 
 @pytest.mark.parametrize("executor_type", [ThreadPoolExecutor, ProcessPoolExecutor])
 def test_sweep_is_the_same_with_an_executor(executor_type):
     short = replace(network.INCIDENT, horizon_s=10_000.0)
-    configs = [replace(nlb.INCIDENT, network=short, disable_failover_at_s=None, reenable_failover_at_s=None,
-                       max_removal_fraction=c, limit_capacity_removal=True) for c in (0.1, 0.3, 0.6)]
+    configs = [
+        replace(
+            nlb.INCIDENT,
+            network=short,
+            disable_failover_at_s=None,
+            reenable_failover_at_s=None,
+            max_removal_fraction=c,
+            limit_capacity_removal=True,
+        )
+        for c in (0.1, 0.3, 0.6)
+    ]
     here = nlb.sweep(configs)
     with executor_type(max_workers=2) as pool:
         there = nlb.sweep(configs, executor=pool)
@@ -242,6 +293,7 @@ def test_sweep_is_the_same_with_an_executor(executor_type):
 
 
 # --- properties ----------------------------------------------------------------------------------
+
 
 @st.composite
 def small_configs(draw):
@@ -297,30 +349,65 @@ def test_invariants_hold_for_any_valid_config(cfg):
 
 # --- validation ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("field, value", [
-    ("backlog_count", -1), ("backlog_count", 2.5), ("backlog_count", True),
-    ("propagation_rate_per_min", 0.0), ("propagation_rate_per_min", math.nan),
-    ("launch_rate_per_min", -1.0), ("launch_rate_per_min", math.inf), ("launch_rate_per_min", "5"),
-    ("retry_decay_s", 0.0), ("az_count", 0), ("az_count", 7), ("shed_load_fraction", 1.5),
-    ("shed_load_at_s", -5.0), ("max_queue_count", 0), ("horizon_s", 0.0), ("horizon_s", 1e9),
-    ("drain_start_s", 40_000.0), ("max_events", 0), ("seed", 1.5), ("normal_delay_s", -1.0),
-])
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("backlog_count", -1),
+        ("backlog_count", 2.5),
+        ("backlog_count", True),
+        ("propagation_rate_per_min", 0.0),
+        ("propagation_rate_per_min", math.nan),
+        ("launch_rate_per_min", -1.0),
+        ("launch_rate_per_min", math.inf),
+        ("launch_rate_per_min", "5"),
+        ("retry_decay_s", 0.0),
+        ("az_count", 0),
+        ("az_count", 7),
+        ("shed_load_fraction", 1.5),
+        ("shed_load_at_s", -5.0),
+        ("max_queue_count", 0),
+        ("horizon_s", 0.0),
+        ("horizon_s", 1e9),
+        ("drain_start_s", 40_000.0),
+        ("max_events", 0),
+        ("seed", 1.5),
+        ("normal_delay_s", -1.0),
+    ],
+)
 def test_invalid_network_configs_are_refused(field, value):
     with pytest.raises(ValueError, match=field) as info:
         replace(network.INCIDENT, **{field: value})
     assert isinstance(info.value, ConfigError) and repr(value)[:4] in str(info.value)
 
 
-@pytest.mark.parametrize("field, value", [
-    ("targets_per_az_count", 0), ("target_share_fraction", -0.1), ("demand_fraction", 0.0),
-    ("health_check_interval_s", 4.0), ("health_check_interval_s", math.nan), ("healthy_threshold_count", 0),
-    ("unhealthy_threshold_count", 11), ("unconfigured_pass_fraction", 2.0),
-    ("fleet_targets_per_launch_count", -3), ("checker_headroom_fraction", -0.5),
-    ("transition_work_checks", math.inf), ("failover_delay_threshold_s", 0.0), ("automatic_failover", 1),
-    ("disable_failover_at_s", 40_000.0), ("reenable_failover_at_s", -1.0), ("limit_capacity_removal", "yes"),
-    ("max_removal_fraction", 1.01), ("removal_window_s", 0.0), ("error_threshold_fraction", -0.01),
-    ("sample_interval_s", 0.5), ("max_events", -1), ("seed", None),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("targets_per_az_count", 0),
+        ("target_share_fraction", -0.1),
+        ("demand_fraction", 0.0),
+        ("health_check_interval_s", 4.0),
+        ("health_check_interval_s", math.nan),
+        ("healthy_threshold_count", 0),
+        ("unhealthy_threshold_count", 11),
+        ("unconfigured_pass_fraction", 2.0),
+        ("fleet_targets_per_launch_count", -3),
+        ("checker_headroom_fraction", -0.5),
+        ("transition_work_checks", math.inf),
+        ("failover_delay_threshold_s", 0.0),
+        ("automatic_failover", 1),
+        ("disable_failover_at_s", 40_000.0),
+        ("reenable_failover_at_s", -1.0),
+        ("limit_capacity_removal", "yes"),
+        ("max_removal_fraction", 1.01),
+        ("removal_window_s", 0.0),
+        ("error_threshold_fraction", -0.01),
+        ("sample_interval_s", 0.5),
+        ("max_events", -1),
+        ("seed", None),
+    ],
+)
 def test_invalid_nlb_configs_are_refused(field, value):
     with pytest.raises(ValueError, match=field):
         replace(nlb.INCIDENT, **{field: value})
@@ -364,10 +451,14 @@ def test_exports_are_sorted_and_documented():
 
 # --- regressions (adversarial review) ----------------------------------------------------------
 
-@pytest.mark.parametrize("make, cap", [
-    (lambda n: replace(network.INCIDENT, max_events=n), 2_000_000),
-    (lambda n: replace(nlb.INCIDENT, max_events=n), 10_000_000),
-])
+
+@pytest.mark.parametrize(
+    "make, cap",
+    [
+        (lambda n: replace(network.INCIDENT, max_events=n), 2_000_000),
+        (lambda n: replace(nlb.INCIDENT, max_events=n), 10_000_000),
+    ],
+)
 def test_max_events_is_capped_so_that_memory_stays_bounded(make, cap):
     assert make(cap).max_events == cap
     with pytest.raises(ConfigError, match="max_events"):
@@ -402,7 +493,7 @@ def test_mean_delay_is_nan_exactly_in_bins_without_deliveries_and_documented():
     bins = set((np.ceil(done["propagated_s"] / 60.0) * 60.0).tolist())
     has = ts["time_s"].isin(bins)
     assert ts.loc[has, "mean_delay_s"].notna().all() and ts.loc[~has, "mean_delay_s"].isna().all()
-    assert (~has).any()   # the backlog phase delivers no new instance
+    assert (~has).any()  # the backlog phase delivers no new instance
     assert "NaN in a bin where no new instance" in network.NetworkResult.__doc__
 
 
@@ -411,11 +502,14 @@ def test_a_horizon_below_one_second_names_the_horizon():
         replace(network.INCIDENT, horizon_s=0.5)
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: nlb.sweep(None), "configs"),
-    (lambda: nlb.sweep(3), "configs"),
-    (lambda: nlb.sweep([], executor="x"), "executor"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: nlb.sweep(None), "configs"),
+        (lambda: nlb.sweep(3), "configs"),
+        (lambda: nlb.sweep([], executor="x"), "executor"),
+    ],
+)
 def test_nlb_sweep_rejects_bad_arguments_with_a_value_error(call, name):
     with pytest.raises(ValueError, match=name):
         call()
@@ -426,13 +520,17 @@ def test_nlb_panel_with_a_short_horizon_offers_only_valid_settings():
 
     from labsupport import widgets
 
-    base = replace(nlb.INCIDENT, network=replace(network.INCIDENT, horizon_s=3_600.0), disable_failover_at_s=None,
-                   reenable_failover_at_s=None)
-    panel = widgets.nlb_panel(base)                       # raised while building before the fix
+    base = replace(
+        nlb.INCIDENT,
+        network=replace(network.INCIDENT, horizon_s=3_600.0),
+        disable_failover_at_s=None,
+        reenable_failover_at_s=None,
+    )
+    panel = widgets.nlb_panel(base)  # raised while building before the fix
     c = panel.controls
     for backlog, failover in itertools.product((c["backlog_count"].min, c["backlog_count"].max), c["failover"].options):
         cfg = widgets.nlb_config(base, **{**panel.values(), "backlog_count": backlog, "failover": failover})
-        assert cfg.disable_failover_at_s is None and cfg.reenable_failover_at_s is None   # both after 6:28 AM
+        assert cfg.disable_failover_at_s is None and cfg.reenable_failover_at_s is None  # both after 6:28 AM
     # A horizon between the two actions keeps the one inside the run.
     mid = replace(base, network=replace(network.INCIDENT, horizon_s=network.CLOCK.seconds("12:00")))
     cfg = widgets.nlb_config(mid, **{**panel.values(), "failover": next(iter(widgets.NLB_FAILOVER_CHOICES))})
@@ -442,6 +540,7 @@ def test_nlb_panel_with_a_short_horizon_offers_only_valid_settings():
 
 # --- float ties and the horizon rule ------------------------------------------------------------
 
+
 def test_failover_tie_is_decided_in_whole_milliseconds():
     # With 12.3 s ticks summed, a result 20 ticks old was 246.00000000000364 s
     # old, > 246, so the AZ failed over at 5108.6 s. Ticks are now k * interval in whole ms, and a
@@ -449,12 +548,17 @@ def test_failover_tie_is_decided_in_whole_milliseconds():
     r = nlb.run(replace(nlb.INCIDENT, health_check_interval_s=12.3, failover_delay_threshold_s=246))
     assert (r.summary.first_failover_s, r.summary.error_s) == (5256.2, 12960.0)
     probes = nlb.run(replace(nlb.INCIDENT, health_check_interval_s=12.3, failover_delay_threshold_s=246.001))
-    assert probes.summary.first_failover_s == 5256.2   # one ms over the tie changes nothing here
+    assert probes.summary.first_failover_s == 5256.2  # one ms over the tie changes nothing here
 
 
 def test_samples_are_at_k_times_the_interval():
-    cfg = replace(nlb.INCIDENT, network=replace(network.INCIDENT, horizon_s=3_600.0), sample_interval_s=1.1,
-                  disable_failover_at_s=None, reenable_failover_at_s=None)
+    cfg = replace(
+        nlb.INCIDENT,
+        network=replace(network.INCIDENT, horizon_s=3_600.0),
+        sample_interval_s=1.1,
+        disable_failover_at_s=None,
+        reenable_failover_at_s=None,
+    )
     t = nlb.run(cfg).timeseries["time_s"].to_numpy()
     assert t.tolist() == [k * 1100 / 1000 for k in range(1, len(t) + 1)]
     assert t[-1] <= 3_600.0
@@ -464,6 +568,12 @@ def test_events_at_exactly_the_horizon_are_kept():
     # One rule for every model: the run covers [0, horizon_s].
     net = network.run(replace(network.INCIDENT, horizon_s=600.0))
     assert (net.events["time_s"] == 600.0).any() and net.events["time_s"].max() == 600.0
-    n = nlb.run(replace(nlb.INCIDENT, network=replace(network.INCIDENT, horizon_s=600.0),
-                        disable_failover_at_s=None, reenable_failover_at_s=None))
+    n = nlb.run(
+        replace(
+            nlb.INCIDENT,
+            network=replace(network.INCIDENT, horizon_s=600.0),
+            disable_failover_at_s=None,
+            reenable_failover_at_s=None,
+        )
+    )
     assert n.timeseries["time_s"].iloc[-1] == 600.0

@@ -24,6 +24,7 @@ ENDPOINT_NAMES = ("regional", "ipv6", "fips", "account-1", "account-2")
 
 # --- Route 53 hosted zone: exact micro-scenarios -------------------------------------------------
 
+
 def zone_on(alias: int, *trees: int, rollback: int | None = None) -> route53.HostedZone:
     z = route53.HostedZone("regional", trees={g: 100 + g for g in trees})
     z.alias, z.rollback = alias, rollback
@@ -31,8 +32,9 @@ def zone_on(alias: int, *trees: int, rollback: int | None = None) -> route53.Hos
 
 
 def write(z: route53.HostedZone, gen: int, records: int = 50, newest: tuple[int, int] = (12, 112), **guards):
-    opts = dict(check_version_on_write=False, reject_empty_records=False, self_repair=False,
-                max_record_drop_fraction=1.0)
+    opts = dict(
+        check_version_on_write=False, reject_empty_records=False, self_repair=False, max_record_drop_fraction=1.0
+    )
     opts.update(guards)
     return z.apply_plan(gen, records, newest=newest, **opts)
 
@@ -46,8 +48,9 @@ def delete(z: route53.HostedZone, gen: int, **guards):
 def test_conditional_write_refuses_an_older_plan():
     z = zone_on(11, 10, 11, rollback=10)
     change = write(z, 5, check_version_on_write=True)
-    assert change == route53.Change("refused_not_newer", 5, 11, 11, 111,
-                                    "conditional write refused: endpoint already on plan 11")
+    assert change == route53.Change(
+        "refused_not_newer", 5, 11, 11, 111, "conditional write refused: endpoint already on plan 11"
+    )
     assert (z.alias, z.rollback, sorted(z.trees)) == (11, 10, [10, 11])
 
 
@@ -61,8 +64,7 @@ def test_without_guard_an_older_plan_overwrites_a_newer_one():
 def test_cleanup_skips_a_plan_the_alias_refers_to():
     z = zone_on(5, 5, 11, rollback=11)
     change = delete(z, 5, delete_only_unreferenced=True)
-    assert change == route53.Change("skipped_referenced", 5, 5, 5, 105,
-                                    "kept plan 5: the alias still refers to it")
+    assert change == route53.Change("skipped_referenced", 5, 5, 5, 105, "kept plan 5: the alias still refers to it")
     assert 5 in z.trees
 
 
@@ -77,8 +79,9 @@ def test_deleting_the_active_plan_leaves_an_empty_answer_and_blocks_every_later_
     gone = delete(z, 5)
     assert (gone.kind, gone.records, z.answer_count(), z.alias) == ("deleted_active", 0, 0, 5)
     blocked = write(z, 12)
-    assert blocked == route53.Change("inconsistent", 12, 5, 5, 0,
-                                     "batch rejected: rollback record cannot point at deleted plan 5")
+    assert blocked == route53.Change(
+        "inconsistent", 12, 5, 5, 0, "batch rejected: rollback record cannot point at deleted plan 5"
+    )
     assert (z.alias, z.rollback, sorted(z.trees)) == (5, 11, [11])
 
 
@@ -110,11 +113,22 @@ def test_lock_is_held_until_it_expires():
 # --- A scripted schedule with exact timings -------------------------------------------------------
 
 SCRIPTED = race.RaceConfig(
-    plan_interval_s=10.0, enactor_count=2, enactor_poll_interval_s=1.0, enactor_offsets_s=(0.75, 0.5),
-    endpoints=("regional", "ipv6"), txn_latency_s=1.0, txn_jitter_fraction=0.0, lock_ttl_s=0.0,
-    backoff_base_s=1.0, backoff_cap_s=60.0, backoff_jitter_fraction=0.0, cleanup_keep_generations=1,
+    plan_interval_s=10.0,
+    enactor_count=2,
+    enactor_poll_interval_s=1.0,
+    enactor_offsets_s=(0.75, 0.5),
+    endpoints=("regional", "ipv6"),
+    txn_latency_s=1.0,
+    txn_jitter_fraction=0.0,
+    lock_ttl_s=0.0,
+    backoff_base_s=1.0,
+    backoff_cap_s=60.0,
+    backoff_jitter_fraction=0.0,
+    cleanup_keep_generations=1,
     delays=(race.EnactorDelay(enactor="enactor-a", lock_losses_count=5, endpoints=("regional",)),),
-    manual_repair_after_s=5.0, horizon_s=60.0, seed=0,
+    manual_repair_after_s=5.0,
+    horizon_s=60.0,
+    seed=0,
 )
 
 
@@ -154,21 +168,35 @@ def test_scripted_race_with_each_guard():
         return regional_trace(replace(SCRIPTED, guards=race.Guards(**g)), end_s=48.0)
 
     assert with_(check_version_on_write=True) == [
-        (41.5, "enactor-b", "write", 5), (42.75, "enactor-a", "write_refused", 2),
-        (43.5, "enactor-b", "delete", 3), (47.75, "enactor-a", "write_refused", 5)]
+        (41.5, "enactor-b", "write", 5),
+        (42.75, "enactor-a", "write_refused", 2),
+        (43.5, "enactor-b", "delete", 3),
+        (47.75, "enactor-a", "write_refused", 5),
+    ]
     assert with_(delete_only_unreferenced=True) == [
-        (41.5, "enactor-b", "write", 5), (42.75, "enactor-a", "stale_write", 2),
-        (43.5, "enactor-b", "delete_skipped", 2), (43.5, "enactor-b", "delete", 3),
-        (47.75, "enactor-a", "write", 5)]
+        (41.5, "enactor-b", "write", 5),
+        (42.75, "enactor-a", "stale_write", 2),
+        (43.5, "enactor-b", "delete_skipped", 2),
+        (43.5, "enactor-b", "delete", 3),
+        (47.75, "enactor-a", "write", 5),
+    ]
     assert with_(reject_empty_records=True) == [
-        (41.5, "enactor-b", "write", 5), (42.75, "enactor-a", "stale_write", 2),
-        (43.5, "enactor-b", "refused_empty", 2), (43.5, "alarm", "alert", 2),
-        (43.5, "enactor-b", "delete", 3), (47.75, "enactor-a", "write", 5)]
+        (41.5, "enactor-b", "write", 5),
+        (42.75, "enactor-a", "stale_write", 2),
+        (43.5, "enactor-b", "refused_empty", 2),
+        (43.5, "alarm", "alert", 2),
+        (43.5, "enactor-b", "delete", 3),
+        (47.75, "enactor-a", "write", 5),
+    ]
     assert with_(self_repair=True) == [
-        (41.5, "enactor-b", "write", 5), (42.75, "enactor-a", "stale_write", 2),
-        (43.5, "enactor-b", "delete_active", 2), (43.5, "route53", "endpoint_empty", 2),
-        (43.5, "enactor-b", "delete", 3), (47.75, "enactor-a", "self_repair", 5),
-        (47.75, "route53", "endpoint_restored", 5)]
+        (41.5, "enactor-b", "write", 5),
+        (42.75, "enactor-a", "stale_write", 2),
+        (43.5, "enactor-b", "delete_active", 2),
+        (43.5, "route53", "endpoint_empty", 2),
+        (43.5, "enactor-b", "delete", 3),
+        (47.75, "enactor-a", "self_repair", 5),
+        (47.75, "route53", "endpoint_restored", 5),
+    ]
 
 
 def test_scripted_summary_and_derived_tables():
@@ -185,6 +213,7 @@ def test_scripted_summary_and_derived_tables():
 
 
 # --- The incident preset and the 16 guard combinations -------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def table() -> pd.DataFrame:
@@ -231,8 +260,10 @@ def test_same_seed_gives_identical_events():
 
 
 def test_events_are_identical_across_hash_seeds():
-    code = ("import hashlib; from labsupport import race; "
-            "print(hashlib.sha1(race.run().events.to_csv().encode()).hexdigest())")
+    code = (
+        "import hashlib; from labsupport import race; "
+        "print(hashlib.sha1(race.run().events.to_csv().encode()).hexdigest())"
+    )
     digests = set()
     for seed in ("0", "4242"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
@@ -244,8 +275,14 @@ def test_events_are_identical_across_hash_seeds():
 def test_event_dtypes():
     e = race.run(replace(race.INCIDENT, horizon_s=600.0)).events
     assert dict(e.dtypes.astype(str)) == {
-        "time_s": "float64", "actor": "category", "action": "category", "endpoint": "string",
-        "generation": "Int64", "records": "Int64", "detail": "string"}
+        "time_s": "float64",
+        "actor": "category",
+        "action": "category",
+        "endpoint": "string",
+        "generation": "Int64",
+        "records": "Int64",
+        "detail": "string",
+    }
     assert e["time_s"].is_monotonic_increasing
 
 
@@ -279,27 +316,48 @@ def test_limit_exceeded_is_raised_not_hung():
 
 # --- Property tests --------------------------------------------------------------------------------
 
+
 @st.composite
 def configs(draw, **fixed_guards):
     count = draw(st.integers(1, 4))
     endpoints = tuple(draw(st.lists(st.sampled_from(ENDPOINT_NAMES), min_size=1, max_size=4, unique=True)))
     names = race.enactor_names(count)
-    delays = tuple(draw(st.lists(st.builds(
-        race.EnactorDelay, enactor=st.sampled_from(names), start_s=st.floats(0, 600),
-        lock_losses_count=st.integers(0, 10), extra_latency_s=st.floats(0, 120),
-        endpoints=st.lists(st.sampled_from(endpoints), max_size=2, unique=True).map(tuple)), max_size=2)))
+    delays = tuple(
+        draw(
+            st.lists(
+                st.builds(
+                    race.EnactorDelay,
+                    enactor=st.sampled_from(names),
+                    start_s=st.floats(0, 600),
+                    lock_losses_count=st.integers(0, 10),
+                    extra_latency_s=st.floats(0, 120),
+                    endpoints=st.lists(st.sampled_from(endpoints), max_size=2, unique=True).map(tuple),
+                ),
+                max_size=2,
+            )
+        )
+    )
     guards = {name: draw(st.booleans()) for name in race.GUARD_NAMES}
     guards.update(fixed_guards)
     return race.RaceConfig(
-        plan_interval_s=draw(st.floats(5, 120)), enactor_count=count,
-        enactor_poll_interval_s=draw(st.floats(0.5, 30)), endpoints=endpoints,
+        plan_interval_s=draw(st.floats(5, 120)),
+        enactor_count=count,
+        enactor_poll_interval_s=draw(st.floats(0.5, 30)),
+        endpoints=endpoints,
         regional_endpoint=draw(st.sampled_from(endpoints)),
-        txn_latency_s=draw(st.floats(0.05, 5)), txn_jitter_fraction=draw(st.floats(0, 0.9)),
-        lock_ttl_s=draw(st.floats(0, 5)), backoff_base_s=draw(st.floats(0.1, 5)),
-        backoff_jitter_fraction=draw(st.floats(0, 1)), cleanup_keep_generations=draw(st.integers(1, 8)),
-        max_record_drop_fraction=draw(st.floats(0.05, 1)), delays=delays,
-        manual_repair_after_s=draw(st.floats(0, 3000)), horizon_s=draw(st.floats(60, 1800)),
-        seed=draw(st.integers(0, 2**32)), guards=race.Guards(**guards))
+        txn_latency_s=draw(st.floats(0.05, 5)),
+        txn_jitter_fraction=draw(st.floats(0, 0.9)),
+        lock_ttl_s=draw(st.floats(0, 5)),
+        backoff_base_s=draw(st.floats(0.1, 5)),
+        backoff_jitter_fraction=draw(st.floats(0, 1)),
+        cleanup_keep_generations=draw(st.integers(1, 8)),
+        max_record_drop_fraction=draw(st.floats(0.05, 1)),
+        delays=delays,
+        manual_repair_after_s=draw(st.floats(0, 3000)),
+        horizon_s=draw(st.floats(60, 1800)),
+        seed=draw(st.integers(0, 2**32)),
+        guards=race.Guards(**guards),
+    )
 
 
 @st.composite
@@ -308,10 +366,14 @@ def incident_like(draw, **fixed_guards):
     guards = {name: draw(st.booleans()) for name in race.GUARD_NAMES}
     guards.update(fixed_guards)
     return replace(
-        race.INCIDENT, seed=draw(st.integers(0, 2**32)), horizon_s=draw(st.floats(600, 1800)),
-        plan_interval_s=draw(st.floats(10, 60)), cleanup_keep_generations=draw(st.integers(1, 6)),
+        race.INCIDENT,
+        seed=draw(st.integers(0, 2**32)),
+        horizon_s=draw(st.floats(600, 1800)),
+        plan_interval_s=draw(st.floats(10, 60)),
+        cleanup_keep_generations=draw(st.integers(1, 6)),
         delays=(replace(race.INCIDENT_DELAY, lock_losses_count=draw(st.integers(5, 12))),),
-        guards=race.Guards(**guards))
+        guards=race.Guards(**guards),
+    )
 
 
 def any_config(**fixed_guards):
@@ -334,8 +396,9 @@ def replay_never_dangles(events: pd.DataFrame) -> None:
     """Rebuild each endpoint's trees and alias from the events; the alias must always have a tree."""
     trees: dict[str, set[int]] = {}
     alias: dict[str, int] = {}
-    for action, endpoint, gen, records in zip(events["action"], events["endpoint"], events["generation"],
-                                              events["records"], strict=True):
+    for action, endpoint, gen, records in zip(
+        events["action"], events["endpoint"], events["generation"], events["records"], strict=True
+    ):
         if action in ("initial_state", "write", "stale_write", "self_repair", "manual_repair"):
             trees.setdefault(endpoint, set()).add(int(gen))
             alias[endpoint] = int(gen)
@@ -372,18 +435,44 @@ def test_any_valid_config_runs(cfg):
 
 
 BAD_FIELDS = [
-    ("plan_interval_s", -1.0), ("plan_interval_s", 0.0), ("plan_interval_s", float("nan")),
-    ("plan_interval_s", float("inf")), ("plan_interval_s", True), ("plan_interval_s", "30"),
-    ("enactor_count", 0), ("enactor_count", -3), ("enactor_count", 2.5), ("enactor_count", True),
-    ("enactor_poll_interval_s", 0.0), ("enactor_offsets_s", "one too many"), ("enactor_offsets_s", [-1.0] * 9),
-    ("endpoints", ()), ("endpoints", ("regional", "regional")), ("endpoints", "regional"),
-    ("endpoints", ("regional", "")), ("regional_endpoint", "global"), ("records_per_tree_count", 0),
-    ("records_change_fraction", 0.9), ("txn_latency_s", 0.0), ("txn_jitter_fraction", 1.0),
-    ("lock_ttl_s", -0.1), ("backoff_base_s", 0.0), ("backoff_cap_s", 0.5), ("backoff_jitter_fraction", 1.5),
-    ("cleanup_keep_generations", 0), ("cleanup_keep_generations", -1), ("max_record_drop_fraction", 0.0),
-    ("delays", (race.EnactorDelay(enactor="enactor-z"),)), ("delays", ("enactor-a",)),
-    ("delays", (race.EnactorDelay(endpoints=("global",)),)), ("manual_repair_after_s", -5.0),
-    ("horizon_s", 0.0), ("seed", -1), ("seed", 1.5), ("max_events", 0), ("guards", "none"),
+    ("plan_interval_s", -1.0),
+    ("plan_interval_s", 0.0),
+    ("plan_interval_s", float("nan")),
+    ("plan_interval_s", float("inf")),
+    ("plan_interval_s", True),
+    ("plan_interval_s", "30"),
+    ("enactor_count", 0),
+    ("enactor_count", -3),
+    ("enactor_count", 2.5),
+    ("enactor_count", True),
+    ("enactor_poll_interval_s", 0.0),
+    ("enactor_offsets_s", "one too many"),
+    ("enactor_offsets_s", [-1.0] * 9),
+    ("endpoints", ()),
+    ("endpoints", ("regional", "regional")),
+    ("endpoints", "regional"),
+    ("endpoints", ("regional", "")),
+    ("regional_endpoint", "global"),
+    ("records_per_tree_count", 0),
+    ("records_change_fraction", 0.9),
+    ("txn_latency_s", 0.0),
+    ("txn_jitter_fraction", 1.0),
+    ("lock_ttl_s", -0.1),
+    ("backoff_base_s", 0.0),
+    ("backoff_cap_s", 0.5),
+    ("backoff_jitter_fraction", 1.5),
+    ("cleanup_keep_generations", 0),
+    ("cleanup_keep_generations", -1),
+    ("max_record_drop_fraction", 0.0),
+    ("delays", (race.EnactorDelay(enactor="enactor-z"),)),
+    ("delays", ("enactor-a",)),
+    ("delays", (race.EnactorDelay(endpoints=("global",)),)),
+    ("manual_repair_after_s", -5.0),
+    ("horizon_s", 0.0),
+    ("seed", -1),
+    ("seed", 1.5),
+    ("max_events", 0),
+    ("guards", "none"),
 ]
 
 
@@ -404,10 +493,16 @@ def test_invalid_configs_raise_value_error_naming_the_field(bad, valid):
     assert isinstance(info.value, ConfigError)
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    ({"lock_losses_count": -1}, "lock_losses_count"), ({"start_s": float("nan")}, "start_s"),
-    ({"extra_latency_s": -2.0}, "extra_latency_s"), ({"enactor": 3}, "enactor"), ({"endpoints": "fips"}, "endpoints"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"lock_losses_count": -1}, "lock_losses_count"),
+        ({"start_s": float("nan")}, "start_s"),
+        ({"extra_latency_s": -2.0}, "extra_latency_s"),
+        ({"enactor": 3}, "enactor"),
+        ({"endpoints": "fips"}, "endpoints"),
+    ],
+)
 def test_invalid_delay_raises(kwargs, field):
     with pytest.raises(ValueError, match=field):
         race.EnactorDelay(**kwargs)
@@ -421,6 +516,7 @@ def test_guards_reject_non_bool():
 
 
 # --- Charts and panel ------------------------------------------------------------------------------
+
 
 def test_charts_draw_what_the_model_computed():
     res = race.run(race.INCIDENT)
@@ -459,9 +555,15 @@ def test_panel_runs_at_every_corner_of_its_controls():
     for losses in (c["lock_losses_count"].min, c["lock_losses_count"].max):
         for interval in (c["plan_interval_s"].min, c["plan_interval_s"].max):
             seed = c["seed"].max
-            items = panel.update(check_version_on_write=True, delete_only_unreferenced=False,
-                                 reject_empty_records=False, self_repair=True,
-                                 lock_losses_count=losses, plan_interval_s=interval, seed=seed)
+            items = panel.update(
+                check_version_on_write=True,
+                delete_only_unreferenced=False,
+                reject_empty_records=False,
+                self_repair=True,
+                lock_losses_count=losses,
+                plan_interval_s=interval,
+                seed=seed,
+            )
             assert len(items) == 3
             for chart in items[1:]:
                 chart.to_dict()
@@ -482,6 +584,7 @@ def test_empty_windows_refuses_an_end_before_a_window_opens():
 
 
 # --- numpy integers and huge integers --------------------------------------------------------
+
 
 @pytest.mark.parametrize("value", [5, pytest.param("uint16", id="np.uint16"), pytest.param("uint8", id="np.uint8")])
 def test_numpy_unsigned_keep_generations_do_not_fake_an_outage(value):
@@ -512,8 +615,11 @@ def test_numpy_uint8_records_per_tree_gives_the_python_alerts():
 
 def test_huge_seed_is_refused_by_the_course_error_naming_the_field():
     # 10**5000 once made the message builder's repr() raise Python's digit-limit error.
-    with pytest.raises(ConfigError, match=r"seed must be an integer >= 0 and <= 9223372036854775807, got an integer "
-                                          r"of about 5001 digits"):
+    with pytest.raises(
+        ConfigError,
+        match=r"seed must be an integer >= 0 and <= 9223372036854775807, got an integer "
+        r"of about 5001 digits",
+    ):
         race.RaceConfig(seed=10**5000)
     with pytest.raises(ConfigError, match=r"enactor_offsets_s .*an integer of about 5001 digits"):
         race.RaceConfig(enactor_offsets_s=(10**5000, 0, 0))

@@ -13,8 +13,16 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_every_stop_point_has_a_declared_cost():
     costs = chain.stop_point_costs()
     assert list(costs["point"]) == [1, 2, 3, 4, 5, 6]
-    assert list(costs.columns) == ["point", "title", "effort_points", "effort", "risk", "latency_added",
-                                   "basis", "cite"]
+    assert list(costs.columns) == [
+        "point",
+        "title",
+        "effort_points",
+        "effort",
+        "risk",
+        "latency_added",
+        "basis",
+        "cite",
+    ]
     assert costs["effort_points"].between(1, 5).all()
     assert (costs[["effort", "risk", "latency_added"]].apply(lambda c: c.str.len()) > 0).all().all()
     # Every cost is the course's assumption, said so in the row; a cited row names a reference.

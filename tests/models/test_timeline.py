@@ -11,8 +11,18 @@ from labsupport import charts, timeline
 def test_columns_and_dtypes():
     tl = timeline.load()
     assert list(tl.columns) == [
-        "id", "time_pdt", "time_utc", "end_pdt", "end_utc", "service", "event",
-        "impact_period", "source", "tag", "unverified", "note",
+        "id",
+        "time_pdt",
+        "time_utc",
+        "end_pdt",
+        "end_utc",
+        "service",
+        "event",
+        "impact_period",
+        "source",
+        "tag",
+        "unverified",
+        "note",
     ]
     assert str(tl["time_pdt"].dt.tz) == "America/Los_Angeles"
     assert str(tl["time_utc"].dt.tz) == "UTC"
@@ -32,9 +42,25 @@ def test_pdt_is_utc_minus_seven():
 
 def test_every_summary_time_is_there():
     times = set(timeline.load()["time_pdt"].dt.strftime("%m-%d %H:%M"))
-    pes = ["10-19 23:48", "10-20 00:38", "10-20 01:15", "10-20 02:25", "10-20 02:40", "10-20 04:14",
-           "10-20 05:28", "10-20 05:30", "10-20 06:21", "10-20 06:52", "10-20 09:36", "10-20 10:36",
-           "10-20 11:23", "10-20 13:50", "10-20 14:09", "10-20 14:20", "10-21 04:05"]
+    pes = [
+        "10-19 23:48",
+        "10-20 00:38",
+        "10-20 01:15",
+        "10-20 02:25",
+        "10-20 02:40",
+        "10-20 04:14",
+        "10-20 05:28",
+        "10-20 05:30",
+        "10-20 06:21",
+        "10-20 06:52",
+        "10-20 09:36",
+        "10-20 10:36",
+        "10-20 11:23",
+        "10-20 13:50",
+        "10-20 14:09",
+        "10-20 14:20",
+        "10-21 04:05",
+    ]
     assert not set(pes) - times
 
 
@@ -97,8 +123,14 @@ def test_unknown_tag_and_bad_flag():
 
 @pytest.mark.parametrize(
     "value, text",
-    [(0, "0 min"), (59 * 60, "59 min"), (3600, "1 h 00 min"), (14 * 3600 + 32 * 60, "14 h 32 min"),
-     (pd.Timedelta(minutes=183), "3 h 03 min"), (89.9, "1 min")],
+    [
+        (0, "0 min"),
+        (59 * 60, "59 min"),
+        (3600, "1 h 00 min"),
+        (14 * 3600 + 32 * 60, "14 h 32 min"),
+        (pd.Timedelta(minutes=183), "3 h 03 min"),
+        (89.9, "1 min"),
+    ],
 )
 def test_format_duration(value, text):
     assert timeline.format_duration(value) == text
@@ -128,8 +160,16 @@ def test_chart_rejects_missing_columns():
 # --- regression: bad arguments are named, numpy durations are durations ---------------------------
 
 
-@pytest.mark.parametrize("arg, bad", [("services", 5), ("services", 3.5), ("tags", b"AWS"),
-                                      ("tags", bytearray(b"OTHER")), ("services", {"DynamoDB": 1})])
+@pytest.mark.parametrize(
+    "arg, bad",
+    [
+        ("services", 5),
+        ("services", 3.5),
+        ("tags", b"AWS"),
+        ("tags", bytearray(b"OTHER")),
+        ("services", {"DynamoDB": 1}),
+    ],
+)
 def test_names_that_are_not_names_are_refused_by_argument(arg, bad):
     with pytest.raises(ValueError, match=rf"^{arg} must be a name or a list of names") as info:
         timeline.load(**{arg: bad})

@@ -53,9 +53,44 @@ SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=list(
 NAN, INF = float("nan"), float("inf")
 #: The extreme values every field is fed, whatever its type.
 EXTREMES: tuple[Any, ...] = (
-    None, True, False, 0, 1, -1, 0.0, -1e-9, 5e-324, 0.5, NAN, INF, -INF, 2**63, 10**30, -(10**30), 10**400,
-    1e308, "", "1.5", "abc", b"1", [], (), {}, object(), 1j, Decimal("1.5"), Fraction(1, 3), np.int64(3),
-    np.float64(NAN), np.bool_(True), np.float32(1.5), pd.NA, [1.0], ("",), ("a", "a"), (None,),
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    0.0,
+    -1e-9,
+    5e-324,
+    0.5,
+    NAN,
+    INF,
+    -INF,
+    2**63,
+    10**30,
+    -(10**30),
+    10**400,
+    1e308,
+    "",
+    "1.5",
+    "abc",
+    b"1",
+    [],
+    (),
+    {},
+    object(),
+    1j,
+    Decimal("1.5"),
+    Fraction(1, 3),
+    np.int64(3),
+    np.float64(NAN),
+    np.bool_(True),
+    np.float32(1.5),
+    pd.NA,
+    [1.0],
+    ("",),
+    ("a", "a"),
+    (None,),
 )
 
 
@@ -66,6 +101,7 @@ class Hang(AssertionError):
 @contextlib.contextmanager
 def watchdog(seconds: float = WATCHDOG_S):
     """Fail with :class:`Hang` if the block runs longer than ``seconds`` (SIGALRM, main thread)."""
+
     def alarm(signum, frame):
         raise Hang(f"no result after {seconds:g} s: a hang, or a bound that does not bind")
 
@@ -79,6 +115,7 @@ def watchdog(seconds: float = WATCHDOG_S):
 
 
 # --- what a field is, and which values to try -----------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -150,8 +187,12 @@ def hostile() -> st.SearchStrategy:
     """Values of any type: the extremes, any float, huge ints, text, junk containers."""
     junk = st.one_of(st.integers(-5, 5), st.text(max_size=3), st.floats(), st.none())
     return st.one_of(
-        st.sampled_from(EXTREMES), st.floats(), st.integers(-(10**40), 10**40), st.text(max_size=6),
-        st.lists(junk, max_size=4), st.lists(junk, max_size=4).map(tuple),
+        st.sampled_from(EXTREMES),
+        st.floats(),
+        st.integers(-(10**40), 10**40),
+        st.text(max_size=6),
+        st.lists(junk, max_size=4),
+        st.lists(junk, max_size=4).map(tuple),
         st.dictionaries(st.text(max_size=2), junk, max_size=2),
     )
 
@@ -175,13 +216,17 @@ def near_valid(kind: Kind, default: Any, strings: list[str], depth: int = 0) -> 
     if kind.base == "str":
         return st.one_of(st.sampled_from(strings), st.text(max_size=6))
     if kind.base == "instance":
-        return instances(kind.cls, strings, depth + 1, default) if depth < 2 else st.just(
-            default if isinstance(default, kind.cls) else kind.cls())
+        return (
+            instances(kind.cls, strings, depth + 1, default)
+            if depth < 2
+            else st.just(default if isinstance(default, kind.cls) else kind.cls())
+        )
     d = abs(default) if isinstance(default, (int, float)) else 10
     if kind.base == "int":
         return st.one_of(st.sampled_from(sorted({0, 1, -1, int(d), 2 * int(d)})), st.integers(-1, 2 * int(d) + 2))
-    return st.one_of(st.sampled_from(sorted({0.0, -1.0, float(d), d / 2, 2.0 * d, d * 1e3})),
-                     st.floats(-1.0, 2.0 * d + 1.0))
+    return st.one_of(
+        st.sampled_from(sorted({0.0, -1.0, float(d), d / 2, 2.0 * d, d * 1e3})), st.floats(-1.0, 2.0 * d + 1.0)
+    )
 
 
 def instances(cls: type, strings: list[str], depth: int = 0, start: Any = None) -> st.SearchStrategy:
@@ -209,6 +254,7 @@ def field_values(kind: Kind, default: Any, strings: list[str]) -> st.SearchStrat
 
 # --- the outcome check ----------------------------------------------------------------------------
 
+
 @cache
 def field_names(model: str) -> set[str]:
     """Every field name of ``model``'s config class and of the config classes nested in it."""
@@ -233,8 +279,11 @@ def assert_names(err: BaseException, must: str | None, any_of: set[str]) -> None
 
 
 def assert_valid_result(result: Any) -> None:
-    tables = [(f.name, getattr(result, f.name)) for f in dataclasses.fields(result)
-              if isinstance(getattr(result, f.name), pd.DataFrame)]
+    tables = [
+        (f.name, getattr(result, f.name))
+        for f in dataclasses.fields(result)
+        if isinstance(getattr(result, f.name), pd.DataFrame)
+    ]
     assert tables, f"{type(result).__name__} holds no DataFrame"
     assert hasattr(result, "summary")
     for name, frame in tables:
@@ -271,8 +320,14 @@ def run_once(run: Callable[[Any], Any], obj: Any) -> Any:
     return _RUNS[key]
 
 
-def outcome(make: Callable[[], Any], run: Callable[[Any], Any], *, must: str | None, any_of: set[str],
-            result_check: Callable[[Any], None] = assert_valid_result) -> str:
+def outcome(
+    make: Callable[[], Any],
+    run: Callable[[Any], Any],
+    *,
+    must: str | None,
+    any_of: set[str],
+    result_check: Callable[[Any], None] = assert_valid_result,
+) -> str:
     """Build and run under the watchdog; return what happened, or fail the test."""
     with watchdog():
         try:
@@ -293,6 +348,7 @@ def outcome(make: Callable[[], Any], run: Callable[[Any], Any], *, must: str | N
 
 
 # --- configs: one field at a time, every extreme ---------------------------------------------------
+
 
 @pytest.mark.parametrize("name", sorted(CLASSES))
 def test_every_field_rejects_or_survives_every_extreme(name):
@@ -349,7 +405,8 @@ def one_field(name: str) -> st.SearchStrategy:
     model, cls, _, base = CLASSES[name]
     strings = strings_of(model, base)
     return st.sampled_from([f.name for f in dataclasses.fields(cls)]).flatmap(
-        lambda field: st.tuples(st.just(field), field_values(kind_of(cls, field), getattr(base, field), strings)))
+        lambda field: st.tuples(st.just(field), field_values(kind_of(cls, field), getattr(base, field), strings))
+    )
 
 
 @pytest.mark.parametrize("name", sorted(CLASSES))
@@ -383,8 +440,9 @@ def all_fields(name: str) -> st.SearchStrategy:
         for f in dataclasses.fields(cls):
             default, kind = getattr(base, f.name), kind_of(cls, f.name)
             how = draw(st.sampled_from(odds))
-            kwargs[f.name] = (default if how == "k" else draw(near_valid(kind, default, strings)) if how == "v"
-                              else draw(hostile()))
+            kwargs[f.name] = (
+                default if how == "k" else draw(near_valid(kind, default, strings)) if how == "v" else draw(hostile())
+            )
         return kwargs
 
     return build()
@@ -408,8 +466,13 @@ def test_lock_held_for_a_day_does_not_overflow_the_backoff():
     """``base * 2**attempt`` overflowed a float after 1024 lost locks; the back-off now stays finite."""
     from labsupport import race
 
-    cfg = replace(race.INCIDENT, delays=(race.EnactorDelay(enactor="enactor-a", extra_latency_s=86_400.0),),
-                  backoff_base_s=0.01, backoff_cap_s=0.01, horizon_s=86_400.0)
+    cfg = replace(
+        race.INCIDENT,
+        delays=(race.EnactorDelay(enactor="enactor-a", extra_latency_s=86_400.0),),
+        backoff_base_s=0.01,
+        backoff_cap_s=0.01,
+        horizon_s=86_400.0,
+    )
     with watchdog(), pytest.raises(LimitExceeded, match="max_events"):
         race.run(cfg)
     cfg = replace(cfg, backoff_cap_s=60.0, max_events=10**6)
@@ -418,6 +481,7 @@ def test_lock_held_for_a_day_does_not_overflow_the_backoff():
 
 
 # --- public functions ------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Fn:
@@ -455,15 +519,21 @@ def explore_incident() -> Any:
 def frames_or_junk(frame: Callable[[], pd.DataFrame]) -> st.SearchStrategy:
     """The right frame, the frame without one of its columns, an empty copy, or not a frame at all."""
     f = frame()
-    return st.one_of(st.just(f), st.sampled_from(list(f.columns)).map(lambda c: f.drop(columns=[c])),
-                     st.just(f.iloc[0:0]), hostile())
+    return st.one_of(
+        st.just(f), st.sampled_from(list(f.columns)).map(lambda c: f.drop(columns=[c])), st.just(f.iloc[0:0]), hostile()
+    )
 
 
 def names_or_junk(names: list[str] | tuple[str, ...]) -> st.SearchStrategy:
     names = list(names)
     pick = st.sampled_from([*names, "nonexistent", ""])
-    return st.one_of(hostile(), st.lists(pick, max_size=3), st.lists(pick, max_size=3).map(tuple),
-                     st.sampled_from(names), st.lists(st.one_of(pick, hostile()), max_size=3))
+    return st.one_of(
+        hostile(),
+        st.lists(pick, max_size=3),
+        st.lists(pick, max_size=3).map(tuple),
+        st.sampled_from(names),
+        st.lists(st.one_of(pick, hostile()), max_size=3),
+    )
 
 
 def configs_or_junk(model: str) -> st.SearchStrategy:
@@ -481,8 +551,10 @@ def dwfm_frames() -> dict[str, pd.DataFrame]:
     from labsupport import dwfm
 
     base = small("dwfm")
-    return {"sweep": dwfm.phase_sweep(base, fleet_sizes=(200, 300), outage_lengths_s=(600.0, 1_200.0)),
-            "grid": dwfm.explorer_grid(base, fleet_sizes=(200, 300), step_s=600.0)}
+    return {
+        "sweep": dwfm.phase_sweep(base, fleet_sizes=(200, 300), outage_lengths_s=(600.0, 1_200.0)),
+        "grid": dwfm.explorer_grid(base, fleet_sizes=(200, 300), step_s=600.0),
+    }
 
 
 def numbers_or_junk(lo: float, hi: float) -> st.SearchStrategy:
@@ -512,236 +584,553 @@ def _fns() -> dict[str, Fn]:
     windows = lambda: rr().empty_windows()  # noqa: E731
     states = lambda: rr().endpoint_states()  # noqa: E731
     return {
-        "timeline.load": Fn(timeline.load, dict, lambda: {
-            "services": names_or_junk(timeline.services()), "tags": names_or_junk(timeline.TAGS),
-            "include_unverified": st.one_of(st.booleans(), hostile())}),
-        "timeline.format_duration": Fn(timeline.format_duration, lambda: {"value": 60.0}, lambda: {
-            "value": st.one_of(hostile(), st.floats(-10, 1e12), st.timedeltas(), st.just(pd.NaT),
-                               st.just(pd.Timedelta(days=-1)))}, aliases=("duration",)),
-        "race.run": Fn(race.run, lambda: {"config": small("race")}, lambda: {"config": configs_or_junk("race")},
-                       "race"),
-        "race.sweep": Fn(race.sweep, lambda: {"configs": [small("race")]}, lambda: {
-            "configs": st.one_of(hostile(), st.lists(configs_or_junk("race"), max_size=2)),
-            "executor": executors}, "race"),
-        "race.seed_sweep": Fn(race.seed_sweep, lambda: {"config": small("race"), "seeds": [0]}, lambda: {
-            "config": configs_or_junk("race"),
-            "seeds": st.one_of(hostile(), st.lists(st.one_of(st.integers(-2, 2**64), hostile()), max_size=2))},
-            "race"),
-        "race.guard_table": Fn(race.guard_table, lambda: {"config": small("race")}, lambda: {
-            "config": configs_or_junk("race"), "executor": executors}, "race"),
-        "race.guard_explorer_data": Fn(race.guard_explorer_data, lambda: {"config": small("race")}, lambda: {
-            "config": configs_or_junk("race"), "bin_s": numbers_or_junk(-1, 1e5)}, "race"),
-        "race.endpoint_states": Fn(race.endpoint_states, lambda: {"events": rr().events}, lambda: {
-            "events": frames_or_junk(lambda: rr().events)}, "race"),
-        "race.empty_windows": Fn(race.empty_windows, lambda: {"events": rr().events, "end_s": 600.0}, lambda: {
-            "events": frames_or_junk(lambda: rr().events), "end_s": numbers_or_junk(-10, 1e6)}, "race"),
-        "race.enactor_names": Fn(race.enactor_names, lambda: {"count": 3}, lambda: {
-            "count": numbers_or_junk(-3, 30)}, "race"),
-        "explore.run": Fn(explore.run, lambda: {"cfg": small("explore")}, lambda: {
-            "cfg": configs_or_junk("explore")}, "explore"),
-        "explore.states_table": Fn(explore.states_table, lambda: {"cfg": small("explore")}, lambda: {
-            "cfg": configs_or_junk("explore")}, "explore"),
-        "explore.verdict_table": Fn(explore.verdict_table, lambda: {"base": small("explore")}, lambda: {
-            "base": configs_or_junk("explore"), "executor": executors}, "explore"),
-        "explore.race_replay_config": Fn(explore.race_replay_config, lambda: {"result": explore_incident()},
-                                         lambda: {"result": st.one_of(st.just(explore_incident()), hostile())},
-                                         "explore"),
-        "charts.timeline_chart": Fn(charts.timeline_chart, lambda: {
-            "periods": timeline.impact_periods(), "events": timeline.load()}, lambda: {
-            "periods": frames_or_junk(timeline.impact_periods), "events": frames_or_junk(timeline.load),
-            "width": numbers_or_junk(-10, 5000)}),
-        "charts.race_sequence_chart": Fn(charts.race_sequence_chart, lambda: {
-            "events": rr().events, "start_s": 0.0, "end_s": 600.0}, lambda: {
-            "events": frames_or_junk(lambda: rr().events), "start_s": numbers_or_junk(-10, 1e4),
-            "end_s": numbers_or_junk(-10, 1e4), "width": numbers_or_junk(-10, 5000)}, "race"),
-        "charts.race_generation_chart": Fn(charts.race_generation_chart, lambda: {
-            "states": states(), "events": rr().events}, lambda: {
-            "states": frames_or_junk(states), "events": frames_or_junk(lambda: rr().events),
-            "start_s": numbers_or_junk(-10, 1e4), "end_s": st.one_of(st.none(), numbers_or_junk(-10, 1e4)),
-            "width": numbers_or_junk(-10, 5000)}, "race"),
-        "charts.race_records_chart": Fn(charts.race_records_chart, lambda: {
-            "states": states(), "windows": windows()}, lambda: {
-            "states": frames_or_junk(states), "windows": frames_or_junk(windows),
-            "endpoint": names_or_junk(["regional", "ipv6"]), "width": numbers_or_junk(-10, 5000)}, "race"),
-        "charts.explore_sequence_chart": Fn(charts.explore_sequence_chart, lambda: {
-            "steps": explore_incident().events}, lambda: {
-            "steps": frames_or_junk(lambda: explore_incident().events), "width": numbers_or_junk(-10, 5000),
-            "title": st.one_of(st.text(max_size=10), hostile())}, "explore"),
-        "dwfm.run": Fn(dwfm.run, lambda: {"config": small("dwfm")}, lambda: {"config": configs_or_junk("dwfm")},
-                       "dwfm"),
-        "dwfm.CLOCK.time_of_day": Fn(dwfm.CLOCK.time_of_day, lambda: {"time_s": 0.0}, lambda: {
-            "time_s": numbers_or_junk(-4e7, 4e7)}, "dwfm"),
-        "dwfm.goodput_fraction": Fn(dwfm.goodput_fraction, lambda: {
-            "timeseries": result("dwfm").timeseries, "start_s": 0.0, "end_s": 3_600.0}, lambda: {
-            "timeseries": frames_or_junk(lambda: result("dwfm").timeseries), "start_s": numbers_or_junk(-10, 1e4),
-            "end_s": numbers_or_junk(-10, 1e4)}, "dwfm"),
-        "dwfm.phase_sweep": Fn(dwfm.phase_sweep, lambda: {
-            "base": small("dwfm"), "fleet_sizes": (300,), "outage_lengths_s": (600.0,), "throttle": (True,)}, lambda: {
-            "base": configs_or_junk("dwfm"),
-            "fleet_sizes": st.one_of(hostile(), st.lists(st.one_of(st.integers(-5, 400), hostile()), max_size=2)),
-            "outage_lengths_s": st.one_of(hostile(), st.lists(numbers_or_junk(-10, 8_000), max_size=2)),
-            "throttle": st.one_of(hostile(), st.lists(st.one_of(st.booleans(), hostile()), max_size=2)),
-            "operators": st.one_of(st.booleans(), hostile()), "executor": executors}, "dwfm"),
-        "dwfm.explorer_grid": Fn(dwfm.explorer_grid, lambda: {
-            "base": small("dwfm"), "fleet_sizes": (300,)}, lambda: {
-            "base": configs_or_junk("dwfm"),
-            "fleet_sizes": st.one_of(hostile(), st.lists(st.one_of(st.integers(-5, 400), hostile()), max_size=9)),
-            "step_s": numbers_or_junk(-10, 1e4), "executor": executors}, "dwfm"),
-        "network.run": Fn(network.run, lambda: {"config": small("network")}, lambda: {
-            "config": configs_or_junk("network")}, "network"),
-        "clock.Clock": Fn(clock.Clock, lambda: {"origin": pd.Timestamp("2025-10-20 05:28")}, lambda: {
-            "origin": st.one_of(hostile(), st.just(pd.Timestamp("2025-10-20 05:28")),
-                                st.just(pd.Timestamp("2025-10-20 05:28", tz="UTC")))}),
-        "network.CLOCK.seconds": Fn(network.CLOCK.seconds, lambda: {"when": "07:00"}, lambda: {
-            "when": st.one_of(hostile(), st.text(max_size=16), st.sampled_from(["07:00", "25:61", "2025-10-20 07:00",
-                                                                                 "2027-10-20 07:00"]))}, "network"),
-        "network.CLOCK.reading": Fn(network.CLOCK.reading, lambda: {"time_s": 0.0}, lambda: {
-            "time_s": numbers_or_junk(-4e7, 4e7)}, "network"),
+        "timeline.load": Fn(
+            timeline.load,
+            dict,
+            lambda: {
+                "services": names_or_junk(timeline.services()),
+                "tags": names_or_junk(timeline.TAGS),
+                "include_unverified": st.one_of(st.booleans(), hostile()),
+            },
+        ),
+        "timeline.format_duration": Fn(
+            timeline.format_duration,
+            lambda: {"value": 60.0},
+            lambda: {
+                "value": st.one_of(
+                    hostile(), st.floats(-10, 1e12), st.timedeltas(), st.just(pd.NaT), st.just(pd.Timedelta(days=-1))
+                )
+            },
+            aliases=("duration",),
+        ),
+        "race.run": Fn(
+            race.run, lambda: {"config": small("race")}, lambda: {"config": configs_or_junk("race")}, "race"
+        ),
+        "race.sweep": Fn(
+            race.sweep,
+            lambda: {"configs": [small("race")]},
+            lambda: {
+                "configs": st.one_of(hostile(), st.lists(configs_or_junk("race"), max_size=2)),
+                "executor": executors,
+            },
+            "race",
+        ),
+        "race.seed_sweep": Fn(
+            race.seed_sweep,
+            lambda: {"config": small("race"), "seeds": [0]},
+            lambda: {
+                "config": configs_or_junk("race"),
+                "seeds": st.one_of(hostile(), st.lists(st.one_of(st.integers(-2, 2**64), hostile()), max_size=2)),
+            },
+            "race",
+        ),
+        "race.guard_table": Fn(
+            race.guard_table,
+            lambda: {"config": small("race")},
+            lambda: {"config": configs_or_junk("race"), "executor": executors},
+            "race",
+        ),
+        "race.guard_explorer_data": Fn(
+            race.guard_explorer_data,
+            lambda: {"config": small("race")},
+            lambda: {"config": configs_or_junk("race"), "bin_s": numbers_or_junk(-1, 1e5)},
+            "race",
+        ),
+        "race.endpoint_states": Fn(
+            race.endpoint_states,
+            lambda: {"events": rr().events},
+            lambda: {"events": frames_or_junk(lambda: rr().events)},
+            "race",
+        ),
+        "race.empty_windows": Fn(
+            race.empty_windows,
+            lambda: {"events": rr().events, "end_s": 600.0},
+            lambda: {"events": frames_or_junk(lambda: rr().events), "end_s": numbers_or_junk(-10, 1e6)},
+            "race",
+        ),
+        "race.enactor_names": Fn(
+            race.enactor_names, lambda: {"count": 3}, lambda: {"count": numbers_or_junk(-3, 30)}, "race"
+        ),
+        "explore.run": Fn(
+            explore.run, lambda: {"cfg": small("explore")}, lambda: {"cfg": configs_or_junk("explore")}, "explore"
+        ),
+        "explore.states_table": Fn(
+            explore.states_table,
+            lambda: {"cfg": small("explore")},
+            lambda: {"cfg": configs_or_junk("explore")},
+            "explore",
+        ),
+        "explore.verdict_table": Fn(
+            explore.verdict_table,
+            lambda: {"base": small("explore")},
+            lambda: {"base": configs_or_junk("explore"), "executor": executors},
+            "explore",
+        ),
+        "explore.race_replay_config": Fn(
+            explore.race_replay_config,
+            lambda: {"result": explore_incident()},
+            lambda: {"result": st.one_of(st.just(explore_incident()), hostile())},
+            "explore",
+        ),
+        "charts.timeline_chart": Fn(
+            charts.timeline_chart,
+            lambda: {"periods": timeline.impact_periods(), "events": timeline.load()},
+            lambda: {
+                "periods": frames_or_junk(timeline.impact_periods),
+                "events": frames_or_junk(timeline.load),
+                "width": numbers_or_junk(-10, 5000),
+            },
+        ),
+        "charts.race_sequence_chart": Fn(
+            charts.race_sequence_chart,
+            lambda: {"events": rr().events, "start_s": 0.0, "end_s": 600.0},
+            lambda: {
+                "events": frames_or_junk(lambda: rr().events),
+                "start_s": numbers_or_junk(-10, 1e4),
+                "end_s": numbers_or_junk(-10, 1e4),
+                "width": numbers_or_junk(-10, 5000),
+            },
+            "race",
+        ),
+        "charts.race_generation_chart": Fn(
+            charts.race_generation_chart,
+            lambda: {"states": states(), "events": rr().events},
+            lambda: {
+                "states": frames_or_junk(states),
+                "events": frames_or_junk(lambda: rr().events),
+                "start_s": numbers_or_junk(-10, 1e4),
+                "end_s": st.one_of(st.none(), numbers_or_junk(-10, 1e4)),
+                "width": numbers_or_junk(-10, 5000),
+            },
+            "race",
+        ),
+        "charts.race_records_chart": Fn(
+            charts.race_records_chart,
+            lambda: {"states": states(), "windows": windows()},
+            lambda: {
+                "states": frames_or_junk(states),
+                "windows": frames_or_junk(windows),
+                "endpoint": names_or_junk(["regional", "ipv6"]),
+                "width": numbers_or_junk(-10, 5000),
+            },
+            "race",
+        ),
+        "charts.explore_sequence_chart": Fn(
+            charts.explore_sequence_chart,
+            lambda: {"steps": explore_incident().events},
+            lambda: {
+                "steps": frames_or_junk(lambda: explore_incident().events),
+                "width": numbers_or_junk(-10, 5000),
+                "title": st.one_of(st.text(max_size=10), hostile()),
+            },
+            "explore",
+        ),
+        "dwfm.run": Fn(
+            dwfm.run, lambda: {"config": small("dwfm")}, lambda: {"config": configs_or_junk("dwfm")}, "dwfm"
+        ),
+        "dwfm.CLOCK.time_of_day": Fn(
+            dwfm.CLOCK.time_of_day, lambda: {"time_s": 0.0}, lambda: {"time_s": numbers_or_junk(-4e7, 4e7)}, "dwfm"
+        ),
+        "dwfm.goodput_fraction": Fn(
+            dwfm.goodput_fraction,
+            lambda: {"timeseries": result("dwfm").timeseries, "start_s": 0.0, "end_s": 3_600.0},
+            lambda: {
+                "timeseries": frames_or_junk(lambda: result("dwfm").timeseries),
+                "start_s": numbers_or_junk(-10, 1e4),
+                "end_s": numbers_or_junk(-10, 1e4),
+            },
+            "dwfm",
+        ),
+        "dwfm.phase_sweep": Fn(
+            dwfm.phase_sweep,
+            lambda: {"base": small("dwfm"), "fleet_sizes": (300,), "outage_lengths_s": (600.0,), "throttle": (True,)},
+            lambda: {
+                "base": configs_or_junk("dwfm"),
+                "fleet_sizes": st.one_of(hostile(), st.lists(st.one_of(st.integers(-5, 400), hostile()), max_size=2)),
+                "outage_lengths_s": st.one_of(hostile(), st.lists(numbers_or_junk(-10, 8_000), max_size=2)),
+                "throttle": st.one_of(hostile(), st.lists(st.one_of(st.booleans(), hostile()), max_size=2)),
+                "operators": st.one_of(st.booleans(), hostile()),
+                "executor": executors,
+            },
+            "dwfm",
+        ),
+        "dwfm.explorer_grid": Fn(
+            dwfm.explorer_grid,
+            lambda: {"base": small("dwfm"), "fleet_sizes": (300,)},
+            lambda: {
+                "base": configs_or_junk("dwfm"),
+                "fleet_sizes": st.one_of(hostile(), st.lists(st.one_of(st.integers(-5, 400), hostile()), max_size=9)),
+                "step_s": numbers_or_junk(-10, 1e4),
+                "executor": executors,
+            },
+            "dwfm",
+        ),
+        "network.run": Fn(
+            network.run, lambda: {"config": small("network")}, lambda: {"config": configs_or_junk("network")}, "network"
+        ),
+        "clock.Clock": Fn(
+            clock.Clock,
+            lambda: {"origin": pd.Timestamp("2025-10-20 05:28")},
+            lambda: {
+                "origin": st.one_of(
+                    hostile(),
+                    st.just(pd.Timestamp("2025-10-20 05:28")),
+                    st.just(pd.Timestamp("2025-10-20 05:28", tz="UTC")),
+                )
+            },
+        ),
+        "network.CLOCK.seconds": Fn(
+            network.CLOCK.seconds,
+            lambda: {"when": "07:00"},
+            lambda: {
+                "when": st.one_of(
+                    hostile(),
+                    st.text(max_size=16),
+                    st.sampled_from(["07:00", "25:61", "2025-10-20 07:00", "2027-10-20 07:00"]),
+                )
+            },
+            "network",
+        ),
+        "network.CLOCK.reading": Fn(
+            network.CLOCK.reading, lambda: {"time_s": 0.0}, lambda: {"time_s": numbers_or_junk(-4e7, 4e7)}, "network"
+        ),
         "nlb.run": Fn(nlb.run, lambda: {"config": small("nlb")}, lambda: {"config": configs_or_junk("nlb")}, "nlb"),
-        "nlb.sweep": Fn(nlb.sweep, lambda: {"configs": [small("nlb")]}, lambda: {
-            "configs": config_lists("nlb"), "executor": executors}, "nlb"),
-        "nlb.flap_transitions_per_check": Fn(nlb.flap_transitions_per_check, lambda: {
-            "pass_fraction": 0.4, "healthy_count": 3, "unhealthy_count": 2}, lambda: {
-            "pass_fraction": numbers_or_junk(-1, 2), "healthy_count": numbers_or_junk(-1, 12),
-            "unhealthy_count": numbers_or_junk(-1, 12)}, "nlb"),
-        "dns_cache.run": Fn(dns_cache.run, lambda: {"config": small("dns_cache")}, lambda: {
-            "config": configs_or_junk("dns_cache")}, "dns_cache"),
-        "dns_cache.sweep": Fn(dns_cache.sweep, lambda: {"configs": [small("dns_cache")]}, lambda: {
-            "configs": config_lists("dns_cache"), "executor": executors}, "dns_cache"),
-        "charts.dwfm_timeseries_chart": Fn(charts.dwfm_timeseries_chart, lambda: {
-            "timeseries": result("dwfm").timeseries}, lambda: {
-            "timeseries": frames_or_junk(lambda: result("dwfm").timeseries),
-            "outage_s": st.one_of(st.none(), st.tuples(numbers_or_junk(-10, 1e4), numbers_or_junk(-10, 1e4)),
-                                  hostile()),
-            "operator_at_s": st.one_of(st.none(), numbers_or_junk(-10, 1e4)), "width": numbers_or_junk(-10, 5000)},
-            "dwfm"),
-        "charts.dwfm_phase_chart": Fn(charts.dwfm_phase_chart, lambda: {"sweep": dwfm_frames()["sweep"]}, lambda: {
-            "sweep": frames_or_junk(lambda: dwfm_frames()["sweep"]), "cell_px": numbers_or_junk(-10, 500)}, "dwfm"),
-        "charts.dwfm_explorer_chart": Fn(charts.dwfm_explorer_chart, lambda: {"grid": dwfm_frames()["grid"]},
-                                         lambda: {"grid": frames_or_junk(lambda: dwfm_frames()["grid"]),
-                                                  "width": numbers_or_junk(-10, 5000)}, "dwfm"),
-        "charts.network_backlog_chart": Fn(charts.network_backlog_chart, lambda: {
-            "timeseries": result("network").timeseries}, lambda: {
-            "timeseries": frames_or_junk(lambda: result("network").timeseries),
-            "normal_delay_s": numbers_or_junk(-10, 1e5), "origin": st.one_of(st.none(), hostile()),
-            "width": numbers_or_junk(-10, 5000)}, "network"),
-        "charts.nlb_timeseries_chart": Fn(charts.nlb_timeseries_chart, lambda: {
-            "timeseries": result("nlb").timeseries}, lambda: {
-            "timeseries": frames_or_junk(lambda: result("nlb").timeseries),
-            "actions": st.one_of(st.none(), hostile(), st.dictionaries(st.text(max_size=5), st.one_of(
-                st.none(), numbers_or_junk(-10, 1e5)), max_size=2)),
-            "threshold_s": st.one_of(st.none(), numbers_or_junk(-10, 1e5)), "origin": st.one_of(st.none(), hostile()),
-            "width": numbers_or_junk(-10, 5000)}, "nlb"),
-        "charts.nlb_capacity_comparison_chart": Fn(charts.nlb_capacity_comparison_chart, lambda: {
-            "runs": {"a": result("nlb").timeseries}}, lambda: {
-            "runs": st.one_of(hostile(), st.just({}), st.dictionaries(hashable_junk(),
-                                                                      frames_or_junk(lambda: result("nlb").timeseries),
-                                                                      max_size=2)),
-            "floor": st.one_of(st.none(), numbers_or_junk(-1, 2)), "origin": st.one_of(st.none(), hostile()),
-            "width": numbers_or_junk(-10, 5000)}, "nlb"),
-        "charts.dns_failing_chart": Fn(charts.dns_failing_chart, lambda: {
-            "runs": {"a": result("dns_cache").timeseries}, "restored_s": 1_800.0}, lambda: {
-            "runs": st.one_of(hostile(), st.just({}), st.dictionaries(
-                hashable_junk(), frames_or_junk(lambda: result("dns_cache").timeseries),
-                max_size=2)),
-            "restored_s": numbers_or_junk(-10, 1e5), "origin": st.one_of(st.none(), hostile()),
-            "start_s": numbers_or_junk(-10, 1e5), "width": numbers_or_junk(-10, 5000)}, "dns_cache"),
-        "charts.dns_ttl_chart": Fn(charts.dns_ttl_chart, lambda: {"frame": dns_ttl_frame()}, lambda: {
-            "frame": frames_or_junk(dns_ttl_frame), "width": numbers_or_junk(-10, 5000)}, "dns_cache"),
-        "widgets.nlb_config": Fn(widgets.nlb_config, lambda: dict(NLB_CONTROLS), lambda: {
-            "base": st.one_of(st.none(), configs_or_junk("nlb")), "backlog_count": numbers_or_junk(-10, 2e6),
-            "health_check_interval_s": numbers_or_junk(-10, 400),
-            "limit_capacity_removal": st.one_of(st.booleans(), hostile()),
-            "max_removal_fraction": numbers_or_junk(-1, 2),
-            "failover": st.one_of(hostile(), st.sampled_from(list(widgets.NLB_FAILOVER_CHOICES)))}, "nlb"),
-        "widgets.dns_config": Fn(widgets.dns_config, lambda: dict(DNS_CONTROLS), lambda: {
-            "base": st.one_of(st.none(), configs_or_junk("dns_cache")), "positive_ttl_s": numbers_or_junk(-10, 1e5),
-            "negative_ttl_s": numbers_or_junk(-10, 1e5), "empty_min": numbers_or_junk(-10, 1e4),
-            "clients_count": numbers_or_junk(-10, 2e6)}, "dns_cache"),
-        "widgets.nlb_view": Fn(widgets.nlb_view, lambda: {"config": small("nlb")}, lambda: {
-            "config": configs_or_junk("nlb")}, "nlb"),
-        "widgets.dns_view": Fn(widgets.dns_view, lambda: {"config": small("dns_cache")}, lambda: {
-            "config": configs_or_junk("dns_cache")}, "dns_cache"),
-        "widgets.nlb_panel": Fn(widgets.nlb_panel, lambda: {"base": small("nlb")}, lambda: {
-            "base": st.one_of(st.none(), configs_or_junk("nlb"))}, "nlb"),
-        "widgets.dns_panel": Fn(widgets.dns_panel, lambda: {"base": small("dns_cache")}, lambda: {
-            "base": st.one_of(st.none(), configs_or_junk("dns_cache"))}, "dns_cache"),
-        "chain.run": Fn(chain.run, lambda: {"config": small("chain")}, lambda: {"config": configs_or_junk("chain")},
-                        "chain"),
-        "chain.sweep": Fn(chain.sweep, lambda: {"configs": [small("chain")]}, lambda: {
-            "configs": config_lists("chain"), "executor": executors}, "chain"),
-        "chain.stop_point_table": Fn(chain.stop_point_table, lambda: {"config": small("chain")}, lambda: {
-            "config": configs_or_junk("chain"), "executor": executors}, "chain", heavy=True),
-        "chain.all_stop_point_configs": Fn(chain.all_stop_point_configs, lambda: {"config": small("chain")},
-                                           lambda: {"config": configs_or_junk("chain")}, "chain"),
-        "chain.StopPoints.of": Fn(lambda numbers: chain.StopPoints.of(*numbers) if isinstance(numbers, list)
-                                  else chain.StopPoints.of(numbers), lambda: {"numbers": [1, 5]},
-                                  lambda: {"numbers": st.one_of(st.lists(st.one_of(st.integers(-2, 8), hostile()),
-                                                                         max_size=3), st.just([]))},
-                                  "chain", aliases=("stop point",)),
-        "chain.CLOCK.time_of_day": Fn(chain.CLOCK.time_of_day, lambda: {"time_s": 0.0}, lambda: {
-            "time_s": numbers_or_junk(-4e7, 4e7)}, "chain"),
-        "chain.calibration": Fn(chain.calibration, lambda: {"result": result("chain")}, lambda: {
-            "result": st.one_of(st.none(), st.just(result("chain")), hostile()),
-            "tolerance_fraction": numbers_or_junk(-1, 2)}, "chain"),
-        "chain.single_point_savings": Fn(chain.single_point_savings, lambda: {"table": chain_singles()}, lambda: {
-            "table": frames_or_junk(chain_singles)}, "chain"),
-        "dependencies.load": Fn(dependencies.load, dict, lambda: {
-            "include_unverified": st.one_of(st.booleans(), hostile())}),
-        "dependencies.isolate_regions": Fn(dependencies.isolate_regions, lambda: {"edges": dependencies.load()},
-                                           lambda: {"edges": frames_or_junk(dependencies.load)}),
-        "dependencies.blast_radius": Fn(dependencies.blast_radius, lambda: {"service": "DynamoDB",
-                                                                            "region": "us-east-1"}, lambda: {
-            "service": names_or_junk(dependencies.services()), "region": names_or_junk(dependencies.REGIONS),
-            "isolate": st.one_of(st.booleans(), hostile()), "include_unverified": st.one_of(st.booleans(), hostile()),
-            "include_inferred": st.one_of(st.booleans(), hostile())}),
-        "dependencies.what_fails_with": Fn(dependencies.what_fails_with, lambda: {"service": "DynamoDB",
-                                                                                  "region": "us-east-1"}, lambda: {
-            "service": names_or_junk(dependencies.services()), "region": names_or_junk(dependencies.REGIONS),
-            "isolate": st.one_of(st.booleans(), hostile()), "include_unverified": st.one_of(st.booleans(), hostile()),
-            "include_inferred": st.one_of(st.booleans(), hostile())}),
-        "charts.chain_timeline_chart": Fn(charts.chain_timeline_chart, lambda: {
-            "stages": result("chain").stages}, lambda: {
-            "stages": frames_or_junk(lambda: result("chain").stages),
-            "reference": st.one_of(st.none(), frames_or_junk(lambda: result("chain").stages)),
-            "label": st.one_of(st.text(max_size=6), hostile()), "reference_label": st.one_of(st.text(max_size=6),
-                                                                                              hostile()),
-            "width": numbers_or_junk(-10, 5000)}, "chain"),
-        "charts.chain_explorer_chart": Fn(charts.chain_explorer_chart, lambda: {"table": chain_table()}, lambda: {
-            "table": frames_or_junk(chain_table), "width": numbers_or_junk(-10, 5000)}, "chain"),
-        "charts.chain_impact_chart": Fn(charts.chain_impact_chart, lambda: {"impact": result("chain").impact},
-                                        lambda: {"impact": frames_or_junk(lambda: result("chain").impact),
-                                                 "width": numbers_or_junk(-10, 5000)}, "chain"),
-        "charts.chain_savings_chart": Fn(charts.chain_savings_chart, lambda: {
-            "savings": chain.single_point_savings(chain_singles())}, lambda: {
-            "savings": frames_or_junk(lambda: chain.single_point_savings(chain_singles())),
-            "width": numbers_or_junk(-10, 5000)}, "chain"),
-        "charts.dependency_blast_chart": Fn(charts.dependency_blast_chart, lambda: {
-            "radius": dependencies.blast_radius("DynamoDB", "us-east-1")}, lambda: {
-            "radius": frames_or_junk(lambda: dependencies.blast_radius("DynamoDB", "us-east-1")),
-            "title": st.one_of(st.text(max_size=6), hostile()),
-            "compare": st.one_of(st.none(), frames_or_junk(lambda: dependencies.blast_radius(
-                "DynamoDB", "us-east-1", isolate=True))),
-            "labels": st.one_of(hostile(), st.tuples(st.text(max_size=4), st.text(max_size=4))),
-            "cell_px": numbers_or_junk(-10, 500)}),
-        "widgets.chain_view": Fn(widgets.chain_view, lambda: {"config": small("chain")}, lambda: {
-            "config": configs_or_junk("chain"), "reference": st.one_of(st.none(), st.just(result("chain")), hostile())},
-            "chain"),
-        "widgets.chain_panel": Fn(widgets.chain_panel, lambda: {"base": small("chain")}, lambda: {
-            "base": st.one_of(st.none(), configs_or_junk("chain"))}, "chain"),
-        "widgets.race_view": Fn(widgets.race_view, lambda: {"config": small("race")}, lambda: {
-            "config": configs_or_junk("race"), "window_s": st.one_of(st.none(), numbers_or_junk(-10, 1e4))},
-            "race"),
-        "widgets.race_panel": Fn(widgets.race_panel, lambda: {"base": small("race")}, lambda: {
-            "base": st.one_of(st.none(), configs_or_junk("race"))}, "race"),
-        "widgets.explore_panel": Fn(widgets.explore_panel, lambda: {"base": small("explore")}, lambda: {
-            "base": st.one_of(st.none(), configs_or_junk("explore")),
-            "max_states": numbers_or_junk(-1, 20_000)}, "explore"),
+        "nlb.sweep": Fn(
+            nlb.sweep,
+            lambda: {"configs": [small("nlb")]},
+            lambda: {"configs": config_lists("nlb"), "executor": executors},
+            "nlb",
+        ),
+        "nlb.flap_transitions_per_check": Fn(
+            nlb.flap_transitions_per_check,
+            lambda: {"pass_fraction": 0.4, "healthy_count": 3, "unhealthy_count": 2},
+            lambda: {
+                "pass_fraction": numbers_or_junk(-1, 2),
+                "healthy_count": numbers_or_junk(-1, 12),
+                "unhealthy_count": numbers_or_junk(-1, 12),
+            },
+            "nlb",
+        ),
+        "dns_cache.run": Fn(
+            dns_cache.run,
+            lambda: {"config": small("dns_cache")},
+            lambda: {"config": configs_or_junk("dns_cache")},
+            "dns_cache",
+        ),
+        "dns_cache.sweep": Fn(
+            dns_cache.sweep,
+            lambda: {"configs": [small("dns_cache")]},
+            lambda: {"configs": config_lists("dns_cache"), "executor": executors},
+            "dns_cache",
+        ),
+        "charts.dwfm_timeseries_chart": Fn(
+            charts.dwfm_timeseries_chart,
+            lambda: {"timeseries": result("dwfm").timeseries},
+            lambda: {
+                "timeseries": frames_or_junk(lambda: result("dwfm").timeseries),
+                "outage_s": st.one_of(
+                    st.none(), st.tuples(numbers_or_junk(-10, 1e4), numbers_or_junk(-10, 1e4)), hostile()
+                ),
+                "operator_at_s": st.one_of(st.none(), numbers_or_junk(-10, 1e4)),
+                "width": numbers_or_junk(-10, 5000),
+            },
+            "dwfm",
+        ),
+        "charts.dwfm_phase_chart": Fn(
+            charts.dwfm_phase_chart,
+            lambda: {"sweep": dwfm_frames()["sweep"]},
+            lambda: {"sweep": frames_or_junk(lambda: dwfm_frames()["sweep"]), "cell_px": numbers_or_junk(-10, 500)},
+            "dwfm",
+        ),
+        "charts.dwfm_explorer_chart": Fn(
+            charts.dwfm_explorer_chart,
+            lambda: {"grid": dwfm_frames()["grid"]},
+            lambda: {"grid": frames_or_junk(lambda: dwfm_frames()["grid"]), "width": numbers_or_junk(-10, 5000)},
+            "dwfm",
+        ),
+        "charts.network_backlog_chart": Fn(
+            charts.network_backlog_chart,
+            lambda: {"timeseries": result("network").timeseries},
+            lambda: {
+                "timeseries": frames_or_junk(lambda: result("network").timeseries),
+                "normal_delay_s": numbers_or_junk(-10, 1e5),
+                "origin": st.one_of(st.none(), hostile()),
+                "width": numbers_or_junk(-10, 5000),
+            },
+            "network",
+        ),
+        "charts.nlb_timeseries_chart": Fn(
+            charts.nlb_timeseries_chart,
+            lambda: {"timeseries": result("nlb").timeseries},
+            lambda: {
+                "timeseries": frames_or_junk(lambda: result("nlb").timeseries),
+                "actions": st.one_of(
+                    st.none(),
+                    hostile(),
+                    st.dictionaries(st.text(max_size=5), st.one_of(st.none(), numbers_or_junk(-10, 1e5)), max_size=2),
+                ),
+                "threshold_s": st.one_of(st.none(), numbers_or_junk(-10, 1e5)),
+                "origin": st.one_of(st.none(), hostile()),
+                "width": numbers_or_junk(-10, 5000),
+            },
+            "nlb",
+        ),
+        "charts.nlb_capacity_comparison_chart": Fn(
+            charts.nlb_capacity_comparison_chart,
+            lambda: {"runs": {"a": result("nlb").timeseries}},
+            lambda: {
+                "runs": st.one_of(
+                    hostile(),
+                    st.just({}),
+                    st.dictionaries(hashable_junk(), frames_or_junk(lambda: result("nlb").timeseries), max_size=2),
+                ),
+                "floor": st.one_of(st.none(), numbers_or_junk(-1, 2)),
+                "origin": st.one_of(st.none(), hostile()),
+                "width": numbers_or_junk(-10, 5000),
+            },
+            "nlb",
+        ),
+        "charts.dns_failing_chart": Fn(
+            charts.dns_failing_chart,
+            lambda: {"runs": {"a": result("dns_cache").timeseries}, "restored_s": 1_800.0},
+            lambda: {
+                "runs": st.one_of(
+                    hostile(),
+                    st.just({}),
+                    st.dictionaries(
+                        hashable_junk(), frames_or_junk(lambda: result("dns_cache").timeseries), max_size=2
+                    ),
+                ),
+                "restored_s": numbers_or_junk(-10, 1e5),
+                "origin": st.one_of(st.none(), hostile()),
+                "start_s": numbers_or_junk(-10, 1e5),
+                "width": numbers_or_junk(-10, 5000),
+            },
+            "dns_cache",
+        ),
+        "charts.dns_ttl_chart": Fn(
+            charts.dns_ttl_chart,
+            lambda: {"frame": dns_ttl_frame()},
+            lambda: {"frame": frames_or_junk(dns_ttl_frame), "width": numbers_or_junk(-10, 5000)},
+            "dns_cache",
+        ),
+        "widgets.nlb_config": Fn(
+            widgets.nlb_config,
+            lambda: dict(NLB_CONTROLS),
+            lambda: {
+                "base": st.one_of(st.none(), configs_or_junk("nlb")),
+                "backlog_count": numbers_or_junk(-10, 2e6),
+                "health_check_interval_s": numbers_or_junk(-10, 400),
+                "limit_capacity_removal": st.one_of(st.booleans(), hostile()),
+                "max_removal_fraction": numbers_or_junk(-1, 2),
+                "failover": st.one_of(hostile(), st.sampled_from(list(widgets.NLB_FAILOVER_CHOICES))),
+            },
+            "nlb",
+        ),
+        "widgets.dns_config": Fn(
+            widgets.dns_config,
+            lambda: dict(DNS_CONTROLS),
+            lambda: {
+                "base": st.one_of(st.none(), configs_or_junk("dns_cache")),
+                "positive_ttl_s": numbers_or_junk(-10, 1e5),
+                "negative_ttl_s": numbers_or_junk(-10, 1e5),
+                "empty_min": numbers_or_junk(-10, 1e4),
+                "clients_count": numbers_or_junk(-10, 2e6),
+            },
+            "dns_cache",
+        ),
+        "widgets.nlb_view": Fn(
+            widgets.nlb_view, lambda: {"config": small("nlb")}, lambda: {"config": configs_or_junk("nlb")}, "nlb"
+        ),
+        "widgets.dns_view": Fn(
+            widgets.dns_view,
+            lambda: {"config": small("dns_cache")},
+            lambda: {"config": configs_or_junk("dns_cache")},
+            "dns_cache",
+        ),
+        "widgets.nlb_panel": Fn(
+            widgets.nlb_panel,
+            lambda: {"base": small("nlb")},
+            lambda: {"base": st.one_of(st.none(), configs_or_junk("nlb"))},
+            "nlb",
+        ),
+        "widgets.dns_panel": Fn(
+            widgets.dns_panel,
+            lambda: {"base": small("dns_cache")},
+            lambda: {"base": st.one_of(st.none(), configs_or_junk("dns_cache"))},
+            "dns_cache",
+        ),
+        "chain.run": Fn(
+            chain.run, lambda: {"config": small("chain")}, lambda: {"config": configs_or_junk("chain")}, "chain"
+        ),
+        "chain.sweep": Fn(
+            chain.sweep,
+            lambda: {"configs": [small("chain")]},
+            lambda: {"configs": config_lists("chain"), "executor": executors},
+            "chain",
+        ),
+        "chain.stop_point_table": Fn(
+            chain.stop_point_table,
+            lambda: {"config": small("chain")},
+            lambda: {"config": configs_or_junk("chain"), "executor": executors},
+            "chain",
+            heavy=True,
+        ),
+        "chain.all_stop_point_configs": Fn(
+            chain.all_stop_point_configs,
+            lambda: {"config": small("chain")},
+            lambda: {"config": configs_or_junk("chain")},
+            "chain",
+        ),
+        "chain.StopPoints.of": Fn(
+            lambda numbers: (
+                chain.StopPoints.of(*numbers) if isinstance(numbers, list) else chain.StopPoints.of(numbers)
+            ),
+            lambda: {"numbers": [1, 5]},
+            lambda: {"numbers": st.one_of(st.lists(st.one_of(st.integers(-2, 8), hostile()), max_size=3), st.just([]))},
+            "chain",
+            aliases=("stop point",),
+        ),
+        "chain.CLOCK.time_of_day": Fn(
+            chain.CLOCK.time_of_day, lambda: {"time_s": 0.0}, lambda: {"time_s": numbers_or_junk(-4e7, 4e7)}, "chain"
+        ),
+        "chain.calibration": Fn(
+            chain.calibration,
+            lambda: {"result": result("chain")},
+            lambda: {
+                "result": st.one_of(st.none(), st.just(result("chain")), hostile()),
+                "tolerance_fraction": numbers_or_junk(-1, 2),
+            },
+            "chain",
+        ),
+        "chain.single_point_savings": Fn(
+            chain.single_point_savings,
+            lambda: {"table": chain_singles()},
+            lambda: {"table": frames_or_junk(chain_singles)},
+            "chain",
+        ),
+        "dependencies.load": Fn(
+            dependencies.load, dict, lambda: {"include_unverified": st.one_of(st.booleans(), hostile())}
+        ),
+        "dependencies.isolate_regions": Fn(
+            dependencies.isolate_regions,
+            lambda: {"edges": dependencies.load()},
+            lambda: {"edges": frames_or_junk(dependencies.load)},
+        ),
+        "dependencies.blast_radius": Fn(
+            dependencies.blast_radius,
+            lambda: {"service": "DynamoDB", "region": "us-east-1"},
+            lambda: {
+                "service": names_or_junk(dependencies.services()),
+                "region": names_or_junk(dependencies.REGIONS),
+                "isolate": st.one_of(st.booleans(), hostile()),
+                "include_unverified": st.one_of(st.booleans(), hostile()),
+                "include_inferred": st.one_of(st.booleans(), hostile()),
+            },
+        ),
+        "dependencies.what_fails_with": Fn(
+            dependencies.what_fails_with,
+            lambda: {"service": "DynamoDB", "region": "us-east-1"},
+            lambda: {
+                "service": names_or_junk(dependencies.services()),
+                "region": names_or_junk(dependencies.REGIONS),
+                "isolate": st.one_of(st.booleans(), hostile()),
+                "include_unverified": st.one_of(st.booleans(), hostile()),
+                "include_inferred": st.one_of(st.booleans(), hostile()),
+            },
+        ),
+        "charts.chain_timeline_chart": Fn(
+            charts.chain_timeline_chart,
+            lambda: {"stages": result("chain").stages},
+            lambda: {
+                "stages": frames_or_junk(lambda: result("chain").stages),
+                "reference": st.one_of(st.none(), frames_or_junk(lambda: result("chain").stages)),
+                "label": st.one_of(st.text(max_size=6), hostile()),
+                "reference_label": st.one_of(st.text(max_size=6), hostile()),
+                "width": numbers_or_junk(-10, 5000),
+            },
+            "chain",
+        ),
+        "charts.chain_explorer_chart": Fn(
+            charts.chain_explorer_chart,
+            lambda: {"table": chain_table()},
+            lambda: {"table": frames_or_junk(chain_table), "width": numbers_or_junk(-10, 5000)},
+            "chain",
+        ),
+        "charts.chain_impact_chart": Fn(
+            charts.chain_impact_chart,
+            lambda: {"impact": result("chain").impact},
+            lambda: {"impact": frames_or_junk(lambda: result("chain").impact), "width": numbers_or_junk(-10, 5000)},
+            "chain",
+        ),
+        "charts.chain_savings_chart": Fn(
+            charts.chain_savings_chart,
+            lambda: {"savings": chain.single_point_savings(chain_singles())},
+            lambda: {
+                "savings": frames_or_junk(lambda: chain.single_point_savings(chain_singles())),
+                "width": numbers_or_junk(-10, 5000),
+            },
+            "chain",
+        ),
+        "charts.dependency_blast_chart": Fn(
+            charts.dependency_blast_chart,
+            lambda: {"radius": dependencies.blast_radius("DynamoDB", "us-east-1")},
+            lambda: {
+                "radius": frames_or_junk(lambda: dependencies.blast_radius("DynamoDB", "us-east-1")),
+                "title": st.one_of(st.text(max_size=6), hostile()),
+                "compare": st.one_of(
+                    st.none(), frames_or_junk(lambda: dependencies.blast_radius("DynamoDB", "us-east-1", isolate=True))
+                ),
+                "labels": st.one_of(hostile(), st.tuples(st.text(max_size=4), st.text(max_size=4))),
+                "cell_px": numbers_or_junk(-10, 500),
+            },
+        ),
+        "widgets.chain_view": Fn(
+            widgets.chain_view,
+            lambda: {"config": small("chain")},
+            lambda: {
+                "config": configs_or_junk("chain"),
+                "reference": st.one_of(st.none(), st.just(result("chain")), hostile()),
+            },
+            "chain",
+        ),
+        "widgets.chain_panel": Fn(
+            widgets.chain_panel,
+            lambda: {"base": small("chain")},
+            lambda: {"base": st.one_of(st.none(), configs_or_junk("chain"))},
+            "chain",
+        ),
+        "widgets.race_view": Fn(
+            widgets.race_view,
+            lambda: {"config": small("race")},
+            lambda: {"config": configs_or_junk("race"), "window_s": st.one_of(st.none(), numbers_or_junk(-10, 1e4))},
+            "race",
+        ),
+        "widgets.race_panel": Fn(
+            widgets.race_panel,
+            lambda: {"base": small("race")},
+            lambda: {"base": st.one_of(st.none(), configs_or_junk("race"))},
+            "race",
+        ),
+        "widgets.explore_panel": Fn(
+            widgets.explore_panel,
+            lambda: {"base": small("explore")},
+            lambda: {
+                "base": st.one_of(st.none(), configs_or_junk("explore")),
+                "max_states": numbers_or_junk(-1, 20_000),
+            },
+            "explore",
+        ),
     }
 
 
-NLB_CONTROLS = {"backlog_count": 300, "health_check_interval_s": 30, "limit_capacity_removal": True,
-                "max_removal_fraction": 0.2, "failover": "on all day (nobody intervenes)"}
+NLB_CONTROLS = {
+    "backlog_count": 300,
+    "health_check_interval_s": 30,
+    "limit_capacity_removal": True,
+    "max_removal_fraction": 0.2,
+    "failover": "on all day (nobody intervenes)",
+}
 DNS_CONTROLS = {"positive_ttl_s": 60, "negative_ttl_s": 900, "empty_min": 30, "clients_count": 200}
 
 
@@ -781,8 +1170,13 @@ def test_public_function_extremes(name, capsys):
                 continue  # the default value: valid() already calls with it
             kwargs = {**fn.valid(), arg: value}
             try:
-                outcome(lambda kwargs=kwargs: kwargs, lambda kw, fn=fn: _called(fn, kw), must=None,
-                        any_of={arg, arg.rstrip("s"), *fields}, result_check=_returned)
+                outcome(
+                    lambda kwargs=kwargs: kwargs,
+                    lambda kw, fn=fn: _called(fn, kw),
+                    must=None,
+                    any_of={arg, arg.rstrip("s"), *fields},
+                    result_check=_returned,
+                )
             except Exception as err:  # noqa: BLE001 - collect every failing input, not just the first
                 failures.add(arg, value, err)
     failures.check()
@@ -795,8 +1189,12 @@ def test_public_function_arguments(name, capsys):
     fields = (field_names(fn.model) if fn.model else set()) | set(fn.aliases) | set(tries)
 
     # No shrinking: test_public_function_extremes already names exact failing values.
-    @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck),
-              phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    @settings(
+        max_examples=20,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    )
     @given(st.sampled_from(sorted(tries)).flatmap(lambda arg: st.tuples(st.just(arg), tries[arg])))
     def check(arg_value):
         arg, value = arg_value
@@ -804,11 +1202,21 @@ def test_public_function_arguments(name, capsys):
         if isinstance(value, type):  # an executor class: use a fresh pool
             with value(max_workers=2) as pool:
                 kwargs[arg] = pool
-                outcome(lambda: kwargs, lambda kw: _called(fn, kw), must=None,
-                        any_of={arg, arg.rstrip("s"), *fields}, result_check=_returned)
+                outcome(
+                    lambda: kwargs,
+                    lambda kw: _called(fn, kw),
+                    must=None,
+                    any_of={arg, arg.rstrip("s"), *fields},
+                    result_check=_returned,
+                )
             return
-        outcome(lambda: kwargs, lambda kw: _called(fn, kw), must=None, any_of={arg, arg.rstrip("s"), *fields},
-                result_check=_returned)
+        outcome(
+            lambda: kwargs,
+            lambda kw: _called(fn, kw),
+            must=None,
+            any_of={arg, arg.rstrip("s"), *fields},
+            result_check=_returned,
+        )
 
     check()
 
@@ -828,8 +1236,11 @@ NP_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32
 NP_FLOATS = (np.float16, np.float32, np.float64, np.longdouble)
 #: (class name, field) of every numeric field (int, float, optional, tuple of floats) of every config.
 NUMERIC_FIELDS = sorted(
-    (name, f.name) for name, (_, cls, _, _) in CLASSES.items() for f in dataclasses.fields(cls)
-    if kind_of(cls, f.name).base in ("int", "float"))
+    (name, f.name)
+    for name, (_, cls, _, _) in CLASSES.items()
+    for f in dataclasses.fields(cls)
+    if kind_of(cls, f.name).base in ("int", "float")
+)
 #: Examples of :func:`test_numpy_numbers_act_as_python_numbers_in_every_numeric_field`.
 NUMPY_EXAMPLES = 300
 
@@ -849,22 +1260,26 @@ def numpy_field_values(draw):
     if kind.seq:
         default = default[0] if default else 1.0
     default = 1 if default is None else default
-    if kind.base == "int" or draw(st.booleans()):   # an integer (a float field takes integers too)
+    if kind.base == "int" or draw(st.booleans()):  # an integer (a float field takes integers too)
         centre = int(default)
-        value = draw(st.one_of(st.just(centre), st.integers(centre - 3, centre + 3),
-                               st.integers(-(2**63), 2**64 - 1)))
+        value = draw(st.one_of(st.just(centre), st.integers(centre - 3, centre + 3), st.integers(-(2**63), 2**64 - 1)))
         types = [t for t in NP_INTS if _fits(t, value)]
         if not types:
             value, types = centre, [t for t in NP_INTS if _fits(t, centre)]
         np_value = draw(st.sampled_from(types))(value)
         py_value = int(np_value)
     else:
-        value = draw(st.one_of(st.just(float(default)), st.floats(0, 2 * float(default) + 1),
-                               st.floats(allow_nan=False, allow_infinity=True)))
-        with np.errstate(over="ignore"):   # 1e300 as a float16 is inf: refused like the Python inf
+        value = draw(
+            st.one_of(
+                st.just(float(default)),
+                st.floats(0, 2 * float(default) + 1),
+                st.floats(allow_nan=False, allow_infinity=True),
+            )
+        )
+        with np.errstate(over="ignore"):  # 1e300 as a float16 is inf: refused like the Python inf
             np_value = draw(st.sampled_from(NP_FLOATS))(value)
         py_value = float(np_value)
-    if kind.seq:   # a tuple of numbers (the race's Enactor offsets): put the value in every slot
+    if kind.seq:  # a tuple of numbers (the race's Enactor offsets): put the value in every slot
         n = len(getattr(base, field)) or getattr(base, "enactor_count", 1)
         return name, field, (np_value,) * n, (py_value,) * n
     return name, field, np_value, py_value
@@ -899,7 +1314,7 @@ def test_numpy_numbers_act_as_python_numbers_in_every_numeric_field(case):
         assert got == want and _plain(got), f"{field}={np_value!r} stored {getattr(got, field)!r}"
         try:
             want_digest = digest(run_once(run, want))
-        except ConfigError as err:   # LimitExceeded, or a cross-model rule checked at run time
+        except ConfigError as err:  # LimitExceeded, or a cross-model rule checked at run time
             # The same refusal, word for word, but for the wall-clock seconds a limit message reports
             # ("max_states=5000 reached after 0.1 s"), which differ from one run to the next.
             pattern = re.sub(r"after\\ [0-9\\.]+\\ s", lambda _: r"after [0-9.]+ s", re.escape(str(err)))
@@ -909,8 +1324,7 @@ def test_numpy_numbers_act_as_python_numbers_in_every_numeric_field(case):
         assert digest(run(got)) == want_digest
 
 
-@pytest.mark.parametrize("name,field", [(n, f) for n, f in NUMERIC_FIELDS
-                                        if kind_of(CLASSES[n][1], f).base == "float"])
+@pytest.mark.parametrize("name,field", [(n, f) for n, f in NUMERIC_FIELDS if kind_of(CLASSES[n][1], f).base == "float"])
 def test_negative_zero_is_stored_as_zero(name, field):
     # Found by the test above: DnsCacheConfig(empty_start_s=-0.0) equals the config with 0.0, yet
     # its tables printed "-0.0" where the other printed "0.0", so equal configs gave different CSV.
@@ -930,8 +1344,14 @@ SEEDED = sorted(name for name, (_, cls, _, _) in CLASSES.items() if "seed" in {f
 
 
 def test_seeded_configs_are_the_ones_expected():
-    assert SEEDED == ["chain.ChainConfig", "dns_cache.DnsCacheConfig", "dwfm.DwfmConfig", "network.NetworkConfig",
-                      "nlb.NlbConfig", "race.RaceConfig"]
+    assert SEEDED == [
+        "chain.ChainConfig",
+        "dns_cache.DnsCacheConfig",
+        "dwfm.DwfmConfig",
+        "network.NetworkConfig",
+        "nlb.NlbConfig",
+        "race.RaceConfig",
+    ]
 
 
 @pytest.mark.parametrize("name", SEEDED)

@@ -65,6 +65,7 @@ def update(lab: str, values: dict[str, Any]) -> list[Any]:
 
 # --- what each control can reach -------------------------------------------------------------------
 
+
 def reachable(w: ipywidgets.Widget) -> list[Any]:
     """Every value a reader can set with this control."""
     if isinstance(w, ipywidgets.Checkbox):
@@ -99,14 +100,19 @@ def corners(w: ipywidgets.Widget) -> list[Any]:
 def pairwise(factors: dict[str, list[Any]]) -> list[dict[str, Any]]:
     """A small set of rows in which every pair of (factor, level) values appears together at least once."""
     names = list(factors)
-    todo = {((a, x), (b, y)) for a, b in itertools.combinations(names, 2) for x in range(len(factors[a]))
-            for y in range(len(factors[b]))}
+    todo = {
+        ((a, x), (b, y))
+        for a, b in itertools.combinations(names, 2)
+        for x in range(len(factors[a]))
+        for y in range(len(factors[b]))
+    }
     rows = []
     while todo:
         row: dict[str, int] = {}
         for name in names:  # greedy: take the level that covers the most uncovered pairs
-            row[name] = max(range(len(factors[name])), key=lambda lv: sum(
-                ((o, row[o]), (name, lv)) in todo for o in row))
+            row[name] = max(
+                range(len(factors[name])), key=lambda lv: sum(((o, row[o]), (name, lv)) in todo for o in row)
+            )
         covered = {((a, row[a]), (b, row[b])) for a, b in itertools.combinations(names, 2)}
         if not covered & todo:  # greedy got stuck: force the first uncovered pair
             (a, x), (b, y) = sorted(todo, key=repr)[0]
@@ -132,6 +138,7 @@ def settings_to_try(lab: str) -> list[dict[str, Any]]:
 
 
 # --- every reachable value builds a valid config --------------------------------------------------
+
 
 class _Captured(Exception):
     def __init__(self, config: Any) -> None:
@@ -168,6 +175,7 @@ def test_controls_have_bounds(lab):
 
 
 # --- the callback at the corners returns a chart ---------------------------------------------------
+
 
 def charts_in(items: list[Any]) -> list[alt.TopLevelMixin]:
     return [item for item in items if isinstance(item, alt.TopLevelMixin)]
@@ -221,7 +229,6 @@ def test_every_panel_factory_is_covered():
     assert factories == {p.factory for p in PANELS.values()}
 
 
-
 def _widget_tree(widget):
     yield widget
     for child in getattr(widget, "children", ()):
@@ -238,8 +245,9 @@ def test_panel_uses_no_output_widget_and_runs_once_per_slider_change(name):
     panel = getattr(widgets, name)()
     tree = list(_widget_tree(panel.box))
     assert not [w for w in tree if isinstance(w, ipywidgets.Output)]
-    sliders = [w for w in tree if isinstance(w, (ipywidgets.IntSlider, ipywidgets.FloatSlider,
-                                                 ipywidgets.SelectionSlider))]
+    sliders = [
+        w for w in tree if isinstance(w, (ipywidgets.IntSlider, ipywidgets.FloatSlider, ipywidgets.SelectionSlider))
+    ]
     assert all(not w.continuous_update for w in sliders)
     # The outputs hold the initial drawing before the panel is displayed: charts draw at once.
     assert panel._items and len(panel._items) <= panel.slots
