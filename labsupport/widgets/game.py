@@ -108,6 +108,7 @@ def game_panel(config: game.GameConfig | None = None) -> Panel:
         options=[option(e) for e in config.actions],
         value=tuple(config.actions),
         description="Actions taken",
+        style={"description_width": "initial"},  # the whole label, not "Actions ta..."
         rows=6,
         layout=widgets.Layout(width="min(100%, 36rem)"),
     )
