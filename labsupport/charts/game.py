@@ -54,7 +54,7 @@ def game_dashboard_data(dashboards: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def game_dashboard_chart(dashboards: pd.DataFrame, *, width: int = 300) -> alt.FacetChart:
+def game_dashboard_chart(dashboards: pd.DataFrame, *, width: int = 250) -> alt.FacetChart:
     """The operators' dashboards up to the game's clock: one small line chart per signal.
 
     Args:
@@ -82,7 +82,7 @@ def game_dashboard_chart(dashboards: pd.DataFrame, *, width: int = 300) -> alt.F
         .properties(width=width, height=90)
         .facet(
             facet=alt.Facet("gauge:N", sort=gauges, title=None, header=alt.Header(labelFontSize=12, labelLimit=300)),
-            columns=3,
+            columns=2,
         )
         .resolve_scale(y="independent")
         .properties(
@@ -187,7 +187,7 @@ def game_debrief_data(
 
 
 def game_debrief_chart(
-    stages: pd.DataFrame, actions: pd.DataFrame, *, aws_actions: pd.DataFrame | None = None, width: int = 560
+    stages: pd.DataFrame, actions: pd.DataFrame, *, aws_actions: pd.DataFrame | None = None, width: int = 520
 ) -> alt.LayerChart:
     """The debrief: the players' stages and actions beside AWS's, stage by stage, on one PDT axis.
 
