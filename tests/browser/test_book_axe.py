@@ -219,8 +219,10 @@ def test_glossary_translations_carry_their_languages(book_html):
     soup = BeautifulSoup((book_html / "chapters" / "glossary.html").read_text(encoding="utf-8"), "html.parser")
     entries = soup.select("dl.glossary > dt")
     # Entries with a span in each language (an entry's prose may quote a seed in its language too).
-    counts = {lang: sum(bool(dd.select(f"span[lang={lang}]")) for dd in soup.select("dl.glossary > dd"))
-              for lang in GLOSSARY_LANGS}
+    counts = {
+        lang: sum(bool(dd.select(f"span[lang={lang}]")) for dd in soup.select("dl.glossary > dd"))
+        for lang in GLOSSARY_LANGS
+    }
     assert entries, "no glossary entries found in chapters/glossary.html"
     assert all(n > 0 for n in counts.values()) and len(set(counts.values())) == 1, counts
     # Aliases share an entry: one dd per entry, one span per language in each.
