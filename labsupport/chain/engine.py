@@ -124,6 +124,16 @@ def _outage(cfg: ChainConfig, rr: race.RaceResult) -> tuple[float, float] | None
     return (start, end) if end > start else None
 
 
+def _run_dns(cfg: ChainConfig, out: tuple[float, float] | None, seed: dict[str, Any]) -> Any:
+    """The DNS caches over the regional endpoint's empty window ``out`` (None: no window, no run)."""
+    if out is None:
+        return None
+    aftermath = cfg.dns.horizon_s - cfg.dns.restored_s
+    return dns_cache.run(
+        replace(cfg.dns, empty_start_s=out[0], empty_duration_s=out[1] - out[0], horizon_s=out[1] + aftermath, **seed)
+    )
+
+
 def run_models(cfg: ChainConfig) -> tuple[Runs, ChainTimes]:
     """Run the five models in order; return their results and the chain clock's key times."""
     sp, seeds = cfg.stop_points, _seeds(cfg.seed)
@@ -135,18 +145,7 @@ def run_models(cfg: ChainConfig) -> tuple[Runs, ChainTimes]:
         )
     out = _outage(cfg, rr)
     t = ChainTimes(outage=out)
-    dns = None
-    if out is not None:
-        aftermath = cfg.dns.horizon_s - cfg.dns.restored_s
-        dns = dns_cache.run(
-            replace(
-                cfg.dns,
-                empty_start_s=out[0],
-                empty_duration_s=out[1] - out[0],
-                horizon_s=out[1] + aftermath,
-                **seeds["dns"],
-            )
-        )
+    dns = _run_dns(cfg, out, seeds["dns"])
     dw, t = _run_dwfm(cfg, out, t, seeds["dwfm"])
     if t.leases_back_s is None:
         return Runs(rr, dns, dw, None, None), replace(t, truncated=True)
@@ -178,18 +177,7 @@ def run_operated(cfg: ChainConfig, ops: OperatorActions) -> tuple[Runs, ChainTim
     if out is not None:
         out = (out[0], min(out[1], horizon))
     t = ChainTimes(outage=out)
-    dns = None
-    if out is not None:
-        aftermath = cfg.dns.horizon_s - cfg.dns.restored_s
-        dns = dns_cache.run(
-            replace(
-                cfg.dns,
-                empty_start_s=out[0],
-                empty_duration_s=out[1] - out[0],
-                horizon_s=out[1] + aftermath,
-                **seeds["dns"],
-            )
-        )
+    dns = _run_dns(cfg, out, seeds["dns"])
     start, end = out if out is not None else (0.0, 0.0)
     dw_horizon = max(cfg.dwfm.horizon_s, horizon + cfg.dwfm.report_interval_s)
     dw_cfg = replace(
