@@ -6,6 +6,9 @@ the results of the ones before and from the chain's operator rules; :func:`stage
 milestone tables. Times are seconds since
 11:48 PM PDT on 19 Oct (the chain clock); the network and NLB models count from the moment DWFM
 has leases on every droplet, and the race model from ``race_lead_s`` before 11:48 PM.
+
+Each model run goes through :func:`labsupport._memo.cached_run`: a sub-run whose config was seen
+recently (most of them, across the 64 stop-point combinations) is a copy of that run's result.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import dns_cache, dwfm, network, nlb, race
+from .._memo import cached_run
 from ..errors import ConfigError, LimitExceeded
 from .config import ChainConfig, OperatorActions
 
@@ -129,15 +133,16 @@ def _run_dns(cfg: ChainConfig, out: tuple[float, float] | None, seed: dict[str, 
     if out is None:
         return None
     aftermath = cfg.dns.horizon_s - cfg.dns.restored_s
-    return dns_cache.run(
-        replace(cfg.dns, empty_start_s=out[0], empty_duration_s=out[1] - out[0], horizon_s=out[1] + aftermath, **seed)
+    return cached_run(
+        dns_cache.run,
+        replace(cfg.dns, empty_start_s=out[0], empty_duration_s=out[1] - out[0], horizon_s=out[1] + aftermath, **seed),
     )
 
 
 def run_models(cfg: ChainConfig) -> tuple[Runs, ChainTimes]:
     """Run the five models in order; return their results and the chain clock's key times."""
     sp, seeds = cfg.stop_points, _seeds(cfg.seed)
-    rr = race.run(replace(cfg.race, guards=sp.guards, **seeds["race"]))
+    rr = cached_run(race.run, replace(cfg.race, guards=sp.guards, **seeds["race"]))
     if (rr.empty_windows()["repaired_by"] == "still empty").any():
         raise LimitExceeded(
             f"an endpoint was still empty at the race's horizon (race.horizon_s="
@@ -172,7 +177,7 @@ def run_operated(cfg: ChainConfig, ops: OperatorActions) -> tuple[Runs, ChainTim
         horizon_s=max(cfg.race.horizon_s, cfg.race_lead_s + repair + 600.0),
         **seeds["race"],
     )
-    rr = race.run(rc)
+    rr = cached_run(race.run, rc)
     out = _outage(cfg, rr)
     if out is not None:
         out = (out[0], min(out[1], horizon))
@@ -190,7 +195,7 @@ def run_operated(cfg: ChainConfig, ops: OperatorActions) -> tuple[Runs, ChainTim
         operator_restart_at_s=ops.dwfm_restart_at_s,
         **seeds["dwfm"],
     )
-    dw = dwfm.run(dw_cfg)
+    dw = cached_run(dwfm.run, dw_cfg)
     back = dw.summary.recovered_at_s
     acts = [a for a in (ops.ec2_throttle_at_s, ops.dwfm_restart_at_s) if a is not None]
     acted = min(acts) if acts and (back is None or back > min(acts)) else None
@@ -235,7 +240,8 @@ def run_operated(cfg: ChainConfig, ops: OperatorActions) -> tuple[Runs, ChainTim
     n_off, n_on = shift(off), shift(on)
     if n_off is not None and n_on is not None and n_on <= n_off:
         n_on = None
-    n = nlb.run(
+    n = cached_run(
+        nlb.run,
         replace(
             cfg.nlb,
             network=net,
@@ -243,7 +249,7 @@ def run_operated(cfg: ChainConfig, ops: OperatorActions) -> tuple[Runs, ChainTim
             reenable_failover_at_s=n_on,
             limit_capacity_removal=sp.throttle_recovery_work or cfg.nlb.limit_capacity_removal,
             **seeds["nlb"],
-        )
+        ),
     )
     ff = n.summary.first_failover_s
     t = replace(
@@ -271,7 +277,7 @@ def _run_dwfm(
         operator_restart_at_s=None if base.operator_restart_at_s is None else op,
         **seed,
     )
-    dw = dwfm.run(dw_cfg)
+    dw = cached_run(dwfm.run, dw_cfg)
     back = dw.summary.recovered_at_s
     acted = op is not None and (base.operator_throttle_at_s is not None or base.operator_restart_at_s is not None)
     acted = acted and op is not None and (back is None or back > op)
@@ -313,7 +319,7 @@ def _run_network(
         else base.max_queue_count,
         **seed,
     )
-    nr = network.run(net)
+    nr = cached_run(network.run, net)
     back, s = t.leases_back_s, nr.summary
     assert back is not None  # the network runs only once every lease is back (run_models)
     items = nr.items
@@ -380,7 +386,7 @@ def _run_nlb(
         limit_capacity_removal=cfg.stop_points.throttle_recovery_work or base.limit_capacity_removal,
         **seed,
     )
-    n = nlb.run(first)
+    n = cached_run(nlb.run, first)
     back, ff = t.leases_back_s, n.summary.first_failover_s
     ec2_recovered_s = t.ec2_recovered_s
     assert back is not None and ec2_recovered_s is not None  # set by _run_dwfm and _run_network
@@ -393,12 +399,13 @@ def _run_nlb(
         on = max(off, ec2_recovered_s - back + cfg.nlb_reenable_delay_s)
     t = replace(t, failover_disabled_s=back + off, failover_reenabled_s=None if on is None else back + on)
     horizon = net.horizon_s
-    return nlb.run(
+    return cached_run(
+        nlb.run,
         replace(
             first,
             disable_failover_at_s=off if off <= horizon else None,
             reenable_failover_at_s=on if on is not None and on <= horizon else None,
-        )
+        ),
     ), t
 
 

@@ -9,9 +9,9 @@ import pandas as pd
 from IPython.display import Markdown
 
 from .. import chain, charts
+from .._memo import cached_run
 from ..errors import ConfigError
 from ..timeline import format_duration
-from ._runs import cached_run
 from .panel import Panel, Shown, expect, make_panel
 
 __all__ = ["chain_panel", "chain_view"]

@@ -9,7 +9,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from .. import charts, dwfm
-from ._runs import cached_run
+from .._memo import cached_run
 from .panel import Panel, Shown, make_panel
 
 __all__ = ["dwfm_panel"]

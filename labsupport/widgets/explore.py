@@ -10,9 +10,9 @@ import pandas as pd
 from IPython.display import Markdown
 
 from .. import charts, explore
+from .._memo import cached_run
 from .._validate import check_int
 from ..errors import LimitExceeded
-from ._runs import cached_run
 from .panel import Panel, Shown, expect, make_panel
 
 __all__ = ["explore_panel"]

@@ -8,10 +8,10 @@ import ipywidgets as widgets
 from IPython.display import Markdown
 
 from .. import charts, race
+from .._memo import cached_run
 from .._validate import check_number
 from ..errors import ConfigError
 from ..timeline import format_duration
-from ._runs import cached_run
 from .panel import Panel, Shown, expect, make_panel
 
 __all__ = ["race_panel", "race_view"]

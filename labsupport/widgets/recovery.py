@@ -9,9 +9,9 @@ import ipywidgets as widgets
 import pandas as pd
 
 from .. import charts, dns_cache, nlb
+from .._memo import cached_run
 from .._validate import check_choice, check_int, check_number
 from ..errors import ConfigError
-from ._runs import cached_run
 from .panel import Panel, Shown, make_panel
 
 __all__ = ["NLB_FAILOVER_CHOICES", "dns_config", "dns_panel", "dns_view", "nlb_config", "nlb_panel", "nlb_view"]

@@ -5,7 +5,7 @@ imports, bottom layer first.
 
 Layers (a module may import only from its own layer or a lower one)::
 
-    0  base      errors, clock, _validate, _sweep, _engine, presets, route53, timeline, dependencies, strategy,
+    0  base      errors, clock, _validate, _sweep, _engine, _memo, presets, route53, timeline, dependencies, strategy,
                  quiz (with _quiz_html): the concept quiz's data, scoring and HTML
     1  models    one package per model: race/, dwfm/, network/, dns_cache/
     2  composed  models built on other models: nlb/ (on network), explore/ (on race), chain/ (on all),
@@ -39,6 +39,7 @@ LAYERS: dict[str, int] = {
     "labsupport._validate": 0,
     "labsupport._sweep": 0,
     "labsupport._engine": 0,
+    "labsupport._memo": 0,
     "labsupport.presets": 0,
     "labsupport.route53": 0,
     "labsupport.timeline": 0,

@@ -4,7 +4,7 @@ A panel displays each chart through :class:`labsupport.widgets.panel.LiveChart`,
 spec without Altair's schema validation. Here every chart each lab panel shows at its defaults is
 checked against the Vega-Lite JSON schema once, and its live MIME bundle is compared with the one
 Altair's own (validating) display gives. The panels' model runs are memoised by config
-(:mod:`labsupport.widgets._runs`); the cache must return equal results, run each config once,
+(:mod:`labsupport._memo`); the cache must return equal results, run each config once,
 and hand every caller its own copy.
 """
 
@@ -19,8 +19,7 @@ import jsonschema
 import pytest
 from altair.vegalite.v5.schema import core
 
-from labsupport import dwfm, race, widgets
-from labsupport.widgets import _runs
+from labsupport import _memo, dwfm, race, widgets
 from labsupport.widgets.panel import LiveChart
 
 FACTORIES = ["timeline_panel", "race_panel", "dwfm_panel", "nlb_panel", "dns_panel", "chain_panel", "explore_panel"]
@@ -73,41 +72,41 @@ def _counting(calls: list):
 
 
 def test_a_cached_run_runs_each_config_once_and_equals_a_fresh_run():
-    _runs.clear_run_cache()
+    _memo.clear_run_cache()
     calls: list = []
     run = _counting(calls)
     cfg = replace(race.INCIDENT, seed=7)
-    first, second = _runs.cached_run(run, cfg), _runs.cached_run(run, cfg)
+    first, second = _memo.cached_run(run, cfg), _memo.cached_run(run, cfg)
     assert len(calls) == 1
     fresh = race.run(cfg)
     assert second.events.equals(fresh.events) and second.summary == fresh.summary
-    _runs.cached_run(run, replace(cfg, seed=8))
+    _memo.cached_run(run, replace(cfg, seed=8))
     assert len(calls) == 2  # another config is another run
     assert first is not second
 
 
 def test_a_caller_changing_its_result_cannot_change_the_next_callers():
-    _runs.clear_run_cache()
+    _memo.clear_run_cache()
     cfg = replace(dwfm.INCIDENT, fleet_droplets_count=600)
     fresh = dwfm.run(cfg)
-    mine = _runs.cached_run(dwfm.run, cfg)
+    mine = _memo.cached_run(dwfm.run, cfg)
     mine.timeseries.loc[:, "leased_count"] = -1
     mine.events.iloc[0, 0] = -1.0
     del mine.timeseries["time_s"]
-    theirs = _runs.cached_run(dwfm.run, cfg)
+    theirs = _memo.cached_run(dwfm.run, cfg)
     assert theirs.timeseries.equals(fresh.timeseries)
     assert theirs.events.equals(fresh.events)
 
 
 def test_the_cache_can_be_turned_off_and_does_not_keep_failures(monkeypatch):
-    _runs.clear_run_cache()
+    _memo.clear_run_cache()
     calls: list = []
     run = _counting(calls)
-    monkeypatch.setenv(_runs.RUN_CACHE_ENV, "0")
-    _runs.cached_run(run, race.INCIDENT)
-    _runs.cached_run(run, race.INCIDENT)
+    monkeypatch.setenv(_memo.RUN_CACHE_ENV, "0")
+    _memo.cached_run(run, race.INCIDENT)
+    _memo.cached_run(run, race.INCIDENT)
     assert len(calls) == 2
-    monkeypatch.delenv(_runs.RUN_CACHE_ENV)
+    monkeypatch.delenv(_memo.RUN_CACHE_ENV)
 
     failures: list = []
 
@@ -117,17 +116,58 @@ def test_the_cache_can_be_turned_off_and_does_not_keep_failures(monkeypatch):
 
     for _ in range(2):
         with pytest.raises(ValueError, match="no run"):
-            _runs.cached_run(failing, race.INCIDENT)
+            _memo.cached_run(failing, race.INCIDENT)
     assert len(failures) == 2
 
 
 def test_the_cache_is_bounded():
-    _runs.clear_run_cache()
+    _memo.clear_run_cache()
     calls: list = []
     run = _counting(calls)
-    seeds = range(_runs.RUN_CACHE_SIZE + 1)
+    seeds = range(_memo.RUN_CACHE_SIZE + 1)
     for seed in seeds:
-        _runs.cached_run(run, replace(race.INCIDENT, seed=seed))
-    _runs.cached_run(run, replace(race.INCIDENT, seed=0))  # the oldest was dropped: it runs again
+        _memo.cached_run(run, replace(race.INCIDENT, seed=seed))
+    _memo.cached_run(run, replace(race.INCIDENT, seed=0))  # the oldest was dropped: it runs again
     assert len(calls) == len(seeds) + 1
-    _runs.clear_run_cache()
+    _memo.clear_run_cache()
+
+
+def test_a_config_holding_a_strategy_runs_every_time():
+    # A student's strategy may read state that changes between calls: its runs are never cached.
+    _memo.clear_run_cache()
+    calls: list = []
+    run = _counting(calls)
+    answers = [True]
+
+    def strategy(request):
+        return answers[0]
+
+    cfg = replace(race.INCIDENT, guards=replace(race.INCIDENT.guards, check_version_on_write=False))
+    cfg = replace(cfg, conditional_write=strategy)
+    _memo.cached_run(run, cfg)
+    answers[0] = False
+    _memo.cached_run(run, cfg)
+    assert len(calls) == 2
+
+
+def test_the_chain_runs_each_distinct_sub_run_once_across_the_64_combinations(monkeypatch):
+    # (Network Manager is left out: the NLB model runs it inside its own run, which is cached whole.)
+    from labsupport import chain, dns_cache, nlb
+
+    _memo.clear_run_cache()
+    calls: dict[str, list] = {}
+    for module in (race, dns_cache, dwfm, nlb):
+        original = module.run
+
+        def counted(config, _run=original, _name=module.__name__):
+            calls.setdefault(_name, []).append(config)
+            return _run(config)
+
+        monkeypatch.setattr(module, "run", counted)
+    for cfg in chain.all_stop_point_configs():
+        chain.run(cfg)
+    assert calls, "the chain ran no model"
+    for name, configs in calls.items():
+        assert len(configs) == len(set(configs)), f"{name}: a config ran twice"
+    assert len(calls["labsupport.race"]) == 16  # one per combination of the four race guards
+    _memo.clear_run_cache()
