@@ -74,9 +74,11 @@ def _shell() -> Any:
 
 
 def _clear() -> None:
-    clear = getattr(sys.modules.get("labsupport.widgets._runs"), "clear_run_cache", None)
-    if clear is not None:
-        clear()
+    # The model-run memo: labsupport._memo (older checkouts: labsupport.widgets._runs, or none).
+    for name in ("labsupport._memo", "labsupport.widgets._runs"):
+        clear = getattr(sys.modules.get(name), "clear_run_cache", None)
+        if clear is not None:
+            clear()
 
 
 def _median(

@@ -7,8 +7,8 @@ two callers:
 - the lab panels (:mod:`labsupport.widgets`): a setting seen before redraws without a run;
 - the chain (:mod:`labsupport.chain.engine`): its five sub-runs. Across the 64 stop-point
   combinations the chain runs 16 different races, 6 DWFM runs, 4 Network Manager runs and 5 NLB
-  runs, so a sweep runs each of those once instead of 64 times (``benchmarks/chain_memo.py``
-  prints the figures).
+  runs, so a sweep runs each of those once instead of 64 times (``python benchmarks/run.py
+  chain`` prints the sweep's seconds with the memo and without it).
 
 The models' own ``run`` functions never cache, so their tests (determinism, goldens) still run the
 model every time. A config that holds code (a student's strategy, such as
