@@ -51,9 +51,24 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "browser: loads the built book in headless Chromium (deselected unless --run-browser)"
     )
+    config.addinivalue_line(
+        "markers", "phone: a check of the built book at 390 px (-m phone runs only them, -m 'not phone' the rest)"
+    )
+
+
+def _is_phone(item: pytest.Item) -> bool:
+    """A test of the book at 390 px: it reads ``phone_visits``, and is not the 1280 px case of a ``width``."""
+    callspec = getattr(item, "callspec", None)
+    width = callspec.params.get("width") if callspec else None
+    return "phone_visits" in getattr(item, "fixturenames", ()) and width in (None, "390")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # ``-m phone`` and ``-m "not phone"`` split the built book's tests by width: each half loads
+    # every page once at its width, so CI runs the halves side by side (.ci/run).
+    for item in items:
+        if _is_phone(item):
+            item.add_marker(pytest.mark.phone)
     if config.getoption("--run-browser", default=False):
         return
     deselected = [item for item in items if item.get_closest_marker("browser")]
@@ -184,7 +199,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     axe = sys.modules.get("test_book_axe")  # imported only if the axe test was collected
     rows = config.stash.get(axe.AXE_SUMMARY, None) if axe else None
     if rows:
-        terminalreporter.section("axe-core on every page of the built book (also in _build/axe-report.txt)")
+        terminalreporter.section(f"axe-core on every page of the built book (also in _build/{axe.report_name(rows)})")
         for line in axe.report_lines(rows):
             terminalreporter.write_line(line)
     live = sys.modules.get("live")  # tests/browser/live.py, imported only if the live test ran

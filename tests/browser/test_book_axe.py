@@ -24,7 +24,9 @@ Each violation is classed by where its elements are:
 A page fails on any serious or critical violation, on any content violation whatever its impact,
 and on a theme violation that :data:`THEME_ALLOWED` does not list with the theme's issue number.
 A table of what was found (page, width, rule, impact, elements, class) is written to
-``_build/axe-report.txt`` and printed at the end of the pytest run, so that CI's log shows it.
+``_build/axe-report.txt`` and printed at the end of the pytest run, so that CI's log shows it (a
+run of one width, such as CI's two halves ``-m phone`` and ``-m "not phone"``, writes
+``_build/axe-report-390px.txt`` or ``_build/axe-report-1280px.txt``).
 Off by default: ``pytest tests/browser --run-browser`` (see conftest.py).
 """
 
@@ -122,7 +124,16 @@ def axe_rows(pytestconfig: pytest.Config, book_html: Path):
     rows: list[dict[str, Any]] = []
     pytestconfig.stash[AXE_SUMMARY] = rows
     yield rows
-    (book_html.parent / "axe-report.txt").write_text("\n".join(report_lines(rows)) + "\n", encoding="utf-8")
+    if rows:
+        (book_html.parent / report_name(rows)).write_text("\n".join(report_lines(rows)) + "\n", encoding="utf-8")
+
+
+def report_name(rows: list[dict[str, Any]]) -> str:
+    """``axe-report.txt`` for a run at both widths; ``axe-report-390px.txt`` for one at 390 px only (``-m phone``)."""
+    widths = sorted({r["width"] for r in rows}, key=int)
+    return (
+        "axe-report.txt" if set(widths) == set(WIDTHS) else "axe-report-" + "-".join(f"{w}px" for w in widths) + ".txt"
+    )
 
 
 def report_lines(rows: list[dict[str, Any]]) -> list[str]:
