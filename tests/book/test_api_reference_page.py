@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import labsupport.race
 from labsupport import apidoc
+
+from ._sphinx import build
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "chapters" / "api-reference.md"
@@ -31,41 +31,15 @@ def test_page_lists_every_model_and_is_in_the_table_of_contents() -> None:
 def test_the_pages_autodoc_is_clean_under_nitpicky(tmp_path: Path) -> None:
     """The page's autodoc blocks, built alone with the book's autodoc settings and -n: no warning."""
     blocks = re.findall(r"^```\{eval-rst\}\n(.*?)^```", PAGE.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL)
-    src = tmp_path / "src"
-    src.mkdir()
     ignore = r"(pandas|numpy|collections\.abc|concurrent\.futures|datetime)\..*"
-    (src / "conf.py").write_text(
+    conf = (
         'extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "labsupport.apidoc"]\n'
         'autodoc_member_order = "bysource"\nnapoleon_numpy_docstring = False\nnapoleon_use_rtype = False\n'
         f'nitpicky = True\nnitpick_ignore_regex = [("py:class", {ignore!r})]\n'
     )
-    (src / "index.rst").write_text("API\n===\n\n" + "\n".join(blocks))
-    warnings = tmp_path / "warnings.txt"
-    # In a process of its own: Sphinx registers its node classes once per process, and a second
-    # application in the same process (another test's) warns that they are registered already.
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sphinx",
-            "-b",
-            "html",
-            "-E",
-            "-q",
-            "-w",
-            str(warnings),
-            "-d",
-            str(tmp_path / "doctrees"),
-            str(src),
-            str(tmp_path / "out"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    assert warnings.read_text() == ""
-    html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    out, warnings = build(tmp_path, conf, {"index.rst": "API\n===\n\n" + "\n".join(blocks)})
+    assert warnings == ""
+    html = (out / "index.html").read_text(encoding="utf-8")
     for model in MODELS:
         assert f'id="labsupport.{model}.INCIDENT"' in html and f'id="labsupport.{model}.run"' in html, model
     assert 'id="labsupport.race.endpoint_states"' in html  # lab 01 links here

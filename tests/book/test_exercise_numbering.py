@@ -7,7 +7,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from sphinx.application import Sphinx
+
+from ._sphinx import build
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,16 +38,10 @@ PAGE = """Page
 
 
 def test_book_numbers_unnumbered_exercises_per_page(tmp_path: Path) -> None:
-    src, out = tmp_path / "src", tmp_path / "out"
-    src.mkdir()
-    (src / "conf.py").write_text('extensions = ["sphinx_exercise", "labsupport.book"]\n')
-    (src / "index.rst").write_text(PAGE)
-    (src / "other.rst").write_text(PAGE.replace("Page\n====", "Other\n=====").replace("p-ex", "o-ex"))
-    (src / "index.rst").write_text(PAGE + "\n.. toctree::\n\n   other\n")
-    app = Sphinx(
-        str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None, warning=None, freshenv=True
-    )
-    app.build()
+    other = PAGE.replace("Page\n====", "Other\n=====").replace("p-ex", "o-ex")
+    index = PAGE + "\n.. toctree::\n\n   other\n"
+    conf = 'extensions = ["sphinx_exercise", "labsupport.book"]\n'
+    out, _ = build(tmp_path, conf, {"index.rst": index, "other.rst": other})
     for page in ("index", "other"):
         html = (out / f"{page}.html").read_text(encoding="utf-8")
         text = re.sub(r"<[^>]+>", "", html)
