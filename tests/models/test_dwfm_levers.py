@@ -12,29 +12,11 @@ from hypothesis import strategies as st
 from labsupport import dwfm
 from labsupport.dwfm import INCIDENT, DwfmConfig, run
 
-# Three droplets on one DWFM host that works on one item at a time. Their leases lapse in the
-# outage; they ask again at 300 s, 302 s and 304 s (one cohort every 2 s); each item takes 10 s.
-THREE = DwfmConfig(
-    fleet_droplets_count=3,
-    dwfm_hosts_count=1,
-    host_concurrency_count=1,
-    state_check_interval_s=60.0,
-    lease_ttl_min_s=100.0,
-    lease_ttl_max_s=100.0,
-    outage_start_s=0.0,
-    outage_end_s=300.0,
-    lease_establish_s=10.0,
-    work_deadline_s=15.0,
-    operator_restart_at_s=None,
-    operator_throttle_at_s=None,
-    report_interval_s=100.0,
-    horizon_s=400.0,
-)
-UNATTENDED = replace(INCIDENT, operator_restart_at_s=None, operator_throttle_at_s=None)
+from .test_dwfm import ONE, trace
 
-
-def trace(result: dwfm.DwfmResult) -> list[tuple[float, str, int, int]]:
-    return [(t, str(k), h, c) for t, k, h, c in result.events.itertuples(index=False)]
+# ONE's host (test_dwfm.py) with three droplets. Their leases lapse in the outage; they ask again
+# at 300 s, 302 s and 304 s (one cohort every 2 s); each item takes 10 s.
+THREE = replace(ONE, fleet_droplets_count=3, work_deadline_s=15.0, horizon_s=400.0)
 
 
 def kind_total(result: dwfm.DwfmResult, kind: str) -> int:
