@@ -477,27 +477,6 @@ def test_charts_show_the_model_output():
         charts.dwfm_timeseries_chart(pd.DataFrame({"time_s": [0.0]}))
 
 
-def test_widget_corners_always_give_a_chart():
-    from labsupport import widgets
-
-    panel = widgets.dwfm_panel()
-    corners = {}
-    for name, w in panel.controls.items():
-        if hasattr(w, "min"):
-            corners[name] = (w.min, w.max)
-        elif hasattr(w, "options"):
-            values = [o[1] if isinstance(o, tuple) else o for o in w.options]
-            corners[name] = (values[0], values[-1])
-        else:
-            corners[name] = (False, True)
-    for i in range(2 ** len(corners)):
-        values = {name: pair[(i >> k) & 1] for k, (name, pair) in enumerate(corners.items())}
-        if i % 9:  # a spread of the 128 corners keeps this test quick
-            continue
-        items = panel.update(**values)
-        assert items[0].to_dict()["title"]
-
-
 @pytest.mark.parametrize("module", [dwfm], ids=lambda m: m.__name__)
 def test_exports_are_sorted_documented_and_present(module):
     assert module.__all__ == sorted(module.__all__)
