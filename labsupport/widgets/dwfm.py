@@ -10,7 +10,7 @@ import pandas as pd
 
 from .. import charts, dwfm
 from .._memo import cached_run
-from .panel import Panel, Shown, make_panel
+from .panel import Panel, Shown, int_slider, make_panel
 
 __all__ = ["dwfm_panel"]
 
@@ -36,20 +36,9 @@ def dwfm_panel() -> Panel:
     )
     style = {"description_width": "initial"}
     controls = {
-        "fleet_droplets_count": widgets.IntSlider(
-            value=base.fleet_droplets_count, min=500, max=12_000, step=100, description="Fleet (droplets)", style=style
-        ),
-        "outage_min": widgets.IntSlider(
-            value=round(base.outage_end_s / 60), min=0, max=240, description="DynamoDB outage (min)", style=style
-        ),
-        "work_deadline_s": widgets.IntSlider(
-            value=round(base.work_deadline_s),
-            min=120,
-            max=1_800,
-            step=30,
-            description="Deadline per item (s)",
-            style=style,
-        ),
+        "fleet_droplets_count": int_slider(base.fleet_droplets_count, 500, 12_000, "Fleet (droplets)", step=100),
+        "outage_min": int_slider(round(base.outage_end_s / 60), 0, 240, "DynamoDB outage (min)"),
+        "work_deadline_s": int_slider(round(base.work_deadline_s), 120, 1_800, "Deadline per item (s)", step=30),
         "retry_policy": widgets.Dropdown(
             options=list(dwfm.RETRY_POLICIES), value=base.retry_policy, description="Retries", style=style
         ),
@@ -64,9 +53,7 @@ def dwfm_panel() -> Panel:
             style=style,
         ),
         "throttle_by_queue_length": widgets.Checkbox(value=False, description="throttle_by_queue_length"),
-        "queue_limit_count": widgets.IntSlider(
-            value=base.queue_limit_count, min=5, max=400, step=5, description="Queue limit (items)", style=style
-        ),
+        "queue_limit_count": int_slider(base.queue_limit_count, 5, 400, "Queue limit (items)", step=5),
         "operators_at_s": widgets.Dropdown(
             options=[("never", None), *[(dwfm.CLOCK.time_of_day(t), t) for t in times]],
             value=base.operator_restart_at_s,

@@ -13,7 +13,7 @@ from IPython.display import DisplayHandle, Markdown, display
 
 from ..errors import ConfigError
 
-__all__ = ["LiveChart", "Panel", "Shown", "expect", "make_panel"]
+__all__ = ["LiveChart", "Panel", "Shown", "expect", "int_slider", "make_panel"]
 
 #: What a panel's render function returns, item by item: charts, tables and Markdown text.
 Shown = alt.TopLevelMixin | pd.DataFrame | Markdown
@@ -26,6 +26,16 @@ def expect(name: str, value: object, kind: type[_T]) -> _T:
     if not isinstance(value, kind):
         raise ConfigError(f"{name} must be a {kind.__module__}.{kind.__name__}, got {type(value).__name__}")
     return value
+
+
+def int_slider(value: float, lo: int, hi: int, description: str, *, step: int = 1) -> widgets.IntSlider:
+    """An integer slider from ``lo`` to ``hi`` (in the unit its description names) that starts at ``value``.
+
+    A ``value`` outside the range (a base config of the learner's own) starts the slider at the
+    nearer end, so the control never shows a setting it cannot produce. :class:`Panel` makes every
+    slider run the model once per release, not once per drag step.
+    """
+    return widgets.IntSlider(value=int(min(max(value, lo), hi)), min=lo, max=hi, step=step, description=description)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from .._memo import cached_run
 from .._validate import check_number
 from ..errors import ConfigError
 from ..timeline import format_duration
-from .panel import Panel, Shown, expect, make_panel
+from .panel import Panel, Shown, expect, int_slider, make_panel
 
 __all__ = ["race_panel", "race_view"]
 
@@ -86,31 +86,13 @@ def race_panel(base: race.RaceConfig | None = None) -> Panel:
     """
     base = race.INCIDENT if base is None else expect("base", base, race.RaceConfig)
     fault = base.delays[0] if base.delays else race.EnactorDelay(enactor=race.enactor_names(base.enactor_count)[0])
-    style = {"description_width": "initial"}
     controls: dict[str, widgets.Widget] = {
         name: widgets.Checkbox(value=getattr(base.guards, name), description=f"{i + 1}: {name}", indent=False)
         for i, name in enumerate(race.GUARD_NAMES)
     }
-    controls["lock_losses_count"] = widgets.IntSlider(
-        value=fault.lock_losses_count,
-        min=0,
-        max=15,
-        description=f"{fault.enactor}: lock losses in a row",
-        style=style,
-        continuous_update=False,
-    )
-    controls["plan_interval_s"] = widgets.IntSlider(
-        value=int(min(max(base.plan_interval_s, 10), 120)),
-        min=10,
-        max=120,
-        step=5,
-        description="Planner interval (s)",
-        style=style,
-        continuous_update=False,
-    )
-    controls["seed"] = widgets.IntSlider(
-        value=min(base.seed, 99), min=0, max=99, description="Seed", style=style, continuous_update=False
-    )
+    controls["lock_losses_count"] = int_slider(fault.lock_losses_count, 0, 15, f"{fault.enactor}: lock losses in a row")
+    controls["plan_interval_s"] = int_slider(base.plan_interval_s, 10, 120, "Planner interval (s)", step=5)
+    controls["seed"] = int_slider(base.seed, 0, 99, "Seed")
 
     def render(lock_losses_count: int, plan_interval_s: int, seed: int, **guards: bool) -> list[Shown]:
         cfg = replace(

@@ -12,7 +12,7 @@ from .. import charts, dns_cache, nlb
 from .._memo import cached_run
 from .._validate import check_choice, check_int, check_number
 from ..errors import ConfigError
-from .panel import Panel, Shown, make_panel
+from .panel import Panel, Shown, int_slider, make_panel
 
 __all__ = ["NLB_FAILOVER_CHOICES", "dns_config", "dns_panel", "dns_view", "nlb_config", "nlb_panel", "nlb_view"]
 
@@ -134,23 +134,9 @@ def nlb_panel(base: nlb.NlbConfig | None = None) -> Panel:
     top = min(1_200, base.network.max_events)  # a larger backlog would stop at max_events
     style = {"description_width": "initial"}
     controls: dict[str, widgets.Widget] = {
-        "backlog_count": widgets.IntSlider(
-            value=min(base.network.backlog_count, top),
-            min=0,
-            max=top,
-            step=20,
-            description="Backlog at 5:28 (items)",
-            style=style,
-            continuous_update=False,
-        ),
-        "health_check_interval_s": widgets.IntSlider(
-            value=int(min(max(base.health_check_interval_s, 10), 120)),
-            min=10,
-            max=120,
-            step=5,
-            description="Health-check interval (s)",
-            style=style,
-            continuous_update=False,
+        "backlog_count": int_slider(base.network.backlog_count, 0, top, "Backlog at 5:28 (items)", step=20),
+        "health_check_interval_s": int_slider(
+            base.health_check_interval_s, 10, 120, "Health-check interval (s)", step=5
         ),
         "limit_capacity_removal": widgets.Checkbox(
             value=base.limit_capacity_removal, description="limit_capacity_removal", indent=False
@@ -297,43 +283,11 @@ def dns_panel(base: dns_cache.DnsCacheConfig | None = None) -> Panel:
             f"minute before the model's {_DNS_MAX_HORIZON_S:g} s limit; start it earlier"
         )
     shortest = min(5, longest)
-    style = {"description_width": "initial"}
     controls: dict[str, widgets.Widget] = {
-        "positive_ttl_s": widgets.IntSlider(
-            value=int(min(max(base.positive_ttl_s, 5), 600)),
-            min=5,
-            max=600,
-            step=5,
-            description="TTL of the records (s)",
-            style=style,
-            continuous_update=False,
-        ),
-        "negative_ttl_s": widgets.IntSlider(
-            value=int(min(max(base.negative_ttl_s, 60), 7_200)),
-            min=60,
-            max=7_200,
-            step=60,
-            description="Negative TTL (s)",
-            style=style,
-            continuous_update=False,
-        ),
-        "empty_min": widgets.IntSlider(
-            value=int(min(max(round(base.empty_duration_s / 60), shortest), longest)),
-            min=shortest,
-            max=longest,
-            description="Empty window (min)",
-            style=style,
-            continuous_update=False,
-        ),
-        "clients_count": widgets.IntSlider(
-            value=min(max(base.clients_count, 100), 50_000),
-            min=100,
-            max=50_000,
-            step=100,
-            description="Clients",
-            style=style,
-            continuous_update=False,
-        ),
+        "positive_ttl_s": int_slider(base.positive_ttl_s, 5, 600, "TTL of the records (s)", step=5),
+        "negative_ttl_s": int_slider(base.negative_ttl_s, 60, 7_200, "Negative TTL (s)", step=60),
+        "empty_min": int_slider(round(base.empty_duration_s / 60), shortest, longest, "Empty window (min)"),
+        "clients_count": int_slider(base.clients_count, 100, 50_000, "Clients", step=100),
     }
 
     def render(**values: Any) -> list[Shown]:

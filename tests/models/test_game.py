@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from labsupport import chain, network, timeline
+from labsupport._memo import clear_run_cache
 from labsupport.errors import ConfigError
 from labsupport.game import (
     ACTION_NAMES,
@@ -24,7 +25,6 @@ from labsupport.game import (
     play,
     search,
 )
-from labsupport.game import engine as game_engine
 from labsupport.game import model as game_model
 
 END = GameConfig(clock_s=HORIZON_S)
@@ -167,7 +167,7 @@ def test_play_refuses_what_is_not_a_game_config():
 
 
 def test_runs_are_deterministic(aws):
-    game_engine.chain_run.cache_clear()
+    clear_run_cache()
     game_model._dashboards.cache_clear()
     again = play(replace(END, actions=AWS_ACTIONS))
     pd.testing.assert_frame_equal(again.score, aws.score)
