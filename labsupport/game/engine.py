@@ -8,12 +8,11 @@ models' internal state; :func:`feed` lists the public posts of the night at thei
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
 from .. import chain, timeline
+from .._memo import cached_run
 from ..chain import OperatorActions
 from .config import ACTIONS, CLOCK
 
@@ -104,10 +103,17 @@ def fold(log: tuple[tuple[float, str], ...], horizon_s: float) -> tuple[Operator
     return OperatorActions(horizon_s=horizon_s, **times), frame  # type: ignore[arg-type]
 
 
-@functools.lru_cache(maxsize=64)
-def chain_run(ops: OperatorActions) -> chain.ChainResult:
-    """The chain run for ``ops`` (INCIDENT config; cached, since a run is a function of its inputs)."""
+def _operated(ops: OperatorActions) -> chain.ChainResult:
     return chain.run(chain.INCIDENT, operators=ops)
+
+
+def chain_run(ops: OperatorActions) -> chain.ChainResult:
+    """The chain run for ``ops`` (INCIDENT config), through the package's one model-run memo.
+
+    A run is a function of its actions, so :func:`labsupport._memo.cached_run` keeps recent ones;
+    each call gets its own copy.
+    """
+    return cached_run(_operated, ops)
 
 
 def _series(panel: str, signal: str, time_s: object, value: object) -> pd.DataFrame:
