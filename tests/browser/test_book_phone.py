@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_book_in_browser import Visit, _open, _shot_name, _watch, follow_redirect
+from test_book_in_browser import Visit, _open, _shot_name, _watch, follow_redirect, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -157,7 +157,7 @@ def phone_page_visits(browser: Any, base_url: str, book_html: Path, phone_screen
                 "() => document.querySelector('.labsupport-vega') !== null"
             )
             result["axe"] = run_axe(tab, watched.console, watched.external) if differs else None
-            tab.screenshot(path=str(phone_screenshots / _shot_name(page_path)), full_page=True)
+            shoot(tab, phone_screenshots / _shot_name(page_path))
         finally:
             tab.close()
         cache[page_path] = result
