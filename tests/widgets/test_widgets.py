@@ -296,3 +296,18 @@ def test_race_view_shortens_its_automatic_window_and_says_so():
     items[2].to_dict()  # draws within the row limit
     with pytest.raises(ConfigError, match="narrow the window"):
         widgets.race_view(replace(race.INCIDENT, plan_interval_s=1.0), window_s=900)
+
+
+@pytest.mark.parametrize("lab", sorted(PANELS))
+def test_every_dropdown_shows_a_label_for_each_of_its_choices(lab):
+    # ipywidgets 8 reads a Dropdown value of None as "nothing selected" and shows an empty box
+    # (a fresh user found lab 02's "none" and "never" choices blank): every choice must show its label.
+    for name, control in panel(lab).controls.items():
+        if not isinstance(control, ipywidgets.Dropdown):
+            continue
+        start = control.value
+        assert control.index is not None and control.label, f"{lab} {name}: shows nothing at start"
+        for i, label in enumerate(control._options_labels):
+            control.index = i
+            assert control.label == label and control.index == i, f"{lab} {name}: choice {label!r} shows blank"
+        control.value = start
