@@ -10,14 +10,9 @@ import pandas as pd
 
 from .. import charts, dwfm
 from .._memo import cached_run
-from .panel import Panel, Shown, int_slider, make_panel
+from .panel import Panel, Shown, dropdown, int_slider, make_panel
 
 __all__ = ["dwfm_panel"]
-
-#: The value of a dropdown's "none" or "never" choice. ipywidgets 8 reads a Dropdown whose value is
-#: ``None`` as "nothing selected" and shows an empty box, so the panel's choices use this number and
-#: ``render`` turns it back into ``None`` (no retry budget; operators never act).
-_OFF = -1.0
 
 
 def dwfm_panel() -> Panel:
@@ -51,19 +46,17 @@ def dwfm_panel() -> Panel:
         "queue_order": widgets.Dropdown(
             options=list(dwfm.QUEUE_ORDERS), value=base.queue_order, description="Queue order", style=style
         ),
-        "retry_budget_per_s": widgets.Dropdown(
-            options=[("none", _OFF)] + [(f"{r:g} retries/s per host", r) for r in (0.005, 0.02, 0.1)],
-            value=_OFF if base.retry_budget_per_s is None else base.retry_budget_per_s,
-            description="Retry budget",
-            style=style,
+        "retry_budget_per_s": dropdown(
+            [("none", None)] + [(f"{r:g} retries/s per host", r) for r in (0.005, 0.02, 0.1)],
+            base.retry_budget_per_s,
+            "Retry budget",
         ),
         "throttle_by_queue_length": widgets.Checkbox(value=False, description="throttle_by_queue_length"),
         "queue_limit_count": int_slider(base.queue_limit_count, 5, 400, "Queue limit (items)", step=5),
-        "operators_at_s": widgets.Dropdown(
-            options=[("never", _OFF), *[(dwfm.CLOCK.time_of_day(t), t) for t in times]],
-            value=_OFF if base.operator_restart_at_s is None else base.operator_restart_at_s,
-            description="Operators act at",
-            style=style,
+        "operators_at_s": dropdown(
+            [("never", None), *[(dwfm.CLOCK.time_of_day(t), t) for t in times]],
+            base.operator_restart_at_s,
+            "Operators act at",
         ),
     }
 
@@ -79,8 +72,6 @@ def dwfm_panel() -> Panel:
         queue_limit_count: int,
         operators_at_s: float | None,
     ) -> list[Shown]:
-        retry_budget_per_s = None if retry_budget_per_s == _OFF else retry_budget_per_s
-        operators_at_s = None if operators_at_s == _OFF else operators_at_s
         cfg = replace(
             base,
             fleet_droplets_count=fleet_droplets_count,

@@ -13,7 +13,7 @@ from IPython.display import DisplayHandle, Markdown, display
 
 from ..errors import ConfigError
 
-__all__ = ["LiveChart", "Panel", "Shown", "expect", "int_slider", "make_panel"]
+__all__ = ["LiveChart", "Panel", "Shown", "dropdown", "expect", "int_slider", "make_panel"]
 
 #: What a panel's render function returns, item by item: charts, tables and Markdown text.
 Shown = alt.TopLevelMixin | pd.DataFrame | Markdown
@@ -36,6 +36,38 @@ def int_slider(value: float, lo: int, hi: int, description: str, *, step: int = 
     slider run the model once per release, not once per drag step.
     """
     return widgets.IntSlider(value=int(min(max(value, lo), hi)), min=lo, max=hi, step=step, description=description)
+
+
+class _NoneChoice:
+    """The option value a :func:`dropdown` gives its ``None`` choice (ipywidgets 8 shows ``None`` as blank)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<the None choice>"
+
+
+_NONE = _NoneChoice()
+
+
+def dropdown(choices: list[tuple[str, Any]], value: Any, description: str) -> widgets.Dropdown:
+    """A dropdown of ``(label, value)`` choices that starts at ``value``; a choice's value may be ``None``.
+
+    ipywidgets 8 reads a Dropdown whose value is ``None`` as "nothing selected" and shows an empty
+    box, so a choice such as "none" or "never" would show blank. The dropdown holds a stand-in for
+    ``None``; :func:`make_panel` hands the render function ``None`` itself.
+
+    Raises:
+        ValueError: when ``value`` is not one of the choices' values.
+    """
+    values = [v for _, v in choices]
+    if value not in values:
+        raise ValueError(f"{description}: the start value {value!r} is not one of the choices {values!r}")
+    return widgets.Dropdown(
+        options=[(label, _NONE if v is None else v) for label, v in choices],
+        value=_NONE if value is None else value,
+        description=description,
+    )
 
 
 @dataclass
@@ -77,6 +109,11 @@ class Panel:
                 w.style.description_width = "initial"
                 w.layout.width = _SLIDER_WIDTH
             elif isinstance(w, widgets.Dropdown):
+                if any(v is None for v in w._options_values):
+                    raise ValueError(
+                        f"the dropdown {w.description!r} has a choice whose value is None, which ipywidgets 8"
+                        " shows as an empty box: build it with labsupport.widgets.panel.dropdown()"
+                    )
                 w.style.description_width = "initial"
                 w.layout.width = "auto"
         self.box = widgets.Box(
@@ -100,8 +137,13 @@ class Panel:
             handle.update(item)
 
     def values(self) -> dict[str, Any]:
-        """Current value of every control."""
-        return {name: w.value for name, w in self.controls.items()}
+        """Current value of every control (``None`` for a :func:`dropdown`'s ``None`` choice)."""
+        return {name: _real(w.value) for name, w in self.controls.items()}
+
+
+def _real(value: Any) -> Any:
+    """A control's value as the render function takes it: the :func:`dropdown` stand-in becomes ``None``."""
+    return None if value is _NONE else value
 
 
 class LiveChart:
@@ -160,12 +202,14 @@ def make_panel(
 
     Raises:
         RuntimeError: when ``render`` returns more items than ``slots``.
+        ValueError: when a Dropdown has a choice whose value is ``None`` (use :func:`dropdown`).
     """
-    first = render(**{name: w.value for name, w in controls.items()})
-    panel = Panel(controls=controls, update=lambda **_: [], slots=len(first) if slots is None else slots)
+    panel = Panel(controls=controls, update=lambda **_: [], slots=slots or 0)
+    first = render(**panel.values())
+    panel.slots = len(first) if slots is None else slots
 
     def update(**values: Any) -> list[Shown]:
-        items = render(**values)
+        items = render(**{name: _real(value) for name, value in values.items()})
         panel._show(items)
         return items
 

@@ -30,6 +30,7 @@ import pytest
 
 from labsupport import widgets
 from labsupport.errors import ConfigError
+from labsupport.widgets.panel import dropdown, make_panel
 
 
 @dataclass(frozen=True)
@@ -311,3 +312,19 @@ def test_every_dropdown_shows_a_label_for_each_of_its_choices(lab):
             control.index = i
             assert control.label == label and control.index == i, f"{lab} {name}: choice {label!r} shows blank"
         control.value = start
+
+
+def test_a_dropdown_with_a_none_choice_is_refused_and_dropdown_hands_render_none():
+    # A raw Dropdown with a None choice would show blank; the panel refuses it and names the cure.
+    raw = ipywidgets.Dropdown(options=[("never", None), ("now", 1.0)], index=1, description="Operators")
+    with pytest.raises(ValueError, match=r"'Operators'.*panel\.dropdown\(\)"):
+        make_panel({"at": raw}, lambda at: [])
+    with pytest.raises(ValueError, match=r"start value 2\.0 is not one of the choices"):
+        dropdown([("never", None), ("now", 1.0)], 2.0, "Operators")
+    seen = []
+    p = make_panel(
+        {"at": dropdown([("never", None), ("now", 1.0)], None, "Operators")}, lambda at: seen.append(at) or []
+    )
+    p.controls["at"].index = 1
+    p.controls["at"].index = 0
+    assert seen == [None, 1.0, None] and p.values() == {"at": None} and p.controls["at"].label == "never"
