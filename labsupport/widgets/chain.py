@@ -9,7 +9,6 @@ import pandas as pd
 from IPython.display import Markdown
 
 from .. import chain, charts
-from .._memo import cached_run
 from ..errors import ConfigError
 from ..timeline import format_duration
 from .panel import Panel, Shown, expect, make_panel
@@ -31,7 +30,7 @@ def chain_view(config: chain.ChainConfig, *, reference: chain.ChainResult | None
     expect("config", config, chain.ChainConfig)
     if reference is not None:
         expect("reference", reference, chain.ChainResult)
-    result = cached_run(chain.run, config)
+    result = chain.run(config)  # its sub-models' runs are memoised (labsupport._memo)
     s = result.summary
     total = format_duration(s.total_s) if s.total_s > 0 else "no stage at all"
     text = (
@@ -72,7 +71,7 @@ def chain_panel(base: chain.ChainConfig | None = None) -> Panel:
     base = chain.INCIDENT if base is None else base
     if not isinstance(base, chain.ChainConfig):
         raise ConfigError(f"base must be a ChainConfig, got {type(base).__name__}")
-    incident = cached_run(chain.run, replace(base, stop_points=chain.StopPoints()))
+    incident = chain.run(replace(base, stop_points=chain.StopPoints()))
     controls: dict[str, widgets.Widget] = {
         name: widgets.Checkbox(
             value=base.stop_points.flags()[i],
