@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from test_book_axe import failures, run_axe
-from test_book_in_browser import Visit, _open, _watch
+from test_book_in_browser import Visit, _open, _watch, shoot
 
 from labsupport import quiz
 
@@ -208,7 +208,7 @@ def test_on_a_phone_and_on_paper(browser, book_html, base_url):
         assert width[0] <= width[1] + 1, f"the quiz page is {width[0]} px wide at 390 px"
         shots = book_html.parent / "screenshots" / "quiz"
         shots.mkdir(parents=True, exist_ok=True)
-        tab.screenshot(path=str(shots / "quiz-after-390-answered.png"), full_page=True)
+        shoot(tab, shots / "quiz-after-390-answered.png")
 
         tab.emulate_media(media="print")
         shown = tab.evaluate("""() => ({
