@@ -12,12 +12,13 @@ left queued (up to two minutes), and then checks:
 * no raw MyST role or glue placeholder is visible in rendered Markdown or outputs;
 * no output is an error or a traceback, every code cell ran, and the page threw nothing;
 * the page asked for nothing outside this machine;
-* each widget panel redraws the nearest chart after its controls after one checkbox click and
-  one slider step (ArrowRight on the focused handle).
+* each widget panel redraws the nearest chart after its controls after one checkbox click, one
+  slider step (ArrowRight on the focused handle) and one pick in each dropdown, and every dropdown
+  shows its choice (ipywidgets 8 shows a Dropdown whose value is ``None`` as an empty box).
 
-A PNG of the whole notebook goes to ``_build/screenshots/live/<lab>.png``. A separate test opens a
-fresh copy of each lab, saves it without running it (Ctrl+S) and compares the bytes with the
-original. Off unless ``--run-browser`` (see conftest.py).
+A PNG of the whole notebook goes to ``_build/screenshots/live/<lab>.png``. In JupyterLab each lab is
+also saved (Ctrl+S) as soon as it is open, before Run All, and those bytes are compared with the
+repository's (opening and saving must change nothing). Off unless ``--run-browser`` (see conftest.py).
 """
 
 from __future__ import annotations
@@ -57,13 +58,20 @@ def _run_lab(browser: Any, server: live.LiveServer, lab: str, shots: Path, *, ui
     context, page = live.new_page(browser, run)
     try:
         live.open_notebook(page, server, path, ui=ui)
+        if ui == "lab":  # opening and saving must change nothing (test_opening_and_saving_changes_nothing)
+            run.original = (live.ROOT / "labs" / lab).read_bytes()
+            live.save(page)
+            run.saved_unrun = (server.root / path).read_bytes()
         run.run_s = live.run_all(page, server)
         live.wait_charts_settled(page)
         live.read_page(page, run)
         for panel in run.panels:
-            for kind, count in (("checkbox", panel["checkboxes"]), ("slider", panel["sliders"])):
-                if count:
-                    run.moves.append(live.move_control(page, panel["cell"], kind, 0, mouse=ui == "notebook"))
+            # The first checkbox and the first slider, and every dropdown (each its own choices).
+            moves = [("checkbox", 0)] if panel["checkboxes"] else []
+            moves += [("slider", 0)] if panel["sliders"] else []
+            moves += [("dropdown", i) for i in range(len(panel["dropdowns"]))]
+            for kind, index in moves:
+                run.moves.append(live.move_control(page, panel["cell"], kind, index, mouse=ui == "notebook"))
         live.screenshot_whole_notebook(page, shots / f"{'' if ui == 'lab' else ui + '-'}{Path(lab).stem}.png")
         # Every code cell has an execution count: read from the notebook as saved (the prompts
         # of cells whose input is hidden show nothing).
@@ -182,11 +190,20 @@ def test_lab_widget_panels_redraw_their_chart(live_runs, lab):
     for panel in run.panels:
         if not panel["chart"]:
             problems.append(f"{_where(run, panel['cell'])}: no drawn chart after the panel's controls")
+        problems += [
+            f"{_where(run, panel['cell'])}: the dropdown {d['label']!r} shows an empty box"
+            for d in panel["dropdowns"]
+            if not d["shown"]
+        ]
         if not (panel["checkboxes"] or panel["sliders"]):
             problems.append(
                 f"{_where(run, panel['cell'])}: a panel with neither a checkbox nor a slider ({panel['labels']})"
             )
     for move in run.moves:
+        if move["kind"] == "dropdown" and not move["shown"]:
+            problems.append(
+                f"{_where(run, move['cell'])}: the dropdown {move['label']!r} shows an empty box after a pick"
+            )
         if not move["changed"]:
             problems.append(
                 f"{_where(run, move['cell'])}: {move['kind']} {move['label']!r} did not redraw the "
@@ -200,18 +217,10 @@ def test_lab_widget_panels_redraw_their_chart(live_runs, lab):
 
 
 @pytest.mark.parametrize("lab", LABS)
-def test_opening_and_saving_changes_nothing(browser, live_server, lab):
-    path = live_server.fresh_copy(lab, "pristine")
-    original = (live_server.root / path).read_bytes()
-    run = live.LabRun(path)
-    context, page = live.new_page(browser, run)
-    try:
-        live.open_notebook(page, live_server, path)
-        live.save(page)
-    finally:
-        context.close()
-        live_server.shutdown_kernels()
-    saved = (live_server.root / path).read_bytes()
+def test_opening_and_saving_changes_nothing(live_runs, lab):
+    run = live_runs(lab)  # saved right after it opened, before Run All (_run_lab)
+    original, saved = run.original, run.saved_unrun
+    assert original is not None and saved is not None, f"labs/{lab} was not saved before it ran"
     if saved != original:
         diff = difflib.unified_diff(
             original.decode("utf-8", "replace").splitlines(),
@@ -247,6 +256,10 @@ def test_lab_charts_draw_in_notebook7(live_server, live_runs, lab):
         if not c["drawn"]
     ]
     problems += [f"{m['kind']} {m['label']!r} did not redraw its chart" for m in run.moves if not m["changed"]]
+    problems += [f"dropdown {m['label']!r} shows an empty box after a pick" for m in run.moves if m["shown"] == ""]
+    problems += [
+        f"dropdown {d['label']!r} shows an empty box" for p in run.panels for d in p["dropdowns"] if not d["shown"]
+    ]
     problems += [
         f"{_where(run, part['cell'])}: raw MyST or a placeholder: {marker!r}"
         for part in run.texts
