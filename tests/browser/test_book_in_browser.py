@@ -323,8 +323,8 @@ def page_visits(browser: Any, base_url: str, book_html: Path, screenshots: Path)
         (screenshots / "report.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
-#: A screenshot shows at most this many CSS pixels of a page's height: the API reference is about
-#: 144,000 px tall, and its whole-page PNG took Chromium 11 s of CPU (2.6 s for its first 20,000 px)
+#: A screenshot shows at most this many CSS pixels of a page's height: the API reference, when it was
+#: one page, was about 144,000 px tall, and its whole-page PNG took Chromium 11 s of CPU (2.6 s for its first 20,000 px)
 #: yet no one reads that far down a screenshot. Every check still runs on the whole page.
 SHOT_MAX_HEIGHT_PX = 20_000
 
