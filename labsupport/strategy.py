@@ -7,17 +7,21 @@ wrong with code written by someone else, and each becomes the course's
 
 * it raises: the error names the exception (the student's traceback is chained as ``__cause__``);
 * it returns something other than a ``bool`` (``1``, ``None``, ``"yes"``, ``numpy.True_``);
-* it never returns: each call may execute at most :data:`STEP_BUDGET` Python lines (counted with
-  ``sys.settrace``), so a ``while True`` loop is stopped after a bounded number of steps.
+* it never returns: each call may take at most :data:`STEP_BUDGET` steps, a step being one Python
+  line or one bytecode instruction (counted with ``sys.settrace`` and ``frame.f_trace_opcodes``:
+  a loop written on one line, ``while True: pass``, starts no new line and is counted by its
+  instructions), so a ``while True`` loop is stopped after a bounded number of steps;
+* it calls ``sys.exit()``: that too is a ConfigError (``KeyboardInterrupt``, the learner stopping
+  the kernel, is let through).
 
-Limits: a loop inside C code (``sum(range(10**12))``, ``time.sleep``) executes no Python lines
+Limits: a loop inside C code (``sum(range(10**12))``, ``time.sleep``) executes no Python step
 and is not counted, and a strategy that catches every exception (``except BaseException``) can
 swallow the stop; a grading run's per-submission timeout is the last line of defence for those.
 
 ::
 
     engine --WriteRequest / FailoverRequest--> call_strategy(field, fn, request)
-                                                 |-- settrace: count lines, stop at STEP_BUDGET
+                                                 |-- settrace: count lines and opcodes, stop at STEP_BUDGET
                                                  |-- raises?       -> ConfigError(field, fn, error)
                                                  '-- not a bool?   -> ConfigError(field, fn, type)
 """
@@ -43,7 +47,8 @@ __all__ = [
     "strategy_name",
 ]
 
-#: Python lines one strategy call may execute before it is stopped (a correct strategy needs < 50).
+#: Steps (Python lines and bytecode instructions) one strategy call may take before it is stopped
+#: (a correct strategy needs a few hundred).
 STEP_BUDGET = 100_000
 
 
@@ -92,7 +97,7 @@ class FailoverRequest:
 
 
 class StrategyTimeout(ConfigError):
-    """A strategy call executed more than :data:`STEP_BUDGET` Python lines (it would not return)."""
+    """A strategy call took more than :data:`STEP_BUDGET` steps, Python lines and instructions (it would not return)."""
 
 
 def strategy_name(fn: object) -> str:
@@ -131,27 +136,30 @@ def call_strategy(name: str, fn: Callable[[Any], object], request: object, *, bu
         name: the config field the strategy came from, for messages.
         fn: the strategy.
         request: the frozen request (:class:`WriteRequest`, :class:`FailoverRequest`).
-        budget: the most Python lines the call may execute (count).
+        budget: the most steps (Python lines plus bytecode instructions) the call may take (count).
 
     Returns:
         The strategy's answer, exactly ``True`` or ``False``.
 
     Raises:
-        StrategyTimeout: the call executed more than ``budget`` lines.
-        ConfigError: the strategy raised (chained as ``__cause__``) or returned a non-``bool``.
+        StrategyTimeout: the call took more than ``budget`` steps.
+        ConfigError: the strategy raised or called ``sys.exit`` (chained as ``__cause__``), or
+            returned a non-``bool``.
     """
     who = f"{name}={strategy_name(fn)}"
     steps = 0
 
     def tracer(frame: FrameType, event: str, arg: object) -> Callable | None:
         nonlocal steps
-        if event == "line":
+        if event == "call":
+            frame.f_trace_opcodes = True  # a one-line loop starts no new line: count its instructions
+        elif event in ("line", "opcode"):
             steps += 1
             if steps > budget:
                 sys.settrace(None)
                 raise StrategyTimeout(
-                    f"{who} did not return within {budget:,} Python lines on {request!r}; "
-                    "a strategy must answer at once (no loops that wait)"
+                    f"{who} did not return within {budget:,} steps (Python lines and instructions) on "
+                    f"{request!r}; a strategy must answer at once (no loops that wait)"
                 )
         return tracer
 
@@ -161,12 +169,14 @@ def call_strategy(name: str, fn: Callable[[Any], object], request: object, *, bu
         answer = fn(request)
     except StrategyTimeout:
         raise
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         raise ConfigError(f"{who} raised {type(exc).__name__}: {exc} on {request!r}") from exc
     finally:
         sys.settrace(previous)
     if steps > budget:  # the student's code caught the stop and went on: still a timeout
-        raise StrategyTimeout(f"{who} did not return within {budget:,} Python lines on {request!r}")
+        raise StrategyTimeout(
+            f"{who} did not return within {budget:,} steps (Python lines and instructions) on {request!r}"
+        )
     if type(answer) is not bool:
         raise ConfigError(f"{who} must return True or False, got {type(answer).__name__} {answer!r} on {request!r}")
     return answer

@@ -100,8 +100,8 @@ def test_compare_and_set_never_empties_an_endpoint_whatever_the_seed_and_lock_lo
         (raises, ["conditional_write=raises", "KeyError", "oops"]),
         (returns_int, ["conditional_write=returns_int", "True or False", "int 1"]),
         (returns_none, ["conditional_write=returns_none", "NoneType"]),
-        (never_returns, ["conditional_write=never_returns", f"{STEP_BUDGET:,} Python lines"]),
-        (swallows_the_stop, ["conditional_write=swallows_the_stop", "Python lines"]),
+        (never_returns, ["conditional_write=never_returns", f"{STEP_BUDGET:,} steps"]),
+        (swallows_the_stop, ["conditional_write=swallows_the_stop", "steps"]),
     ],
 )
 def test_a_faulty_write_strategy_stops_the_run_with_an_error_naming_it(bad, words):
@@ -196,3 +196,24 @@ def test_a_faulty_failover_strategy_stops_the_run_with_an_error_naming_it():
         nlb.run(replace(_NLB, failover_decision=returns_none))
     with pytest.raises(ConfigError, match="failover_decision"):
         replace(_NLB, failover_decision="fail over")
+
+
+# A loop written on one line, as a student may type it (built from source: the formatter would split it).
+_ns: dict = {}
+exec("def _one_line_loop(request):\n    while True: pass\n", _ns)
+_one_line_loop = _ns["_one_line_loop"]
+
+
+def _exits(request):
+    raise SystemExit(3)
+
+
+def test_a_loop_written_on_one_line_is_stopped_too():
+    # It starts no new line, so only its bytecode instructions count (an adversarial run found it hung).
+    with pytest.raises(StrategyTimeout, match="steps"):
+        call_strategy("conditional_write", _one_line_loop, WriteRequest("regional", 1, 2), budget=1_000)
+
+
+def test_a_strategy_that_calls_sys_exit_is_a_config_error_naming_it():
+    with pytest.raises(ConfigError, match=r"conditional_write=_exits raised SystemExit: 3"):
+        race.run(replace(race.INCIDENT, conditional_write=_exits, horizon_s=600.0))
