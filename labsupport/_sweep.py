@@ -45,11 +45,20 @@ def map_items(fn: Callable[[Any], Any], items: list[Any], executor: object) -> l
     ``fn`` must be a module-level function so that a process pool can pickle it.
 
     Raises:
-        ConfigError: ``executor`` is neither ``None`` nor a ``concurrent.futures.Executor``.
+        ConfigError: ``executor`` is neither ``None`` nor a ``concurrent.futures.Executor``, or its
+            ``map`` gave back a different number of results than it was given items.
     """
     if executor is not None and not isinstance(executor, Executor):
         raise ConfigError(f"executor must be a concurrent.futures.Executor or None, got {type(executor).__name__}")
-    return list(executor.map(fn, items)) if executor is not None else [fn(x) for x in items]
+    if executor is None:
+        return [fn(x) for x in items]
+    results = list(executor.map(fn, items))
+    if len(results) != len(items):
+        raise ConfigError(
+            f"executor {type(executor).__name__}.map returned {len(results)} results for {len(items)} items;"
+            " a sweep needs exactly one per item"
+        )
+    return results
 
 
 def check_configs(configs: object, kind: type) -> list[Any]:

@@ -111,6 +111,16 @@ def test_a_bad_executor_is_refused_by_name():
         _sweep.sweep(_run, CONFIGS, _Config, "pool")
 
 
+def test_an_executor_that_drops_results_is_refused_not_truncated():
+    # An adversarial run found a short table with no error: zip() stopped at the shorter list.
+    class Short(ThreadPoolExecutor):
+        def map(self, fn, *iterables, **kwargs):
+            return iter([])
+
+    with Short(1) as pool, pytest.raises(ConfigError, match=r"Short\.map returned 0 results for 3 items"):
+        _sweep.sweep(_run, CONFIGS, _Config, pool)
+
+
 def test_flag_combinations_come_in_the_course_order():
     assert _sweep.flag_combinations(2) == [(False, False), (True, False), (False, True), (True, True)]
     combos = _sweep.flag_combinations(4)
