@@ -58,9 +58,18 @@ def dropdown(choices: list[tuple[str, Any]], value: Any, description: str) -> wi
     ``None``; :func:`make_panel` hands the render function ``None`` itself.
 
     Raises:
-        ValueError: when ``value`` is not one of the choices' values.
+        ValueError: when ``value`` is not one of the choices' values, or two choices' values compare
+            equal (``0 == False``, ``1 == 1.0``): ipywidgets finds a choice by its value and would
+            show and hand on the first of them.
     """
     values = [v for _, v in choices]
+    for i, a in enumerate(values):
+        for j in range(i):
+            if a is not None and values[j] is not None and a == values[j]:
+                raise ValueError(
+                    f"{description}: the choices {choices[j][0]!r} and {choices[i][0]!r} have equal values"
+                    f" ({values[j]!r} == {a!r}), which a dropdown cannot tell apart"
+                )
     if value not in values:
         raise ValueError(f"{description}: the start value {value!r} is not one of the choices {values!r}")
     return widgets.Dropdown(
@@ -141,6 +150,15 @@ class Panel:
         return {name: _real(w.value) for name, w in self.controls.items()}
 
 
+def _items(items: object) -> list[Shown]:
+    """``items`` if it is a list (what a render function must return); else a TypeError saying so."""
+    if not isinstance(items, list):
+        raise TypeError(
+            f"a panel's render function must return a list of charts, tables or Markdown, got {type(items).__name__}"
+        )
+    return items
+
+
 def _real(value: Any) -> Any:
     """A control's value as the render function takes it: the :func:`dropdown` stand-in becomes ``None``."""
     return None if value is _NONE else value
@@ -202,14 +220,21 @@ def make_panel(
 
     Raises:
         RuntimeError: when ``render`` returns more items than ``slots``.
-        ValueError: when a Dropdown has a choice whose value is ``None`` (use :func:`dropdown`).
+        TypeError: when ``render`` returns something other than a list.
+        ValueError: when a Dropdown has a choice whose value is ``None`` (use :func:`dropdown`),
+            ``slots`` is not a whole number >= 1, or ``slots`` is not given and ``render`` returns
+            no item for the initial values.
     """
+    if slots is not None and (type(slots) is not int or slots < 1):
+        raise ValueError(f"slots must be a whole number >= 1 (the most items render returns), got {slots!r}")
     panel = Panel(controls=controls, update=lambda **_: [], slots=slots or 0)
-    first = render(**panel.values())
+    first = _items(render(**panel.values()))
+    if slots is None and not first:
+        raise ValueError("render returned no item for the initial values: pass slots=, the most items it returns")
     panel.slots = len(first) if slots is None else slots
 
     def update(**values: Any) -> list[Shown]:
-        items = render(**{name: _real(value) for name, value in values.items()})
+        items = _items(render(**{name: _real(value) for name, value in values.items()}))
         panel._show(items)
         return items
 

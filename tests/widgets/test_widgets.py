@@ -323,8 +323,32 @@ def test_a_dropdown_with_a_none_choice_is_refused_and_dropdown_hands_render_none
         dropdown([("never", None), ("now", 1.0)], 2.0, "Operators")
     seen = []
     p = make_panel(
-        {"at": dropdown([("never", None), ("now", 1.0)], None, "Operators")}, lambda at: seen.append(at) or []
+        {"at": dropdown([("never", None), ("now", 1.0)], None, "Operators")},
+        lambda at: seen.append(at) or [],
+        slots=1,
     )
     p.controls["at"].index = 1
     p.controls["at"].index = 0
     assert seen == [None, 1.0, None] and p.values() == {"at": None} and p.controls["at"].label == "never"
+
+
+def test_a_dropdown_refuses_choices_it_cannot_tell_apart():
+    # ipywidgets finds a choice by value: with 0 and False it showed "zero" for "off" and handed on 0.
+    with pytest.raises(ValueError, match=r"'zero' and 'off' have equal values \(0 == False\)"):
+        dropdown([("zero", 0), ("off", False), ("never", None)], False, "x")
+
+
+def test_make_panel_refuses_what_it_cannot_show():
+    box = ipywidgets.Checkbox(value=False)
+    # A render that shows nothing at first would leave a panel of no outputs, and a later item
+    # would have nowhere to go (an adversarial run saw the error escape the widget's callback).
+    with pytest.raises(ValueError, match="pass slots="):
+        make_panel({"c": box}, lambda c: [] if not c else [alt.Chart()])
+    for slots in (0, 2.5, "2", -1, True):
+        with pytest.raises(ValueError, match="slots must be a whole number"):
+            make_panel({"c": box}, lambda c: [], slots=slots)
+    with pytest.raises(TypeError, match="must return a list of charts, tables or Markdown, got NoneType"):
+        make_panel({"c": box}, lambda c: None)
+    p = make_panel({"c": box}, lambda c: [] if not c else [alt.Chart()], slots=1)
+    box.value = True  # fills the one slot; nothing escapes
+    assert p.values() == {"c": True}
