@@ -291,6 +291,10 @@ _FINGERPRINT_FN = """(el) => {
   return s.length + ':' + h;
 }"""
 
+# A dropdown's description and the choice it shows ('' for an empty box), for a <select> element ``s``.
+_DROPDOWN_LABEL = "(s.closest('.widget-dropdown').querySelector('label') || {innerText: ''}).innerText.trim()"
+_DROPDOWN_SHOWN = "(s.selectedIndex >= 0 ? s.options[s.selectedIndex].text.trim() : '')"
+
 # Widget panels: every output that holds ipywidgets controls. For each, the kinds of control it
 # has and the fingerprint of the nearest chart after its controls (same cell, document order).
 _PANEL_HELPERS = """
@@ -322,9 +326,12 @@ _PANELS = (
                                    + '.jp-OutputArea .widget-hslider .noUi-handle').length,
     // Each dropdown's label and the choice it shows ('' when it shows an empty box).
     dropdowns: [...cell.querySelectorAll('.jp-OutputArea .widget-dropdown select')].map(s => ({
-      label: (s.closest('.widget-dropdown').querySelector('label') || {innerText: ''}).innerText.trim(),
-      shown: s.selectedIndex >= 0 ? s.options[s.selectedIndex].text.trim() : '',
-      choices: s.options.length,
+      label: """
+    + _DROPDOWN_LABEL
+    + """,
+      shown: """
+    + _DROPDOWN_SHOWN
+    + """,
     })),
     labels: [...cell.querySelectorAll('.jp-OutputArea .widget-checkbox, .jp-OutputArea .widget-slider, '
                                       + '.jp-OutputArea .widget-hslider')]
@@ -567,9 +574,7 @@ def move_control(
     widget = control.locator("xpath=ancestor::*[contains(concat(' ', @class, ' '), ' widget-inline-hbox ')][1]")
     label = re.sub(r"\s+", " ", widget.inner_text() if widget.count() else "").strip().strip("\u200b ")[:80]
     if kind == "dropdown":  # its description, not its choices
-        label = control.evaluate(
-            "s => (s.closest('.widget-dropdown').querySelector('label') || {innerText: ''}).innerText.trim()"
-        )
+        label = control.evaluate(f"s => {_DROPDOWN_LABEL}")
     before = panel_chart(page, cell)
     page.evaluate(_MARK_DRAWING, [CHART_SELECTOR, cell])
     via = {"checkbox": "click", "dropdown": "select"}.get(kind, "key")
@@ -625,11 +630,7 @@ def move_control(
     except Exception:  # noqa: BLE001 - a timeout means the chart did not change
         seconds = None
     after = panel_chart(page, cell)
-    shown = (
-        control.evaluate("s => s.selectedIndex >= 0 ? s.options[s.selectedIndex].text.trim() : ''")
-        if kind == "dropdown"
-        else None
-    )
+    shown = control.evaluate(f"s => {_DROPDOWN_SHOWN}") if kind == "dropdown" else None
     return {
         "shown": shown,
         "cell": cell,

@@ -5,7 +5,7 @@ environment, rooted at a temporary copy of ``labs/`` and ``chapters/``, so that 
 writes (JupyterLab autosaves) reaches the repository's notebooks. Every request the page makes
 that is not local is aborted and recorded. For each lab the test opens
 ``/lab/tree/labs/<lab>``, clicks Run > Run All Cells, waits until the kernel is idle with no cell
-left queued (up to two minutes), and then checks:
+left queued (up to ``live.RUN_ALL_S``, five minutes), and then checks:
 
 * every chart output (``.jp-RenderedVegaCommon5`` / ``.vega-embed``, or the book's HTML container
   ``.labsupport-vega``, which a live front end cannot draw) holds an SVG or a canvas;
@@ -128,6 +128,21 @@ def _where(run: live.LabRun, cell: int) -> str:
     return f"{run.path} cell {cell}"
 
 
+def _empty_dropdowns(run: live.LabRun) -> list[str]:
+    """Every dropdown that shows an empty box: after the run, or after its pick."""
+    problems = [
+        f"{_where(run, panel['cell'])}: the dropdown {d['label']!r} shows an empty box"
+        for panel in run.panels
+        for d in panel["dropdowns"]
+        if not d["shown"]
+    ]
+    return problems + [
+        f"{_where(run, m['cell'])}: the dropdown {m['label']!r} shows an empty box after a pick"
+        for m in run.moves
+        if m["kind"] == "dropdown" and not m["shown"]
+    ]
+
+
 # ---------------------------------------------------------------------------------------------
 # Each lab in JupyterLab
 
@@ -190,20 +205,12 @@ def test_lab_widget_panels_redraw_their_chart(live_runs, lab):
     for panel in run.panels:
         if not panel["chart"]:
             problems.append(f"{_where(run, panel['cell'])}: no drawn chart after the panel's controls")
-        problems += [
-            f"{_where(run, panel['cell'])}: the dropdown {d['label']!r} shows an empty box"
-            for d in panel["dropdowns"]
-            if not d["shown"]
-        ]
         if not (panel["checkboxes"] or panel["sliders"]):
             problems.append(
                 f"{_where(run, panel['cell'])}: a panel with neither a checkbox nor a slider ({panel['labels']})"
             )
+    problems += _empty_dropdowns(run)
     for move in run.moves:
-        if move["kind"] == "dropdown" and not move["shown"]:
-            problems.append(
-                f"{_where(run, move['cell'])}: the dropdown {move['label']!r} shows an empty box after a pick"
-            )
         if not move["changed"]:
             problems.append(
                 f"{_where(run, move['cell'])}: {move['kind']} {move['label']!r} did not redraw the "
@@ -256,10 +263,7 @@ def test_lab_charts_draw_in_notebook7(live_server, live_runs, lab):
         if not c["drawn"]
     ]
     problems += [f"{m['kind']} {m['label']!r} did not redraw its chart" for m in run.moves if not m["changed"]]
-    problems += [f"dropdown {m['label']!r} shows an empty box after a pick" for m in run.moves if m["shown"] == ""]
-    problems += [
-        f"dropdown {d['label']!r} shows an empty box" for p in run.panels for d in p["dropdowns"] if not d["shown"]
-    ]
+    problems += _empty_dropdowns(run)
     problems += [
         f"{_where(run, part['cell'])}: raw MyST or a placeholder: {marker!r}"
         for part in run.texts
