@@ -147,6 +147,7 @@ def call_strategy(name: str, fn: Callable[[Any], object], request: object, *, bu
             returned a non-``bool``.
     """
     who = f"{name}={strategy_name(fn)}"
+    over_budget = f"{who} did not return within {budget:,} steps (Python lines and instructions) on {request!r}"
     steps = 0
 
     def tracer(frame: FrameType, event: str, arg: object) -> Callable | None:
@@ -157,10 +158,7 @@ def call_strategy(name: str, fn: Callable[[Any], object], request: object, *, bu
             steps += 1
             if steps > budget:
                 sys.settrace(None)
-                raise StrategyTimeout(
-                    f"{who} did not return within {budget:,} steps (Python lines and instructions) on "
-                    f"{request!r}; a strategy must answer at once (no loops that wait)"
-                )
+                raise StrategyTimeout(f"{over_budget}; a strategy must answer at once (no loops that wait)")
         return tracer
 
     previous = sys.gettrace()
@@ -174,9 +172,7 @@ def call_strategy(name: str, fn: Callable[[Any], object], request: object, *, bu
     finally:
         sys.settrace(previous)
     if steps > budget:  # the student's code caught the stop and went on: still a timeout
-        raise StrategyTimeout(
-            f"{who} did not return within {budget:,} steps (Python lines and instructions) on {request!r}"
-        )
+        raise StrategyTimeout(over_budget)
     if type(answer) is not bool:
         raise ConfigError(f"{who} must return True or False, got {type(answer).__name__} {answer!r} on {request!r}")
     return answer

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -63,18 +64,18 @@ def dropdown(choices: list[tuple[str, Any]], value: Any, description: str) -> wi
             show and hand on the first of them.
     """
     values = [v for _, v in choices]
-    for i, a in enumerate(values):
-        for j in range(i):
-            if a is not None and values[j] is not None and a == values[j]:
-                raise ValueError(
-                    f"{description}: the choices {choices[j][0]!r} and {choices[i][0]!r} have equal values"
-                    f" ({values[j]!r} == {a!r}), which a dropdown cannot tell apart"
-                )
     if value not in values:
         raise ValueError(f"{description}: the start value {value!r} is not one of the choices {values!r}")
+    held = [_NONE if v is None else v for v in values]  # what the widget holds: no None
+    for i, j in itertools.combinations(range(len(held)), 2):
+        if held[i] == held[j]:
+            raise ValueError(
+                f"{description}: the choices {choices[i][0]!r} and {choices[j][0]!r} have equal values"
+                f" ({values[i]!r} == {values[j]!r}), which a dropdown cannot tell apart"
+            )
     return widgets.Dropdown(
-        options=[(label, _NONE if v is None else v) for label, v in choices],
-        value=_NONE if value is None else value,
+        options=[(label, v) for (label, _), v in zip(choices, held, strict=True)],
+        value=held[values.index(value)],
         description=description,
     )
 
