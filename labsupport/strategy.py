@@ -20,10 +20,11 @@ swallow the stop; a grading run's per-submission timeout is the last line of def
 
 ::
 
-    engine --WriteRequest / FailoverRequest--> call_strategy(field, fn, request)
-                                                 |-- settrace: count lines and opcodes, stop at STEP_BUDGET
-                                                 |-- raises?       -> ConfigError(field, fn, error)
-                                                 '-- not a bool?   -> ConfigError(field, fn, type)
+    engine --WriteRequest / FailoverRequest / AdmissionRequest-->
+        call_strategy(field, fn, request)
+          |-- settrace: count lines and opcodes, stop at STEP_BUDGET
+          |-- raises?       -> ConfigError(field, fn, error)
+          '-- not a bool?   -> ConfigError(field, fn, type)
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from typing import Any
 from .errors import ConfigError
 
 __all__ = [
+    "AdmissionRequest",
     "FailoverRequest",
     "STEP_BUDGET",
     "StrategyTimeout",
@@ -96,6 +98,38 @@ class FailoverRequest:
     removed_fraction: float
 
 
+@dataclass(frozen=True)
+class AdmissionRequest:
+    """What DWFM's admission strategy sees when one lease-establishment item arrives at a DWFM host.
+
+    The strategy answers the admission-control question: let the item join this host's waiting
+    queue (``True``), or refuse it now (``False``: load shedding; the droplet asks again at its next
+    state check, and the refusal is counted as ``lease_held_back``). It is asked for first requests
+    and for retries alike, after the built-in throttle (if one is on) has admitted the item.
+
+    Attributes:
+        time_s: seconds since 11:48 PM PDT on 19 October (the DWFM model's clock).
+        host: the DWFM host's index (0-based).
+        queue_count: items waiting in this host's queue now (count).
+        in_flight_count: items this host is working on now (count).
+        oldest_wait_s: seconds the oldest waiting item of this host has waited (0.0 when none waits).
+        attempt: 0 for a droplet's first request since its lease lapsed, n for its n-th retry.
+        host_concurrency_count: items one host works on at once (the config's).
+        lease_establish_s: host time to establish one lease, seconds (the config's).
+        work_deadline_s: an item must finish within this many seconds of joining the queue (the config's).
+    """
+
+    time_s: float
+    host: int
+    queue_count: int
+    in_flight_count: int
+    oldest_wait_s: float
+    attempt: int
+    host_concurrency_count: int
+    lease_establish_s: float
+    work_deadline_s: float
+
+
 class StrategyTimeout(ConfigError):
     """A strategy call took more than :data:`STEP_BUDGET` steps, Python lines and instructions (it would not return)."""
 
@@ -135,7 +169,8 @@ def call_strategy(name: str, fn: Callable[[Any], object], request: object, *, bu
     Args:
         name: the config field the strategy came from, for messages.
         fn: the strategy.
-        request: the frozen request (:class:`WriteRequest`, :class:`FailoverRequest`).
+        request: the frozen request (:class:`WriteRequest`, :class:`FailoverRequest`,
+            :class:`AdmissionRequest`).
         budget: the most steps (Python lines plus bytecode instructions) the call may take (count).
 
     Returns:

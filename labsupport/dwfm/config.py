@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .._validate import Config, check_bool, check_choice, check_int, check_number, check_seed
 from ..clock import INCIDENT_CLOCK
+from ..strategy import AdmissionRequest, check_strategy
 
 __all__ = ["DwfmConfig", "INCIDENT", "QUEUE_ORDERS", "RETRY_POLICIES", "SMALL_FLEET", "CLOCK"]
 
@@ -68,6 +70,15 @@ class DwfmConfig(Config):
             waiting queue at ``queue_limit_count`` is refused; the droplet asks again at its next
             state check (the fix AWS announced).
         queue_limit_count: that limit, also used by the operators' throttle and restart.
+        admission_policy: a strategy, ``f(request: AdmissionRequest) -> bool``, asked for every
+            item (first request or retry) that arrives at a DWFM host, after the built-in throttle
+            (if on) has let it through: ``True`` lets it join the host's queue, ``False`` refuses
+            it (load shedding: the droplet asks again at its next state check, counted as
+            ``lease_held_back``). See :class:`~labsupport.strategy.AdmissionRequest`. ``None``
+            (default, the incident): every item the throttle lets through is admitted. A strategy
+            that raises, returns a non-``bool`` or does not return stops the run with a
+            :class:`~labsupport.errors.ConfigError` naming it. A run of a config holding a
+            strategy is never memoised (a function may change between two calls).
         operator_throttle_at_s: when operators start throttling incoming work (the same admission
             control, switched on late), or ``None``.
         operator_restart_at_s: when operators restart every DWFM host whose waiting queue exceeds
@@ -110,6 +121,7 @@ class DwfmConfig(Config):
     retry_budget_burst_count: int = 100
     throttle_by_queue_length: bool = False
     queue_limit_count: int = 50
+    admission_policy: Callable[[AdmissionRequest], bool] | None = None
     operator_throttle_at_s: float | None = 15_960.0
     operator_restart_at_s: float | None = 15_960.0
     launch_attempts_per_s: float = 5.0
@@ -163,6 +175,7 @@ class DwfmConfig(Config):
         check_int("retry_budget_burst_count", self.retry_budget_burst_count, lo=0, hi=10_000_000)
         check_bool("throttle_by_queue_length", self.throttle_by_queue_length)
         check_int("queue_limit_count", self.queue_limit_count, lo=1, hi=10_000_000)
+        check_strategy("admission_policy", self.admission_policy)
         for name in ("operator_throttle_at_s", "operator_restart_at_s"):
             if getattr(self, name) is not None:
                 check_number(name, getattr(self, name), lo=0, hi=self.horizon_s, hi_name="horizon_s")

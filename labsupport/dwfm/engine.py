@@ -28,6 +28,7 @@ import simpy
 
 from .._validate import to_ms
 from ..errors import LimitExceeded
+from ..strategy import AdmissionRequest, call_strategy
 from .config import RETRY_POLICIES, DwfmConfig
 
 #: State checks are aggregated into this many cohorts per state-check interval.
@@ -147,11 +148,30 @@ class _Model:
                 "host_concurrency_count or fleet_droplets_count, or shorten horizon_s"
             )
 
+    def admits(self, h: int, now: float, attempt: int) -> bool:
+        """The config's ``admission_policy`` on an item arriving at host ``h`` (True without one)."""
+        policy = self.cfg.admission_policy
+        if policy is None:
+            return True
+        cfg, q = self.cfg, self.queues[h]
+        request = AdmissionRequest(
+            time_s=now,
+            host=h,
+            queue_count=len(q),
+            in_flight_count=len(self.inflight[h]),
+            oldest_wait_s=now - q[0][1] if q else 0.0,  # the left end is the oldest, FIFO or LIFO
+            attempt=attempt,
+            host_concurrency_count=cfg.host_concurrency_count,
+            lease_establish_s=cfg.lease_establish_s,
+            work_deadline_s=cfg.work_deadline_s,
+        )
+        return call_strategy("admission_policy", policy, request)
+
     def enqueue(self, d: int, now: float, attempt: int) -> bool:
-        """Admit an item for droplet ``d`` unless admission control refuses it."""
+        """Admit an item for droplet ``d`` unless admission control (throttle, then policy) refuses it."""
         h = self.host_of[d]
         q = self.queues[h]
-        if self.throttled(now) and len(q) >= self.cfg.queue_limit_count:
+        if (self.throttled(now) and len(q) >= self.cfg.queue_limit_count) or not self.admits(h, now, attempt):
             self.outstanding[d] = False  # held back: the droplet asks again at its next check
             self.counts["held_back"] += 1
             return False
@@ -179,8 +199,11 @@ class _Model:
 
         The same effects, in the same order, as one ``enqueue(d, now, 0)`` per droplet: within one
         call the throttle's state cannot change, and a host woken by an earlier item cannot run
-        before this call returns, so the loop is kept tight and the bookkeeping done once.
+        before this call returns, so the loop is kept tight and the bookkeeping done once. With an
+        ``admission_policy`` (student code, asked item by item) it is exactly that loop.
         """
+        if self.cfg.admission_policy is not None:
+            return sum(self.enqueue(d, now, 0) for d in droplets)
         queues, host_of, wake = self.queues, self.host_of, self.wake
         limit = self.cfg.queue_limit_count if self.throttled(now) else None
         admitted: list[int] = []

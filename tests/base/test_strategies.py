@@ -1,4 +1,5 @@
-"""Student strategies the engines run: the Enactor's conditional write and the NLB's failover decision.
+"""Student strategies the engines run: the Enactor's conditional write, the NLB's failover decision
+and DWFM's admission policy.
 
 A strategy equal to a built-in rule gives the same trace as the rule; a strategy that raises,
 returns a non-bool or never returns stops the run with a ConfigError naming it.
@@ -14,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labsupport import explore, nlb, race
+from labsupport import dwfm, explore, nlb, race
 from labsupport.errors import ConfigError
 from labsupport.strategy import STEP_BUDGET, StrategyTimeout, WriteRequest, call_strategy
 
@@ -196,6 +197,58 @@ def test_a_faulty_failover_strategy_stops_the_run_with_an_error_naming_it():
         nlb.run(replace(_NLB, failover_decision=returns_none))
     with pytest.raises(ConfigError, match="failover_decision"):
         replace(_NLB, failover_decision="fail over")
+
+
+# -- DWFM's admission policy ---------------------------------------------------------------------
+# The incident without the operators: only admission control can end the congestive collapse.
+_DWFM = replace(dwfm.INCIDENT, operator_throttle_at_s=None, operator_restart_at_s=None)
+
+
+def admit_all(request) -> bool:
+    return True
+
+
+def queue_below_50(request) -> bool:
+    return request.queue_count < 50
+
+
+def test_an_admission_policy_that_admits_everything_gives_the_run_without_one():
+    base, same = dwfm.run(_DWFM), dwfm.run(replace(_DWFM, admission_policy=admit_all))
+    pd.testing.assert_frame_equal(base.events, same.events)
+    pd.testing.assert_frame_equal(base.timeseries, same.timeseries)
+    assert not base.summary.recovered  # the collapse the policy is for
+
+
+def test_an_admission_policy_equal_to_the_queue_length_throttle_gives_the_throttles_run():
+    throttle = dwfm.run(replace(_DWFM, throttle_by_queue_length=True, queue_limit_count=50))
+    policy = dwfm.run(replace(_DWFM, admission_policy=queue_below_50))
+    pd.testing.assert_frame_equal(throttle.events, policy.events)
+    assert policy.summary.recovered and policy.summary.held_back_count > 0
+
+
+def test_an_admission_policy_sees_the_host_as_it_is_when_the_item_arrives():
+    seen = []
+
+    def record(request) -> bool:
+        seen.append(request)
+        return request.queue_count < 150  # 15 rounds of 60 s: past the 600 s deadline, so some retry
+
+    dwfm.run(replace(_DWFM, admission_policy=record, horizon_s=14_000.0))
+    assert seen and all(0 <= r.host < _DWFM.dwfm_hosts_count for r in seen)
+    assert max(r.queue_count for r in seen) == 150  # refused from 150 on: the queue never grew past it
+    assert all(r.oldest_wait_s == 0.0 for r in seen if r.queue_count == 0)
+    assert all(r.oldest_wait_s >= 0.0 and r.in_flight_count <= r.host_concurrency_count for r in seen)
+    assert {r.attempt for r in seen} >= {0, 1}  # first requests and retries are both asked
+    assert [r.time_s for r in seen] == sorted(r.time_s for r in seen)
+
+
+def test_a_faulty_admission_policy_stops_the_run_with_an_error_naming_it():
+    with pytest.raises(ConfigError, match="admission_policy=returns_none"):
+        dwfm.run(replace(_DWFM, admission_policy=returns_none))
+    with pytest.raises(StrategyTimeout, match="admission_policy=never_returns"):
+        dwfm.run(replace(_DWFM, admission_policy=never_returns))
+    with pytest.raises(ConfigError, match="admission_policy"):
+        replace(_DWFM, admission_policy=50)
 
 
 # A loop written on one line, as a student may type it (built from source: the formatter would split it).
