@@ -21,14 +21,13 @@ Covers:
 
 from __future__ import annotations
 
-import hashlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .. import explore, race
 from ..errors import ConfigError
 from ..strategy import WriteRequest, call_strategy
+from ._ids import GRADED_ID_VARIABLE, digest, graded_id
 
 __all__ = [
     "ASSIGNMENT",
@@ -50,8 +49,6 @@ __all__ = [
 
 #: The assignment's name (its folder under ``assignments/`` and otter's assignment name).
 ASSIGNMENT = "01-enactor-race"
-#: The environment variable through which the grading command gives the hidden tests the real id.
-GRADED_ID_VARIABLE = "LABSUPPORT_GRADED_ID"
 #: Horizon of each run, seconds: long enough for the stale overwrite, short enough to grade fast.
 HORIZON_S = 1800.0
 
@@ -71,15 +68,9 @@ class Lab01Params:
     lock_losses_count: int
 
 
-def _digest(student_id: object) -> bytes:
-    if not isinstance(student_id, str) or not student_id.strip():
-        raise ConfigError(f"student_id must be a non-empty string, got {student_id!r}")
-    return hashlib.sha256(f"{ASSIGNMENT}:{student_id.strip()}".encode()).digest()
-
-
 def params(student_id: str) -> Lab01Params:
     """The parameters of ``student_id``'s race (deterministic; raises ConfigError on an empty id)."""
-    d = _digest(student_id)
+    d = digest(ASSIGNMENT, student_id)
     return Lab01Params(student_id.strip(), int.from_bytes(d[:4], "big") >> 1, 4 + d[4] % 6)
 
 
@@ -88,11 +79,6 @@ def config(student_id: str) -> race.RaceConfig:
     p = params(student_id)
     delay = replace(race.INCIDENT_DELAY, lock_losses_count=p.lock_losses_count)
     return replace(race.INCIDENT, seed=p.seed, delays=(delay,), horizon_s=HORIZON_S)
-
-
-def graded_id(notebook_id: str) -> str:
-    """The id to grade against: the grading command's (environment variable), else the notebook's."""
-    return os.environ.get(GRADED_ID_VARIABLE) or notebook_id
 
 
 def reference_conditional_write(request: WriteRequest) -> bool:

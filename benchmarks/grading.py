@@ -1,0 +1,86 @@
+"""Grading an assignment: seconds per submission for a class of N (``otter run`` each), and its honesty set.
+
+Run ``python benchmarks/grading.py [ASSIGNMENT] [N] [JOBS]`` (default ``01-enactor-race``, 30
+submissions, 2 at a time; ``all`` grades every assignment in turn). It builds the assignment with
+``otter assign``, writes N copies of the solution under N student ids (each graded against its own
+id, so each run computes its own expected answers), adds the blank student copy and, for
+``02-dwfm-collapse``, a submission whose policy is a constant queue limit (it must lose exactly the
+"hosts unlike yours" point), grades them with the grading command's function and prints the wall
+time per submission and the CSV's totals. CI grades lab 01's whole honesty set
+(tests/grading/test_grading_lab01.py); this script is where the other assignments are graded by otter.
+Needs the ``[grading]`` extra.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from labsupport.grading import __main__ as cli
+from labsupport.grading import grade
+
+#: Per assignment: (text in the solution, its replacement, the auto-graded total that submission must get).
+ONE_WRONG = {
+    "01-enactor-race": (
+        "stale_overwrites = result.summary.stale_overwrites_count",
+        "stale_overwrites = result.summary.stale_overwrites_count + 1",
+        6.0,
+    ),
+    "02-dwfm-collapse": (
+        "return rounds * request.lease_establish_s <= request.work_deadline_s",
+        "return request.queue_count < 50",
+        6.0,
+    ),
+}
+
+
+def main(assignment: str = "01-enactor-race", n: int = 30, jobs: int = 2) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        t0 = time.perf_counter()
+        assert cli.main(["build", assignment, "--out", str(root / "dist")]) == 0
+        build_s = time.perf_counter() - t0
+        solution_text = (root / "dist" / "autograder" / f"{assignment}.ipynb").read_text()
+        subs = root / "subs"
+        subs.mkdir()
+        for k in range(n):
+            (subs / f"s{2000000 + k}.ipynb").write_text(solution_text)
+        (subs / "s1999998-blank.ipynb").write_bytes((root / "dist" / "student" / f"{assignment}.ipynb").read_bytes())
+        old, new, wrong_total = ONE_WRONG[assignment]
+        assert old in solution_text, f"the one-wrong edit no longer matches the solution: {old!r}"
+        (subs / "s1999999-one-wrong.ipynb").write_text(
+            solution_text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])
+        )
+        autograder = next((root / "dist" / "autograder").glob("*.zip"))
+        t0 = time.perf_counter()
+        grades = grade.grade_folder(subs, autograder, assignment=assignment, jobs=jobs)
+        wall = time.perf_counter() - t0
+        grade.write_csv(grades, root / "grades.csv", manual=("q4_explain",))
+        with (root / "grades.csv").open() as f:
+            totals = {r["student_id"]: float(r["auto_total"]) for r in csv.DictReader(f)}
+    blank, one_wrong = totals.pop("s1999998-blank"), totals.pop("s1999999-one-wrong")
+    out: dict[str, object] = {
+        "assignment": assignment,
+        "submissions": n + 2,
+        "jobs": jobs,
+        "build_s": round(build_s, 1),
+        "wall_s": round(wall, 1),
+        "s_per_submission": round(wall / (n + 2), 2),
+        "full_marks": f"{sum(t == 7 for t in totals.values())} of {n} solutions",
+        "blank_total": blank,
+        "one_wrong_total": f"{one_wrong} (expected {wrong_total})",
+    }
+    print(json.dumps(out))
+    return out
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    chosen = args[0] if args else "01-enactor-race"
+    numbers = [int(a) for a in args[1:3]]
+    for name in sorted(ONE_WRONG) if chosen == "all" else [chosen]:
+        main(name, *numbers)
