@@ -14,13 +14,15 @@ import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from . import grade, lab01, lab02
 
 #: Assignments this command knows: name -> (parameters of an id, key of an id, manual questions).
-ASSIGNMENTS = {
+ASSIGNMENTS: dict[str, tuple[Callable[[str], Any], Callable[[str], dict[str, object]], tuple[str, ...]]] = {
     lab01.ASSIGNMENT: (lab01.params, lab01.key, ("q4_explain",)),
     lab02.ASSIGNMENT: (lab02.params, lab02.key, ("q4_explain",)),
 }
