@@ -22,7 +22,7 @@ Covers:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from .. import explore, race
 from ..errors import ConfigError
@@ -118,9 +118,9 @@ class Prediction:
         made_before_run: whether it was recorded before :meth:`run` was first called.
     """
 
-    stale_overwrites: int | None = None
-    made_before_run: bool = False
-    _ran: bool = False
+    stale_overwrites: int | None = field(default=None, init=False)
+    made_before_run: bool = field(default=False, init=False)
+    _ran: bool = field(default=False, init=False)
 
     def record(self, stale_overwrites: int) -> None:
         """Record the prediction (an int >= 0); raises ConfigError otherwise."""

@@ -120,7 +120,27 @@ def test_a_queue_limit_tuned_to_one_fleet_loses_only_the_other_hosts_point():
     lab02.check_policy_admits_a_short_queue(queue_below_50)
     lab02.check_policy_recovers(queue_below_50, ID)
     lab02.check_policy_wastes_little(queue_below_50, ID)
-    assert "work_deadline_s=300" in _fails(lab02.check_policy_on_other_hosts, queue_below_50, ID)
+    assert "work_deadline_s=240" in _fails(lab02.check_policy_on_other_hosts, queue_below_50, ID)
+
+
+def test_no_constant_queue_limit_earns_every_design_point():
+    # Below 40 a short queue of the 40-slot hosts is refused ...
+    for limit in (1, 30, 39):
+        assert "a short queue was refused" in _fails(
+            lab02.check_policy_admits_a_short_queue, lambda r, limit=limit: r.queue_count < limit
+        )
+    # ... and from 40 on, work waits past the 240 s deadline.
+    for limit in (40, 1_000):
+        assert "work_deadline_s=240" in _fails(
+            lab02.check_policy_on_other_hosts, lambda r, limit=limit: r.queue_count < limit, ID
+        )
+
+
+def test_shedding_nearly_everything_earns_no_waste_point():
+    def trickle(request) -> bool:  # an adversarial helper's policy: a few items, hardly any waste
+        return request.time_s == 12_000.0 and request.host == 0
+
+    assert "fewer than" in _fails(lab02.check_policy_wastes_little, trickle, ID)
 
 
 def test_admitting_everything_is_the_collapse_and_earns_only_the_short_queue_point():

@@ -130,6 +130,7 @@ def test_the_scan_passes_an_honest_solution_and_otters_own_cell():
             _nb(
                 'STUDENT_ID = "s1"',
                 "from labsupport.grading import lab01\np = lab01.Prediction()",
+                "from labsupport.grading import lab02\nprediction = lab02.Prediction()",
                 "def conditional_write(request):\n    return request.new_plan > (request.active_plan or 0)",
                 'grader.check("q1_predict")',
                 "%matplotlib inline",
@@ -149,6 +150,9 @@ def test_the_scan_passes_an_honest_solution_and_otters_own_cell():
         "import os\nos.environ['LABSUPPORT_GRADED_ID'] = 's2'",
         "import sys\nsys.settrace(None)",
         "lab01.check_prediction = print",
+        "lab02.check_policy_recovers = print",
+        "prediction.made_before_run = True",
+        "prediction._ran = False",
         "STUDENT_ID.strip = 1",
         "__import__('o' + 's')",
     ],
