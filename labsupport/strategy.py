@@ -1,16 +1,18 @@
 """Student code the engines run: the strategy requests, their checks and the bounded call.
 
 A strategy is a small callable a student writes and passes through a model's config: the
-engine calls it with one frozen request and expects a ``bool`` back. Three things can go
+engine calls it with one frozen request and expects a ``bool`` back. Four things can go
 wrong with code written by someone else, and each becomes the course's
 :class:`~labsupport.errors.ConfigError` naming the strategy's field and function:
 
 * it raises: the error names the exception (the student's traceback is chained as ``__cause__``);
 * it returns something other than a ``bool`` (``1``, ``None``, ``"yes"``, ``numpy.True_``);
-* it never returns: each call may take at most :data:`STEP_BUDGET` steps, a step being one Python
-  line or one bytecode instruction (counted with ``sys.settrace`` and ``frame.f_trace_opcodes``:
-  a loop written on one line, ``while True: pass``, starts no new line and is counted by its
-  instructions), so a ``while True`` loop is stopped after a bounded number of steps;
+* it never returns, or is so slow that a run would take minutes: each call may take at most
+  :data:`STEP_BUDGET` steps, and all the calls of one run together at most
+  :data:`RUN_STEP_BUDGET` (each engine gives its run one :class:`RunBudget`). A step is one
+  Python line or one bytecode instruction (counted with ``sys.settrace`` and
+  ``frame.f_trace_opcodes``: a loop written on one line, ``while True: pass``, starts no new
+  line and is counted by its instructions);
 * it calls ``sys.exit()``: that too is a ConfigError (``KeyboardInterrupt``, the learner stopping
   the kernel, is let through).
 
@@ -41,6 +43,8 @@ from .errors import ConfigError
 __all__ = [
     "AdmissionRequest",
     "FailoverRequest",
+    "RUN_STEP_BUDGET",
+    "RunBudget",
     "STEP_BUDGET",
     "StrategyTimeout",
     "WriteRequest",
@@ -52,6 +56,28 @@ __all__ = [
 #: Steps (Python lines and bytecode instructions) one strategy call may take before it is stopped
 #: (a correct strategy needs a few hundred).
 STEP_BUDGET = 100_000
+
+#: Steps all strategy calls of one run may take together: a few seconds of tracing (a run that hit
+#: it was stopped after 4 s on a 2-core machine). The reference admission policy of the graded
+#: lab 02 takes about 700,000 steps over a night (18 a call).
+RUN_STEP_BUDGET = 20_000_000
+
+
+class RunBudget:
+    """The steps left to one run's strategy calls (an engine makes one per run and passes it to
+    :func:`call_strategy`).
+
+    Attributes:
+        total: the run's budget (steps, :data:`RUN_STEP_BUDGET` by default).
+        left: steps not yet taken.
+        calls: strategy calls made so far (count).
+    """
+
+    __slots__ = ("calls", "left", "total")
+
+    def __init__(self, steps: int = RUN_STEP_BUDGET) -> None:
+        self.total = self.left = steps
+        self.calls = 0
 
 
 @dataclass(frozen=True)
@@ -163,7 +189,14 @@ def check_strategy(name: str, fn: object) -> None:
         return
 
 
-def call_strategy(name: str, fn: Callable[[Any], object], request: object, *, budget: int = STEP_BUDGET) -> bool:
+def call_strategy(
+    name: str,
+    fn: Callable[[Any], object],
+    request: object,
+    *,
+    budget: int = STEP_BUDGET,
+    run_budget: RunBudget | None = None,
+) -> bool:
     """Call a student's strategy on ``request`` within a step budget; return its ``bool``.
 
     Args:
@@ -172,17 +205,29 @@ def call_strategy(name: str, fn: Callable[[Any], object], request: object, *, bu
         request: the frozen request (:class:`WriteRequest`, :class:`FailoverRequest`,
             :class:`AdmissionRequest`).
         budget: the most steps (Python lines plus bytecode instructions) the call may take (count).
+        run_budget: the run's budget, shared by all its calls (``None``: only ``budget`` applies).
 
     Returns:
         The strategy's answer, exactly ``True`` or ``False``.
 
     Raises:
-        StrategyTimeout: the call took more than ``budget`` steps.
+        StrategyTimeout: the call took more than ``budget`` steps, or the run's calls together
+            more than ``run_budget.total``.
         ConfigError: the strategy raised or called ``sys.exit`` (chained as ``__cause__``), or
             returned a non-``bool``.
     """
     who = f"{name}={strategy_name(fn)}"
-    over_budget = f"{who} did not return within {budget:,} steps (Python lines and instructions) on {request!r}"
+    limit = budget if run_budget is None else min(budget, max(run_budget.left, 0))
+    if limit < budget and run_budget is not None:
+        over_budget = (
+            f"{who}: this run's {run_budget.calls + 1:,} calls took more than {run_budget.total:,} steps "
+            "(Python lines and instructions) together; a strategy must answer in a few lines, or the run "
+            "must be smaller"
+        )
+        hint = ""
+    else:
+        over_budget = f"{who} did not return within {budget:,} steps (Python lines and instructions) on {request!r}"
+        hint = "; a strategy must answer at once (no loops that wait)"
     steps = 0
 
     def tracer(frame: FrameType, event: str, arg: object) -> Callable | None:
@@ -191,9 +236,9 @@ def call_strategy(name: str, fn: Callable[[Any], object], request: object, *, bu
             frame.f_trace_opcodes = True  # a one-line loop starts no new line: count its instructions
         elif event in ("line", "opcode"):
             steps += 1
-            if steps > budget:
+            if steps > limit:
                 sys.settrace(None)
-                raise StrategyTimeout(f"{over_budget}; a strategy must answer at once (no loops that wait)")
+                raise StrategyTimeout(over_budget + hint)
         return tracer
 
     previous = sys.gettrace()
@@ -206,7 +251,10 @@ def call_strategy(name: str, fn: Callable[[Any], object], request: object, *, bu
         raise ConfigError(f"{who} raised {type(exc).__name__}: {exc} on {request!r}") from exc
     finally:
         sys.settrace(previous)
-    if steps > budget:  # the student's code caught the stop and went on: still a timeout
+        if run_budget is not None:
+            run_budget.left -= steps
+            run_budget.calls += 1
+    if steps > limit:  # the student's code caught the stop and went on: still a timeout
         raise StrategyTimeout(over_budget)
     if type(answer) is not bool:
         raise ConfigError(f"{who} must return True or False, got {type(answer).__name__} {answer!r} on {request!r}")

@@ -28,7 +28,7 @@ import simpy
 
 from .._validate import to_ms
 from ..errors import LimitExceeded
-from ..strategy import AdmissionRequest, call_strategy
+from ..strategy import AdmissionRequest, RunBudget, call_strategy
 from .config import RETRY_POLICIES, DwfmConfig
 
 #: State checks are aggregated into this many cohorts per state-check interval.
@@ -113,6 +113,7 @@ class _Model:
         # Retry budget: one token bucket per host, full at the start.
         self.tokens = [float(cfg.retry_budget_burst_count)] * h
         self.tokens_at = [0.0] * h
+        self.strategy_budget = RunBudget()  # the steps the run's admission_policy calls may take together
         self.env.process(self.dynamodb(self.env))
         self.hosts = [self.env.process(self.dwfm_host(self.env, i)) for i in range(h)]
         for proc in (self.state_checker, self.operator, self.monitor):
@@ -165,7 +166,7 @@ class _Model:
             lease_establish_s=cfg.lease_establish_s,
             work_deadline_s=cfg.work_deadline_s,
         )
-        return call_strategy("admission_policy", policy, request)
+        return call_strategy("admission_policy", policy, request, run_budget=self.strategy_budget)
 
     def enqueue(self, d: int, now: float, attempt: int) -> bool:
         """Admit an item for droplet ``d`` unless admission control (throttle, then policy) refuses it."""

@@ -17,7 +17,7 @@ import simpy
 
 from .._validate import check_int, check_number, tick_s, to_ms
 from ..network import NetworkResult
-from ..strategy import FailoverRequest, call_strategy
+from ..strategy import FailoverRequest, RunBudget, call_strategy
 from .config import NlbConfig
 
 __all__ = ["SERIES", "flap_transitions_per_check"]
@@ -94,6 +94,7 @@ class _Nlb:
         self.interval_ms = to_ms(cfg.health_check_interval_s)
         self.threshold_ms = to_ms(cfg.failover_delay_threshold_s)
         self.window_ms = to_ms(cfg.removal_window_s)
+        self.strategy_budget = RunBudget()  # the steps the run's failover_decision calls may take together
 
     def _build_azs(self, net: NetworkResult) -> list[_Az]:
         items = net.items
@@ -196,6 +197,7 @@ class _Nlb:
                     az.weight,
                     removed,
                 ),
+                run_budget=self.strategy_budget,
             )
         if stale and az.weight > 0:
             self.remove(az, now_ms)

@@ -31,7 +31,7 @@ import simpy
 from .. import route53 as r53
 from .._engine import run_until
 from .._validate import tick_s
-from ..strategy import WriteRequest, call_strategy
+from ..strategy import RunBudget, WriteRequest, call_strategy
 from .config import EnactorDelay, RaceConfig
 
 __all__ = ["ACTIONS", "STATE_ACTIONS", "frame", "simulate"]
@@ -88,6 +88,7 @@ class _World:
         self.first_empty: float | None = None
         self.emptied: list[str] = []
         self.counts = dict.fromkeys(("stale", "alerts", "repairs", "lag"), 0)
+        self.strategy_budget = RunBudget()  # the steps the run's conditional_write calls may take together
         self.flags: dict[str, Any] = {"deleted_active": False, "stuck": False, "repaired_at": None}
 
     def log(
@@ -243,7 +244,12 @@ class Enactor:
             holds = (
                 None
                 if cfg.conditional_write is None
-                else call_strategy("conditional_write", cfg.conditional_write, WriteRequest(endpoint, zone.alias, gen))
+                else call_strategy(
+                    "conditional_write",
+                    cfg.conditional_write,
+                    WriteRequest(endpoint, zone.alias, gen),
+                    run_budget=w.strategy_budget,
+                )
             )
             change = zone.apply_plan(
                 gen,

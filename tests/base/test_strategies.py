@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from labsupport import dwfm, explore, nlb, race
 from labsupport.errors import ConfigError
-from labsupport.strategy import STEP_BUDGET, StrategyTimeout, WriteRequest, call_strategy
+from labsupport.strategy import STEP_BUDGET, RunBudget, StrategyTimeout, WriteRequest, call_strategy
 
 GUARD_1 = race.Guards(check_version_on_write=True)
 
@@ -249,6 +249,35 @@ def test_a_faulty_admission_policy_stops_the_run_with_an_error_naming_it():
         dwfm.run(replace(_DWFM, admission_policy=never_returns))
     with pytest.raises(ConfigError, match="admission_policy"):
         replace(_DWFM, admission_policy=50)
+
+
+def _busy(request) -> bool:  # about 300 steps a call: slow, yet within the budget of one call
+    for _ in range(100):
+        pass
+    return True
+
+
+def test_the_calls_of_one_run_share_a_budget_and_stop_together():
+    run = RunBudget(1_000)
+    request = WriteRequest("regional", 1, 2)
+    assert call_strategy("conditional_write", _busy, request, run_budget=run)
+    per_call = run.total - run.left
+    assert run.calls == 1 and 0 < per_call < 1_000
+    with pytest.raises(StrategyTimeout, match=r"this run's \d+ calls took more than 1,000 steps"):
+        for _ in range(10):
+            call_strategy("conditional_write", _busy, request, run_budget=run)
+    assert run.calls == -(-1_000 // per_call)  # the call that crossed the budget was the last one
+
+
+def test_a_slow_admission_policy_stops_its_run_within_the_run_budget(monkeypatch):
+    # An adversarial helper's case: a policy slow in every call, under the call's budget, once took
+    # about 12 minutes for one night. Each engine's run shares one budget; a small one here keeps
+    # the test short (the default is RUN_STEP_BUDGET).
+    import labsupport.dwfm.engine as engine
+
+    monkeypatch.setattr(engine, "RunBudget", lambda: RunBudget(200_000))
+    with pytest.raises(StrategyTimeout, match="admission_policy=_busy: this run's"):
+        dwfm.run(replace(_DWFM, admission_policy=_busy))
 
 
 # A loop written on one line, as a student may type it (built from source: the formatter would split it).
