@@ -3,10 +3,11 @@
 Run ``python benchmarks/grading.py [ASSIGNMENT] [N] [JOBS]`` (default ``01-enactor-race``, 30
 submissions, 2 at a time; ``all`` grades every assignment in turn). It builds the assignment with
 ``otter assign``, writes N copies of the solution under N student ids (each graded against its own
-id, so each run computes its own expected answers), adds the blank student copy and, for
-``02-dwfm-collapse``, a submission whose policy is a constant queue limit (it must lose exactly the
-"hosts unlike yours" point), grades them with the grading command's function and prints the wall
-time per submission and the CSV's totals. CI grades lab 01's whole honesty set
+id, so each run computes its own expected answers), adds the blank student copy and a submission
+with one design mistake (lab 01: a wrong count; lab 02: a constant queue limit, which loses
+exactly the "hosts unlike yours" point; lab 03: a decision that restores an AZ already out, which
+flaps and loses the three points that see it), grades them with the grading command's function and
+prints the wall time per submission and the CSV's totals. CI grades lab 01's whole honesty set
 (tests/grading/test_grading_lab01.py); this script is where the other assignments are graded by otter.
 Needs the ``[grading]`` extra.
 """
@@ -34,6 +35,11 @@ ONE_WRONG = {
         "return rounds * request.lease_establish_s <= request.work_deadline_s",
         "return request.queue_count < 50",
         6.0,
+    ),
+    "03-nlb-flapping": (
+        "return request.dns_weight < 1.0 or request.removed_fraction <= 1e-9",
+        "return request.removed_fraction <= 1e-9",
+        4.0,
     ),
 }
 
