@@ -49,8 +49,8 @@ def _fails(check, *args) -> str:
 
 def _design_points(decision) -> dict[str, bool]:
     checks = {
-        "fresh": lambda: lab03.check_decision_keeps_a_fresh_az(decision),
-        "stale": lambda: lab03.check_decision_removes_one_stale_az(decision),
+        "fresh": lambda: lab03.check_decision_keeps_a_fresh_az(decision, ID),
+        "stale": lambda: lab03.check_decision_removes_one_stale_az(decision, ID),
         "yours": lambda: lab03.check_decision_on_your_nlb(decision, ID),
         "other": lambda: lab03.check_decision_on_other_nlbs(decision, ID),
     }
@@ -134,7 +134,33 @@ def test_the_reference_decision_earns_every_design_point():
 def test_the_incidents_own_rule_earns_only_the_two_request_points():
     # It removes two AZs at once: the velocity control is what the design question asks for.
     assert _design_points(the_incidents_rule) == {"fresh": True, "stale": True, "yours": False, "other": False}
-    assert "of the capacity out of DNS at once" in _fails(lab03.check_decision_on_your_nlb, the_incidents_rule, ID)
+    assert "held 2 AZs out of DNS at once" in _fails(lab03.check_decision_on_your_nlb, the_incidents_rule, ID)
+
+
+def only_az_0(request) -> bool:  # an adversarial helper's decision: it once earned every design point
+    return request.az == 0
+
+
+def tells_a_table_from_a_run(request) -> bool:  # the same helper's: the made-up reviews once had delay == age
+    if request.check_latency_s == request.result_age_s:
+        return lab03.reference_failover_decision(request)
+    return request.az == 0
+
+
+def never_restores(request) -> bool:
+    return request.dns_weight < 1.0 or (request.result_age_s > request.threshold_s and request.removed_fraction <= 1e-9)
+
+
+@pytest.mark.parametrize("decision", [only_az_0, never_restores])
+def test_a_decision_that_keeps_a_healthy_az_out_loses_the_run_points(decision):
+    points = _design_points(decision)
+    assert not points["yours"] and not points["other"]
+
+
+def test_a_decision_that_tells_the_table_from_a_run_loses_the_table_points():
+    # Half the reviews of a real run have a delay equal to the result's age too, and the table asks them all.
+    points = _design_points(tells_a_table_from_a_run)
+    assert not points["fresh"] and not points["stale"]
 
 
 def test_a_decision_that_restores_an_az_already_out_flaps_and_loses_three_points():
