@@ -222,29 +222,47 @@ def _ask(policy: Callable[[AdmissionRequest], bool], request: AdmissionRequest) 
     return call_strategy("admission_policy", policy, request)
 
 
-def check_policy_admits_a_short_queue(policy: Callable[[AdmissionRequest], bool]) -> None:
+@functools.lru_cache(maxsize=16)
+def _seen_requests(student_id: str) -> tuple[AdmissionRequest, ...]:
+    """Every request the reference policy is asked in ``student_id``'s night (graded horizon), in order."""
+    seen: list[AdmissionRequest] = []
+
+    def recorder(request: AdmissionRequest) -> bool:
+        seen.append(request)
+        return reference_admission_policy(request)
+
+    dwfm.run(_graded(config(student_id), recorder))
+    return tuple(seen)
+
+
+def check_policy_admits_a_short_queue(policy: Callable[[AdmissionRequest], bool], notebook_id: str) -> None:
     """Never shed a short queue: with fewer items waiting than one round, every item is admitted.
 
-    Asked over queues of 0 to ``host_concurrency_count - 1`` items, first requests and retries,
-    idle and busy hosts, and each host shape the assignment uses.
+    Asked over made-up requests (queues of 0 to ``host_concurrency_count - 1`` items, first
+    requests and retries, idle and busy hosts, several hosts and times, each host shape the
+    assignment uses), then over every such request a real run of the graded id's night makes.
     """
-    for shape in ({}, *CAPACITY_VARIANTS):
-        cfg = replace(dwfm.INCIDENT, **shape)
-        for queue in range(cfg.host_concurrency_count):
-            for attempt in (0, 1, 5):
-                for in_flight in (0, cfg.host_concurrency_count):
-                    request = AdmissionRequest(
-                        time_s=12_000.0,
-                        host=0,
-                        queue_count=queue,
-                        in_flight_count=in_flight,
-                        oldest_wait_s=0.0 if queue == 0 else 30.0,
-                        attempt=attempt,
-                        host_concurrency_count=cfg.host_concurrency_count,
-                        lease_establish_s=cfg.lease_establish_s,
-                        work_deadline_s=cfg.work_deadline_s,
-                    )
-                    assert _ask(policy, request) is True, f"a short queue was refused: {request}"
+    made_up = [
+        AdmissionRequest(
+            time_s=time_s,
+            host=host,
+            queue_count=queue,
+            in_flight_count=in_flight,
+            oldest_wait_s=0.0 if queue == 0 else 30.0 + queue,
+            attempt=attempt,
+            host_concurrency_count=cfg.host_concurrency_count,
+            lease_establish_s=cfg.lease_establish_s,
+            work_deadline_s=cfg.work_deadline_s,
+        )
+        for cfg in (replace(dwfm.INCIDENT, **shape) for shape in ({}, *CAPACITY_VARIANTS))
+        for queue in range(cfg.host_concurrency_count)
+        for attempt in (0, 1, 5)
+        for in_flight in (0, cfg.host_concurrency_count)
+        for host, time_s in ((0, 9_500.0), (3, 12_000.0), (7, 20_123.0))
+    ]
+    for request in made_up + list(_seen_requests(graded_id(notebook_id))):
+        if request.queue_count < request.host_concurrency_count:
+            assert _ask(policy, request) is True, f"a short queue was refused: {request}"
 
 
 def _graded(cfg: dwfm.DwfmConfig, policy: Callable[[AdmissionRequest], bool]) -> dwfm.DwfmConfig:

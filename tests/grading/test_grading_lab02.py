@@ -110,14 +110,14 @@ def test_a_prediction_counts_only_when_recorded_before_the_run():
 
 def test_the_reference_policy_earns_every_design_point():
     policy = lab02.reference_admission_policy
-    lab02.check_policy_admits_a_short_queue(policy)
+    lab02.check_policy_admits_a_short_queue(policy, ID)
     lab02.check_policy_recovers(policy, ID)
     lab02.check_policy_wastes_little(policy, ID)
     lab02.check_policy_on_other_hosts(policy, ID)
 
 
 def test_a_queue_limit_tuned_to_one_fleet_loses_only_the_other_hosts_point():
-    lab02.check_policy_admits_a_short_queue(queue_below_50)
+    lab02.check_policy_admits_a_short_queue(queue_below_50, ID)
     lab02.check_policy_recovers(queue_below_50, ID)
     lab02.check_policy_wastes_little(queue_below_50, ID)
     assert "work_deadline_s=240" in _fails(lab02.check_policy_on_other_hosts, queue_below_50, ID)
@@ -127,7 +127,7 @@ def test_no_constant_queue_limit_earns_every_design_point():
     # Below 40 a short queue of the 40-slot hosts is refused ...
     for limit in (1, 30, 39):
         assert "a short queue was refused" in _fails(
-            lab02.check_policy_admits_a_short_queue, lambda r, limit=limit: r.queue_count < limit
+            lab02.check_policy_admits_a_short_queue, lambda r, limit=limit: r.queue_count < limit, ID
         )
     # ... and from 40 on, work waits past the 240 s deadline.
     for limit in (40, 1_000):
@@ -144,14 +144,14 @@ def test_shedding_nearly_everything_earns_no_waste_point():
 
 
 def test_admitting_everything_is_the_collapse_and_earns_only_the_short_queue_point():
-    lab02.check_policy_admits_a_short_queue(admit_everything)
+    lab02.check_policy_admits_a_short_queue(admit_everything, ID)
     assert "not every lease came back" in _fails(lab02.check_policy_recovers, admit_everything, ID)
     assert "was wasted" in _fails(lab02.check_policy_wastes_little, admit_everything, ID)
     _fails(lab02.check_policy_on_other_hosts, admit_everything, ID)
 
 
 def test_shedding_everything_earns_nothing():
-    assert "a short queue was refused" in _fails(lab02.check_policy_admits_a_short_queue, refuse_everything)
+    assert "a short queue was refused" in _fails(lab02.check_policy_admits_a_short_queue, refuse_everything, ID)
     _fails(lab02.check_policy_recovers, refuse_everything, ID)
     assert "refused everything" in _fails(lab02.check_policy_wastes_little, refuse_everything, ID)
 
@@ -182,3 +182,12 @@ def test_the_student_copy_holds_no_solution_and_no_hidden_test(tmp_path):
     ):
         assert leak not in text, leak
     assert "def admission_policy(request):" in text and "STUDENT_ID" in text
+
+
+def test_a_policy_that_tells_the_made_up_requests_from_a_run_loses_the_short_queue_point():
+    # An adversarial helper's idea: answer the made-up requests right and shed otherwise; the check
+    # also asks every request a real run of the student's night makes.
+    def detects(request) -> bool:
+        return request.time_s in (9_500.0, 12_000.0, 20_123.0) or request.queue_count < 5
+
+    assert "a short queue was refused" in _fails(lab02.check_policy_admits_a_short_queue, detects, ID)
