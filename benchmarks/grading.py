@@ -26,6 +26,11 @@ from labsupport.grading import grade
 
 #: Per assignment: (text in the solution, its replacement, the auto-graded total that submission must get).
 ONE_WRONG = {
+    "00-concept-quiz": (
+        "answers[\"dns-down\"] = ['b']",
+        "answers[\"dns-down\"] = ['a']",
+        11.0,
+    ),
     "01-enactor-race": (
         "stale_overwrites = result.summary.stale_overwrites_count",
         "stale_overwrites = result.summary.stale_overwrites_count + 1",
@@ -57,7 +62,7 @@ def main(assignment: str = "01-enactor-race", n: int = 30, jobs: int = 2) -> dic
             (subs / f"s{2000000 + k}.ipynb").write_text(solution_text)
         (subs / "s1999998-blank.ipynb").write_bytes((root / "dist" / "student" / f"{assignment}.ipynb").read_bytes())
         old, new, wrong_total = ONE_WRONG[assignment]
-        assert old in solution_text, f"the one-wrong edit no longer matches the solution: {old!r}"
+        assert json.dumps(old)[1:-1] in solution_text, f"the one-wrong edit no longer matches the solution: {old!r}"
         (subs / "s1999999-one-wrong.ipynb").write_text(
             solution_text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])
         )
@@ -65,9 +70,11 @@ def main(assignment: str = "01-enactor-race", n: int = 30, jobs: int = 2) -> dic
         t0 = time.perf_counter()
         grades = grade.grade_folder(subs, autograder, assignment=assignment, jobs=jobs)
         wall = time.perf_counter() - t0
-        grade.write_csv(grades, root / "grades.csv", manual=("q4_explain",))
+        grade.write_csv(grades, root / "grades.csv", manual=cli.ASSIGNMENTS[assignment][2])
         with (root / "grades.csv").open() as f:
-            totals = {r["student_id"]: float(r["auto_total"]) for r in csv.DictReader(f)}
+            rows = list(csv.DictReader(f))
+        totals = {r["student_id"]: float(r["auto_total"]) for r in rows}
+        full = max(float(r["auto_max"]) for r in rows)
     blank, one_wrong = totals.pop("s1999998-blank"), totals.pop("s1999999-one-wrong")
     out: dict[str, object] = {
         "assignment": assignment,
@@ -76,7 +83,7 @@ def main(assignment: str = "01-enactor-race", n: int = 30, jobs: int = 2) -> dic
         "build_s": round(build_s, 1),
         "wall_s": round(wall, 1),
         "s_per_submission": round(wall / (n + 2), 2),
-        "full_marks": f"{sum(t == 7 for t in totals.values())} of {n} solutions",
+        "full_marks": f"{sum(t == full for t in totals.values())} of {n} solutions scored {full:g}",
         "blank_total": blank,
         "one_wrong_total": f"{one_wrong} (expected {wrong_total})",
     }

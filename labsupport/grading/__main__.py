@@ -3,7 +3,7 @@
 ::
 
     python -m labsupport.grading build 01-enactor-race --out dist/01-enactor-race
-        (or 02-dwfm-collapse, 03-nlb-flapping: every command takes any of them)
+        (or 00-concept-quiz, 02-dwfm-collapse, 03-nlb-flapping: every command takes any of them)
     python -m labsupport.grading key 01-enactor-race --id s1234567
     python -m labsupport.grading grade SUBMISSIONS --autograder dist/01-enactor-race/autograder/*.zip \\
         --out grades.csv --feedback feedback/ [--jobs 2] [--timeout 300] [--memory-mb 3072]
@@ -20,10 +20,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from . import grade, lab01, lab02, lab03
+from . import concept_quiz, grade, lab01, lab02, lab03
 
 #: Assignments this command knows: name -> (parameters of an id, key of an id, manual questions).
 ASSIGNMENTS: dict[str, tuple[Callable[[str], Any], Callable[[str], dict[str, object]], tuple[str, ...]]] = {
+    concept_quiz.ASSIGNMENT: (concept_quiz.params, concept_quiz.key, ()),
     lab01.ASSIGNMENT: (lab01.params, lab01.key, ("q4_explain",)),
     lab02.ASSIGNMENT: (lab02.params, lab02.key, ("q4_explain",)),
     lab03.ASSIGNMENT: (lab03.params, lab03.key, ("q4_explain",)),

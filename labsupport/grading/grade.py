@@ -128,8 +128,28 @@ def _source(cell: dict) -> str:
     return "".join(src) if isinstance(src, list) else str(src)
 
 
+#: Modules whose key and reference answers a submission must not read: the assignments' own modules
+#: and the quiz (whose data file holds its answers).
+_KEY_HOLDERS = re.compile(r"lab\d\d|concept_quiz|quiz")
+#: Their attributes that give an answer away: the key, the quiz's answer key, the reference strategies.
+_KEY_ATTRIBUTES = re.compile(r"key|answer_key|reference_\w+|_seen_requests|_run")
+
+
+def _reads_the_key(node: ast.Attribute) -> bool:
+    """``lab02.key(...)``, ``concept_quiz.key``, ``quiz.answer_key()``, ``lab01.reference_conditional_write``."""
+    root = node.value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return (
+        isinstance(root, ast.Name)
+        and bool(_KEY_HOLDERS.fullmatch(root.id) or _KEY_HOLDERS.fullmatch(getattr(node.value, "attr", "")))
+        and bool(_KEY_ATTRIBUTES.fullmatch(node.attr))
+    )
+
+
 def scan(nb: dict) -> list[str]:
-    """Reasons to distrust a submission's code (empty if none): grader internals, tests, environment."""
+    """Reasons to distrust a submission's code (empty if none): grader internals, tests, environment,
+    the instructor's key or a reference answer read from the package."""
     flags: list[str] = []
     for i, cell in enumerate(_code_cells(nb)):
         src = _source(cell)
@@ -146,12 +166,18 @@ def scan(nb: dict) -> list[str]:
             name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
             if name in FORBIDDEN_NAMES:
                 flags.append(f"cell {i}: uses {name}")
+            if isinstance(node, ast.Attribute) and _reads_the_key(node):
+                flags.append(f"cell {i}: reads the instructor's key ({node.attr})")
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 mods = [a.name for a in node.names] + (
                     [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
                 )
                 if any(m.split(".")[0] in ("otter", "os", "sys", "ctypes", "gc", "inspect") for m in mods):
                     flags.append(f"cell {i}: imports {', '.join(mods)}")
+                if isinstance(node, ast.ImportFrom) and _KEY_HOLDERS.fullmatch((node.module or "").rsplit(".", 1)[-1]):
+                    given = [a.name for a in node.names if _KEY_ATTRIBUTES.fullmatch(a.name) or a.name == "*"]
+                    if given:
+                        flags.append(f"cell {i}: reads the instructor's key ({', '.join(given)})")
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
                 targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
                 for t in targets:
