@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import quiz
-from ._ids import digest
+from ._shared import digest
 
 __all__ = [
     "ASSIGNMENT",

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
-from ._ids import GRADED_ID_VARIABLE
+from ._shared import GRADED_ID_VARIABLE
 
 __all__ = ["Grade", "find_submissions", "grade_folder", "grade_one", "scan", "write_csv"]
 

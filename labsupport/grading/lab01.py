@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from .. import explore, race
 from ..errors import ConfigError
 from ..strategy import WriteRequest, call_strategy
-from ._ids import GRADED_ID_VARIABLE, digest, graded_id
+from ._shared import GRADED_ID_VARIABLE, PredictionBase, check_prediction_made, digest, graded_id
 
 __all__ = [
     "ASSIGNMENT",
@@ -110,8 +110,9 @@ def key(student_id: str) -> dict[str, object]:
 
 
 @dataclass
-class Prediction:
-    """A prediction recorded in the notebook before the run it predicts.
+class Prediction(PredictionBase):
+    """A prediction recorded in the notebook before the run it predicts (``Prediction()``, then
+    :meth:`record`; its fields are set only by :meth:`record` and :meth:`run`).
 
     Attributes:
         stale_overwrites: the predicted number of stale overwrites (count, >= 0).
@@ -119,29 +120,24 @@ class Prediction:
     """
 
     stale_overwrites: int | None = field(default=None, init=False)
-    made_before_run: bool = field(default=False, init=False)
-    _ran: bool = field(default=False, init=False)
 
     def record(self, stale_overwrites: int) -> None:
         """Record the prediction (an int >= 0); raises ConfigError otherwise."""
         if isinstance(stale_overwrites, bool) or not isinstance(stale_overwrites, int) or stale_overwrites < 0:
             raise ConfigError(f"stale_overwrites must be a whole number >= 0, got {stale_overwrites!r}")
-        self.stale_overwrites, self.made_before_run = stale_overwrites, not self._ran
+        self.stale_overwrites = stale_overwrites
+        self._recorded()
 
     def run(self, student_id: str) -> race.RaceResult:
         """Run ``student_id``'s race (the measurement), after the prediction; raises ConfigError before it."""
-        if self.stale_overwrites is None:
-            raise ConfigError("record your prediction first: prediction.record(stale_overwrites=...)")
-        self._ran = True
+        self._running(self.stale_overwrites, "stale_overwrites=...")
         return race.run(config(student_id))
 
 
 # -- hidden checks: each raises AssertionError with a message the student can act on -----------------
 def check_prediction(prediction: object) -> None:
     """Credit for a prediction made: a :class:`Prediction` recorded before the run."""
-    assert isinstance(prediction, Prediction), "prediction must be the Prediction object of the first cell"
-    assert prediction.stale_overwrites is not None, "no prediction was recorded"
-    assert prediction.made_before_run, "the prediction was recorded after the run"
+    check_prediction_made(prediction, Prediction, "stale_overwrites")
 
 
 def check_stale_overwrites(answer: object, notebook_id: str) -> None:

@@ -2,7 +2,7 @@
 
 Scenario:
     Every student id gives its own night (:func:`params`): a seed, a fleet size and an outage
-    length, derived from the id with SHA-256 (:mod:`labsupport.grading._ids`). The operators do not
+    length, derived from the id with SHA-256 (:mod:`labsupport.grading._shared`). The operators do not
     act (no throttle, no restarts), so the only way out of the collapse is the admission policy the
     student writes. The hidden tests of ``assignments/02-dwfm-collapse`` call the ``check_*``
     functions below, which compute the expected answer from the id with :mod:`labsupport.dwfm` at
@@ -32,7 +32,7 @@ from typing import Any
 from .. import dwfm
 from ..errors import ConfigError
 from ..strategy import AdmissionRequest, call_strategy
-from ._ids import digest, graded_id
+from ._shared import PredictionBase, check_prediction_made, digest, graded_id, recorded_requests
 
 __all__ = [
     "ASSIGNMENT",
@@ -160,7 +160,7 @@ def key(student_id: str) -> dict[str, object]:
 
 
 @dataclass
-class Prediction:
+class Prediction(PredictionBase):
     """A prediction recorded in the notebook before the run it predicts (``Prediction()``, then
     :meth:`record`; its fields are set only by :meth:`record` and :meth:`run`).
 
@@ -172,8 +172,6 @@ class Prediction:
 
     recovers: bool | None = field(default=None, init=False)
     wasted_fraction: float | None = field(default=None, init=False)
-    made_before_run: bool = field(default=False, init=False)
-    _ran: bool = field(default=False, init=False)
 
     def record(self, recovers: bool, wasted_fraction: float) -> None:
         """Record the prediction; raises ConfigError unless ``recovers`` is a bool and the fraction in [0, 1]."""
@@ -186,22 +184,18 @@ class Prediction:
         ):
             raise ConfigError(f"wasted_fraction must be a number from 0 to 1, got {wasted_fraction!r}")
         self.recovers, self.wasted_fraction = recovers, float(wasted_fraction)
-        self.made_before_run = not self._ran
+        self._recorded()
 
     def run(self, student_id: str) -> dwfm.DwfmResult:
         """Run ``student_id``'s night (the measurement), after the prediction; raises ConfigError before it."""
-        if self.recovers is None:
-            raise ConfigError("record your prediction first: prediction.record(recovers=..., wasted_fraction=...)")
-        self._ran = True
+        self._running(self.recovers, "recovers=..., wasted_fraction=...")
         return dwfm.run(config(student_id))
 
 
 # -- hidden checks: each raises AssertionError with a message the student can act on -----------------
 def check_prediction(prediction: object) -> None:
     """Credit for a prediction made: a :class:`Prediction` recorded before the run."""
-    assert isinstance(prediction, Prediction), "prediction must be the Prediction object of the first cell"
-    assert prediction.recovers is not None, "no prediction was recorded"
-    assert prediction.made_before_run, "the prediction was recorded after the run"
+    check_prediction_made(prediction, Prediction, "recovers")
 
 
 def check_wasted_fraction(answer: object, notebook_id: str) -> None:
@@ -225,14 +219,8 @@ def _ask(policy: Callable[[AdmissionRequest], bool], request: AdmissionRequest) 
 @functools.lru_cache(maxsize=16)
 def _seen_requests(student_id: str) -> tuple[AdmissionRequest, ...]:
     """Every request the reference policy is asked in ``student_id``'s night (graded horizon), in order."""
-    seen: list[AdmissionRequest] = []
-
-    def recorder(request: AdmissionRequest) -> bool:
-        seen.append(request)
-        return reference_admission_policy(request)
-
-    dwfm.run(_graded(config(student_id), recorder))
-    return tuple(seen)
+    cfg = _graded(config(student_id), reference_admission_policy)
+    return recorded_requests(dwfm.run, cfg, "admission_policy", reference_admission_policy)
 
 
 def check_policy_admits_a_short_queue(policy: Callable[[AdmissionRequest], bool], notebook_id: str) -> None:

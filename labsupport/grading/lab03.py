@@ -3,7 +3,7 @@
 Scenario:
     Every student id gives its own NLB (:func:`params`): a seed, the targets each Availability Zone
     starts with and the failover delay threshold, derived from the id with SHA-256
-    (:mod:`labsupport.grading._ids`). Nobody disables automatic failover and the NLB has no velocity
+    (:mod:`labsupport.grading._shared`). Nobody disables automatic failover and the NLB has no velocity
     control of its own, so what limits the capacity failover removes is the failover decision the
     student writes. The hidden tests of ``assignments/03-nlb-flapping`` call the ``check_*``
     functions below, which compute the expected answer from the id with :mod:`labsupport.nlb` at
@@ -33,7 +33,7 @@ from typing import Any
 from .. import nlb
 from ..errors import ConfigError
 from ..strategy import FailoverRequest, call_strategy
-from ._ids import digest, graded_id
+from ._shared import PredictionBase, check_prediction_made, digest, graded_id, recorded_requests
 
 __all__ = [
     "ASSIGNMENT",
@@ -159,7 +159,7 @@ def key(student_id: str) -> dict[str, object]:
 
 
 @dataclass
-class Prediction:
+class Prediction(PredictionBase):
     """A prediction recorded in the notebook before the run it predicts (``Prediction()``, then
     :meth:`record`; its fields are set only by :meth:`record` and :meth:`run`).
 
@@ -171,8 +171,6 @@ class Prediction:
 
     failovers: int | None = field(default=None, init=False)
     min_capacity_fraction: float | None = field(default=None, init=False)
-    made_before_run: bool = field(default=False, init=False)
-    _ran: bool = field(default=False, init=False)
 
     def record(self, failovers: int, min_capacity_fraction: float) -> None:
         """Record the prediction; raises ConfigError unless a whole number >= 0 and a fraction in [0, 1]."""
@@ -185,7 +183,7 @@ class Prediction:
         ):
             raise ConfigError(f"min_capacity_fraction must be a number from 0 to 1, got {min_capacity_fraction!r}")
         self.failovers, self.min_capacity_fraction = int(failovers), float(min_capacity_fraction)
-        self.made_before_run = not self._ran
+        self._recorded()
 
     def run(self, student_id: str) -> nlb.NlbResult:
         """Run ``student_id``'s NLB (the measurement), after the prediction; raises ConfigError before it."""
@@ -200,9 +198,7 @@ class Prediction:
 # -- hidden checks: each raises AssertionError with a message the student can act on -----------------
 def check_prediction(prediction: object) -> None:
     """Credit for a prediction made: a :class:`Prediction` recorded before the run."""
-    assert isinstance(prediction, Prediction), "prediction must be the Prediction object of the first cell"
-    assert prediction.failovers is not None, "no prediction was recorded"
-    assert prediction.made_before_run, "the prediction was recorded after the run"
+    check_prediction_made(prediction, Prediction, "failovers")
 
 
 def check_first_failover_s(answer: object, notebook_id: str) -> None:
@@ -226,14 +222,7 @@ def _ask(decision: Callable[[FailoverRequest], bool], request: FailoverRequest) 
 @functools.lru_cache(maxsize=64)
 def _seen_requests(student_id: str) -> tuple[FailoverRequest, ...]:
     """Every request the reference decision is asked in ``student_id``'s NLB, in order."""
-    seen: list[FailoverRequest] = []
-
-    def recorder(request: FailoverRequest) -> bool:
-        seen.append(request)
-        return reference_failover_decision(request)
-
-    nlb.run(replace(config(student_id), failover_decision=recorder))
-    return tuple(seen)
+    return recorded_requests(nlb.run, config(student_id), "failover_decision", reference_failover_decision)
 
 
 def _table(notebook_id: str) -> list[FailoverRequest]:
