@@ -132,7 +132,7 @@ def _source(cell: dict) -> str:
 #: and the quiz (whose data file holds its answers).
 _KEY_HOLDERS = re.compile(r"lab\d\d|concept_quiz|quiz")
 #: Their attributes that give an answer away: the key, the quiz's answer key, the reference strategies.
-_KEY_ATTRIBUTES = re.compile(r"key|answer_key|reference_\w+|_seen_requests|_run")
+_KEY_ATTRIBUTES = re.compile(r"key|answer_key|reference_\w+|_seen_requests")
 
 
 def _reads_the_key(node: ast.Attribute) -> bool:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import dwfm
+from .._memo import cached_run
 from ..errors import ConfigError
 from ..strategy import AdmissionRequest, call_strategy
 from ._shared import PredictionBase, check_prediction_made, digest, graded_id, recorded_requests
@@ -132,11 +133,6 @@ def reference_admission_policy(request: AdmissionRequest) -> bool:
     return rounds * request.lease_establish_s <= request.work_deadline_s
 
 
-@functools.lru_cache(maxsize=64)
-def _run(cfg: dwfm.DwfmConfig) -> dwfm.DwfmResult:
-    return dwfm.run(cfg)
-
-
 def key(student_id: str) -> dict[str, object]:
     """The instructor's key for ``student_id``: parameters and the expected measured answers.
 
@@ -146,7 +142,7 @@ def key(student_id: str) -> dict[str, object]:
         answer is :func:`reference_admission_policy` (or any policy that passes the checks).
     """
     p, cfg = params(student_id), config(student_id)
-    result = _run(cfg)
+    result = cached_run(dwfm.run, cfg)
     return {
         "student_id": p.student_id,
         "seed": p.seed,
@@ -219,7 +215,7 @@ def _ask(policy: Callable[[AdmissionRequest], bool], request: AdmissionRequest) 
 @functools.lru_cache(maxsize=16)
 def _seen_requests(student_id: str) -> tuple[AdmissionRequest, ...]:
     """Every request the reference policy is asked in ``student_id``'s night (graded horizon), in order."""
-    cfg = _graded(config(student_id), reference_admission_policy)
+    cfg = _graded(config(student_id), None)  # recorded_requests puts its recorder in the field
     return recorded_requests(dwfm.run, cfg, "admission_policy", reference_admission_policy)
 
 
@@ -253,7 +249,7 @@ def check_policy_admits_a_short_queue(policy: Callable[[AdmissionRequest], bool]
             assert _ask(policy, request) is True, f"a short queue was refused: {request}"
 
 
-def _graded(cfg: dwfm.DwfmConfig, policy: Callable[[AdmissionRequest], bool]) -> dwfm.DwfmConfig:
+def _graded(cfg: dwfm.DwfmConfig, policy: Callable[[AdmissionRequest], bool] | None) -> dwfm.DwfmConfig:
     """``cfg`` with the policy, its horizon cut to the end of the recovery bound (plus one report):
     a later recovery fails anyway, and a policy that sheds everything costs a shorter run."""
     horizon_s = min(cfg.horizon_s, cfg.outage_end_s + recovery_bound_s(cfg) + cfg.report_interval_s)

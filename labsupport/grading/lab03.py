@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import nlb
+from .._memo import cached_run
 from ..errors import ConfigError
 from ..strategy import FailoverRequest, call_strategy
 from ._shared import PredictionBase, check_prediction_made, digest, graded_id, recorded_requests
@@ -125,11 +126,6 @@ def reference_failover_decision(request: FailoverRequest) -> bool:
     return request.dns_weight < 1.0 or request.removed_fraction <= 1e-9
 
 
-@functools.lru_cache(maxsize=64)
-def _run(cfg: nlb.NlbConfig) -> nlb.NlbResult:
-    return nlb.run(cfg)
-
-
 def _first_failover_s(result: nlb.NlbResult) -> float:
     times = result.events.loc[result.events["kind"] == "az_failover", "time_s"]
     return float(times.iloc[0]) if len(times) else math.nan
@@ -145,7 +141,7 @@ def key(student_id: str) -> dict[str, object]:
         passes the checks).
     """
     p = params(student_id)
-    result = _run(config(student_id))
+    result = cached_run(nlb.run, config(student_id))
     return {
         "student_id": p.student_id,
         "seed": p.seed,
