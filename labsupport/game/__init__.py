@@ -18,15 +18,15 @@ timeline row, time and tag of AWS's operators' own action; the score sets the pl
 beside AWS's real ones. A run is a function of its log: the same actions give the same score.
 
 Modules: ``config`` (:class:`GameConfig`, :data:`ACTIONS`, :data:`AWS_ACTIONS`), ``engine`` (log
-to actions, dashboards, feed), ``model`` (:func:`play`) and ``sweep`` (:func:`search`, the best
-player a search finds).
+to actions, dashboards, feed), ``model`` (:func:`play`; :func:`inject_cards`, the facilitated game's
+printed deck) and ``sweep`` (:func:`search`, the best player a search finds).
 """
 
 from __future__ import annotations
 
 from .config import ACTION_NAMES, ACTIONS, AWS_ACTIONS, CLOCK, HORIZON_S, STEPS_S, Action, GameConfig
 from .engine import NOTES, SIGNALS
-from .model import AWS_ENDS, SCORE_ROWS, GameResult, GameSummary, play
+from .model import AWS_ENDS, CARD_KINDS, CARD_PROMPTS, SCORE_ROWS, GameResult, GameSummary, inject_cards, play
 from .sweep import search
 
 __all__ = [
@@ -35,11 +35,14 @@ __all__ = [
     "ACTIONS",
     "AWS_ACTIONS",
     "AWS_ENDS",
+    "CARD_KINDS",
+    "CARD_PROMPTS",
     "CLOCK",
     "GameConfig",
     "GameResult",
     "GameSummary",
     "HORIZON_S",
+    "inject_cards",
     "NOTES",
     "play",
     "SCORE_ROWS",

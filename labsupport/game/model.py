@@ -11,7 +11,26 @@ import pandas as pd
 from .. import chain, timeline
 from ..errors import ConfigError
 from . import engine as _en
-from .config import ACTIONS, CLOCK, GameConfig
+from .config import ACTIONS, AWS_ACTIONS, CLOCK, GameConfig
+
+#: The kinds of :func:`inject_cards`, in the order the deck holds them.
+CARD_KINDS: tuple[str, ...] = ("start", "post", "debrief")
+
+#: What the facilitator asks at each kind of card (the course's game rules, not a source's words).
+CARD_PROMPTS: dict[str, str] = {
+    "start": (
+        "You are on call for us-east-1. Read every dashboard aloud, advance the clock, and act only on what "
+        "the dashboards and the public posts show."
+    ),
+    "post": (
+        "Read the post aloud at this time. Operations: which dashboard agrees with it? Communications: does "
+        "the team's own status update say more, or less?"
+    ),
+    "debrief": (
+        "Debrief only, face down until then: set AWS's action and its time beside the team's own, and ask "
+        "what the operators knew when they took it."
+    ),
+}
 
 #: Rows of the score: the chain's three stages, then the whole event and the first status update.
 SCORE_ROWS: tuple[str, ...] = (*chain.STAGES, "Whole event", "First status update")
@@ -214,3 +233,69 @@ def _score(summary: GameSummary, result: chain.ChainResult, aws: pd.DataFrame) -
     frame["saved_s"] = frame["aws_end_s"] - frame["player_end_s"]
     frame = frame.astype({"stage": "string", "aws_id": "string", "aws_tag": "string", "player_end_s": "float64"})
     return frame[["stage", "player_end_s", "aws_end_s", "aws_id", "aws_tag", "saved_s", "impact_s"]]
+
+
+def inject_cards() -> pd.DataFrame:
+    """The facilitated game's printed deck: the start, each public post, then AWS's actions for the debrief.
+
+    One card per inject: ``start`` at 11:48 PM (t = 0); one ``post`` per Health Dashboard post the
+    players see (:func:`labsupport.game.engine.feed`, at its real time); one ``debrief`` card per action
+    of :data:`AWS_ACTIONS`, at the time the sources give it, which the facilitator keeps face down
+    until the debrief. No card depends on what the players do: the dashboards, which do, stay on the
+    screen.
+
+    Returns:
+        One row per card, in deck order (kind, then time): ``card`` (int64, from 1), ``time_s``
+        (float64, seconds on the game's clock), ``time`` (string, "12:11 AM"), ``kind`` (string, one of
+        :data:`CARD_KINDS`), ``title``, ``text``, ``source``, ``tag`` (string: the timeline row's
+        confidence tag; empty for the start card), ``effect`` (string: what the chain model does
+        with the action, the model's; empty but for debrief cards) and ``prompt`` (string, the
+        facilitator's question, :data:`CARD_PROMPTS`).
+
+    Follows the timeline's rows (``timeline.csv``): the Health Dashboard's posts and the post-event
+    summary's operator actions, each with its tag.
+    """
+    aws = _aws_rows()
+    by_name = {a.name: a for a in ACTIONS}
+    rows = [
+        (
+            0.0,
+            "start",
+            "The clock starts",
+            "Every dashboard is the chain model's; the posts are the real ones, at their real times.",
+            "",
+            "",
+            "",
+        )
+    ]
+    for post in _feed().itertuples():
+        rows.append(
+            (
+                float(post.time_s),
+                "post",
+                "AWS Health Dashboard post",
+                str(post.event),
+                str(post.source),
+                str(post.tag),
+                "",
+            )
+        )
+    for at, name in AWS_ACTIONS:
+        action, row = by_name[name], aws.loc[by_name[name].aws_id]
+        rows.append(
+            (
+                float(at),
+                "debrief",
+                f"AWS's operators: {action.label}",
+                str(row["event"]),
+                str(row["source"]),
+                str(row["tag"]),
+                action.effect,
+            )
+        )
+    frame = pd.DataFrame(rows, columns=["time_s", "kind", "title", "text", "source", "tag", "effect"])
+    frame["prompt"] = frame["kind"].map(CARD_PROMPTS)
+    frame.insert(0, "card", pd.Series(range(1, len(frame) + 1), dtype="int64"))
+    frame.insert(2, "time", [CLOCK.time_of_day(t) for t in frame["time_s"]])
+    strings = ("time", "kind", "title", "text", "source", "tag", "effect", "prompt")
+    return frame.astype({"time_s": "float64", **{c: "string" for c in strings}})

@@ -20,7 +20,7 @@ from __future__ import annotations
 from .chain import chain_panel, chain_view
 from .dwfm import dwfm_panel
 from .explore import explore_panel
-from .game import game_panel, game_view
+from .game import game_cards, game_panel, game_view
 from .panel import Panel, make_panel
 from .race import race_panel, race_view
 from .recovery import NLB_FAILOVER_CHOICES, dns_config, dns_panel, dns_view, nlb_config, nlb_panel, nlb_view
@@ -36,6 +36,7 @@ __all__ = [
     "dns_view",
     "dwfm_panel",
     "explore_panel",
+    "game_cards",
     "game_panel",
     "game_view",
     "make_panel",

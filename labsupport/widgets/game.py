@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import ipywidgets as widgets
 import pandas as pd
-from IPython.display import Markdown
+from IPython.display import HTML, Markdown
 
 from .. import charts, game
 from ..errors import ConfigError
 from ..timeline import format_duration
 from .panel import Panel, Shown, make_panel
 
-__all__ = ["game_panel", "game_view"]
+__all__ = ["PROJECTOR_CLASS", "PROJECTOR_ZOOM", "game_cards", "game_panel", "game_view"]
+
+#: The CSS class the panel's *Projector mode* button puts on the whole panel.
+PROJECTOR_CLASS = "labsupport-projector"
+#: How much projector mode enlarges the panel: type, buttons and charts alike (CSS ``zoom``, a factor).
+PROJECTOR_ZOOM = 1.6
+_PROJECTOR_CSS = f"<style>.{PROJECTOR_CLASS} {{ zoom: {PROJECTOR_ZOOM}; }}</style>"
+_KIND_WORDS = {"start": "Start", "post": "Inject", "debrief": "Debrief card (keep face down)"}
 
 
 def _aws_actions() -> pd.DataFrame:
@@ -80,24 +88,66 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
     return items
 
 
-def game_panel(config: game.GameConfig | None = None) -> Panel:
+def game_cards(cards: pd.DataFrame | None = None) -> HTML:
+    """The facilitated game's deck as printable cards, one box per row of :func:`labsupport.game.inject_cards`.
+
+    Args:
+        cards: a frame with ``inject_cards``' columns (default: the whole deck).
+
+    Returns:
+        An ``IPython.display.HTML`` of ``<section class="labsupport-card">`` boxes, in the frame's
+        order: a card's kind, number and time, its title, its text with the source and confidence tag,
+        the model's effect (debrief cards) and the facilitator's prompt. Each box has a dashed border to
+        cut along, and the book's print style keeps it whole on one printed page.
+
+    Raises:
+        ConfigError: ``cards`` lacks one of ``inject_cards``' columns.
+    """
+    cards = game.inject_cards() if cards is None else cards
+    need = ("card", "time", "kind", "title", "text", "source", "tag", "effect", "prompt")
+    missing = [c for c in need if c not in getattr(cards, "columns", ())]
+    if missing:
+        raise ConfigError(f"cards must have the columns of game.inject_cards(); missing {missing}")
+    boxes = []
+    for c in cards.itertuples():
+        e = {k: html.escape(str(getattr(c, k))) for k in need}
+        cite = f" ({e['source']}, [{e['tag']}])" if e["source"] else ""
+        effect = f"<p><b>In the model:</b> {e['effect']}.</p>" if e["effect"] else ""
+        boxes.append(
+            f'<section class="labsupport-card labsupport-card--{e["kind"]}" '
+            f'aria-label="Card {e["card"]}, {e["time"]}">'
+            f'<p class="labsupport-card__head"><b>{html.escape(_KIND_WORDS.get(str(c.kind), str(c.kind)))} '
+            f"{e['card']} · {e['time']}</b></p>"
+            f"<p><b>{e['title']}.</b> {e['text']}{cite}</p>{effect}"
+            f'<p class="labsupport-card__prompt"><i>{e["prompt"]}</i></p></section>'
+        )
+    return HTML('<div class="labsupport-cards">' + "".join(boxes) + "</div>")
+
+
+def game_panel(config: game.GameConfig | None = None, *, projector: bool = False) -> Panel:
     """The game: buttons for the operators' actions and for the clock, dashboards, and a debrief.
 
     Args:
         config: where to start (default: no actions, 11:48 PM).
+        projector: start in projector mode (the *Projector mode* button pressed).
 
     Controls: ``clock_s`` (a slider the clock buttons move, 0 to the horizon in 5-minute steps; a
     facilitator may drag it to jump, an action is taken at the time it shows), ``log`` (the actions taken so far, each
     selected; unselecting one withdraws it), ``debrief`` (checkbox: show the score). Every
-    reachable value is a valid :class:`labsupport.game.GameConfig`. Buttons: one per action of
+    reachable value is a valid :class:`labsupport.game.GameConfig`. Beside them, ``panel.projector``
+    (a toggle button, *Projector mode*) enlarges the whole panel :data:`PROJECTOR_ZOOM` times for a room
+    that reads it from one screen (the :data:`PROJECTOR_CLASS` class on ``panel.box``); it changes no
+    result. Buttons: one per action of
     :data:`labsupport.game.ACTIONS` (taken at the clock's time), and one per clock step.
 
     Raises:
-        ConfigError: ``config`` is not a GameConfig.
+        ConfigError: ``config`` is not a GameConfig, or ``projector`` is not a bool.
     """
     config = game.GameConfig() if config is None else config
     if not isinstance(config, game.GameConfig):
         raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
+    if not isinstance(projector, bool):
+        raise ConfigError(f"projector must be True or False, got {projector!r}")
     horizon = config.horizon_s
 
     def option(entry: tuple[float, str]) -> tuple[str, tuple[float, str]]:
@@ -161,8 +211,17 @@ def game_panel(config: game.GameConfig | None = None) -> Panel:
         b.on_click(step(int(s)))
         steps.append(b)
     row = widgets.Layout(display="flex", flex_flow="row wrap", width="100%")
+    projector_box = widgets.ToggleButton(
+        value=projector,
+        description="Projector mode",
+        tooltip="Enlarge the whole panel for a room that reads one screen; changes no result",
+        icon="expand",
+        layout=widgets.Layout(width="auto"),
+    )
     panel.box = widgets.VBox(
         [
+            widgets.HTML(_PROJECTOR_CSS),
+            projector_box,
             widgets.HTML("<b>Advance the clock:</b>"),
             widgets.Box(steps, layout=row),
             widgets.HTML("<b>Act (at the clock's time):</b>"),
@@ -170,6 +229,13 @@ def game_panel(config: game.GameConfig | None = None) -> Panel:
             panel.box,
         ]
     )
+
+    def show_projector(change: dict[str, Any]) -> None:
+        (panel.box.add_class if change["new"] else panel.box.remove_class)(PROJECTOR_CLASS)
+
+    projector_box.observe(show_projector, names="value")
+    show_projector({"new": projector_box.value})
+    panel.projector = projector_box  # type: ignore[attr-defined]
     panel.buttons = {a.name: b for a, b in zip(game.ACTIONS, buttons, strict=True)}  # type: ignore[attr-defined]
     panel.steps = dict(zip(game.STEPS_S, steps, strict=True))  # type: ignore[attr-defined]
     return panel

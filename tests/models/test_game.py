@@ -251,3 +251,33 @@ def test_facilitator_plans_run_without_gaps_to_60_and_90_minutes():
         ]
         assert spans and spans[0][0] == 0 and spans[-1][1] == length, (length, spans)
         assert all(a[1] == b[0] for a, b in itertools.pairwise(spans)), spans
+
+
+def test_inject_cards_are_the_start_each_post_and_each_of_awss_actions_in_deck_order(aws):
+    from labsupport.game import CARD_KINDS, inject_cards
+
+    cards = inject_cards()
+    assert list(cards.columns) == [
+        "card", "time_s", "time", "kind", "title", "text", "source", "tag", "effect", "prompt"
+    ]  # fmt: skip
+    assert cards["card"].dtype == "int64" and cards["time_s"].dtype == "float64"
+    assert all(str(cards[c].dtype) == "string" for c in cards.columns[2:] if c != "time_s")
+    assert cards["card"].tolist() == list(range(1, len(cards) + 1))
+    assert list(cards["kind"].unique()) == list(CARD_KINDS)
+    for kind in CARD_KINDS:  # within a kind, by time
+        assert cards.loc[cards["kind"] == kind, "time_s"].is_monotonic_increasing, kind
+    start = cards[cards["kind"] == "start"]
+    assert len(start) == 1 and start["time_s"].iloc[0] == 0.0
+    # one card per post the players see over the whole game, at the post's time, with its text and tag
+    posts, feed = cards[cards["kind"] == "post"], aws.feed
+    assert posts["time_s"].tolist() == feed["time_s"].tolist()
+    assert posts["text"].tolist() == feed["event"].tolist() and posts["tag"].tolist() == feed["tag"].tolist()
+    # one face-down card per action of AWS's night, at AWS's time, tagged as the timeline row is
+    debrief = cards[cards["kind"] == "debrief"]
+    assert sorted(debrief["time_s"].tolist()) == sorted(t for t, _ in AWS_ACTIONS)
+    played = aws.actions[aws.actions["in_effect"]]
+    assert sorted(zip(debrief["time_s"], debrief["tag"], strict=True)) == sorted(
+        zip(played["aws_time_s"], played["aws_tag"], strict=True)
+    )
+    assert (debrief["effect"].str.len() > 0).all() and (cards.loc[cards["kind"] != "debrief", "effect"] == "").all()
+    assert cards["prompt"].notna().all() and cards.groupby("kind")["prompt"].nunique().eq(1).all()

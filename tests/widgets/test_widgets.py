@@ -352,3 +352,42 @@ def test_make_panel_refuses_what_it_cannot_show():
     p = make_panel({"c": box}, lambda c: [] if not c else [alt.Chart()], slots=1)
     box.value = True  # fills the one slot; nothing escapes
     assert p.values() == {"c": True}
+
+
+def test_game_projector_mode_enlarges_the_panel_and_changes_no_result():
+    from labsupport.widgets.game import PROJECTOR_CLASS, PROJECTOR_ZOOM
+
+    panel = widgets.game_panel()
+    css = panel.box.children[0].value
+    assert f".{PROJECTOR_CLASS}" in css and f"zoom: {PROJECTOR_ZOOM}" in css
+
+    def shown() -> list[object]:
+        return [o.to_dict() if hasattr(o, "to_dict") else o.data for o in panel.update(**panel.values())]
+
+    before = shown()
+    assert PROJECTOR_CLASS not in panel.box._dom_classes
+    panel.projector.value = True
+    assert PROJECTOR_CLASS in panel.box._dom_classes
+    assert shown() == before
+    panel.projector.value = False
+    assert PROJECTOR_CLASS not in panel.box._dom_classes
+    assert PROJECTOR_CLASS in widgets.game_panel(projector=True).box._dom_classes
+    with pytest.raises(ConfigError, match="projector must be True or False, got 'yes'"):
+        widgets.game_panel(projector="yes")  # type: ignore[arg-type]
+
+
+def test_game_cards_show_every_card_escaped_and_refuse_a_frame_without_the_decks_columns():
+    from labsupport import game
+
+    cards = game.inject_cards()
+    page = widgets.game_cards(cards).data
+    assert page.count('<section class="labsupport-card ') == len(cards)
+    for c in cards.itertuples():
+        assert f'aria-label="Card {c.card}, {c.time}"' in page
+    odd = cards.head(1).assign(text="<script>alert(1)</script> & more")
+    shown = widgets.game_cards(odd).data
+    assert "<script>" not in shown and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in shown
+    with pytest.raises(ConfigError, match=r"missing \['prompt'\]"):
+        widgets.game_cards(cards.drop(columns=["prompt"]))
+    with pytest.raises(ConfigError, match="missing"):
+        widgets.game_cards("not a frame")  # type: ignore[arg-type]
