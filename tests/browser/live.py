@@ -435,6 +435,10 @@ class LabRun:
     #: anything ran (``None`` where that check was not made: Notebook 7).
     original: bytes | None = None
     saved_unrun: bytes | None = None
+    #: Lab 07 in JupyterLab: each click of :data:`GAME_CLICKS` (``click``, ``seconds`` to the dashboard
+    #: redrawn, ``None`` if it was not), and the panel's CSS zoom with *Projector mode* on and off again.
+    game: list[dict[str, Any]] = field(default_factory=list)
+    projector: dict[str, float] = field(default_factory=dict)
 
 
 def watch(page: Any, run: LabRun) -> None:
@@ -655,6 +659,83 @@ def save(page: Any) -> None:
     ) as response:
         page.keyboard.press("Control+s")
     assert response.value.ok, f"saving failed: HTTP {response.value.status}"
+
+
+#: The lab whose panel is a game (its buttons are played, not only its controls moved).
+GAME_LAB = "07-game-day.ipynb"
+#: A short game as a team plays it: clock steps, a status update, the DNS repair, a DWFM restart
+#: taken, undone and taken again. Every click must redraw the dashboards.
+GAME_CLICKS: tuple[str, ...] = (
+    "+60 min",
+    "+15 min",
+    "Post a status update",
+    "+60 min",
+    "+60 min",
+    "Repair DynamoDB's DNS records by hand",
+    "+5 min",
+    "Restart DWFM hosts",
+    "Undo the last action",
+    "Restart DWFM hosts",
+    "+60 min",
+)
+
+
+def game_cell(page: Any, panels: list[dict[str, Any]]) -> int | None:
+    """The index of the cell whose panel has the game's *Projector mode* button, if any."""
+    for panel in panels:
+        cell = page.locator(f"{NOTEBOOK} .jp-Cell").nth(panel["cell"])
+        if cell.locator(".jp-OutputArea button", has_text="Projector mode").count():
+            return int(panel["cell"])
+    return None
+
+
+def play_game(page: Any, cell: int, clicks: tuple[str, ...] = GAME_CLICKS) -> list[dict[str, Any]]:
+    """Click the game panel's buttons in order, each once; time each from the click to the dashboards redrawn."""
+    outputs = page.locator(f"{NOTEBOOK} .jp-Cell").nth(cell).locator(".jp-OutputArea")
+    steps = []
+    for text in clicks:
+        button = outputs.locator("button.widget-button", has_text=text).first
+        button.scroll_into_view_if_needed()
+        page.evaluate(_MARK_DRAWING, [CHART_SELECTOR, cell])
+        t0 = time.perf_counter()
+        button.click()
+        try:
+            page.wait_for_function(_REDRAWN, arg=[CHART_SELECTOR, cell], timeout=REDRAW_S * 1000, polling="raf")
+            seconds: float | None = time.perf_counter() - t0
+        except Exception:  # noqa: BLE001 - a timeout means the dashboards were not redrawn
+            seconds = None
+        steps.append({"click": text, "seconds": seconds})
+    return steps
+
+
+_ZOOM = """(cell) => {
+  const box = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')[cell]
+    .querySelector('.jp-OutputArea .widget-vbox');
+  return box ? parseFloat(getComputedStyle(box).zoom || '1') : null;
+}"""
+
+
+def toggle_projector(page: Any, cell: int, shot: Path) -> dict[str, float]:
+    """Press *Projector mode*, read the panel's CSS zoom, take a screenshot of the panel, press it again."""
+    outputs = page.locator(f"{NOTEBOOK} .jp-Cell").nth(cell).locator(".jp-OutputArea")
+    button = outputs.locator("button.widget-toggle-button", has_text="Projector mode").first
+    zoom: dict[str, float] = {}
+    for state in ("on", "off"):
+        button.scroll_into_view_if_needed()
+        button.click()
+        page.wait_for_function(  # the kernel's round trip puts the class on the panel, or takes it off
+            "([cell, on]) => Boolean(document.querySelectorAll("
+            "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')[cell]"
+            ".querySelector('.labsupport-projector')) === on",
+            arg=[cell, state == "on"],
+            timeout=REDRAW_S * 1000,
+        )
+        zoom[state] = page.evaluate(_ZOOM, cell)
+        if state == "on":
+            shot.parent.mkdir(parents=True, exist_ok=True)
+            button.scroll_into_view_if_needed()
+            page.screenshot(path=str(shot))
+    return zoom
 
 
 def screenshot_whole_notebook(page: Any, path: Path, *, max_height: int = 30_000) -> None:

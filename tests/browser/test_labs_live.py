@@ -14,7 +14,10 @@ left queued (up to ``live.RUN_ALL_S``, five minutes), and then checks:
 * the page asked for nothing outside this machine;
 * each widget panel redraws the nearest chart after its controls after one checkbox click, one
   slider step (ArrowRight on the focused handle) and one pick in each dropdown, and every dropdown
-  shows its choice (ipywidgets 8 shows a Dropdown whose value is ``None`` as an empty box).
+  shows its choice (ipywidgets 8 shows a Dropdown whose value is ``None`` as an empty box);
+* the game (lab 07) is played by its buttons (``live.GAME_CLICKS``: clock steps, actions, an undo),
+  each click redrawing its dashboards, and its *Projector mode* button zooms the whole panel and
+  back (a screenshot of it, zoomed, goes to ``_build/screenshots/live/07-game-day-projector.png``).
 
 A PNG of the whole notebook goes to ``_build/screenshots/live/<lab>.png``. In JupyterLab each lab is
 also saved (Ctrl+S) as soon as it is open, before Run All, and those bytes are compared with the
@@ -72,6 +75,10 @@ def _run_lab(browser: Any, server: live.LiveServer, lab: str, shots: Path, *, ui
             moves += [("dropdown", i) for i in range(len(panel["dropdowns"]))]
             for kind, index in moves:
                 run.moves.append(live.move_control(page, panel["cell"], kind, index, mouse=ui == "notebook"))
+        game = live.game_cell(page, run.panels) if ui == "lab" and lab == live.GAME_LAB else None
+        if game is not None:  # the game is played by its buttons, and shown as a projector shows it
+            run.game = live.play_game(page, game)
+            run.projector = live.toggle_projector(page, game, shots / f"{Path(lab).stem}-projector.png")
         live.screenshot_whole_notebook(page, shots / f"{'' if ui == 'lab' else ui + '-'}{Path(lab).stem}.png")
         # Every code cell has an execution count: read from the notebook as saved (the prompts
         # of cells whose input is hidden show nothing).
@@ -145,6 +152,17 @@ def _empty_dropdowns(run: live.LabRun) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 # Each lab in JupyterLab
+
+
+def test_the_game_plays_by_its_buttons_and_projector_mode_enlarges_it(live_runs):
+    """Lab 07 in JupyterLab: every click of a short game redraws the dashboards; the projector zooms."""
+    run = live_runs(live.GAME_LAB)
+    assert [s["click"] for s in run.game] == list(live.GAME_CLICKS), "the game's panel was not found or not played"
+    stuck = [s["click"] for s in run.game if s["seconds"] is None]
+    assert not stuck, f"{run.path}: these clicks did not redraw the dashboards within {live.REDRAW_S} s: {stuck}"
+    from labsupport.widgets.game import PROJECTOR_ZOOM
+
+    assert run.projector == {"on": pytest.approx(PROJECTOR_ZOOM), "off": pytest.approx(1.0)}, run.projector
 
 
 @pytest.mark.parametrize("lab", LABS)
