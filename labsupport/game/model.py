@@ -239,7 +239,7 @@ def inject_cards() -> pd.DataFrame:
     """The facilitated game's printed deck: the start, each public post, then AWS's actions for the debrief.
 
     One card per inject: ``start`` at 11:48 PM (t = 0); one ``post`` per Health Dashboard post the
-    players see (:func:`labsupport.game.engine.feed`, at its real time); one ``debrief`` card per action
+    players see (``labsupport.game.engine.feed``, at its real time); one ``debrief`` card per action
     of :data:`AWS_ACTIONS`, at the time the sources give it, which the facilitator keeps face down
     until the debrief. No card depends on what the players do: the dashboards, which do, stay on the
     screen.
@@ -268,15 +268,16 @@ def inject_cards() -> pd.DataFrame:
             "",
         )
     ]
-    for post in _feed().itertuples():
+    posts = _feed()
+    for at, event, source, tag in zip(posts["time_s"], posts["event"], posts["source"], posts["tag"], strict=True):
         rows.append(
             (
-                float(post.time_s),
+                float(at),
                 "post",
                 "AWS Health Dashboard post",
-                str(post.event),
-                str(post.source),
-                str(post.tag),
+                str(event),
+                str(source),
+                str(tag),
                 "",
             )
         )

@@ -191,6 +191,8 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
                 kept = tuple(log.value)
                 log.options = [*log.options, option(entry)]
                 log.value = (*kept, entry)
+            elif entry not in log.value:  # taken at this time before, then undone: taken again
+                log.value = (*log.value, entry)
 
         return on_click
 

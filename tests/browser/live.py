@@ -663,8 +663,9 @@ def save(page: Any) -> None:
 
 #: The lab whose panel is a game (its buttons are played, not only its controls moved).
 GAME_LAB = "07-game-day.ipynb"
-#: A short game as a team plays it: clock steps, a status update, the DNS repair, a DWFM restart
-#: taken, undone and taken again. Every click must redraw the dashboards.
+#: A whole game as a team might play it, 11:48 PM to the horizon (16 hours of clock steps): a status
+#: update, the DNS repair, a DWFM restart taken, undone and taken again, the throttles, NLB failover
+#: off and on again. Every click must redraw the dashboards.
 GAME_CLICKS: tuple[str, ...] = (
     "+60 min",
     "+15 min",
@@ -676,8 +677,27 @@ GAME_CLICKS: tuple[str, ...] = (
     "Restart DWFM hosts",
     "Undo the last action",
     "Restart DWFM hosts",
+    "Throttle EC2 launches",
     "+60 min",
+    "+60 min",
+    "+60 min",
+    "Disable NLB automatic AZ failover",
+    "+60 min",
+    "+60 min",
+    "+60 min",
+    "Relax the throttles",
+    "+60 min",
+    "+60 min",
+    "+60 min",
+    "Re-enable NLB automatic AZ failover",
+    *("+60 min",) * 3,
+    "+15 min",
+    "+15 min",
+    "+5 min",
+    "+5 min",
 )
+#: Minutes of clock the clicks above add: the game's whole 16 hours, to the horizon.
+GAME_CLICKS_MINUTES = sum(int(c[1:].split()[0]) for c in GAME_CLICKS if c.startswith("+"))
 
 
 def game_cell(page: Any, panels: list[dict[str, Any]]) -> int | None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,11 @@ def _run_lab(browser: Any, server: live.LiveServer, lab: str, shots: Path, *, ui
         run.run_s = live.run_all(page, server)
         live.wait_charts_settled(page)
         live.read_page(page, run)
+        game = live.game_cell(page, run.panels) if ui == "lab" and lab == live.GAME_LAB else None
+        if game is not None:  # the game is played by its buttons from 11:48 PM to the horizon,
+            # and shown as a projector shows it; then its controls are moved like every panel's
+            run.game = live.play_game(page, game)
+            run.projector = live.toggle_projector(page, game, shots / f"{Path(lab).stem}-projector.png")
         for panel in run.panels:
             # The first checkbox and the first slider, and every dropdown (each its own choices).
             moves = [("checkbox", 0)] if panel["checkboxes"] else []
@@ -75,10 +81,6 @@ def _run_lab(browser: Any, server: live.LiveServer, lab: str, shots: Path, *, ui
             moves += [("dropdown", i) for i in range(len(panel["dropdowns"]))]
             for kind, index in moves:
                 run.moves.append(live.move_control(page, panel["cell"], kind, index, mouse=ui == "notebook"))
-        game = live.game_cell(page, run.panels) if ui == "lab" and lab == live.GAME_LAB else None
-        if game is not None:  # the game is played by its buttons, and shown as a projector shows it
-            run.game = live.play_game(page, game)
-            run.projector = live.toggle_projector(page, game, shots / f"{Path(lab).stem}-projector.png")
         live.screenshot_whole_notebook(page, shots / f"{'' if ui == 'lab' else ui + '-'}{Path(lab).stem}.png")
         # Every code cell has an execution count: read from the notebook as saved (the prompts
         # of cells whose input is hidden show nothing).
@@ -119,6 +121,7 @@ def live_runs(browser, live_server, live_screenshots, pytestconfig):
                     )
                     or "-"
                 )
+                + _game_times(run)
                 + (f"; {len(set(run.external))} off-site requests" if run.external else "")
                 + (
                     f"; console: {len(run.console)} warnings/errors, e.g. {sorted(set(run.console))[:3]}"
@@ -129,6 +132,15 @@ def live_runs(browser, live_server, live_screenshots, pytestconfig):
         return cache[(lab, ui)]
 
     return get
+
+
+def _game_times(run: live.LabRun) -> str:
+    """The game's clicks, click to dashboards redrawn: median and 90th percentile (seconds)."""
+    times = [s["seconds"] for s in run.game if s["seconds"] is not None]
+    if len(times) < 2:
+        return ""
+    p90 = statistics.quantiles(times, n=10, method="inclusive")[-1]
+    return f"; game: {len(times)} clicks redrawn, median {statistics.median(times):.2f} s, p90 {p90:.2f} s"
 
 
 def _where(run: live.LabRun, cell: int) -> str:
@@ -155,7 +167,10 @@ def _empty_dropdowns(run: live.LabRun) -> list[str]:
 
 
 def test_the_game_plays_by_its_buttons_and_projector_mode_enlarges_it(live_runs):
-    """Lab 07 in JupyterLab: every click of a short game redraws the dashboards; the projector zooms."""
+    """Lab 07 in JupyterLab: every click of a whole game redraws the dashboards; the projector zooms."""
+    from labsupport.game import HORIZON_S
+
+    assert live.GAME_CLICKS_MINUTES * 60 == HORIZON_S, "the scripted game must end at the horizon"
     run = live_runs(live.GAME_LAB)
     assert [s["click"] for s in run.game] == list(live.GAME_CLICKS), "the game's panel was not found or not played"
     stuck = [s["click"] for s in run.game if s["seconds"] is None]

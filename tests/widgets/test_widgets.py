@@ -391,3 +391,18 @@ def test_game_cards_show_every_card_escaped_and_refuse_a_frame_without_the_decks
         widgets.game_cards(cards.drop(columns=["prompt"]))
     with pytest.raises(ConfigError, match="missing"):
         widgets.game_cards("not a frame")  # type: ignore[arg-type]
+
+
+def test_game_buttons_take_undo_and_retake_an_action_at_the_same_clock_time():
+    panel = widgets.game_panel()
+    log = panel.controls["log"]
+    panel.steps[3600.0].click()
+    assert panel.controls["clock_s"].value == 3600
+    panel.buttons["restart_dwfm"].click()
+    assert log.value == ((3600.0, "restart_dwfm"),)
+    panel.buttons["undo"].click()
+    assert log.value == ()
+    panel.buttons["restart_dwfm"].click()  # the same action at the same time, taken again after its undo
+    assert log.value == ((3600.0, "restart_dwfm"),) and len(log.options) == 1
+    panel.buttons["restart_dwfm"].click()  # twice in a row: still once
+    assert log.value == ((3600.0, "restart_dwfm"),)
