@@ -161,7 +161,7 @@ def dependency_blast_chart(
                 ),
             ),
             color=alt.Color("status:N", scale=colours, legend=alt.Legend(title=None, orient="bottom", columns=3)),
-            stroke=alt.Stroke("status:N", scale=colours, legend=None),
+            stroke=alt.Stroke("status:N", scale=colours),
             fillOpacity=alt.FillOpacity(
                 "firm:N",
                 scale=alt.Scale(domain=["stated", "inferred"], range=[1.0, 0.0]),

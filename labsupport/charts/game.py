@@ -25,8 +25,15 @@ _PERIOD_OF = {
     "NLB connection errors": "NLB connection errors",
 }
 _ACTIONS_LANE = "Operator actions"
-_X_DOMAIN = ["2025-10-19T23:30:00", "2025-10-20T16:00:00"]
-_X = alt.X("time:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"), scale=alt.Scale(domain=_X_DOMAIN))
+#: The time axis, 11:30 PM on 19 October to 4 PM on 20 October (PDT, naive), as Vega-Lite DateTime
+#: objects: ISO strings here made JupyterLab's Vega-Lite (5.6) warn "Conflicting scale property"
+#: on every draw of a bar chart with x and x2 (its two ways of reading a string domain disagree).
+_X_DOMAIN = [
+    alt.DateTime(year=2025, month=10, date=19, hours=23, minutes=30),
+    alt.DateTime(year=2025, month=10, date=20, hours=16),
+]
+_X_TITLE = "19–20 October 2025, PDT"
+_X = alt.X("time:T", title=_X_TITLE, axis=alt.Axis(format="%H:%M"), scale=alt.Scale(domain=_X_DOMAIN))
 
 
 def game_dashboard_data(dashboards: pd.DataFrame) -> pd.DataFrame:
@@ -219,9 +226,9 @@ def game_debrief_chart(
         .encode(
             x=alt.X(
                 "start:T",
-                title="19–20 October 2025, PDT",
+                title=_X_TITLE,
                 axis=alt.Axis(format="%H:%M"),
-                scale=alt.Scale(domain=_X_DOMAIN),
+                scale=alt.Scale(domainMin=_X_DOMAIN[0], domainMax=_X_DOMAIN[1]),
             ),
             x2="end:T",
             y=y,
@@ -249,7 +256,14 @@ def game_debrief_chart(
     ticks = (
         alt.Chart(marks)
         .mark_point(shape="diamond", size=90, filled=True, color="#222")
-        .encode(x=_X, y=y, yOffset=y_off, tooltip=["run:N", "label:N", alt.Tooltip("time:T", format="%H:%M")])
+        # The shared x scale takes its domain from the bars' layer alone: the same domain given in
+        # both layers made JupyterLab's Vega-Lite (5.6) warn "Conflicting scale property" twice a draw.
+        .encode(
+            x=alt.X("time:T", title=_X_TITLE, axis=alt.Axis(format="%H:%M")),
+            y=y,
+            yOffset=y_off,
+            tooltip=["run:N", "label:N", alt.Tooltip("time:T", format="%H:%M")],
+        )
     )
     played = [r for r in bars.itertuples() if r.run == runs[0]]
     text = "; ".join(

@@ -11,6 +11,7 @@ left queued (up to ``live.RUN_ALL_S``, five minutes), and then checks:
   ``.labsupport-vega``, which a live front end cannot draw) holds an SVG or a canvas;
 * no raw MyST role or glue placeholder is visible in rendered Markdown or outputs;
 * no output is an error or a traceback, every code cell ran, and the page threw nothing;
+* JupyterLab's Vega-Lite compiles every chart without a "Conflicting ..." warning;
 * the page asked for nothing outside this machine;
 * each widget panel redraws the nearest chart after its controls after one checkbox click, one
   slider step (ArrowRight on the focused handle) and one pick in each dropdown, and every dropdown
@@ -221,6 +222,18 @@ def test_lab_shows_no_raw_roles_or_placeholders(live_runs, lab):
                 f"{_where(run, part['cell'])} ({part['kind']}): {marker!r} in {text[max(0, at - 60) : at + 60]!r}"
             )
     assert not problems, f"{run.path}: raw MyST or placeholders visible:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_lab_charts_compile_without_conflicts(live_runs, lab):
+    """JupyterLab's own Vega-Lite, older than the book's, merges every chart's layers without a conflict.
+
+    A "WARN Conflicting scale property" (or legend property) means two layers or channels described
+    one scale or legend in two ways and Vega-Lite chose for them; the chart's author should choose.
+    """
+    run = live_runs(lab)
+    conflicts = sorted({m[:300] for m in run.console if "WARN Conflicting" in m})
+    assert not conflicts, f"{run.path}: Vega-Lite warned while drawing its charts:\n" + "\n".join(conflicts)
 
 
 @pytest.mark.parametrize("lab", LABS)
