@@ -6,6 +6,7 @@ or ``/usr/bin/chromium``; Playwright never downloads one) with the network cut o
 has a widget panel: open it, Run All Cells, then, for each kind of control the panel has
 (checkbox, slider, dropdown; the first of each), :data:`CHANGES` moves of it: a click on the
 checkbox, the ArrowRight / ArrowLeft key on the slider's handle, the next option of the dropdown.
+Lab 07's game also has its clock step timed: :data:`CHANGES` clicks of its "+5 min" button.
 
 **What is timed**: from the move until *every* output of the panel (each chart, table and
 Markdown text after its controls) shows the new state: each output's old content is marked before
@@ -54,6 +55,10 @@ RUN_ALL_S = 600
 TARGETS = {"05": (0.5, 0.8)}
 DEFAULT_TARGET = (0.3, 0.5)
 KINDS = ("checkbox", "slider", "dropdown")
+#: Lab 07's clock: a click of its smallest step button, timed like a control's move. With the run
+#: cache off a step runs the chain again, which a learner's step never does (the actions, and so the
+#: run, are the same as the step before): the figure bounds a learner's wait from above.
+CLOCK_STEP, CLOCK_STEP_BUTTON = "clock step", "+5 min"
 
 #: The panel's outputs after its controls (the top-level outputs of its cell that follow the one
 #: holding the widgets), found again at every call.
@@ -124,13 +129,19 @@ def _move(page: Any, live: Any, cell: int, kind: str, i: int) -> tuple[float | N
     outputs = page.locator(f"{live.NOTEBOOK} .jp-Cell").nth(cell).locator(".jp-OutputArea")
     if kind == "dropdown":
         control = outputs.locator(".widget-dropdown select").first
+    elif kind == CLOCK_STEP:
+        control = outputs.locator("button.widget-button", has_text=CLOCK_STEP_BUTTON).first
     else:
         control = live._control(page, cell, kind, 0)
     control.scroll_into_view_if_needed()
     widget = control.locator("xpath=ancestor::*[contains(concat(' ', @class, ' '), ' widget-inline-hbox ')][1]")
     label = " ".join((widget.inner_text() if widget.count() else "").split())[:60]
     page.evaluate(_MARK, cell)
-    if kind == "checkbox":
+    if kind == CLOCK_STEP:
+        label = CLOCK_STEP_BUTTON
+        t0 = time.perf_counter()
+        control.click()
+    elif kind == "checkbox":
         t0 = time.perf_counter()
         control.click()
     elif kind == "dropdown":
@@ -185,7 +196,8 @@ def _lab_rows(browser: Any, server: Any, live: Any, lab: str, python: dict[str, 
             return []
         cell = run.panels[0]["cell"]
         present = page.evaluate(_KINDS_PRESENT, cell)
-        for kind in KINDS:
+        present[CLOCK_STEP] = lab == live.GAME_LAB
+        for kind in (*KINDS, CLOCK_STEP):
             if not present[kind]:
                 continue
             moves = [_move(page, live, cell, kind, i) for i in range(CHANGES)]
