@@ -21,8 +21,11 @@ __all__ = ["RACE_ACTION_GROUPS"]
 _SAMPLED_FROM_0 = "a model run samples its first row at time 0"
 
 
-def _to_resolution(ts: pd.DataFrame, *, sums: tuple[str, ...] = ()) -> tuple[pd.DataFrame, float | None]:
-    """A time series cut to the chart's resolution: at most :data:`_MAX_ROWS` rows.
+def _to_resolution(
+    ts: pd.DataFrame, *, sums: tuple[str, ...] = (), budget: int = _MAX_ROWS
+) -> tuple[pd.DataFrame, float | None]:
+    """A time series cut to the chart's resolution: at most ``budget`` rows (default :data:`_MAX_ROWS`,
+    less where a chart draws several series from one frame).
 
     Returns ``(ts, None)`` when it fits. Otherwise ``(binned, bin_s)``: rows grouped into bins of
     ``bin_s`` (the smallest of :data:`_BIN_WIDTHS_S` that fits), each labelled by its end (a row at
@@ -30,10 +33,10 @@ def _to_resolution(ts: pd.DataFrame, *, sums: tuple[str, ...] = ()) -> tuple[pd.
     columns in ``sums`` (counts since the previous row) are summed, every other numeric column is
     the bin's mean of its non-NaN values (NaN if it has none).
     """
-    if len(ts) <= _MAX_ROWS:
+    if len(ts) <= budget:
         return ts, None
     times = ts["time_s"].to_numpy(dtype="float64")
-    bin_s = _bin_width_s([float(times[-1] - times[0]) + 1.0], _MAX_ROWS - 1)
+    bin_s = _bin_width_s([float(times[-1] - times[0]) + 1.0], budget - 1)
     label = np.minimum(np.ceil(times / bin_s) * bin_s, times[-1])
     cols = [c for c in ts.columns if c != "time_s" and pd.api.types.is_numeric_dtype(ts[c])]
     grouped = ts[cols].groupby(label)

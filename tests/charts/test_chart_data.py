@@ -81,6 +81,41 @@ def _dwfm_ts() -> pd.DataFrame:
 # --- dwfm ------------------------------------------------------------------------------------------
 
 
+def test_dwfm_backoff_data_and_channels():
+    ts = _dwfm_ts()
+    backoff = dwfm.run(replace(dwfm.SMALL_FLEET, retry_policy="backoff_full_jitter")).timeseries
+    runs = {"immediate": ts, "backoff": backoff}
+    data = charts.dwfm_backoff_data(runs)
+    chart = charts.dwfm_backoff_chart(runs)
+    _carries(chart, data)
+    assert list(data.columns) == ["clock", "run", "place", "count"] and data["count"].dtype == "float64"
+    places = [label for _, label in charts.BACKOFF_PLACES]
+    for label, frame in runs.items():
+        for column, place in charts.BACKOFF_PLACES:
+            drawn = data[(data["run"] == label) & (data["place"] == place)]
+            np.testing.assert_array_equal(drawn["count"], frame[column].astype("float64"))  # the model's counts
+            assert drawn["clock"].tolist() == INCIDENT_CLOCK.wall_clock(frame["time_s"]).tolist()
+    assert data.loc[data["run"] == "backoff", "count"].max() > 0 and places[1] in set(data["place"])
+    assert data.attrs["bin_s"] is None
+    assert {
+        ("x", "clock", "temporal"),
+        ("y", "count", "quantitative"),
+        ("color", "run", "nominal"),
+        ("row", "place", "nominal"),
+    } <= _channels(chart)
+
+
+def test_dwfm_backoff_data_bins_long_runs_to_its_share_of_the_rows():
+    ts = _dwfm_ts()
+    long = pd.concat([ts.assign(time_s=ts["time_s"] + i * (ts["time_s"].max() + 60.0)) for i in range(20)])
+    data = charts.dwfm_backoff_data({str(i): long for i in range(7)})
+    assert len(data) <= charts.ALTAIR_MAX_ROWS and data.attrs["bin_s"] is not None
+    assert (
+        "aggregated to the chart's resolution"
+        in charts.dwfm_backoff_chart({str(i): long for i in range(7)}).description
+    )
+
+
 def test_dwfm_timeseries_data_and_channels():
     ts = _dwfm_ts()
     data = charts.dwfm_timeseries_data(ts)

@@ -148,6 +148,7 @@ VALID: dict[str, tuple[Any, ...]] = {
         lambda: {"timeseries": dwfm_run().timeseries, "config": dwfm.SMALL_FLEET, "outage_s": (0.0, 1_800.0)},
         ("timeseries",),
     ),
+    "dwfm_backoff_chart": (lambda: {"runs": {"a": dwfm_run().timeseries}}, ("runs",)),
     "dwfm_phase_chart": (lambda: {"sweep": dwfm_sweep_frame()}, ("sweep",)),
     "dwfm_explorer_chart": (lambda: {"grid": dwfm_grid()}, ("grid",)),
     "explore_sequence_chart": (lambda: {"steps": explore_run().events}, ("steps",)),
@@ -300,6 +301,10 @@ def test_run_mappings_are_checked_like_frames():
         charts.nlb_capacity_comparison_chart({"a": None})
     with pytest.raises(ValueError, match="runs must hold 1 to 7"):
         charts.nlb_capacity_comparison_chart({str(i): ts for i in range(8)})
+    with pytest.raises(ValueError, match="runs must hold 1 to 7"):
+        charts.dwfm_backoff_chart({str(i): dwfm_run().timeseries for i in range(8)})
+    with pytest.raises(ValueError, match=re.escape("runs['a'] lacks") + "|" + re.escape("backoff_count")):
+        charts.dwfm_backoff_chart({"a": dwfm_run().timeseries.drop(columns=["backoff_count"])})
     with pytest.raises(ValueError, match="runs must be labelled"):
         charts.dns_failing_chart({5: dns_run().timeseries}, restored_s=1)
 

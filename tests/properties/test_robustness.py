@@ -836,6 +836,19 @@ def _fns() -> dict[str, Fn]:
             },
             "dwfm",
         ),
+        "charts.dwfm_backoff_chart": Fn(
+            charts.dwfm_backoff_chart,
+            lambda: {"runs": {"a": result("dwfm").timeseries}},
+            lambda: {
+                "runs": st.one_of(
+                    hostile(),
+                    st.just({}),
+                    st.dictionaries(hashable_junk(), frames_or_junk(lambda: result("dwfm").timeseries), max_size=2),
+                ),
+                "width": numbers_or_junk(-10, 5000),
+            },
+            "dwfm",
+        ),
         "charts.dwfm_phase_chart": Fn(
             charts.dwfm_phase_chart,
             lambda: {"sweep": dwfm_frames()["sweep"]},
