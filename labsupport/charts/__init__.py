@@ -55,14 +55,15 @@ A chart never plots NaN silently. :func:`network_backlog_chart` draws gaps where
 delivered nothing (no delay was measured), and says so. Chart data stays under 5,000 rows (Altair's
 limit, :data:`ALTAIR_MAX_ROWS`) for every config a model accepts: where a model's sampling would
 give more than 3,000 rows, :func:`dns_failing_chart` aggregates into time bins (mean line, min-max
-band), and :func:`dwfm_timeseries_chart`, :func:`dwfm_backoff_chart` (its share of the rows per
-run and place), :func:`network_backlog_chart` and :func:`nlb_timeseries_chart` aggregate to the same resolution (bin means; DWFM's finished work as a
-rate over the bin), each stating the bin width in its description. :func:`race_generation_chart`
-draws one mark per write and refuses a window holding more than 3,000 (ConfigError naming
-``start_s``/``end_s`` and a window that fits). Any other chart whose data would pass 5,000 rows
-raises ConfigError rather than Altair's ``MaxRowsError``; nothing is thinned silently. The charts that draw one
-colour per run or series (:func:`nlb_capacity_comparison_chart`, :func:`dns_failing_chart`,
-:func:`dns_ttl_chart`, :func:`dwfm_backoff_chart`) accept at most ``len(PALETTE)`` of them and say so in a ConfigError.
+band), and :func:`dwfm_timeseries_chart`, :func:`dwfm_backoff_chart` (its share of the rows per run
+and place), :func:`network_backlog_chart` and :func:`nlb_timeseries_chart` aggregate to the same
+resolution (bin means; DWFM's finished work as a rate over the bin), each stating the bin width in
+its description. :func:`race_generation_chart` draws one mark per write and refuses a window holding
+more than 3,000 (ConfigError naming ``start_s``/``end_s`` and a window that fits). Any other chart
+whose data would pass 5,000 rows raises ConfigError rather than Altair's ``MaxRowsError``; nothing
+is thinned silently. The charts that draw one colour per run or series
+(:func:`nlb_capacity_comparison_chart`, :func:`dns_failing_chart`, :func:`dns_ttl_chart`,
+:func:`dwfm_backoff_chart`) accept at most ``len(PALETTE)`` of them and say so in a ConfigError.
 """
 
 from __future__ import annotations

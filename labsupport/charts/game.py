@@ -141,15 +141,15 @@ def game_debrief_data(
         effect.
 
     Raises:
-        ConfigError: a frame that is not a DataFrame or lacks a column, or an empty ``stages``.
+        ConfigError: a frame that is not a DataFrame or lacks a column. An empty ``stages`` (a game
+            with no stage: DNS repaired at 11:48 PM) draws AWS's bars alone.
     """
     st = _frame(
         "stages",
         stages,
         _STAGE_COLUMNS,
         numeric=("start_s", "end_s"),
-        empty="every game has the DynamoDB stage; pass the game's chain stages",
-    )
+    )  # may be empty: DNS repaired at 11:48 PM ends the event before any stage begins
     act = _frame("actions", actions, _ACTION_COLUMNS, numeric=("time_s",))
     theirs = (
         None if aws_actions is None else _frame("aws_actions", aws_actions, ("time_s", "label"), numeric=("time_s",))

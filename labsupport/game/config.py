@@ -147,7 +147,8 @@ class GameConfig(Config):
             :data:`ACTION_NAMES`. Taking an action twice keeps the first; ``undo`` withdraws the
             latest earlier action not yet withdrawn (none: ignored).
         clock_s: where the clock stands (0 to ``horizon_s``): dashboards and posts up to it are visible.
-        horizon_s: the game's end (3,600 s to 2 days; default :data:`HORIZON_S`).
+        horizon_s: the game's end (3,600 s to :data:`HORIZON_S`, 16 hours, the span its charts draw;
+            default :data:`HORIZON_S`).
 
     Raises:
         ConfigError: a malformed entry, an unknown action, a time or clock outside [0, ``horizon_s``]
@@ -159,7 +160,8 @@ class GameConfig(Config):
     horizon_s: float = HORIZON_S
 
     def _check(self) -> None:
-        check_number("horizon_s", self.horizon_s, lo=3600, hi=2 * 86_400)
+        # At most HORIZON_S: the dashboards and the debrief draw 11:30 PM to 4 PM (labsupport.charts.game).
+        check_number("horizon_s", self.horizon_s, lo=3600, hi=HORIZON_S)
         check_number("clock_s", self.clock_s, lo=0, hi=self.horizon_s, hi_name="horizon_s")
         if not isinstance(self.actions, (tuple, list)):
             raise ConfigError(f"actions must be a tuple of (time_s, action) pairs, got {show(self.actions)}")

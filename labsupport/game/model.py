@@ -190,7 +190,10 @@ def _summarise(
     on = result.milestones.loc[result.milestones["milestone"].str.contains("re-enable"), "time_s"]
     moments += [float(v) for v in on]
     known = [m for m in moments if m is not None]
-    total = max(known) - float(st["start_s"].min()) if over and known else None
+    if over and not known:  # no stage at all (DNS repaired at 11:48 PM): the event never began
+        total: float | None = 0.0
+    else:
+        total = max(known) - float(st["start_s"].min()) if over and known else None
     posts = table[(table["action"] == "communicate") & table["in_effect"]]["time_s"]
     runs = result.runs
     refused = int(runs.dwfm.summary.insufficient_capacity_count)
@@ -223,7 +226,7 @@ def _score(summary: GameSummary, result: chain.ChainResult, aws: pd.DataFrame) -
     for name, end in zip(SCORE_ROWS, player, strict=True):
         rid = AWS_ENDS[name]
         aws_s = float(times[rid])
-        if name == "Whole event" and end is not None:
+        if name == "Whole event" and end is not None and len(result.stages):
             end = end + float(result.stages["start_s"].min())
         impact = (
             float(st["impact_s"].get(name, 0.0)) if name in st.index else (0.0 if name in chain.STAGES else math.nan)

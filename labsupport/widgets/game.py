@@ -10,6 +10,8 @@ import pandas as pd
 from IPython.display import HTML, Markdown
 
 from .. import charts, game
+from .._validate import check_bool
+from ..chain import STAGES
 from ..errors import ConfigError
 from ..timeline import format_duration
 from .panel import Panel, Shown, make_panel
@@ -20,7 +22,16 @@ __all__ = ["PROJECTOR_CLASS", "PROJECTOR_ZOOM", "game_cards", "game_panel", "gam
 PROJECTOR_CLASS = "labsupport-projector"
 #: How much projector mode enlarges the panel: type, buttons and charts alike (CSS ``zoom``, a factor).
 PROJECTOR_ZOOM = 1.6
-_PROJECTOR_CSS = f"<style>.{PROJECTOR_CLASS} {{ zoom: {PROJECTOR_ZOOM}; }}</style>"
+# The panel shows its charts and tables as outputs of its own cell, after the box of controls (each
+# through a display handle), so the zoom goes on every output of the cell that holds the box:
+# JupyterLab's and Notebook 7's output area, found with :has(). Elsewhere the box alone zooms.
+_PROJECTOR_CSS = (
+    "<style>"
+    f".{PROJECTOR_CLASS} {{ zoom: {PROJECTOR_ZOOM}; }}"
+    f".jp-OutputArea .{PROJECTOR_CLASS} {{ zoom: 1; }}"
+    f".jp-OutputArea:has(.{PROJECTOR_CLASS}) > .jp-OutputArea-child {{ zoom: {PROJECTOR_ZOOM}; }}"
+    "</style>"
+)
 _KIND_WORDS = {"start": "Start", "post": "Inject", "debrief": "Debrief card (keep face down)"}
 
 
@@ -66,9 +77,13 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
         s = result.summary
         total = format_duration(s.total_s) if s.total_s is not None else "not over by the horizon"
         whole = result.score[result.score["stage"] == "Whole event"]
+        absent = set(STAGES) - set(result.chain.stages["stage"].astype(str))
         aws_total = format_duration(float(whole["aws_end_s"].iloc[0]))
         score = result.score.assign(
-            yours=[_when(v) if v == v else "not yet" for v in result.score["player_end_s"]],
+            yours=[
+                _when(v) if v == v else ("never began" if stage in absent else "not yet")
+                for stage, v in zip(result.score["stage"], result.score["player_end_s"], strict=True)
+            ],
             aws=[_when(v) for v in result.score["aws_end_s"]],
             saved=[
                 format_duration(abs(v)) + (" sooner" if v >= 0 else " later") if v == v else "n/a"
@@ -136,8 +151,9 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
     selected; unselecting one withdraws it), ``debrief`` (checkbox: show the score). Every
     reachable value is a valid :class:`labsupport.game.GameConfig`. Beside them, ``panel.projector``
     (a toggle button, *Projector mode*) enlarges the whole panel :data:`PROJECTOR_ZOOM` times for a room
-    that reads it from one screen (the :data:`PROJECTOR_CLASS` class on ``panel.box``); it changes no
-    result. Buttons: one per action of
+    that reads it from one screen (the :data:`PROJECTOR_CLASS` class on ``panel.box``): in JupyterLab
+    and Notebook 7 its controls, charts and tables; in other front ends its controls only. It changes
+    no result. Buttons: one per action of
     :data:`labsupport.game.ACTIONS` (taken at the clock's time), and one per clock step.
 
     Raises:
@@ -146,8 +162,7 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
     config = game.GameConfig() if config is None else config
     if not isinstance(config, game.GameConfig):
         raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
-    if not isinstance(projector, bool):
-        raise ConfigError(f"projector must be True or False, got {projector!r}")
+    projector = check_bool("projector", projector)
     horizon = config.horizon_s
 
     def option(entry: tuple[float, str]) -> tuple[str, tuple[float, str]]:
@@ -182,8 +197,9 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
     def take(name: str) -> Any:
         def on_click(_button: Any) -> None:
             if name == "undo":
-                if log.value:
-                    last = max(log.value, key=lambda e: (e[0], list(log.options).index(option(e))))
+                taken = [e for e in log.value if e[1] != "undo"]  # an "undo" in a given log is not undone
+                if taken:
+                    last = max(taken, key=lambda e: (e[0], list(log.options).index(option(e))))
                     log.value = tuple(e for e in log.value if e != last)
                 return
             entry = (float(clock.value), name)

@@ -436,9 +436,10 @@ class LabRun:
     original: bytes | None = None
     saved_unrun: bytes | None = None
     #: Lab 07 in JupyterLab: each click of :data:`GAME_CLICKS` (``click``, ``seconds`` to the dashboard
-    #: redrawn, ``None`` if it was not), and the panel's CSS zoom with *Projector mode* on and off again.
+    #: redrawn, ``None`` if it was not), and the effective CSS zoom of the panel's controls and chart
+    #: with *Projector mode* on and off again.
     game: list[dict[str, Any]] = field(default_factory=list)
-    projector: dict[str, float] = field(default_factory=dict)
+    projector: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def watch(page: Any, run: LabRun) -> None:
@@ -729,17 +730,20 @@ def play_game(page: Any, cell: int, clicks: tuple[str, ...] = GAME_CLICKS) -> li
 
 
 _ZOOM = """(cell) => {
-  const box = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')[cell]
-    .querySelector('.jp-OutputArea .widget-vbox');
-  return box ? parseFloat(getComputedStyle(box).zoom || '1') : null;
+  const c = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')[cell];
+  const box = c.querySelector('.jp-OutputArea .widget-vbox');
+  const chart = c.querySelector('.jp-OutputArea svg.marks, .jp-OutputArea canvas.marks');
+  // The effective zoom of each (Element.currentCSSZoom: the product of every ancestor's CSS zoom).
+  return {panel: box ? box.currentCSSZoom : null, chart: chart ? chart.currentCSSZoom : null};
 }"""
 
 
-def toggle_projector(page: Any, cell: int, shot: Path) -> dict[str, float]:
-    """Press *Projector mode*, read the panel's CSS zoom, take a screenshot of the panel, press it again."""
+def toggle_projector(page: Any, cell: int, shot: Path) -> dict[str, dict[str, float]]:
+    """Press *Projector mode*, read the effective CSS zoom of the panel's controls and of its first chart,
+    take a screenshot, press it again: ``{"on": {"panel": .., "chart": ..}, "off": {...}}``."""
     outputs = page.locator(f"{NOTEBOOK} .jp-Cell").nth(cell).locator(".jp-OutputArea")
     button = outputs.locator("button.widget-toggle-button", has_text="Projector mode").first
-    zoom: dict[str, float] = {}
+    zoom: dict[str, dict[str, float]] = {}
     for state in ("on", "off"):
         button.scroll_into_view_if_needed()
         button.click()
@@ -751,10 +755,17 @@ def toggle_projector(page: Any, cell: int, shot: Path) -> dict[str, float]:
             timeout=REDRAW_S * 1000,
         )
         zoom[state] = page.evaluate(_ZOOM, cell)
-        if state == "on":
+        if state == "on":  # the panel's controls, then its dashboards, as the room sees them
             shot.parent.mkdir(parents=True, exist_ok=True)
-            button.scroll_into_view_if_needed()
             page.screenshot(path=str(shot))
+            chart = (
+                page.locator(f"{NOTEBOOK} .jp-Cell")
+                .nth(cell)
+                .locator(".jp-OutputArea svg.marks, .jp-OutputArea canvas.marks")
+                .first
+            )
+            chart.scroll_into_view_if_needed()
+            page.screenshot(path=str(shot.with_name(shot.stem + "-charts.png")))
     return zoom
 
 

@@ -168,7 +168,8 @@ def _empty_dropdowns(run: live.LabRun) -> list[str]:
 
 
 def test_the_game_plays_by_its_buttons_and_projector_mode_enlarges_it(live_runs):
-    """Lab 07 in JupyterLab: every click of a whole game redraws the dashboards; the projector zooms."""
+    """Lab 07 in JupyterLab: every click of a whole game redraws the dashboards; the projector zooms
+    its controls and its charts alike."""
     from labsupport.game import HORIZON_S
 
     assert live.GAME_CLICKS_MINUTES * 60 == HORIZON_S, "the scripted game must end at the horizon"
@@ -178,7 +179,8 @@ def test_the_game_plays_by_its_buttons_and_projector_mode_enlarges_it(live_runs)
     assert not stuck, f"{run.path}: these clicks did not redraw the dashboards within {live.REDRAW_S} s: {stuck}"
     from labsupport.widgets.game import PROJECTOR_ZOOM
 
-    assert run.projector == {"on": pytest.approx(PROJECTOR_ZOOM), "off": pytest.approx(1.0)}, run.projector
+    on, off = (pytest.approx(z) for z in (PROJECTOR_ZOOM, 1.0))
+    assert run.projector == {"on": {"panel": on, "chart": on}, "off": {"panel": off, "chart": off}}, run.projector
 
 
 @pytest.mark.parametrize("lab", LABS)

@@ -140,6 +140,7 @@ def test_every_action_at_1148_pm_gives_the_models_result():
         ({"actions": ("repair_dns",)}, "actions[0]"),
         ({"actions": "repair_dns"}, "actions"),
         ({"horizon_s": 10.0}, "horizon_s"),
+        ({"horizon_s": HORIZON_S + 1.0}, "horizon_s"),  # the charts draw 16 hours
     ],
 )
 def test_bad_configs_raise_config_error_naming_the_field(bad, field):

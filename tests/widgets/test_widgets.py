@@ -372,7 +372,7 @@ def test_game_projector_mode_enlarges_the_panel_and_changes_no_result():
     panel.projector.value = False
     assert PROJECTOR_CLASS not in panel.box._dom_classes
     assert PROJECTOR_CLASS in widgets.game_panel(projector=True).box._dom_classes
-    with pytest.raises(ConfigError, match="projector must be True or False, got 'yes'"):
+    with pytest.raises(ConfigError, match=r"projector must be True or False \(a Python bool\), got 'yes'"):
         widgets.game_panel(projector="yes")  # type: ignore[arg-type]
 
 
@@ -406,3 +406,25 @@ def test_game_buttons_take_undo_and_retake_an_action_at_the_same_clock_time():
     assert log.value == ((3600.0, "restart_dwfm"),) and len(log.options) == 1
     panel.buttons["restart_dwfm"].click()  # twice in a row: still once
     assert log.value == ((3600.0, "restart_dwfm"),)
+
+
+def test_game_undo_never_takes_back_an_undo_of_the_given_log():
+    from labsupport import game
+
+    panel = widgets.game_panel(game.GameConfig(actions=((0.0, "repair_dns"), (0.0, "undo"))))
+    panel.buttons["undo"].click()  # the repair, already withdrawn by the log's own undo, stays withdrawn
+    played = game.play(game.GameConfig(actions=tuple(panel.controls["log"].value)))
+    assert not played.actions.loc[played.actions["action"] == "repair_dns", "in_effect"].any()
+
+
+def test_game_with_dns_repaired_at_1148_pm_debriefs_with_no_stage():
+    from labsupport import game
+
+    config = game.GameConfig(actions=((0.0, "repair_dns"),), clock_s=game.HORIZON_S)
+    result = game.play(config)
+    assert result.chain.stages.empty and result.summary.over and result.summary.total_s == 0.0
+    items = widgets.game_view(config, debrief=True)
+    score = items[4].set_index("stage")
+    assert (score.loc[list(game.model.chain.STAGES), "yours"] == "never began").all()
+    assert score.loc["Whole event", "yours"] == "11:48 PM"
+    assert "Stages: none" in items[5].to_dict()["description"]
