@@ -6,6 +6,7 @@ import altair as alt
 import pandas as pd
 
 from ..clock import INCIDENT_CLOCK
+from ..errors import ConfigError
 from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
 from ._inputs import _MAX_ROWS, _runs, _width
 from ._palette import _series_range
@@ -19,6 +20,7 @@ BACKOFF_PLACES: tuple[tuple[str, str], ...] = (
     ("backoff_count", "Waiting out a backoff (not yet asking again)"),
 )
 _COLUMNS = ("time_s", *(c for c, _ in BACKOFF_PLACES))
+_YEAR_S = 365 * 86_400.0
 
 
 def dwfm_backoff_data(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -37,6 +39,23 @@ def dwfm_backoff_data(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
         ConfigError: a bad ``runs``, as :func:`dwfm_backoff_chart` says.
     """
     checked = _runs("runs", runs, _COLUMNS, numeric=_COLUMNS, empty=_SAMPLED_FROM_0)
+    for label, ts in checked.items():
+        times = ts["time_s"].astype("float64")
+        if ((times < 0) | (times > _YEAR_S)).any() or times.duplicated().any():
+            raise ConfigError(
+                f"runs[{label!r}]['time_s'] must hold distinct times from 0 to a year ({_YEAR_S:,.0f} s), as a "
+                f"model run samples them; got {times.min():g} to {times.max():g} s, "
+                f"{int(times.duplicated().sum())} repeated"
+            )
+        for column, _ in BACKOFF_PLACES:
+            if pd.api.types.is_bool_dtype(ts[column]):
+                raise ConfigError(f"runs[{label!r}][{column!r}] must hold counts of items, got booleans")
+            counts = ts[column].astype("float64")
+            if counts.isna().any() or (counts < 0).any():
+                raise ConfigError(
+                    f"runs[{label!r}][{column!r}] must hold counts >= 0 in every row (a run's items), got "
+                    f"{int(counts.isna().sum())} missing and a minimum of {counts.min():g}"
+                )
     budget = _MAX_ROWS // (len(checked) * len(BACKOFF_PLACES))
     frames, widest = [], None
     for label, ts in checked.items():
@@ -75,14 +94,16 @@ def dwfm_backoff_chart(runs: dict[str, pd.DataFrame], *, width: int = 560) -> al
         own y axis, items), one line per run.
 
     Raises:
-        ConfigError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with those columns, or a
-            bad width.
+        ConfigError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with those columns, labelled by
+            non-empty strings; a time outside 0 to a year, or repeated; a count that is missing,
+            negative or boolean; a bad width.
     """
     _width(width)
     data = dwfm_backoff_data(runs)
     labels = list(dict.fromkeys(data["run"]))
     places = [label for _, label in BACKOFF_PLACES]
-    peaks = data.groupby(["run", "place"], sort=False)["count"].max()
+    # The peaks from the runs' own samples, not the bins' means (which would understate them).
+    peaks = {(label, place): float(ts[column].max()) for label, ts in runs.items() for column, place in BACKOFF_PLACES}
     peak_text = "; ".join(
         f"{run}: peak {peaks[(run, places[0])]:,.0f} queued, {peaks[(run, places[1])]:,.0f} in backoff"
         for run in labels

@@ -12,6 +12,7 @@ from IPython.display import HTML, Markdown
 from .. import charts, game
 from .._validate import check_bool
 from ..chain import STAGES
+from ..charts._inputs import _frame
 from ..errors import ConfigError
 from ..timeline import format_duration
 from .panel import Panel, Shown, make_panel
@@ -30,6 +31,19 @@ _PROJECTOR_CSS = (
     f".{PROJECTOR_CLASS} {{ zoom: {PROJECTOR_ZOOM}; }}"
     f".jp-OutputArea .{PROJECTOR_CLASS} {{ zoom: 1; }}"
     f".jp-OutputArea:has(.{PROJECTOR_CLASS}) > .jp-OutputArea-child {{ zoom: {PROJECTOR_ZOOM}; }}"
+    "</style>"
+)
+# The cards' look travels with them (JupyterLab, Colab and the book alike): a dashed border to cut
+# along, two to a row where the column is wide enough, dark text on white in either colour mode.
+_CARDS_CSS = (
+    "<style>"
+    ".labsupport-cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 20rem), 1fr));"
+    " gap: 1rem; }"
+    ".labsupport-card { border: 2px dashed #555; border-radius: 0.4rem; padding: 0.8rem 1rem; background: #fff;"
+    " color: #1a1a1a; break-inside: avoid; }"
+    ".labsupport-card p { margin: 0 0 0.5rem; }"
+    ".labsupport-card__head { font-size: 1.1rem; }"
+    ".labsupport-card--debrief { border-color: #8a2be2; }"
     "</style>"
 )
 _KIND_WORDS = {"start": "Start", "post": "Inject", "debrief": "Debrief card (keep face down)"}
@@ -116,13 +130,24 @@ def game_cards(cards: pd.DataFrame | None = None) -> HTML:
         cut along, and the book's print style keeps it whole on one printed page.
 
     Raises:
-        ConfigError: ``cards`` lacks one of ``inject_cards``' columns.
+        ConfigError: ``cards`` is not a DataFrame, is empty or lacks one of ``inject_cards``' columns;
+            ``card`` is not an integer column; a ``kind`` is not one of :data:`labsupport.game.CARD_KINDS`;
+            a text column holds a missing value or a non-string.
     """
     cards = game.inject_cards() if cards is None else cards
     need = ("card", "time", "kind", "title", "text", "source", "tag", "effect", "prompt")
-    missing = [c for c in need if c not in getattr(cards, "columns", ())]
-    if missing:
-        raise ConfigError(f"cards must have the columns of game.inject_cards(); missing {missing}")
+    cards = _frame("cards", cards, need, numeric=("card",), empty="a deck has at least its start card")
+    if not pd.api.types.is_integer_dtype(cards["card"]):
+        raise ConfigError(f"cards['card'] must hold whole card numbers (an integer dtype), got {cards['card'].dtype}")
+    unknown = sorted(set(map(str, cards["kind"])) - set(game.CARD_KINDS))
+    if unknown:
+        raise ConfigError(f"cards['kind'] must be one of {list(game.CARD_KINDS)}, got {unknown}")
+    for column in need[1:]:
+        text = cards[column]
+        if text.isna().any() or not all(isinstance(v, str) for v in text):
+            raise ConfigError(
+                f"cards[{column!r}] must hold text in every row (use '' for none), got {text.tolist()[:3]}"
+            )
     boxes = []
     for c in cards.itertuples():
         e = {k: html.escape(str(getattr(c, k))) for k in need}
@@ -136,7 +161,7 @@ def game_cards(cards: pd.DataFrame | None = None) -> HTML:
             f"<p><b>{e['title']}.</b> {e['text']}{cite}</p>{effect}"
             f'<p class="labsupport-card__prompt"><i>{e["prompt"]}</i></p></section>'
         )
-    return HTML('<div class="labsupport-cards">' + "".join(boxes) + "</div>")
+    return HTML(_CARDS_CSS + '<div class="labsupport-cards">' + "".join(boxes) + "</div>")
 
 
 def game_panel(config: game.GameConfig | None = None, *, projector: bool = False) -> Panel:

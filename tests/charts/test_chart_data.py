@@ -110,10 +110,11 @@ def test_dwfm_backoff_data_bins_long_runs_to_its_share_of_the_rows():
     long = pd.concat([ts.assign(time_s=ts["time_s"] + i * (ts["time_s"].max() + 60.0)) for i in range(20)])
     data = charts.dwfm_backoff_data({str(i): long for i in range(7)})
     assert len(data) <= charts.ALTAIR_MAX_ROWS and data.attrs["bin_s"] is not None
-    assert (
-        "aggregated to the chart's resolution"
-        in charts.dwfm_backoff_chart({str(i): long for i in range(7)}).description
-    )
+    description = charts.dwfm_backoff_chart({str(i): long for i in range(7)}).description
+    assert "aggregated to the chart's resolution" in description
+    # the peaks it states are the runs' own samples, not the bins' means
+    peak = f"0: peak {long['queue_count'].max():,.0f} queued, {long['backoff_count'].max():,.0f} in backoff"
+    assert peak in description
 
 
 def test_dwfm_timeseries_data_and_channels():

@@ -305,6 +305,16 @@ def test_run_mappings_are_checked_like_frames():
         charts.dwfm_backoff_chart({str(i): dwfm_run().timeseries for i in range(8)})
     with pytest.raises(ValueError, match=re.escape("runs['a'] lacks") + "|" + re.escape("backoff_count")):
         charts.dwfm_backoff_chart({"a": dwfm_run().timeseries.drop(columns=["backoff_count"])})
+    ts = dwfm_run().timeseries
+    for bad, message in [
+        (ts.assign(queue_count=-1), r"runs\['a'\]\['queue_count'\] must hold counts >= 0"),
+        (ts.assign(backoff_count=float("nan")), r"runs\['a'\]\['backoff_count'\] must hold counts >= 0"),
+        (ts.assign(queue_count=True), r"runs\['a'\]\['queue_count'\] must hold counts of items"),
+        (ts.assign(time_s=ts["time_s"] - 10), r"runs\['a'\]\['time_s'\] must hold distinct times from 0 to a year"),
+        (ts.assign(time_s=0.0), "180 repeated"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            charts.dwfm_backoff_chart({"a": bad})
     with pytest.raises(ValueError, match="runs must be labelled"):
         charts.dns_failing_chart({5: dns_run().timeseries}, restored_s=1)
 

@@ -387,10 +387,23 @@ def test_game_cards_show_every_card_escaped_and_refuse_a_frame_without_the_decks
     odd = cards.head(1).assign(text="<script>alert(1)</script> & more")
     shown = widgets.game_cards(odd).data
     assert "<script>" not in shown and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in shown
-    with pytest.raises(ConfigError, match=r"missing \['prompt'\]"):
+    assert page.startswith("<style>") and ".labsupport-card {" in page  # the cut line travels with the cards
+    with pytest.raises(ConfigError, match=r"missing columns \['prompt'\]"):
         widgets.game_cards(cards.drop(columns=["prompt"]))
-    with pytest.raises(ConfigError, match="missing"):
+    with pytest.raises(ConfigError, match="cards must be a pandas DataFrame, got str"):
         widgets.game_cards("not a frame")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="cards is empty"):
+        widgets.game_cards(cards.iloc[:0])
+    with pytest.raises(ConfigError, match=r"cards\['effect'\] must hold text in every row"):
+        widgets.game_cards(cards.assign(effect=float("nan")))
+    with pytest.raises(ConfigError, match=r"cards\['source'\] must hold text in every row"):
+        widgets.game_cards(cards.astype({"source": object}).assign(source=None))
+    with pytest.raises(
+        ConfigError, match=r"cards\['kind'\] must be one of \['start', 'post', 'debrief'\], got \['bad kind'\]"
+    ):
+        widgets.game_cards(cards.assign(kind="bad kind"))
+    with pytest.raises(ConfigError, match=r"cards\['card'\] must hold whole card numbers"):
+        widgets.game_cards(cards.assign(card=cards["card"].astype(float)))
 
 
 def test_game_buttons_take_undo_and_retake_an_action_at_the_same_clock_time():
