@@ -222,7 +222,7 @@ def game_debrief_chart(
     y_off = alt.YOffset("run:N", sort=runs, scale=alt.Scale(domain=runs))
     stage_bars = (
         alt.Chart(bars)
-        .mark_bar(height={"band": 0.35})
+        .mark_bar(height={"band": 0.35}, clip=True)
         .encode(
             x=alt.X(
                 "start:T",
@@ -255,7 +255,7 @@ def game_debrief_chart(
     )
     ticks = (
         alt.Chart(marks)
-        .mark_point(shape="diamond", size=90, filled=True, color="#222")
+        .mark_point(shape="diamond", size=90, filled=True, color="#222", clip=True)
         # The shared x scale takes its domain from the bars' layer alone: the same domain given in
         # both layers made JupyterLab's Vega-Lite (5.6) warn "Conflicting scale property" twice a draw.
         .encode(

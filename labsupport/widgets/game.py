@@ -54,6 +54,12 @@ def _aws_actions() -> pd.DataFrame:
     return played.loc[played["in_effect"], ["time_s", "label"]].reset_index(drop=True)
 
 
+def _within(stages: pd.DataFrame, horizon_s: float) -> pd.DataFrame:
+    """The game's stages as the players lived them: those begun before the horizon, cut at it."""
+    begun = stages[stages["start_s"] < horizon_s]
+    return begun.assign(end_s=begun["end_s"].clip(upper=horizon_s))
+
+
 def _when(t: float) -> str:
     return game.CLOCK.time_of_day(t)
 
@@ -112,7 +118,9 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
                 + (" Automatic failover was left disabled." if s.failover_left_disabled else "")
             ),
             score,
-            charts.game_debrief_chart(result.chain.stages, result.actions, aws_actions=_aws_actions()),
+            charts.game_debrief_chart(
+                _within(result.chain.stages, config.horizon_s), result.actions, aws_actions=_aws_actions()
+            ),
         ]
     return items
 
@@ -189,6 +197,11 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
         raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
     projector = check_bool("projector", projector)
     horizon = config.horizon_s
+    for name, value in (("clock_s", config.clock_s), ("horizon_s", horizon)):
+        if value % 300:  # the clock slider moves in the game's smallest step
+            raise ConfigError(f"the panel's {name} must be a whole number of 5-minute steps (300 s), got {value:g}")
+    if len(set(config.actions)) < len(config.actions):
+        raise ConfigError("the panel's log cannot show the same (time_s, action) entry twice; give each once")
 
     def option(entry: tuple[float, str]) -> tuple[str, tuple[float, str]]:
         label = {a.name: a.label for a in game.ACTIONS}[entry[1]]

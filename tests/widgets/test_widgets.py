@@ -441,3 +441,20 @@ def test_game_with_dns_repaired_at_1148_pm_debriefs_with_no_stage():
     assert (score.loc[list(game.model.chain.STAGES), "yours"] == "never began").all()
     assert score.loc["Whole event", "yours"] == "11:48 PM"
     assert "Stages: none" in items[5].to_dict()["description"]
+
+
+def test_game_panel_refuses_what_its_widgets_cannot_show_and_the_debrief_stays_within_the_game():
+    from labsupport import game
+
+    with pytest.raises(ConfigError, match="clock_s must be a whole number of 5-minute steps"):
+        widgets.game_panel(game.GameConfig(clock_s=450.0))  # the slider would start at 300 s
+    with pytest.raises(ConfigError, match="horizon_s must be a whole number of 5-minute steps"):
+        widgets.game_panel(game.GameConfig(horizon_s=3_700.0))  # the slider could not reach the end
+    with pytest.raises(ConfigError, match="cannot show the same"):
+        widgets.game_panel(game.GameConfig(actions=((0.0, "repair_dns"), (0.0, "repair_dns"))))
+    # an idle game: the stage that outlives the horizon is drawn to the horizon, and no later stage
+    idle = game.GameConfig(clock_s=game.HORIZON_S)
+    debrief = widgets.game_view(idle, debrief=True)[-1]
+    stages = game.play(idle).chain.stages
+    assert (stages["end_s"] > game.HORIZON_S).any()  # the model's run goes on past the game's end
+    assert "16 h 00 min" in debrief.to_dict()["description"]
