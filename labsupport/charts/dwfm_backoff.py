@@ -16,8 +16,8 @@ __all__ = ["BACKOFF_PLACES", "dwfm_backoff_chart", "dwfm_backoff_data"]
 
 #: The two places a droplet's work waits, in the chart's order: (timeseries column, label).
 BACKOFF_PLACES: tuple[tuple[str, str], ...] = (
-    ("queue_count", "In a host's queue (a host will start it)"),
-    ("backoff_count", "Waiting out a backoff (not yet asking again)"),
+    ("queue_count", "In the hosts' queues (all hosts together)"),
+    ("backoff_count", "Waiting out a backoff (all droplets together)"),
 )
 _COLUMNS = ("time_s", *(c for c, _ in BACKOFF_PLACES))
 _YEAR_S = 365 * 86_400.0
@@ -147,8 +147,9 @@ def dwfm_backoff_chart(runs: dict[str, pd.DataFrame], *, width: int = 560) -> al
             title="Where DWFM's work waits: in a queue, or out of it in backoff",
             description=(
                 "Two line charts on a PDT clock axis, one line per run of the DWFM model: above, the "
-                "items waiting in the hosts' queues; below, the items waiting out a backoff before they "
-                f"ask again. {peak_text}." + _binned_note(data.attrs["bin_s"], "each line is the bin's mean count")
+                "items waiting in the hosts' queues, summed over the fleet; below, the items waiting out a "
+                f"backoff before they ask again. {peak_text}."
+                + _binned_note(data.attrs["bin_s"], "each line is the bin's mean count")
             ),
         )
     )

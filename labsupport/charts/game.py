@@ -83,7 +83,8 @@ def game_dashboard_chart(dashboards: pd.DataFrame, *, width: int = 250) -> alt.F
         .mark_line(interpolate="step-after", color="#1f4e79")
         .encode(
             x=_X,
-            y=alt.Y("value:Q", title=None),
+            # A fixed width for every y axis keeps the two columns of small charts aligned on time.
+            y=alt.Y("value:Q", title=None, axis=alt.Axis(minExtent=48, maxExtent=48)),
             tooltip=[alt.Tooltip("time:T", format="%H:%M"), "gauge:N", alt.Tooltip("value:Q", format=".3~g")],
         )
         .properties(width=width, height=90)
@@ -92,6 +93,7 @@ def game_dashboard_chart(dashboards: pd.DataFrame, *, width: int = 250) -> alt.F
             columns=2,
         )
         .resolve_scale(y="independent")
+        .resolve_axis(x="independent")  # a time axis under every small chart, not only the last row's
         .properties(
             title="Dashboards (the chain model's signals, as an on-call operator would see them)",
             description=(

@@ -81,7 +81,8 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
     text = (
         f"**Clock: {_when(c)}** ({format_duration(c)} since 11:48 PM; the game ends at "
         f"{_when(config.horizon_s)}). Dashboards are the chain model's; posts are the real ones, at their "
-        f"real times.\n\n**Public posts so far:**{posts or ' none yet.'}"
+        f"real times. An action takes effect from the clock's time: advance the clock to see it on the "
+        f"dashboards.\n\n**Public posts so far:**{posts or ' none yet.'}"
     )
     acts = result.actions
     table = pd.DataFrame(
@@ -95,7 +96,11 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
     items: list[Shown] = [Markdown(text), charts.game_dashboard_chart(result.dashboards), table]
     if debrief:
         s = result.summary
-        total = format_duration(s.total_s) if s.total_s is not None else "not over by the horizon"
+        total = (
+            format_duration(s.total_s)
+            if s.total_s is not None
+            else f"not over by the game's end ({_when(config.horizon_s)}) with the actions taken so far"
+        )
         whole = result.score[result.score["stage"] == "Whole event"]
         absent = set(STAGES) - set(result.chain.stages["stage"].astype(str))
         aws_total = format_duration(float(whole["aws_end_s"].iloc[0]))
@@ -270,7 +275,8 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
     projector_box = widgets.ToggleButton(
         value=projector,
         description="Projector mode",
-        tooltip="Enlarge the whole panel for a room that reads one screen; changes no result",
+        tooltip="Enlarge the whole panel for a room that reads one screen (close JupyterLab's left sidebar "
+        "so that the charts fit); changes no result",
         icon="expand",
         layout=widgets.Layout(width="auto"),
     )
