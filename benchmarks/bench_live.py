@@ -94,14 +94,18 @@ _MARK = (
 )
 
 # Every tracked output redrawn: none of its old elements left, some content, a drawing if it had one.
+# A panel may empty a slot (lab 07's debrief unticked shows an empty Markdown there): JupyterLab
+# re-renders a Markdown output in place, so an empty rendered Markdown with none of its old elements
+# is the new state, not a render still to come (the rule waited for content it never got: 15 s).
 _ALL_REDRAWN = (
     """(index) => {"""
     + _OUTPUTS
     + """
+  const emptied = out => out.matches('.jp-RenderedMarkdown') && !out.textContent.trim();
   const outs = outputsOf(index);
   return outs.length > 0 && outs.every(out => out.getAttribute('data-ls-tracked') !== '1' || (
-    !out.querySelector('[data-ls-old]') && Boolean(out.querySelector('*'))
-    && (out.getAttribute('data-ls-chart') !== '1' || Boolean(out.querySelector(DRAWING)))));
+    !out.querySelector('[data-ls-old]') && (Boolean(out.querySelector('*')) || emptied(out))
+    && (out.getAttribute('data-ls-chart') !== '1' || Boolean(out.querySelector(DRAWING)) || emptied(out))));
 }"""
 )
 
