@@ -42,7 +42,12 @@ _CHAIN_X = alt.X(
     "start:T",
     title="19–20 October 2025, PDT",
     axis=alt.Axis(format="%H:%M"),
-    scale=alt.Scale(domain=["2025-10-19T23:30:00", "2025-10-20T15:00:00"]),
+    # domainMin/domainMax, not an explicit domain: JupyterLab's Vega-Lite (5.6) warned "Conflicting scale
+    # property" on every draw of a bar with x2 given a string domain (see charts.game's time axis).
+    scale=alt.Scale(
+        domainMin=alt.DateTime(year=2025, month=10, date=19, hours=23, minutes=30),
+        domainMax=alt.DateTime(year=2025, month=10, date=20, hours=15),
+    ),
 )
 
 
