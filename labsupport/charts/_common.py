@@ -21,6 +21,21 @@ __all__ = ["RACE_ACTION_GROUPS"]
 _SAMPLED_FROM_0 = "a model run samples its first row at time 0"
 
 
+def _clock_scale(start: str, end: str) -> alt.Scale:
+    """A time scale from ``start`` to ``end``, naive PDT ISO times (``"2025-10-19T23:30"``).
+
+    The bounds go in ``domainMin``/``domainMax``, not ``domain``: an explicit temporal ``domain``
+    (ISO strings or DateTime objects alike) made JupyterLab's Vega-Lite (5.6, older than Altair's)
+    warn "Conflicting scale property" on every draw of a layered chart or of a bar with ``x2``.
+    """
+
+    def moment(text: str) -> alt.DateTime:
+        t = pd.Timestamp(text)
+        return alt.DateTime(year=t.year, month=t.month, date=t.day, hours=t.hour, minutes=t.minute)
+
+    return alt.Scale(domainMin=moment(start), domainMax=moment(end))
+
+
 def _to_resolution(
     ts: pd.DataFrame, *, sums: tuple[str, ...] = (), budget: int = _MAX_ROWS
 ) -> tuple[pd.DataFrame, float | None]:

@@ -12,6 +12,7 @@ from ..chain import STOP_POINT_NAMES, STOP_POINT_TITLES
 from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 from ..timeline import format_duration
+from ._common import _clock_scale
 from ._inputs import _frame, _note_chart, _width
 from ._palette import PALETTE
 from ._render import _base_config, reflow_usermeta
@@ -42,12 +43,7 @@ _CHAIN_X = alt.X(
     "start:T",
     title="19–20 October 2025, PDT",
     axis=alt.Axis(format="%H:%M"),
-    # domainMin/domainMax, not an explicit domain: JupyterLab's Vega-Lite (5.6) warned "Conflicting scale
-    # property" on every draw of a bar with x2 given a string domain (see charts.game's time axis).
-    scale=alt.Scale(
-        domainMin=alt.DateTime(year=2025, month=10, date=19, hours=23, minutes=30),
-        domainMax=alt.DateTime(year=2025, month=10, date=20, hours=15),
-    ),
+    scale=_clock_scale("2025-10-19T23:30", "2025-10-20T15:00"),
 )
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 from ._common import _SAMPLED_FROM_0, _binned_note, _to_resolution
-from ._inputs import _MAX_ROWS, _runs, _width
+from ._inputs import _MAX_ROWS, _MAX_S, _runs, _width
 from ._palette import _series_range
 from ._render import _base_config
 
@@ -20,7 +20,6 @@ BACKOFF_PLACES: tuple[tuple[str, str], ...] = (
     ("backoff_count", "Waiting out a backoff (all droplets together)"),
 )
 _COLUMNS = ("time_s", *(c for c, _ in BACKOFF_PLACES))
-_YEAR_S = 365 * 86_400.0
 
 
 def dwfm_backoff_data(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -41,9 +40,9 @@ def dwfm_backoff_data(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
     checked = _runs("runs", runs, _COLUMNS, numeric=_COLUMNS, empty=_SAMPLED_FROM_0)
     for label, ts in checked.items():
         times = ts["time_s"].astype("float64")
-        if ((times < 0) | (times > _YEAR_S)).any() or times.duplicated().any():
+        if ((times < 0) | (times > _MAX_S)).any() or times.duplicated().any():
             raise ConfigError(
-                f"runs[{label!r}]['time_s'] must hold distinct times from 0 to a year ({_YEAR_S:,.0f} s), as a "
+                f"runs[{label!r}]['time_s'] must hold distinct times from 0 to a year ({_MAX_S:,.0f} s), as a "
                 f"model run samples them; got {times.min():g} to {times.max():g} s, "
                 f"{int(times.duplicated().sum())} repeated"
             )

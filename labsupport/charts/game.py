@@ -9,6 +9,7 @@ from .. import timeline
 from ..chain import STAGES
 from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
+from ._common import _clock_scale
 from ._inputs import _frame, _width
 from ._render import _base_config
 from .chain import CHAIN_STAGE_COLOURS
@@ -25,15 +26,10 @@ _PERIOD_OF = {
     "NLB connection errors": "NLB connection errors",
 }
 _ACTIONS_LANE = "Operator actions"
-#: The time axis, 11:30 PM on 19 October to 4 PM on 20 October (PDT, naive), as Vega-Lite DateTime
-#: objects: ISO strings here made JupyterLab's Vega-Lite (5.6) warn "Conflicting scale property"
-#: on every draw of a bar chart with x and x2 (its two ways of reading a string domain disagree).
-_X_DOMAIN = [
-    alt.DateTime(year=2025, month=10, date=19, hours=23, minutes=30),
-    alt.DateTime(year=2025, month=10, date=20, hours=16),
-]
+#: The time axis: 11:30 PM on 19 October to 4 PM on 20 October (PDT, naive).
+_X_SCALE = _clock_scale("2025-10-19T23:30", "2025-10-20T16:00")
 _X_TITLE = "19–20 October 2025, PDT"
-_X = alt.X("time:T", title=_X_TITLE, axis=alt.Axis(format="%H:%M"), scale=alt.Scale(domain=_X_DOMAIN))
+_X = alt.X("time:T", title=_X_TITLE, axis=alt.Axis(format="%H:%M"), scale=_X_SCALE)
 
 
 def game_dashboard_data(dashboards: pd.DataFrame) -> pd.DataFrame:
@@ -230,7 +226,7 @@ def game_debrief_chart(
                 "start:T",
                 title=_X_TITLE,
                 axis=alt.Axis(format="%H:%M"),
-                scale=alt.Scale(domainMin=_X_DOMAIN[0], domainMax=_X_DOMAIN[1]),
+                scale=_X_SCALE,
             ),
             x2="end:T",
             y=y,
