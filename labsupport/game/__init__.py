@@ -26,7 +26,17 @@ from __future__ import annotations
 
 from .config import ACTION_NAMES, ACTIONS, AWS_ACTIONS, CLOCK, HORIZON_S, STEPS_S, Action, GameConfig
 from .engine import NOTES, SIGNALS
-from .model import AWS_ENDS, CARD_KINDS, CARD_PROMPTS, SCORE_ROWS, GameResult, GameSummary, inject_cards, play
+from .model import (
+    AWS_ENDS,
+    CARD_COLUMNS,
+    CARD_KINDS,
+    CARD_PROMPTS,
+    SCORE_ROWS,
+    GameResult,
+    GameSummary,
+    inject_cards,
+    play,
+)
 from .sweep import search
 
 __all__ = [
@@ -35,6 +45,7 @@ __all__ = [
     "ACTIONS",
     "AWS_ACTIONS",
     "AWS_ENDS",
+    "CARD_COLUMNS",
     "CARD_KINDS",
     "CARD_PROMPTS",
     "CLOCK",

@@ -16,6 +16,9 @@ from .config import ACTIONS, AWS_ACTIONS, CLOCK, GameConfig
 #: The kinds of :func:`inject_cards`, in the order the deck holds them.
 CARD_KINDS: tuple[str, ...] = ("start", "post", "debrief")
 
+#: The columns of :func:`inject_cards`, in order.
+CARD_COLUMNS: tuple[str, ...] = ("card", "time_s", "time", "kind", "title", "text", "source", "tag", "effect", "prompt")
+
 #: What the facilitator asks at each kind of card (the course's game rules, not a source's words).
 CARD_PROMPTS: dict[str, str] = {
     "start": (
@@ -190,10 +193,8 @@ def _summarise(
     on = result.milestones.loc[result.milestones["milestone"].str.contains("re-enable"), "time_s"]
     moments += [float(v) for v in on]
     known = [m for m in moments if m is not None]
-    if over and not known:  # no stage at all (DNS repaired at 11:48 PM): the event never began
-        total: float | None = 0.0
-    else:
-        total = max(known) - float(st["start_s"].min()) if over and known else None
+    # Over with no stage at all (DNS repaired at 11:48 PM): the event never began, so it lasted 0 s.
+    total = (max(known) - float(st["start_s"].min()) if known else 0.0) if over else None
     posts = table[(table["action"] == "communicate") & table["in_effect"]]["time_s"]
     runs = result.runs
     refused = int(runs.dwfm.summary.insufficient_capacity_count)
@@ -301,5 +302,5 @@ def inject_cards() -> pd.DataFrame:
     frame["prompt"] = frame["kind"].map(CARD_PROMPTS)
     frame.insert(0, "card", pd.Series(range(1, len(frame) + 1), dtype="int64"))
     frame.insert(2, "time", [CLOCK.time_of_day(t) for t in frame["time_s"]])
-    strings = ("time", "kind", "title", "text", "source", "tag", "effect", "prompt")
-    return frame.astype({"time_s": "float64", **{c: "string" for c in strings}})
+    strings = [c for c in CARD_COLUMNS if c not in ("card", "time_s")]
+    return frame.astype({"time_s": "float64", **{c: "string" for c in strings}})[list(CARD_COLUMNS)]

@@ -148,7 +148,7 @@ def game_cards(cards: pd.DataFrame | None = None) -> HTML:
             a text column holds a missing value or a non-string.
     """
     cards = game.inject_cards() if cards is None else cards
-    need = ("card", "time", "kind", "title", "text", "source", "tag", "effect", "prompt")
+    need = tuple(c for c in game.CARD_COLUMNS if c != "time_s")  # a card prints its time, not seconds
     cards = _frame("cards", cards, need, numeric=("card",), empty="a deck has at least its start card")
     if not pd.api.types.is_integer_dtype(cards["card"]):
         raise ConfigError(f"cards['card'] must hold whole card numbers (an integer dtype), got {cards['card'].dtype}")
@@ -202,9 +202,12 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
         raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
     projector = check_bool("projector", projector)
     horizon = config.horizon_s
+    grid_s = int(min(game.STEPS_S))  # the clock slider moves in the game's smallest step
     for name, value in (("clock_s", config.clock_s), ("horizon_s", horizon)):
-        if value % 300:  # the clock slider moves in the game's smallest step
-            raise ConfigError(f"the panel's {name} must be a whole number of 5-minute steps (300 s), got {value:g}")
+        if value % grid_s:
+            raise ConfigError(
+                f"the panel's {name} must be a whole number of {grid_s // 60}-minute steps ({grid_s} s), got {value:g}"
+            )
     if len(set(config.actions)) < len(config.actions):
         raise ConfigError("the panel's log cannot show the same (time_s, action) entry twice; give each once")
 
@@ -221,10 +224,10 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
         layout=widgets.Layout(width="min(100%, 36rem)"),
     )
     clock = widgets.IntSlider(
-        value=int(config.clock_s) // 300 * 300,
+        value=int(config.clock_s),
         min=0,
-        max=int(horizon) // 300 * 300,
-        step=300,
+        max=int(horizon),
+        step=grid_s,
         description="Clock (s since 11:48 PM)",
     )
     debrief = widgets.Checkbox(value=False, description="Debrief (reveals the score)", indent=False)
