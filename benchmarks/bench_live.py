@@ -130,7 +130,7 @@ def _chromium() -> str | None:
 
 def _move(page: Any, live: Any, cell: int, kind: str, i: int) -> tuple[float | None, str]:
     """One move of the first control of ``kind``; seconds until every output is redrawn (None: never)."""
-    outputs = page.locator(f"{live.NOTEBOOK} .jp-Cell").nth(cell).locator(".jp-OutputArea")
+    outputs = live._outputs(page, cell)
     if kind == "dropdown":
         control = outputs.locator(".widget-dropdown select").first
     elif kind == CLOCK_STEP:

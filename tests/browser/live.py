@@ -543,8 +543,23 @@ def panel_chart(page: Any, cell: int) -> str:
     return page.evaluate(_PANEL_CHART_FP, [CHART_SELECTOR, cell])
 
 
+def _outputs(page: Any, cell: int) -> Any:
+    """The output area of the notebook's ``cell``-th cell (a Playwright locator)."""
+    return page.locator(f"{NOTEBOOK} .jp-Cell").nth(cell).locator(".jp-OutputArea")
+
+
+def _seconds_to_redraw(page: Any, cell: int, t0: float, timeout_s: float = REDRAW_S) -> float | None:
+    """Seconds from ``t0`` until the chart after the cell's controls holds a new drawing (marked
+    before the move with ``_MARK_DRAWING``); ``None`` if it was not redrawn within ``timeout_s``."""
+    try:
+        page.wait_for_function(_REDRAWN, arg=[CHART_SELECTOR, cell], timeout=timeout_s * 1000, polling="raf")
+    except Exception:  # noqa: BLE001 - a timeout means the chart did not change
+        return None
+    return time.perf_counter() - t0
+
+
 def _control(page: Any, cell: int, kind: str, index: int) -> Any:
-    outputs = page.locator(f"{NOTEBOOK} .jp-Cell").nth(cell).locator(".jp-OutputArea")
+    outputs = _outputs(page, cell)
     if kind == "checkbox":
         return outputs.locator(".widget-checkbox input[type=checkbox]").nth(index)
     if kind == "dropdown":
@@ -629,11 +644,7 @@ def move_control(
             page.mouse.move(x + step if key == "ArrowRight" else x - step, y, steps=8)
             t0 = time.perf_counter()
             page.mouse.up()
-    try:
-        page.wait_for_function(_REDRAWN, arg=[CHART_SELECTOR, cell], timeout=timeout_s * 1000, polling="raf")
-        seconds: float | None = time.perf_counter() - t0
-    except Exception:  # noqa: BLE001 - a timeout means the chart did not change
-        seconds = None
+    seconds = _seconds_to_redraw(page, cell, t0, timeout_s)
     after = panel_chart(page, cell)
     shown = control.evaluate(f"s => {_DROPDOWN_SHOWN}") if kind == "dropdown" else None
     return {
@@ -704,15 +715,14 @@ GAME_CLICKS_MINUTES = sum(int(c[1:].split()[0]) for c in GAME_CLICKS if c.starts
 def game_cell(page: Any, panels: list[dict[str, Any]]) -> int | None:
     """The index of the cell whose panel has the game's *Projector mode* button, if any."""
     for panel in panels:
-        cell = page.locator(f"{NOTEBOOK} .jp-Cell").nth(panel["cell"])
-        if cell.locator(".jp-OutputArea button", has_text="Projector mode").count():
+        if _outputs(page, panel["cell"]).locator("button", has_text="Projector mode").count():
             return int(panel["cell"])
     return None
 
 
 def play_game(page: Any, cell: int, clicks: tuple[str, ...] = GAME_CLICKS) -> list[dict[str, Any]]:
     """Click the game panel's buttons in order, each once; time each from the click to the dashboards redrawn."""
-    outputs = page.locator(f"{NOTEBOOK} .jp-Cell").nth(cell).locator(".jp-OutputArea")
+    outputs = _outputs(page, cell)
     steps = []
     for text in clicks:
         button = outputs.locator("button.widget-button", has_text=text).first
@@ -720,12 +730,7 @@ def play_game(page: Any, cell: int, clicks: tuple[str, ...] = GAME_CLICKS) -> li
         page.evaluate(_MARK_DRAWING, [CHART_SELECTOR, cell])
         t0 = time.perf_counter()
         button.click()
-        try:
-            page.wait_for_function(_REDRAWN, arg=[CHART_SELECTOR, cell], timeout=REDRAW_S * 1000, polling="raf")
-            seconds: float | None = time.perf_counter() - t0
-        except Exception:  # noqa: BLE001 - a timeout means the dashboards were not redrawn
-            seconds = None
-        steps.append({"click": text, "seconds": seconds})
+        steps.append({"click": text, "seconds": _seconds_to_redraw(page, cell, t0)})
     return steps
 
 
@@ -741,7 +746,7 @@ _ZOOM = """(cell) => {
 def toggle_projector(page: Any, cell: int, shot: Path) -> dict[str, dict[str, float]]:
     """Press *Projector mode*, read the effective CSS zoom of the panel's controls and of its first chart,
     take a screenshot, press it again: ``{"on": {"panel": .., "chart": ..}, "off": {...}}``."""
-    outputs = page.locator(f"{NOTEBOOK} .jp-Cell").nth(cell).locator(".jp-OutputArea")
+    outputs = _outputs(page, cell)
     button = outputs.locator("button.widget-toggle-button", has_text="Projector mode").first
     zoom: dict[str, dict[str, float]] = {}
     for state in ("on", "off"):
@@ -758,12 +763,7 @@ def toggle_projector(page: Any, cell: int, shot: Path) -> dict[str, dict[str, fl
         if state == "on":  # the panel's controls, then its dashboards, as the room sees them
             shot.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(shot))
-            chart = (
-                page.locator(f"{NOTEBOOK} .jp-Cell")
-                .nth(cell)
-                .locator(".jp-OutputArea svg.marks, .jp-OutputArea canvas.marks")
-                .first
-            )
+            chart = outputs.locator("svg.marks, canvas.marks").first
             chart.scroll_into_view_if_needed()
             page.screenshot(path=str(shot.with_name(shot.stem + "-charts.png")))
     return zoom
