@@ -22,7 +22,7 @@ swallow the stop; a grading run's per-submission timeout is the last line of def
 
 ::
 
-    engine --WriteRequest / FailoverRequest / AdmissionRequest-->
+    engine --WriteRequest / DeleteRequest / FailoverRequest / AdmissionRequest-->
         call_strategy(field, fn, request)
           |-- settrace: count lines and opcodes, stop at STEP_BUDGET
           |-- raises?       -> ConfigError(field, fn, error)
@@ -42,6 +42,7 @@ from .errors import ConfigError
 
 __all__ = [
     "AdmissionRequest",
+    "DeleteRequest",
     "FailoverRequest",
     "RUN_STEP_BUDGET",
     "RunBudget",
@@ -98,6 +99,31 @@ class WriteRequest:
     endpoint: str
     active_plan: int | None
     new_plan: int
+
+
+@dataclass(frozen=True)
+class DeleteRequest:
+    """What the DNS Enactor's clean-up strategy sees when it is about to delete one old plan tree.
+
+    The strategy answers a conditional delete: delete this plan's tree from the endpoint
+    (``True``) or keep it (``False``). Route 53 evaluates it atomically with the deletion, so the
+    endpoint's alias and rollback record cannot change between the look and the delete (the model
+    checker's steps are atomic: :mod:`labsupport.explore`).
+
+    Attributes:
+        endpoint: the endpoint's name (``"regional"``, ``"ipv6"``).
+        plan: generation of the plan tree the clean-up would delete.
+        active_plan: generation the endpoint's alias points at now.
+        rollback_plan: generation the endpoint's rollback record points at now.
+        applied_plan: generation the cleaning Enactor has just applied; its clean-up reaches only
+            plans more than ``cleanup_keep_generations`` older than this one.
+    """
+
+    endpoint: str
+    plan: int
+    active_plan: int
+    rollback_plan: int
+    applied_plan: int
 
 
 @dataclass(frozen=True)
@@ -203,8 +229,8 @@ def call_strategy(
     Args:
         name: the config field the strategy came from, for messages.
         fn: the strategy.
-        request: the frozen request (:class:`WriteRequest`, :class:`FailoverRequest`,
-            :class:`AdmissionRequest`).
+        request: the frozen request (:class:`WriteRequest`, :class:`DeleteRequest`,
+            :class:`FailoverRequest`, :class:`AdmissionRequest`).
         budget: the most steps (Python lines plus bytecode instructions) the call may take (count).
         run_budget: the run's budget, shared by all its calls (``None``: only ``budget`` applies).
 

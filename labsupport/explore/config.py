@@ -9,7 +9,7 @@ from .. import race
 from .._validate import Config, check_bool, check_instance, check_int
 from ..errors import ConfigError
 from ..race import Guards
-from ..strategy import WriteRequest, check_strategy
+from ..strategy import DeleteRequest, WriteRequest, check_strategy
 
 __all__ = ["ExploreConfig", "GUARDS", "INCIDENT"]
 
@@ -35,6 +35,10 @@ class ExploreConfig(Config):
         conditional_write: the Enactor's write strategy, as :attr:`labsupport.race.RaceConfig.conditional_write`
             (``f(request: WriteRequest) -> bool``; ``None`` keeps guard 1's rule). The checker asks it
             once per (endpoint, active plan, new plan), so it must answer the same way every time.
+        cleanup_delete: the clean-up's delete strategy, a conditional delete (``f(request:
+            DeleteRequest) -> bool``: ``True`` deletes the plan tree, ``False`` keeps it); ``None``
+            keeps guards 2 and 3's rules. It replaces both guards, so neither may be on with it. The
+            checker asks it once per (endpoint, plan, active plan, rollback plan, applied plan).
 
     Raises:
         ConfigError: the first invalid field, its value and its range (every config's rule,
@@ -49,6 +53,7 @@ class ExploreConfig(Config):
     reduce_symmetry: bool = True
     max_states: int = 1_000_000
     conditional_write: Callable[[WriteRequest], bool] | None = None
+    cleanup_delete: Callable[[DeleteRequest], bool] | None = None
 
     def _check(self) -> None:
         check_int("enactor_count", self.enactor_count, lo=1, hi=3)
@@ -63,6 +68,13 @@ class ExploreConfig(Config):
             raise ConfigError(
                 "conditional_write replaces guards.check_version_on_write: turn the guard off "
                 "or leave conditional_write None"
+            )
+        check_strategy("cleanup_delete", self.cleanup_delete)
+        on = [g for g in ("delete_only_unreferenced", "reject_empty_records") if getattr(self.guards, g)]
+        if self.cleanup_delete is not None and on:
+            raise ConfigError(
+                f"cleanup_delete replaces guards.delete_only_unreferenced and guards.reject_empty_records: "
+                f"turn {' and '.join(on)} off or leave cleanup_delete None"
             )
 
 

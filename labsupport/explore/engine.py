@@ -24,6 +24,7 @@ Covers:
       otherwise                        -> build tree, rollback := alias, alias := plan
     cleanup (plan p): each tree g < p - keep on each endpoint, one deletion per step
       guard 2 and g is alias/rollback  -> kept;  guard 3 and g is alias -> refused (alert)
+      (a cleanup_delete strategy, if given, decides instead: False -> kept)
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ConfigError, LimitExceeded
-from ..strategy import WriteRequest, call_strategy
+from ..strategy import DeleteRequest, WriteRequest, call_strategy
 from .config import ExploreConfig
 
 __all__ = [
@@ -79,6 +80,9 @@ class Params(NamedTuple):
     self_repair: bool
     #: (endpoint index, active plan, new plan) -> may the write commit; None: guard 1's rule.
     write_allowed: Callable[[int, int, int], bool] | None = None
+    #: (endpoint index, plan, active plan, rollback plan, applied plan) -> may the tree be deleted;
+    #: None: guards 2 and 3's rules.
+    delete_allowed: Callable[[int, int, int, int, int], bool] | None = None
 
 
 class Step(NamedTuple):
@@ -211,7 +215,10 @@ def _cleanup(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
     k, g = nxt
     t = list(s)
     active = s[1 + k] == g
-    if p.delete_only_unreferenced and (active or s[1 + endpoints + k] == g):
+    # A cleanup_delete strategy replaces guards 2 and 3 (the config refuses both at once).
+    if p.delete_allowed is not None and not p.delete_allowed(k, g, s[1 + k], s[1 + endpoints + k], plan):
+        action, what = "delete_skipped", f"kept plan {g}: cleanup_delete kept it"
+    elif p.delete_only_unreferenced and (active or s[1 + endpoints + k] == g):
         action, what = "delete_skipped", f"kept plan {g}: still referenced"
     elif p.reject_empty_records and active:
         action, what = "refused_empty", f"refused: deleting plan {g} would empty the endpoint (alert)"
@@ -256,6 +263,7 @@ def params(cfg: ExploreConfig) -> Params:
         g.reject_empty_records,
         g.self_repair,
         _write_allowed(cfg),
+        _delete_allowed(cfg),
     )
 
 
@@ -270,6 +278,24 @@ def _write_allowed(cfg: ExploreConfig) -> Callable[[int, int, int], bool] | None
         key = (ep, active, new)
         if key not in memo:
             memo[key] = call_strategy("conditional_write", strategy, WriteRequest(ENDPOINT_NAMES[ep], active, new))
+        return memo[key]
+
+    return allowed
+
+
+def _delete_allowed(cfg: ExploreConfig) -> Callable[[int, int, int, int, int], bool] | None:
+    """The config's clean-up strategy asked once per (endpoint, plan, active, rollback, applied), or None."""
+    strategy = cfg.cleanup_delete
+    if strategy is None:
+        return None
+    memo: dict[tuple[int, int, int, int, int], bool] = {}
+
+    def allowed(ep: int, plan: int, active: int, rollback: int, applied: int) -> bool:
+        key = (ep, plan, active, rollback, applied)
+        if key not in memo:
+            memo[key] = call_strategy(
+                "cleanup_delete", strategy, DeleteRequest(ENDPOINT_NAMES[ep], plan, active, rollback, applied)
+            )
         return memo[key]
 
     return allowed

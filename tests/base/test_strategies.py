@@ -1,5 +1,5 @@
-"""Student strategies the engines run: the Enactor's conditional write, the NLB's failover decision
-and DWFM's admission policy.
+"""Student strategies the engines run: the Enactor's conditional write and its clean-up's conditional
+delete, the NLB's failover decision and DWFM's admission policy.
 
 A strategy equal to a built-in rule gives the same trace as the rule; a strategy that raises,
 returns a non-bool or never returns stops the run with a ConfigError naming it.
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from labsupport import dwfm, explore, nlb, race
 from labsupport.errors import ConfigError
-from labsupport.strategy import STEP_BUDGET, RunBudget, StrategyTimeout, WriteRequest, call_strategy
+from labsupport.strategy import STEP_BUDGET, DeleteRequest, RunBudget, StrategyTimeout, WriteRequest, call_strategy
 
 GUARD_1 = race.Guards(check_version_on_write=True)
 
@@ -167,6 +167,77 @@ def test_the_explorer_proves_compare_and_set_safe_and_finds_the_unconditional_wr
 def test_the_explorer_stops_on_a_faulty_strategy_with_an_error_naming_it():
     with pytest.raises(ConfigError, match="conditional_write=returns_int"):
         explore.run(replace(explore.INCIDENT, conditional_write=returns_int))
+
+
+# -- the clean-up's conditional delete, over every interleaving -----------------------------------
+def delete_unreferenced(request: DeleteRequest) -> bool:
+    """Guard 2's rule as a strategy: keep what the alias or the rollback record points at."""
+    return request.plan not in (request.active_plan, request.rollback_plan)
+
+
+def delete_unless_active(request: DeleteRequest) -> bool:
+    """Guard 3's rule as a strategy: keep the active plan."""
+    return request.plan != request.active_plan
+
+
+def delete_always(request: DeleteRequest) -> bool:
+    return True
+
+
+@pytest.mark.parametrize(
+    ("strategy", "guard"),
+    [(delete_unreferenced, "delete_only_unreferenced"), (delete_unless_active, "reject_empty_records")],
+)
+@pytest.mark.parametrize("bounds", [{}, {"endpoint_count": 2, "enactor_count": 2, "generation_count": 5}])
+def test_a_delete_strategy_equal_to_a_guard_gives_the_guards_exact_state_space(strategy, guard, bounds):
+    base = replace(explore.INCIDENT, **bounds)
+    mine = explore.run(replace(base, cleanup_delete=strategy)).summary
+    theirs = explore.run(replace(base, guards=race.Guards(**{guard: True}))).summary
+    assert (mine.states_count, mine.transitions_count, mine.safe, mine.recovers) == (
+        theirs.states_count,
+        theirs.transitions_count,
+        theirs.safe,
+        theirs.recovers,
+    )
+
+
+def test_a_delete_strategy_that_always_deletes_is_the_unguarded_protocol():
+    always = explore.run(replace(explore.INCIDENT, cleanup_delete=delete_always)).summary
+    incident = explore.run(explore.INCIDENT).summary
+    assert (always.states_count, always.violating_states_count, always.counterexample_steps_count) == (
+        incident.states_count,
+        incident.violating_states_count,
+        incident.counterexample_steps_count,
+    )
+
+
+def test_the_delete_strategy_sees_the_endpoint_as_it_is_at_the_delete():
+    seen: list[DeleteRequest] = []
+
+    def record(request: DeleteRequest) -> bool:
+        seen.append(request)
+        return delete_unreferenced(request)
+
+    explore.run(replace(explore.INCIDENT, endpoint_count=2, cleanup_delete=record))
+    keep = explore.INCIDENT.cleanup_keep_generations
+    assert seen and {r.endpoint for r in seen} == {"regional", "ipv6"}
+    assert all(r.plan < r.applied_plan - keep for r in seen)  # clean-up asks only about old plans
+    assert any(r.plan == r.active_plan for r in seen)  # a stale Enactor's plan, active and old
+    assert len(set(seen)) == len(seen)  # asked once per distinct request
+
+
+def test_a_delete_strategy_and_guard_2_or_3_together_are_refused_as_ambiguous():
+    for guard in ("delete_only_unreferenced", "reject_empty_records"):
+        with pytest.raises(ConfigError, match=rf"replaces .*turn {guard} off"):
+            replace(explore.INCIDENT, guards=race.Guards(**{guard: True}), cleanup_delete=delete_unreferenced)
+
+
+@pytest.mark.parametrize(
+    ("bad", "words"), [(returns_int, "must return True or False, got int"), (raises, "raised KeyError")]
+)
+def test_the_explorer_stops_on_a_faulty_delete_strategy_with_an_error_naming_it(bad, words):
+    with pytest.raises(ConfigError, match=f"cleanup_delete={bad.__name__} {words}"):
+        explore.run(replace(explore.INCIDENT, cleanup_delete=bad))
 
 
 # -- the NLB's failover decision ------------------------------------------------------------------
