@@ -6,9 +6,11 @@ submissions, 2 at a time; ``all`` grades every assignment in turn). It builds th
 id, so each run computes its own expected answers), adds the blank student copy and a submission
 with one design mistake (lab 01: a wrong count; lab 02: a constant queue limit, which loses
 exactly the "hosts unlike yours" point; lab 03: a decision that restores an AZ already out, which
-flaps and loses the three points that see it), grades them with the grading command's function and
-prints the wall time per submission and the CSV's totals. CI grades lab 01's whole honesty set
-(tests/grading/test_grading_lab01.py); this script is where the other assignments are graded by otter.
+flaps and loses the three points that see it; lab 06: a delete that keeps only the active plan,
+guard 3's rule, which leaves rollback records dangling and loses the three points that see it),
+grades them with the grading command's function and prints the wall time per submission and the
+CSV's totals. CI grades lab 01's whole honesty set (tests/grading/test_grading_lab01.py); this
+script is where the other assignments are graded by otter.
 Needs the ``[grading]`` extra.
 """
 
@@ -44,6 +46,11 @@ ONE_WRONG = {
     "03-nlb-flapping": (
         "return request.dns_weight < 1.0 or request.removed_fraction <= 1e-9",
         "return request.removed_fraction <= 1e-9",
+        4.0,
+    ),
+    "06-every-interleaving": (
+        "return request.plan != request.active_plan and request.plan != request.rollback_plan",
+        "return request.plan != request.active_plan",
         4.0,
     ),
 }
