@@ -22,7 +22,7 @@ swallow the stop; a grading run's per-submission timeout is the last line of def
 
 ::
 
-    engine --WriteRequest / DeleteRequest / FailoverRequest / AdmissionRequest-->
+    engine --WriteRequest / DeleteRequest / FailoverRequest / AdmissionRequest / EmptyAnswerRequest-->
         call_strategy(field, fn, request)
           |-- settrace: count lines and opcodes, stop at STEP_BUDGET
           |-- raises?       -> ConfigError(field, fn, error)
@@ -43,6 +43,7 @@ from .errors import ConfigError
 __all__ = [
     "AdmissionRequest",
     "DeleteRequest",
+    "EmptyAnswerRequest",
     "FailoverRequest",
     "RUN_STEP_BUDGET",
     "RunBudget",
@@ -183,6 +184,37 @@ class AdmissionRequest:
     work_deadline_s: float
 
 
+@dataclass(frozen=True)
+class EmptyAnswerRequest:
+    """What a DNS resolver's empty-answer rule sees when a refresh of a name it holds records for
+    comes back empty (NOERROR with no records, as DynamoDB's endpoint did from 11:48 PM).
+
+    The rule answers: keep answering clients with the last records this cache held, now expired
+    (``True``: serve stale, and ask the authoritative servers again ``recheck_s`` later), or accept
+    the empty answer (``False``: cache it for the negative TTL, as RFC 2308 says, and drop the old
+    records, so the rule is not asked again until the name has records). RFC 8767's serve-stale
+    covers an authoritative server that cannot be reached, not an empty answer: serving stale here
+    is the course's extension, not a standard.
+
+    Attributes:
+        resolver: the resolver cache's index (0-based).
+        stale_for_s: seconds since this cache's first empty answer, that is, how long it has
+            served the old records past their TTL (0.0 the first time it is asked).
+        records_ttl_s: TTL of the records it holds, seconds (the config's ``positive_ttl_s``).
+        negative_ttl_s: how long it would cache the empty answer, seconds (RFC 2308).
+        recheck_s: seconds until it asks again if it serves stale (RFC 8767's failure recheck timer).
+        max_stale_s: the longest this resolver's operator allows records past their TTL, seconds
+            (RFC 8767's maximum stale timer).
+    """
+
+    resolver: int
+    stale_for_s: float
+    records_ttl_s: float
+    negative_ttl_s: float
+    recheck_s: float
+    max_stale_s: float
+
+
 class StrategyTimeout(ConfigError):
     """A strategy call took more than :data:`STEP_BUDGET` steps, Python lines and instructions (it would not return)."""
 
@@ -230,7 +262,7 @@ def call_strategy(
         name: the config field the strategy came from, for messages.
         fn: the strategy.
         request: the frozen request (:class:`WriteRequest`, :class:`DeleteRequest`,
-            :class:`FailoverRequest`, :class:`AdmissionRequest`).
+            :class:`FailoverRequest`, :class:`AdmissionRequest`, :class:`EmptyAnswerRequest`).
         budget: the most steps (Python lines plus bytecode instructions) the call may take (count).
         run_budget: the run's budget, shared by all its calls (``None``: only ``budget`` applies).
 

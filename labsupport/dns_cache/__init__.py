@@ -31,7 +31,10 @@ The model is vectorised with numpy (nothing queues, so no simpy); the waits are 
 lookups (memorylessness). Assumptions: each cache's records entry expires at a uniformly random
 time in the first ``positive_ttl_s`` of the outage; every cache honours the TTLs it is given; a
 client keeps no cache of its own. The PES gives no TTLs: every TTL here is an assumption, see
-:data:`INCIDENT`.
+:data:`INCIDENT`. A config may carry a resolver's rule for an empty answer
+(:attr:`DnsCacheConfig.empty_answer_rule`, a student strategy): while it answers ``True`` a cache
+serves its old records stale instead of the empty answer, the course's extension of RFC 8767's
+serve-stale (which covers unreachable servers, not empty answers); in October no rule ran.
 
 Modules: ``config`` (:class:`DnsCacheConfig`, the presets), ``engine`` (the resolvers' windows,
 vectorised), ``model`` (:func:`run`, the result and summary) and ``sweep``.

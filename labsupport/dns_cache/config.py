@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .._validate import Config, check_int, check_number, check_seed
 from ..clock import INCIDENT_CLOCK
+from ..strategy import EmptyAnswerRequest, check_strategy
 
 __all__ = ["DnsCacheConfig", "INCIDENT", "LONG_NEGATIVE_TTL", "CLOCK"]
 
@@ -41,6 +43,17 @@ class DnsCacheConfig(Config):
             10**9 take about 15 s); more raises ``LimitExceeded`` before any work is done.
         seed: seed of the run's one ``numpy.random.Generator`` (every config's rule,
             :class:`~labsupport._validate.Config`).
+        empty_answer_rule: a resolver's rule for an empty answer to a name it holds records for,
+            ``f(request: EmptyAnswerRequest) -> bool`` (``True``: serve the old records stale,
+            ``False``: accept the empty answer); ``None``, as in October, always accepts it. The
+            run asks it once per cache per refresh while the cache serves stale, so each cache
+            costs about ``empty_duration_s / stale_recheck_s`` calls (counted in
+            ``max_cache_refreshes``).
+        stale_recheck_s: how long a cache that serves stale waits before it asks again (1 s to
+            1 h; RFC 8767's failure recheck timer; an assumption, 30 s).
+        max_stale_s: the operator's limit on serving records past their TTL (1 s to 7 days; RFC
+            8767's maximum stale timer), given to the rule in each request; the model does not
+            enforce it: the rule must (an assumption, 1 h).
 
     Raises:
         ConfigError: the first invalid field, its value and its range (every config's rule,
@@ -61,6 +74,9 @@ class DnsCacheConfig(Config):
     max_refresh_cycles: int = 100_000
     max_cache_refreshes: int = 1_000_000_000
     seed: int = 20251019
+    empty_answer_rule: Callable[[EmptyAnswerRequest], bool] | None = None
+    stale_recheck_s: float = 30.0
+    max_stale_s: float = 3_600.0
 
     def _check(self) -> None:
         check_int("clients_count", self.clients_count, lo=1, hi=1_000_000)
@@ -75,6 +91,9 @@ class DnsCacheConfig(Config):
         check_int("max_refresh_cycles", self.max_refresh_cycles, lo=1, hi=10**7)
         check_int("max_cache_refreshes", self.max_cache_refreshes, lo=1, hi=4_000_000_000)
         check_seed("seed", self.seed)
+        check_strategy("empty_answer_rule", self.empty_answer_rule)
+        check_number("stale_recheck_s", self.stale_recheck_s, lo=1, hi=3_600)
+        check_number("max_stale_s", self.max_stale_s, lo=1, hi=7 * _DAY_S)
 
     @property
     def negative_ttl_s(self) -> float:

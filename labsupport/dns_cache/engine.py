@@ -11,6 +11,9 @@ Covers:
 
     resolver_windows:  first fetch in the outage -> empty answer, refetched every negative TTL
                        (plus a lookup wait) -> first fetch at or after the restore: records
+                       (with an empty_answer_rule: while the rule says True, the cache serves
+                       its old records stale and asks again every stale_recheck_s, plus a lookup
+                       wait; its first False starts the negative-TTL cycles above)
     later_unless_trigger: the client whose lookup made the cache fetch sees the answer at once,
                        the others an exponential wait later
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LimitExceeded
+from ..strategy import EmptyAnswerRequest, RunBudget, call_strategy
 from .config import DnsCacheConfig
 
 __all__ = ["later_unless_trigger", "resolver_windows"]
@@ -31,7 +35,11 @@ def resolver_windows(
     """When each resolver cache starts and stops serving the empty answer.
 
     A cache fetches at the first lookup of one of its clients after its entry expired; with
-    Poisson lookups that wait is exponential with mean ``lookup_interval_s / clients``.
+    Poisson lookups that wait is exponential with mean ``lookup_interval_s / clients``. With
+    ``cfg.empty_answer_rule``, a cache asks the rule at each empty answer while it still holds its
+    old records: ``True`` serves them stale until its next fetch, ``stale_recheck_s`` (plus a lookup
+    wait) later; ``False`` accepts the empty answer from then on. Without a rule the generator is
+    consumed exactly as before the rule existed.
 
     Args:
         cfg: the run's config.
@@ -47,8 +55,12 @@ def resolver_windows(
     Raises:
         LimitExceeded: the outage needs more than ``cfg.max_refresh_cycles`` refresh cycles, or
             more than ``cfg.max_cache_refreshes`` refreshes of all caches together.
+        ConfigError: the rule raised, returned a non-bool or did not return (its calls share one
+            :class:`~labsupport.strategy.RunBudget`).
     """
     cycles = int(np.ceil(cfg.empty_duration_s / cfg.negative_ttl_s)) + 1
+    if cfg.empty_answer_rule is not None:
+        cycles += int(np.ceil(cfg.empty_duration_s / cfg.stale_recheck_s))
     if cycles > cfg.max_refresh_cycles:
         raise LimitExceeded(
             f"the empty window needs up to {cycles} negative-cache refresh cycles, "
@@ -69,12 +81,46 @@ def resolver_windows(
         + rng.uniform(0.0, cfg.positive_ttl_s, len(clients))
         + rng.exponential(1.0, len(clients)) * mean_wait
     )
+    if cfg.empty_answer_rule is not None:
+        _serve_stale(cfg, rng, fetch, mean_wait)
     empty_from = fetch.copy()
     active = np.flatnonzero(fetch < cfg.restored_s)
     while len(active):
         fetch[active] += cfg.negative_ttl_s + rng.exponential(1.0, len(active)) * mean_wait[active]
         active = active[fetch[active] < cfg.restored_s]
     return empty_from, fetch
+
+
+def _serve_stale(cfg: DnsCacheConfig, rng: np.random.Generator, fetch: np.ndarray, mean_wait: np.ndarray) -> None:
+    """Move each cache's ``fetch`` past the refreshes at which the rule kept its old records (in place)."""
+    rule, budget = cfg.empty_answer_rule, RunBudget()
+    assert rule is not None
+    first = fetch.copy()
+    stale = np.flatnonzero(fetch < cfg.restored_s)
+    while len(stale):
+        keep = np.fromiter(
+            (
+                call_strategy(
+                    "empty_answer_rule",
+                    rule,
+                    EmptyAnswerRequest(
+                        int(r),
+                        float(fetch[r] - first[r]),
+                        cfg.positive_ttl_s,
+                        cfg.negative_ttl_s,
+                        cfg.stale_recheck_s,
+                        cfg.max_stale_s,
+                    ),
+                    run_budget=budget,
+                )
+                for r in stale
+            ),
+            dtype=bool,
+            count=len(stale),
+        )
+        stale = stale[keep]
+        fetch[stale] += cfg.stale_recheck_s + rng.exponential(1.0, len(stale)) * mean_wait[stale]
+        stale = stale[fetch[stale] < cfg.restored_s]
 
 
 def later_unless_trigger(

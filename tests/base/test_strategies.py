@@ -1,5 +1,5 @@
 """Student strategies the engines run: the Enactor's conditional write and its clean-up's conditional
-delete, the NLB's failover decision and DWFM's admission policy.
+delete, the NLB's failover decision, DWFM's admission policy and a DNS resolver's empty-answer rule.
 
 A strategy equal to a built-in rule gives the same trace as the rule; a strategy that raises,
 returns a non-bool or never returns stops the run with a ConfigError naming it.
@@ -8,6 +8,7 @@ returns a non-bool or never returns stops the run with a ConfigError naming it.
 from __future__ import annotations
 
 import contextlib
+import itertools
 from dataclasses import replace
 
 import pandas as pd
@@ -15,9 +16,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labsupport import dwfm, explore, nlb, race
-from labsupport.errors import ConfigError
-from labsupport.strategy import STEP_BUDGET, DeleteRequest, RunBudget, StrategyTimeout, WriteRequest, call_strategy
+from labsupport import dns_cache, dwfm, explore, nlb, race
+from labsupport.errors import ConfigError, LimitExceeded
+from labsupport.strategy import (
+    STEP_BUDGET,
+    DeleteRequest,
+    EmptyAnswerRequest,
+    RunBudget,
+    StrategyTimeout,
+    WriteRequest,
+    call_strategy,
+)
 
 GUARD_1 = race.Guards(check_version_on_write=True)
 
@@ -238,6 +247,71 @@ def test_a_delete_strategy_and_guard_2_or_3_together_are_refused_as_ambiguous():
 def test_the_explorer_stops_on_a_faulty_delete_strategy_with_an_error_naming_it(bad, words):
     with pytest.raises(ConfigError, match=f"cleanup_delete={bad.__name__} {words}"):
         explore.run(replace(explore.INCIDENT, cleanup_delete=bad))
+
+
+# -- a DNS resolver's rule for an empty answer -----------------------------------------------------
+_DNS = replace(dns_cache.INCIDENT, clients_count=600, clients_per_resolver_count=6)
+
+
+def within_the_limit(request: EmptyAnswerRequest) -> bool:
+    return request.stale_for_s < request.max_stale_s
+
+
+def test_a_rule_that_accepts_every_empty_answer_gives_the_run_without_a_rule():
+    mine = dns_cache.run(replace(_DNS, empty_answer_rule=lambda request: False))
+    pd.testing.assert_frame_equal(mine.clients, dns_cache.run(_DNS).clients)
+    pd.testing.assert_frame_equal(mine.events, dns_cache.run(_DNS).events)
+
+
+def test_a_rule_that_always_serves_stale_keeps_every_client_working():
+    result = dns_cache.run(replace(_DNS, empty_answer_rule=lambda request: True))
+    assert result.summary.failed_count == 0 and result.summary.peak_failing_fraction == 0.0
+
+
+@pytest.mark.parametrize("limit_s", [600.0, 3_600.0, 20_000.0])
+def test_a_rule_within_the_limit_lets_no_client_fail_before_it(limit_s):
+    seen: list[EmptyAnswerRequest] = []
+
+    def record(request: EmptyAnswerRequest) -> bool:
+        seen.append(request)
+        return within_the_limit(request)
+
+    result = dns_cache.run(replace(_DNS, empty_answer_rule=record, max_stale_s=limit_s))
+    failing = result.clients["failing_s"].dropna()
+    if limit_s > _DNS.empty_duration_s:  # the outage is shorter than the limit: nobody notices it
+        assert failing.empty
+    else:
+        assert failing.min() >= _DNS.empty_start_s + limit_s and len(failing) == _DNS.clients_count
+    # Each cache is asked first at 0 s, then after at least a recheck each time, and never again
+    # once it has accepted the empty answer.
+    by_cache: dict[int, list[float]] = {}
+    for request in seen:
+        by_cache.setdefault(request.resolver, []).append(request.stale_for_s)
+        assert (request.max_stale_s, request.recheck_s) == (limit_s, _DNS.stale_recheck_s)
+    for times in by_cache.values():
+        assert times[0] == 0.0 and all(b - a >= _DNS.stale_recheck_s for a, b in itertools.pairwise(times))
+        assert sum(t >= limit_s for t in times) <= 1
+
+
+def test_a_rules_stale_refreshes_count_in_the_runs_work_bound():
+    with pytest.raises(LimitExceeded, match="max_cache_refreshes"):
+        dns_cache.run(
+            replace(_DNS, empty_answer_rule=within_the_limit, stale_recheck_s=1.0, max_cache_refreshes=500_000)
+        )
+
+
+@pytest.mark.parametrize(
+    ("bad", "words"), [(returns_int, "must return True or False, got int"), (raises, "raised KeyError")]
+)
+def test_a_faulty_empty_answer_rule_stops_the_run_with_an_error_naming_it(bad, words):
+    with pytest.raises(ConfigError, match=f"empty_answer_rule={bad.__name__} {words}"):
+        dns_cache.run(replace(_DNS, empty_answer_rule=bad))
+
+
+@pytest.mark.parametrize(("field", "value"), [("stale_recheck_s", 0.0), ("max_stale_s", 8 * 86_400.0)])
+def test_the_serve_stale_timers_are_validated(field, value):
+    with pytest.raises(ConfigError, match=field):
+        replace(_DNS, **{field: value})
 
 
 # -- the NLB's failover decision ------------------------------------------------------------------
