@@ -3,8 +3,8 @@
 ::
 
     python -m labsupport.grading build 01-enactor-race --out dist/01-enactor-race
-        (or 00-concept-quiz, 02-dwfm-collapse, 03-nlb-flapping, 06-every-interleaving: every command
-        takes any of them)
+        (or 00-concept-quiz, 02-dwfm-collapse, 03-nlb-flapping, 04-dns-caches, 06-every-interleaving:
+        every command takes any of them)
     python -m labsupport.grading key 01-enactor-race --id s1234567
     python -m labsupport.grading grade SUBMISSIONS --autograder dist/01-enactor-race/autograder/*.zip \\
         --out grades.csv --feedback feedback/ [--jobs 2] [--timeout 300] [--memory-mb 3072]
@@ -21,7 +21,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from . import concept_quiz, grade, lab01, lab02, lab03, lab06
+from . import concept_quiz, grade, lab01, lab02, lab03, lab04, lab06
 
 #: Assignments this command knows: name -> (parameters of an id, key of an id, manual questions).
 ASSIGNMENTS: dict[str, tuple[Callable[[str], Any], Callable[[str], dict[str, object]], tuple[str, ...]]] = {
@@ -29,6 +29,7 @@ ASSIGNMENTS: dict[str, tuple[Callable[[str], Any], Callable[[str], dict[str, obj
     lab01.ASSIGNMENT: (lab01.params, lab01.key, ("q4_explain",)),
     lab02.ASSIGNMENT: (lab02.params, lab02.key, ("q4_explain",)),
     lab03.ASSIGNMENT: (lab03.params, lab03.key, ("q4_explain",)),
+    lab04.ASSIGNMENT: (lab04.params, lab04.key, ("q4_explain",)),
     lab06.ASSIGNMENT: (lab06.params, lab06.key, ("q4_explain",)),
 }
 #: The assignment sources, at the repository's root.
