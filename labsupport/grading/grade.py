@@ -75,6 +75,22 @@ FORBIDDEN_NAMES = frozenset(
         "call_strategy",
         "GRADED_ID_VARIABLE",
         "check_if_not_already_checked",
+        # reflection: reach a name the scan cannot see, or patch a module through it
+        "getattr",
+        "setattr",
+        "delattr",
+        "vars",
+        "modules",
+        # frames and tracebacks: read the grader's variables from the call stack
+        "tb_frame",
+        "tb_next",
+        "f_back",
+        "f_globals",
+        "f_locals",
+        "f_builtins",
+        "gi_frame",
+        "cr_frame",
+        "ag_frame",
     }
 )
 _OTTER_INIT = re.compile(r'# Initialize Otter\nimport otter\ngrader = otter\.Notebook\("[\w.-]+\.ipynb"\)')
@@ -135,38 +151,98 @@ _KEY_HOLDERS = re.compile(r"lab\d\d|concept_quiz|quiz")
 _KEY_ATTRIBUTES = re.compile(r"key|answer_key|reference_\w+|_seen_requests")
 
 
-def _reads_the_key(node: ast.Attribute) -> bool:
-    """``lab02.key(...)``, ``concept_quiz.key``, ``quiz.answer_key()``, ``lab01.reference_conditional_write``."""
+def _reads_the_key(node: ast.Attribute, aliases: frozenset[str] = frozenset()) -> bool:
+    """``lab02.key(...)``, ``concept_quiz.key``, ``quiz.answer_key()``, ``lab01.reference_conditional_write``,
+    also through an alias of those modules (``import ... lab06 as L``, ``L = lab06``: ``aliases``)."""
     root = node.value
     while isinstance(root, ast.Attribute):
         root = root.value
-    return (
-        isinstance(root, ast.Name)
-        and bool(_KEY_HOLDERS.fullmatch(root.id) or _KEY_HOLDERS.fullmatch(getattr(node.value, "attr", "")))
-        and bool(_KEY_ATTRIBUTES.fullmatch(node.attr))
+    holder = isinstance(root, ast.Name) and (
+        bool(_KEY_HOLDERS.fullmatch(root.id) or _KEY_HOLDERS.fullmatch(getattr(node.value, "attr", "")))
+        or root.id in aliases
     )
+    return holder and bool(_KEY_ATTRIBUTES.fullmatch(node.attr))
+
+
+def _parsed_cells(nb: dict) -> dict[int, ast.Module]:
+    """Each code cell that parses, by index (IPython's ``%`` and ``!`` lines left out)."""
+    trees = {}
+    for i, cell in enumerate(_code_cells(nb)):
+        lines = [ln for ln in _source(cell).splitlines() if not ln.lstrip().startswith(("%", "!"))]
+        try:
+            trees[i] = ast.parse("\n".join(lines))
+        except SyntaxError:
+            continue
+    return trees
+
+
+def _course_names(trees: object) -> tuple[frozenset[str], frozenset[str]]:
+    """Names a submission binds to the course's code, and the subset bound to a key holder.
+
+    Every name imported from ``labsupport`` (``from labsupport import explore``, ``import
+    labsupport.grading.lab06 as L``), then every name assigned from one of those (``L = lab06``,
+    ``run = explore.run``), to a fixed point. Assigning to an attribute of any of them patches the
+    course's code, which the hidden tests then run.
+    """
+    course: set[str] = set()
+    holders: set[str] = set()
+    assigns: list[tuple[str, str, bool]] = []
+    for tree in trees:  # type: ignore[attr-defined]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.split(".")[0] == "labsupport":
+                        bound = a.asname or a.name.split(".")[0]
+                        course.add(bound)
+                        if a.asname and _KEY_HOLDERS.fullmatch(a.name.rsplit(".", 1)[-1]):
+                            holders.add(bound)
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "labsupport":
+                for a in node.names:
+                    course.add(a.asname or a.name)
+                    if _KEY_HOLDERS.fullmatch(a.name):
+                        holders.add(a.asname or a.name)
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                root = node.value
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name):
+                    assigns.append((node.targets[0].id, root.id, isinstance(node.value, ast.Name)))
+    grown = True
+    while grown:
+        grown = False
+        for target, source, plain in assigns:
+            if source in course and target not in course:
+                course.add(target)
+                grown = True
+            if plain and source in holders and target not in holders:
+                holders.add(target)
+                grown = True
+    course -= {"STUDENT_ID", "prediction"}  # the notebook's own names, guarded as plain names above
+    return frozenset(course), frozenset(holders)
 
 
 def scan(nb: dict) -> list[str]:
     """Reasons to distrust a submission's code (empty if none): grader internals, tests, environment,
     the instructor's key or a reference answer read from the package."""
     flags: list[str] = []
+    trees = _parsed_cells(nb)
+    course, key_holders = _course_names(trees.values())
     for i, cell in enumerate(_code_cells(nb)):
         src = _source(cell)
         if i == 0 and _OTTER_INIT.fullmatch(src.strip()):
             continue  # otter's own first cell, as otter assign writes it
         if _FORBIDDEN_TEXT.search(src):
             flags.append(f"cell {i}: refers to the grader, its tests or its files")
-        lines = [ln for ln in src.splitlines() if not ln.lstrip().startswith(("%", "!"))]
-        try:
-            tree = ast.parse("\n".join(lines))
-        except SyntaxError:
+        tree = trees.get(i)
+        if tree is None:
             continue  # a cell that does not parse raises when run; it cannot reach the grader
         for node in ast.walk(tree):
             name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
             if name in FORBIDDEN_NAMES:
                 flags.append(f"cell {i}: uses {name}")
-            if isinstance(node, ast.Attribute) and _reads_the_key(node):
+            if name and name.startswith("_") and (isinstance(node, ast.Attribute) or name.startswith("__")):
+                flags.append(f"cell {i}: uses the private or special name {name}")
+            if isinstance(node, ast.Attribute) and _reads_the_key(node, key_holders):
                 flags.append(f"cell {i}: reads the instructor's key ({node.attr})")
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 mods = [a.name for a in node.names] + (
@@ -185,7 +261,11 @@ def scan(nb: dict) -> list[str]:
                     while isinstance(root, (ast.Attribute, ast.Subscript)):
                         root = root.value
                     name = root.id if isinstance(root, ast.Name) else ""
-                    guarded = name in ("grader", "otter", "STUDENT_ID", "prediction") or re.fullmatch(r"lab\d\d", name)
+                    guarded = (
+                        name in ("grader", "otter", "STUDENT_ID", "prediction")
+                        or re.fullmatch(r"lab\d\d", name)
+                        or (name in course and not isinstance(t, ast.Name))  # patching the course's code
+                    )
                     # STUDENT_ID and prediction are set by the notebook's own cells: only as plain names
                     if guarded and not (name in ("STUDENT_ID", "prediction") and isinstance(t, ast.Name)):
                         flags.append(f"cell {i}: assigns to {name}")

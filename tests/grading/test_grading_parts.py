@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,8 @@ from labsupport import race
 from labsupport.errors import ConfigError
 from labsupport.grading import grade, lab01
 from labsupport.strategy import WriteRequest
+
+ROOT = Path(__file__).resolve().parents[2]
 
 IDS = [f"s{1000000 + k}" for k in range(40)]
 
@@ -155,10 +158,31 @@ def test_the_scan_passes_an_honest_solution_and_otters_own_cell():
         "prediction._ran = False",
         "STUDENT_ID.strip = 1",
         "__import__('o' + 's')",
+        # an adversarial helper's attacks, each once scored full marks unflagged
+        "L = lab06\nsetattr(L, 'check_prediction', lambda *a, **k: None)",
+        "from labsupport.grading import lab06\nL = lab06\nL.check_states_count = print",
+        "import labsupport.grading.lab06 as M\nM.check_states_count = print",
+        "from labsupport import explore\nexplore.run = lambda cfg=None: None",
+        "from labsupport import explore\nrun = explore\nrun.run = print",
+        "from labsupport.grading import lab06 as L6\nk = L6.key(STUDENT_ID)",
+        "from labsupport.grading import lab06\nx = lab06\nprint(x.reference_cleanup_delete)",
+        "cleanup_delete = getattr(lab06, 'reference_' + 'cleanup_delete')",
+        "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    g = e.__traceback__.tb_frame.f_back.f_globals",
+        "p = prediction\np._ran = False",
+        "lab06.Prediction._lab_ran = False",
+        "type(prediction).__init__",
     ],
 )
 def test_the_scan_flags_code_that_reaches_into_the_grader(source):
     assert grade.scan(_nb(source))
+
+
+@pytest.mark.parametrize("source", sorted((ROOT / "assignments").glob("*/*.ipynb")), ids=lambda p: p.parent.name)
+def test_the_scan_passes_every_assignments_own_solution(source):
+    # The solution's code cells, as a student who wrote them would hand them in (test cells left out).
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    nb["cells"] = [c for c in nb["cells"] if "# BEGIN TEST CONFIG" not in "".join(c["source"])]
+    assert grade.scan(nb) == []
 
 
 def test_the_collected_id_replaces_the_notebooks():
