@@ -17,8 +17,10 @@ wrong with code written by someone else, and each becomes the course's
   the kernel, is let through).
 
 Limits: a loop inside C code (``sum(range(10**12))``, ``time.sleep``) executes no Python step
-and is not counted, and a strategy that catches every exception (``except BaseException``) can
-swallow the stop; a grading run's per-submission timeout is the last line of defence for those.
+and is not counted. The stop is raised as a ``BaseException``, so ``except Exception`` cannot catch
+it, and raised again at every later step, so a strategy that catches it (``except BaseException``)
+is stopped at its next line outside that handler; a grading run's per-submission timeout is the
+last line of defence for what remains.
 
 ::
 
@@ -215,6 +217,11 @@ class EmptyAnswerRequest:
     max_stale_s: float
 
 
+class _StepLimit(BaseException):
+    """Raised inside a strategy at the step budget; a ``BaseException``, so that a strategy's
+    ``except Exception`` cannot swallow it (:func:`call_strategy` turns it into StrategyTimeout)."""
+
+
 class StrategyTimeout(ConfigError):
     """A strategy call took more than :data:`STEP_BUDGET` steps, Python lines and instructions (it would not return)."""
 
@@ -295,15 +302,16 @@ def call_strategy(
             frame.f_trace_opcodes = True  # a one-line loop starts no new line: count its instructions
         elif event in ("line", "opcode"):
             steps += 1
-            if steps > limit:
-                sys.settrace(None)
-                raise StrategyTimeout(over_budget + hint)
+            if steps > limit:  # raised again at every later step, should the strategy catch it
+                raise _StepLimit
         return tracer
 
     previous = sys.gettrace()
     sys.settrace(tracer)
     try:
         answer = fn(request)
+    except _StepLimit:
+        raise StrategyTimeout(over_budget + hint) from None
     except StrategyTimeout:
         raise
     except (Exception, SystemExit) as exc:

@@ -11,4 +11,6 @@ the repository's root.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from ._shared import check_answers_with_a_bool
+
+__all__ = ["check_answers_with_a_bool"]

@@ -14,11 +14,20 @@ import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import ConfigError
+from ..strategy import call_strategy
 
-__all__ = ["GRADED_ID_VARIABLE", "PredictionBase", "check_prediction_made", "digest", "graded_id", "recorded_requests"]
+__all__ = [
+    "GRADED_ID_VARIABLE",
+    "PredictionBase",
+    "check_answers_with_a_bool",
+    "check_prediction_made",
+    "digest",
+    "graded_id",
+    "recorded_requests",
+]
 
 #: The environment variable through which the grading command gives the hidden tests the real id.
 GRADED_ID_VARIABLE = "LABSUPPORT_GRADED_ID"
@@ -51,15 +60,19 @@ class PredictionBase:
 
     made_before_run: bool = field(default=False, init=False)
     _ran: bool = field(default=False, init=False)
+    #: Whether any prediction of this lab has run in this process: a new ``Prediction()`` made after
+    #: the run is recorded after it too.
+    _lab_ran: ClassVar[bool] = False
 
     def _recorded(self) -> None:
-        self.made_before_run = not self._ran
+        self.made_before_run = not self._ran and not type(self)._lab_ran
 
     def _running(self, recorded: object, how: str) -> None:
         """Mark the run; raises ConfigError if nothing is recorded yet (``recorded`` is None)."""
         if recorded is None:
             raise ConfigError(f"record your prediction first: prediction.record({how})")
         self._ran = True
+        type(self)._lab_ran = True
 
 
 def check_prediction_made(prediction: object, kind: type[PredictionBase], recorded: str) -> None:
@@ -71,6 +84,22 @@ def check_prediction_made(prediction: object, kind: type[PredictionBase], record
     assert isinstance(prediction, kind), "prediction must be the Prediction object of the first cell"
     assert getattr(prediction, recorded) is not None, "no prediction was recorded"
     assert prediction.made_before_run, "the prediction was recorded after the run"
+
+
+def check_answers_with_a_bool(name: str, fn: object, request: object) -> None:
+    """The public form check of a design question: ``fn`` is a function of one request that answers
+    ``True`` or ``False`` within the course's step budget, called as the engines call it
+    (:func:`labsupport.strategy.call_strategy`), so a loop that never returns or a ``sys.exit`` fails
+    the check with the course's message instead of hanging the notebook or ending it.
+
+    Raises:
+        AssertionError: ``fn`` is not callable, or it raised, returned a non-``bool`` or did not return.
+    """
+    assert callable(fn), f"{name} must be a function"
+    try:
+        call_strategy(name, fn, request)
+    except ConfigError as exc:
+        raise AssertionError(str(exc)) from None
 
 
 def recorded_requests(

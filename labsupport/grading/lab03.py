@@ -183,11 +183,7 @@ class Prediction(PredictionBase):
 
     def run(self, student_id: str) -> nlb.NlbResult:
         """Run ``student_id``'s NLB (the measurement), after the prediction; raises ConfigError before it."""
-        if self.failovers is None:
-            raise ConfigError(
-                "record your prediction first: prediction.record(failovers=..., min_capacity_fraction=...)"
-            )
-        self._ran = True
+        self._running(self.failovers, "failovers=..., min_capacity_fraction=...")
         return nlb.run(config(student_id))
 
 

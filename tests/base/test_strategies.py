@@ -444,3 +444,36 @@ def test_a_loop_written_on_one_line_is_stopped_too():
 def test_a_strategy_that_calls_sys_exit_is_a_config_error_naming_it():
     with pytest.raises(ConfigError, match=r"conditional_write=_exits raised SystemExit: 3"):
         race.run(replace(race.INCIDENT, conditional_write=_exits, horizon_s=600.0))
+
+
+def test_a_strategy_that_changes_its_answer_is_checked_on_its_first_answers():
+    # The search and the counterexample's replay share one memo: a coin-flip strategy gives a
+    # result, never a crash in the replay (it once raised StopIteration there).
+    import random
+
+    coin = random.Random(7)
+    for field in ("conditional_write", "cleanup_delete"):
+        result = explore.run(replace(explore.INCIDENT, **{field: lambda request: coin.random() < 0.5}))
+        assert len(result.events) == result.summary.counterexample_steps_count
+
+
+def catches_exception_in_a_loop(request: object) -> bool:  # a student's attempt at a retry loop
+    while True:
+        try:  # noqa: SIM105
+            pass
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def catches_everything_in_a_loop(request: object) -> bool:
+    while True:
+        try:  # noqa: SIM105
+            pass
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+@pytest.mark.parametrize("fn", [catches_exception_in_a_loop, catches_everything_in_a_loop])
+def test_a_strategy_that_catches_the_stop_is_still_stopped(fn):
+    with pytest.raises(StrategyTimeout, match=fn.__name__):
+        call_strategy("conditional_write", fn, WriteRequest("regional", 1, 2))
