@@ -34,11 +34,13 @@ class ExploreConfig(Config):
             (1-3,000,000; about 350 MB of memory per million states).
         conditional_write: the Enactor's write strategy, as :attr:`labsupport.race.RaceConfig.conditional_write`
             (``f(request: WriteRequest) -> bool``; ``None`` keeps guard 1's rule). The checker asks it
-            once per (endpoint, active plan, new plan), so it must answer the same way every time.
+            once per (endpoint, active plan, new plan) in a run and keeps that answer, so a strategy
+            that would answer differently a second time is checked on its first answers.
         cleanup_delete: the clean-up's delete strategy, a conditional delete (``f(request:
             DeleteRequest) -> bool``: ``True`` deletes the plan tree, ``False`` keeps it); ``None``
             keeps guards 2 and 3's rules. It replaces both guards, so neither may be on with it. The
-            checker asks it once per (endpoint, plan, active plan, rollback plan, applied plan).
+            checker asks it once per (endpoint, plan, active plan, rollback plan, applied plan) in a
+            run and keeps that answer, as for ``conditional_write``.
 
     Raises:
         ConfigError: the first invalid field, its value and its range (every config's rule,

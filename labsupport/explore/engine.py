@@ -303,7 +303,8 @@ def _delete_allowed(cfg: ExploreConfig) -> Callable[[int, int, int, int, int], b
 
 @dataclass
 class Graph:
-    """The explored graph: states in breadth-first order, parent links, edges and what was seen."""
+    """The explored graph: states in breadth-first order, parent links, edges and what was seen, and
+    the :class:`Params` the search stepped with (their strategies' answers memoised)."""
 
     states: list[tuple[int, ...]]
     parent: list[int]
@@ -312,9 +313,10 @@ class Graph:
     dst: np.ndarray
     actions: set[str]
     first_bad: int
-    canon: object
+    canon: Callable[[tuple[int, ...]], tuple[int, ...]]
     stuck: np.ndarray
     bad: np.ndarray
+    params: Params  # the steps' rules, with the strategies' memoised answers
 
 
 def search(cfg: ExploreConfig) -> Graph:
@@ -356,7 +358,7 @@ def search(cfg: ExploreConfig) -> Graph:
     done = np.fromiter((goal(s, endpoints, generations) for s in states), dtype=bool, count=n)
     stuck = np.flatnonzero(~_can_reach(done, src_a, dst_a))
     bad = np.fromiter((violates(s, endpoints) for s in states), dtype=bool, count=n)
-    return Graph(states, parent, depth, src_a, dst_a, actions, first_bad, key, stuck, bad)
+    return Graph(states, parent, depth, src_a, dst_a, actions, first_bad, key, stuck, bad, p)
 
 
 def _can_reach(goal: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:

@@ -99,8 +99,8 @@ def run(cfg: ExploreConfig = INCIDENT) -> ExploreResult:
     t0 = time.perf_counter()
     g = proto.search(cfg)
     n, stuck, actions = len(g.states), g.stuck, g.actions
-    events = _path_table(cfg, g.states, g.parent, g.first_bad, g.canon)
-    stuck_path = _path_table(cfg, g.states, g.parent, int(stuck[0]) if stuck.size else -1, g.canon)
+    events = _path_table(cfg, g, g.first_bad)
+    stuck_path = _path_table(cfg, g, int(stuck[0]) if stuck.size else -1)
     elapsed = time.perf_counter() - t0
     summary = ExploreSummary(
         states_count=n,
@@ -187,13 +187,18 @@ _DTYPES: dict[str, Any] = {
 }
 
 
-def _path_table(cfg: ExploreConfig, states: list, parent: list[int], target: int, canon) -> pd.DataFrame:
-    """Replay the breadth-first path to state ``target`` on concrete states, naming each actor."""
+def _path_table(cfg: ExploreConfig, g: proto.Graph, target: int) -> pd.DataFrame:
+    """Replay the breadth-first path to state ``target`` on concrete states, naming each actor.
+
+    The replay takes the search's own :class:`~labsupport.explore.engine.Params`, so a strategy is
+    not asked again: its answers during the search are the ones the path follows.
+    """
+    states, parent, canon = g.states, g.parent, g.canon
     chain = []
     while target > 0:
         chain.append(states[target])
         target = parent[target]
-    p, endpoints = proto.params(cfg), cfg.endpoint_count
+    p, endpoints = g.params, cfg.endpoint_count
     cur, rows = proto.initial(cfg.enactor_count, endpoints), cast(list[tuple[Any, ...]], [])
     for want in reversed(chain):
         step = next(t for t in proto.successors(cur, p) if canon(t.state) == want)
