@@ -21,6 +21,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ..errors import ConfigError
 from . import concept_quiz, grade, lab01, lab02, lab03, lab04, lab06
 
 #: Assignments this command knows: name -> (parameters of an id, key of an id, manual questions).
@@ -60,7 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         return subprocess.call([sys.executable, "-m", "otter", "assign", "--no-run-tests", str(source), str(args.out)])
     params, key, manual = ASSIGNMENTS[args.assignment]
     if args.command == "key":
-        print(json.dumps(key(args.student_id), indent=2))
+        try:
+            print(json.dumps(key(args.student_id), indent=2))
+        except ConfigError as exc:
+            parser.error(str(exc))  # exits with status 2 and the message, not a traceback
         return 0
     grades = grade.grade_folder(
         args.submissions,

@@ -212,3 +212,22 @@ def test_the_instructor_guide_states_what_the_assignment_does():
     assert "earns one design point of four" in section and sum(_design_points(guard_3s_rule).values()) == 1
     assert "earns one: clean-up" in section and sum(_design_points(never).values()) == 1
     assert "earns none" in section and sum(_design_points(by_generation_numbers).values()) == 0
+
+
+def test_a_prediction_made_anew_after_the_run_is_recorded_after_it():
+    first = lab06.Prediction()
+    first.record(states=1_000, steps=10)
+    first.run(ID)
+    again = lab06.Prediction()  # a student who re-creates the prediction once the answer is known
+    again.record(states=lab06.key(ID)["states_count"], steps=lab06.key(ID)["counterexample_steps_count"])
+    assert "after the run" in _fails(lab06.check_prediction, again)
+
+
+def test_no_student_has_a_protocol_of_the_other_protocols():
+    assert not set(lab06.BOUNDS) & set(lab06.PROTOCOL_VARIANTS)
+
+
+def test_the_key_command_refuses_an_empty_id_with_a_message(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["key", lab06.ASSIGNMENT, "--id", " "])
+    assert stopped.value.code == 2 and "student_id must be a non-empty string" in capsys.readouterr().err
