@@ -110,7 +110,7 @@ def test_the_measured_answers_are_checked_against_the_graded_ids_model(monkeypat
     lab06.check_states_count(k["states_count"], ID)
     lab06.check_counterexample_steps(k["counterexample_steps_count"], ID)
     assert "not what your protocol gives" in _fails(lab06.check_states_count, k["states_count"] + 1, ID)
-    assert "must be an int" in _fails(lab06.check_states_count, float(k["states_count"]), ID)
+    assert "must be a Python int" in _fails(lab06.check_states_count, float(k["states_count"]), ID)
     assert "not what your protocol gives" in _fails(
         lab06.check_counterexample_steps, k["counterexample_steps_count"] - 1, ID
     )
@@ -154,7 +154,7 @@ def test_never_deleting_is_safe_but_does_not_clean():
 def test_a_rule_by_generation_numbers_empties_an_endpoint_and_earns_nothing():
     assert _design_points(by_generation_numbers) == dict.fromkeys(("in use", "unused", "yours", "other"), False)
     assert "alias points at a deleted plan (empty)" in _fails(
-        lab06.check_delete_on_your_protocol, by_generation_numbers, ID
+        lab06.check_delete_on_other_protocols, by_generation_numbers, ID
     )
 
 
@@ -212,6 +212,16 @@ def test_the_instructor_guide_states_what_the_assignment_does():
     assert "earns one design point of four" in section and sum(_design_points(guard_3s_rule).values()) == 1
     assert "earns one: clean-up" in section and sum(_design_points(never).values()) == 1
     assert "earns none" in section and sum(_design_points(by_generation_numbers).values()) == 0
+    faults = [lab06.protocol_faults(lab06._config(b, by_generation_numbers)) for b in lab06.BOUNDS]
+    only_dangling = [f for f in faults if f and not any("(empty)" in x for x in f)]
+    assert "on some students' own it leaves rollback records dangling" in section and only_dangling
+    assert (
+        all(
+            any("(empty)" in x for x in lab06.protocol_faults(lab06._config(b, by_generation_numbers)))
+            for b in lab06.PROTOCOL_VARIANTS
+        )
+        and "it empties an endpoint of the other protocols" in section
+    )
 
 
 def test_a_prediction_made_anew_after_the_run_is_recorded_after_it():
