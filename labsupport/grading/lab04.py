@@ -67,7 +67,9 @@ NIGHT_VARIANTS: tuple[dict[str, Any], ...] = (
     {"empty_duration_s": 3_600.0, "max_stale_s": 14_400.0, "stale_recheck_s": 60.0},
 )
 _SOA_TTLS_S = (300.0, 600.0, 900.0, 1_800.0, 3_600.0)
-_MAX_STALE_S = (1_800.0, 3_600.0, 5_400.0, 7_200.0, 10_800.0)
+#: Never equal to an outage's length (those are whole quarter-hours from 1 h): at equality nobody
+#: would fail with the rule although the outage is not shorter than the limit.
+_MAX_STALE_S = (1_200.0, 3_000.0, 4_800.0, 6_600.0, 8_400.0)
 _PER_CACHE = (5, 10, 20, 40)
 
 
@@ -81,7 +83,7 @@ class Lab04Params:
         soa_ttl_s: the zone's SOA record TTL, seconds (300 to 3,600), which is the negative TTL.
         empty_duration_s: how long the endpoint's answer stays empty, seconds (1 to 3 h, by 15 min).
         clients_per_resolver_count: clients sharing one resolver cache (5, 10, 20 or 40).
-        max_stale_s: the resolvers' maximum stale timer, seconds (30 min to 3 h).
+        max_stale_s: the resolvers' maximum stale timer, seconds (20 to 140 min, never an outage's length).
     """
 
     student_id: str

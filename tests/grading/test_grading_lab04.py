@@ -81,7 +81,7 @@ def test_an_id_gives_its_own_night_always_the_same():
     assert cfg.negative_ttl_s == p.soa_ttl_s and cfg.empty_answer_rule is None
     assert cfg.clients_count == lab04.CLIENTS_COUNT and cfg.horizon_s >= cfg.restored_s + 3_600.0
     roster = [lab04.params(f"s{k:07d}") for k in range(60)]
-    assert {q.max_stale_s for q in roster} == {1_800.0, 3_600.0, 5_400.0, 7_200.0, 10_800.0}
+    assert {q.max_stale_s for q in roster} == {1_200.0, 3_000.0, 4_800.0, 6_600.0, 8_400.0}
     assert {q.empty_duration_s for q in roster} == {3_600.0 + 900.0 * k for k in range(9)}
     with pytest.raises(ConfigError, match="student_id"):
         lab04.params("")
@@ -124,14 +124,19 @@ def test_a_prediction_counts_only_when_recorded_before_the_run():
             lab04.Prediction().record(**bad)
 
 
-@pytest.mark.parametrize("student", ["s1000001", "s2000003", "s2000011", "s2000017"])
-def test_the_model_answers_claims_hold_on_every_kind_of_night(student):
-    # (a) 99 % recovery within about one negative TTL; with the rule, nobody fails when the outage
-    # is shorter than the limit, and everybody does when it is longer.
-    k = lab04.key(student)
-    assert 0.0 < k["recovery_most_s"] <= 1.2 * k["negative_ttl_s"] + 120.0
-    shorter = k["empty_duration_s"] < k["max_stale_s"]
-    assert k["failed_fraction_with_rule"] == (0.0 if shorter else 1.0)
+def test_the_model_answers_claims_hold_on_every_kind_of_night():
+    # (a) 99 % recovery at most about one negative TTL after the restore; with the rule, nobody
+    # fails when the outage is shorter than the limit, and everybody does when it is longer (never
+    # equal: an adversarial helper found a tenth of the ids at equality, where nobody failed).
+    # (b) shared caches bring their clients back within a couple of minutes of each other.
+    for student in (f"s{k:07d}" for k in range(40)):
+        k = lab04.key(student)
+        assert 0.0 < k["recovery_most_s"] <= k["negative_ttl_s"] + 120.0, student
+        assert k["empty_duration_s"] != k["max_stale_s"], student
+        shorter = k["empty_duration_s"] < k["max_stale_s"]
+        assert k["failed_fraction_with_rule"] == (0.0 if shorter else 1.0), student
+        s = dns_cache.run(lab04.config(student)).summary
+        assert s.recovery_most_s - s.recovery_half_s <= 180.0, student
 
 
 def test_the_reference_rule_earns_every_design_point():
@@ -150,8 +155,10 @@ def test_serving_stale_forever_never_lets_a_removal_through():
     assert "removed on purpose" in _fails(lab04.check_rule_on_your_night, forever, ID)
 
 
-def test_a_limit_typed_in_loses_the_request_points_and_the_other_nights():
-    assert _design_points(a_limit_typed_in) == {"within": False, "gives up": False, "yours": True, "other": False}
+def test_a_limit_typed_in_earns_nothing():
+    # One hour is no student's limit, so the typed number is wrong on every night and request.
+    assert 3_600.0 not in {lab04.params(f"s{k:07d}").max_stale_s for k in range(200)}
+    assert _design_points(a_limit_typed_in) == dict.fromkeys(("within", "gives up", "yours", "other"), False)
 
 
 def test_serving_stale_at_the_limit_loses_exactly_the_give_up_point():
@@ -179,13 +186,19 @@ def test_the_instructor_guide_states_what_the_assignment_does():
     page = (Path(__file__).parents[2] / "chapters" / "instructor-guide" / "grading.md").read_text(encoding="utf-8")
     section = " ".join(page.split("## What the lab 04 assignment asks")[1].split("\n## ")[0].split())
     assert f"{lab04.CLIENTS_COUNT:,} clients" in section
-    assert "a negative TTL of 5 to 60 minutes" in section and "empty for 1 to 3 hours" in section
-    assert (
-        "5 to 40 clients per resolver cache" in section and "a maximum stale timer of 30 minutes to 3 hours" in section
-    )
+    roster = [lab04.params(f"s{k:07d}") for k in range(200)]
+
+    def span(values, unit_s):
+        return f"{min(values) / unit_s:g} to {max(values) / unit_s:g}"
+
+    assert f"a negative TTL of {span([q.soa_ttl_s for q in roster], 60)} minutes" in section
+    assert f"empty for {span([q.empty_duration_s for q in roster], 3_600)} hours" in section
+    assert f"{span([q.clients_per_resolver_count for q in roster], 1)} clients per resolver cache" in section
+    assert f"a maximum stale timer of {span([q.max_stale_s for q in roster], 60)} minutes, never equal" in section
     assert "earns one design point of four" in section and sum(_design_points(as_in_october).values()) == 1
     assert "serves stale forever earns one" in section and sum(_design_points(forever).values()) == 1
     assert "loses exactly one" in section and sum(_design_points(at_the_limit_too).values()) == 3
+    assert "(one hour) instead of `request.max_stale_s` earns nothing" in section
 
 
 def test_the_student_copy_holds_no_solution_and_no_hidden_test(tmp_path):
