@@ -10,10 +10,15 @@ was collected under and hands it to the hidden tests through :data:`GRADED_ID_VA
 
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import os
+import sys
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, ClassVar
 
 from ..errors import ConfigError
@@ -23,6 +28,7 @@ __all__ = [
     "GRADED_ID_VARIABLE",
     "PredictionBase",
     "check_answers_with_a_bool",
+    "check_course_intact",
     "check_prediction_made",
     "digest",
     "graded_id",
@@ -41,7 +47,11 @@ def digest(assignment: str, student_id: object) -> bytes:
 
 
 def graded_id(notebook_id: str) -> str:
-    """The id to grade against: the grading command's (environment variable), else the notebook's."""
+    """The id to grade against: the grading command's (environment variable), else the notebook's.
+
+    Every hidden check asks for it, so it first asserts :func:`check_course_intact`.
+    """
+    check_course_intact()
     return os.environ.get(GRADED_ID_VARIABLE) or notebook_id
 
 
@@ -81,6 +91,7 @@ def check_prediction_made(prediction: object, kind: type[PredictionBase], record
     Raises:
         AssertionError: not a ``kind``, nothing recorded, or recorded after the run.
     """
+    check_course_intact()
     assert isinstance(prediction, kind), "prediction must be the Prediction object of the first cell"
     assert getattr(prediction, recorded) is not None, "no prediction was recorded"
     assert prediction.made_before_run, "the prediction was recorded after the run"
@@ -100,6 +111,85 @@ def check_answers_with_a_bool(name: str, fn: object, request: object) -> None:
         call_strategy(name, fn, request)
     except ConfigError as exc:
         raise AssertionError(str(exc)) from None
+
+
+@functools.cache
+def _defined_names(path: str) -> tuple[frozenset[str], dict[str, frozenset[str]], dict[str, tuple[str, str]]]:
+    """What a module's source defines at its top level: functions and classes, each class's methods,
+    and the names it imports from ``labsupport`` (name -> (module, attribute), attribute "" for a
+    module imported whole)."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    # the module's package, dotted: .../labsupport/grading/lab04.py -> labsupport.grading
+    inside = Path(path).resolve().parent
+    parts: list[str] = []
+    while inside.name != "labsupport" and inside != inside.parent:
+        parts.insert(0, inside.name)
+        inside = inside.parent
+    package = ".".join(["labsupport", *parts])
+    defined: set[str] = set()
+    methods: dict[str, frozenset[str]] = {}
+    imported: dict[str, tuple[str, str]] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            defined.add(node.name)
+            methods[node.name] = frozenset(
+                n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            )
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            base = package.split(".")[: len(package.split(".")) - node.level + 1]
+            module = ".".join(base + ([node.module] if node.module else []))
+            for a in node.names:
+                if a.name != "*":
+                    imported[a.asname or a.name] = (module, a.name)
+    return frozenset(defined), methods, imported
+
+
+def _genuine(obj: object, path: str, qualname: str) -> bool:
+    if type(obj).__name__ == "_lru_cache_wrapper":  # functools.cache, functools.lru_cache
+        obj = obj.__wrapped__  # type: ignore[attr-defined]
+    code = getattr(getattr(obj, "__func__", obj), "__code__", None)
+    if code is not None:
+        return code.co_filename == path and getattr(obj, "__qualname__", "") == qualname
+    return isinstance(obj, type) and getattr(obj, "__qualname__", "") == qualname
+
+
+def check_course_intact() -> None:
+    """Assert that no loaded module of the course was changed in memory since it was imported.
+
+    For every ``labsupport`` module loaded, each function and class its source defines must still be
+    the one defined there (same source file, same qualified name), each class's methods too, and
+    each name it imports from the course must still be the object it names. The hidden tests call
+    this first, so a submission that patches the grading module or a model (through any alias,
+    ``setattr`` or a function argument) earns nothing from them, whatever the static scan missed.
+
+    Raises:
+        AssertionError: naming the first changed name.
+    """
+    modules = {n: m for n, m in list(sys.modules.items()) if n.split(".")[0] == "labsupport" and m}
+    for name, module in modules.items():
+        path = getattr(module, "__file__", None)
+        if not path or not path.endswith(".py") or not isinstance(module, types.ModuleType):
+            continue
+        defined, methods, imported = _defined_names(path)
+        space = vars(module)
+        for attr in defined:
+            obj = space.get(attr)
+            assert obj is not None and _genuine(obj, path, attr), f"the course's code was changed: {name}.{attr}"
+            for method in methods.get(attr, ()):
+                got = vars(obj).get(method)
+                if callable(got) and not isinstance(got, (type, staticmethod, classmethod)):
+                    assert _genuine(got, path, f"{attr}.{method}"), (
+                        f"the course's code was changed: {name}.{attr}.{method}"
+                    )
+        for attr, (source, original) in imported.items():
+            home = modules.get(source)
+            if home is None or attr not in space:
+                continue
+            expected = vars(home).get(original, modules.get(f"{source}.{original}"))
+            if expected is not None:
+                assert space[attr] is expected, f"the course's code was changed: {name}.{attr}"
 
 
 def recorded_requests(

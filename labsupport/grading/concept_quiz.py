@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import quiz
-from ._shared import digest
+from ._shared import check_course_intact, digest
 
 __all__ = [
     "ASSIGNMENT",
@@ -104,6 +104,7 @@ def check_form(question_id: str, answer: object) -> None:
 
 def check_answer(question_id: str, answer: object) -> None:
     """The hidden check: the point for exactly the right set of letters (:func:`labsupport.quiz.score`)."""
+    check_course_intact()
     check_form(question_id, answer)
     table = quiz.score({question_id: answer}, [_question(question_id)])  # type: ignore[dict-item]
     assert bool(table["correct"].iloc[0]), f"question {question_id}: not the right choice"

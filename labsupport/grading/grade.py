@@ -81,6 +81,9 @@ FORBIDDEN_NAMES = frozenset(
         "delattr",
         "vars",
         "modules",
+        "operator",
+        "attrgetter",
+        "methodcaller",
         # frames and tracebacks: read the grader's variables from the call stack
         "tb_frame",
         "tb_next",
@@ -164,6 +167,18 @@ def _reads_the_key(node: ast.Attribute, aliases: frozenset[str] = frozenset()) -
     return holder and bool(_KEY_ATTRIBUTES.fullmatch(node.attr))
 
 
+def _catches_everything(handler: ast.ExceptHandler) -> bool:
+    """A bare ``except:``, or one naming ``BaseException``, ``SystemExit`` or ``KeyboardInterrupt``."""
+    if handler.type is None:
+        return True
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(
+        (n.id if isinstance(n, ast.Name) else getattr(n, "attr", ""))
+        in ("BaseException", "SystemExit", "KeyboardInterrupt", "GeneratorExit")
+        for n in names
+    )
+
+
 def _parsed_cells(nb: dict) -> dict[int, ast.Module]:
     """Each code cell that parses, by index (IPython's ``%`` and ``!`` lines left out)."""
     trees = {}
@@ -242,6 +257,8 @@ def scan(nb: dict) -> list[str]:
                 flags.append(f"cell {i}: uses {name}")
             if name and name.startswith("_") and (isinstance(node, ast.Attribute) or name.startswith("__")):
                 flags.append(f"cell {i}: uses the private or special name {name}")
+            if isinstance(node, ast.ExceptHandler) and _catches_everything(node):
+                flags.append(f"cell {i}: catches every exception (it can swallow the step limit's stop)")
             if isinstance(node, ast.Attribute) and _reads_the_key(node, key_holders):
                 flags.append(f"cell {i}: reads the instructor's key ({node.attr})")
             if isinstance(node, (ast.Import, ast.ImportFrom)):

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from .. import explore, race
 from ..errors import ConfigError
 from ..strategy import WriteRequest, call_strategy
-from ._shared import GRADED_ID_VARIABLE, PredictionBase, check_prediction_made, digest, graded_id
+from ._shared import GRADED_ID_VARIABLE, PredictionBase, check_course_intact, check_prediction_made, digest, graded_id
 
 __all__ = [
     "ASSIGNMENT",
@@ -156,6 +156,7 @@ def check_first_stale_write_s(answer: object, notebook_id: str) -> None:
 
 def check_conditional_write_table(strategy: Callable[[WriteRequest], bool]) -> None:
     """The strategy refuses every older or equal plan and commits every newer one (plans 1-8)."""
+    check_course_intact()
     for active in range(1, 9):
         for new in range(1, 9):
             if new == active:
@@ -184,6 +185,7 @@ def check_conditional_write_explorer(strategy: Callable[[WriteRequest], bool], *
     """The explorer over every interleaving (3 Enactors, 4 plans): never an alias to a deleted plan
     (``recovers=False``), and from every reachable state the newest plan can still be applied everywhere
     (``recovers=True``)."""
+    check_course_intact()
     summary = explore.run(replace(explore.INCIDENT, conditional_write=strategy)).summary
     if recovers:
         assert summary.recovers, f"{summary.stuck_states_count} reachable states can never recover"

@@ -35,7 +35,7 @@ from .. import explore
 from ..errors import ConfigError
 from ..explore import engine
 from ..strategy import DeleteRequest, call_strategy
-from ._shared import PredictionBase, check_prediction_made, digest, graded_id, recorded_requests
+from ._shared import PredictionBase, check_course_intact, check_prediction_made, digest, graded_id, recorded_requests
 
 __all__ = [
     "ASSIGNMENT",
@@ -299,5 +299,6 @@ def check_delete_on_your_protocol(rule: Callable[[DeleteRequest], bool], noteboo
 
 def check_delete_on_other_protocols(rule: Callable[[DeleteRequest], bool], notebook_id: str) -> None:
     """The same on the protocols of :data:`PROTOCOL_VARIANTS`."""
+    check_course_intact()
     for bounds in PROTOCOL_VARIANTS:
         _assert_sound(rule, bounds)

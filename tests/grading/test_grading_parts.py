@@ -171,10 +171,41 @@ def test_the_scan_passes_an_honest_solution_and_otters_own_cell():
         "p = prediction\np._ran = False",
         "lab06.Prediction._lab_ran = False",
         "type(prediction).__init__",
+        # the second adversarial helper's: reflection the names missed, and handlers that swallow the stop
+        "from operator import attrgetter\nk = attrgetter('ke' + 'y')(lab04)(STUDENT_ID)",
+        "def rule(r):\n    while 1:\n        try:\n            pass\n        except BaseException:\n            pass",
+        "def rule(r):\n    try:\n        return True\n    except:\n        return False",
     ],
 )
 def test_the_scan_flags_code_that_reaches_into_the_grader(source):
     assert grade.scan(_nb(source))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "m, = [lab04]\nm.check_rule_on_your_night = lambda *a, **k: None",
+        "[lab04][0].check_rule_on_other_nights = lambda *a, **k: None",
+        "def install(mod):\n    mod.run = lambda *a, **k: None\ninstall(dns_cache)",
+    ],
+)
+def test_a_patch_the_scan_misses_is_caught_when_the_hidden_tests_run(source):
+    # The static scan cannot follow every alias; the hidden checks assert the course is intact.
+    from labsupport import dns_cache
+    from labsupport.grading import lab04
+    from labsupport.grading._shared import check_course_intact
+
+    saved = dict(vars(lab04)), dns_cache.run
+    try:
+        exec(source, {"lab04": lab04, "dns_cache": dns_cache})  # the attack, in a test
+        with pytest.raises(AssertionError, match="the course's code was changed"):
+            check_course_intact()
+        with pytest.raises(AssertionError, match="the course's code was changed"):
+            lab04.check_recovery_most_s(1.0, "s1")
+    finally:
+        vars(lab04).update(saved[0])
+        dns_cache.run = saved[1]
+    check_course_intact()
 
 
 @pytest.mark.parametrize("source", sorted((ROOT / "assignments").glob("*/*.ipynb")), ids=lambda p: p.parent.name)
