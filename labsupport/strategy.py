@@ -18,9 +18,9 @@ wrong with code written by someone else, and each becomes the course's
 
 Limits: a loop inside C code (``sum(range(10**12))``, ``time.sleep``) executes no Python step
 and is not counted. The stop is raised as a ``BaseException``, so ``except Exception`` cannot catch
-it, and raised again at every later step, so a strategy that catches it (``except BaseException``)
-is stopped at its next line outside that handler; a grading run's per-submission timeout is the
-last line of defence for what remains.
+it; a strategy that catches everything (``except BaseException``, a bare ``except``) can swallow it,
+and CPython then stops tracing (a trace function that raises is removed). The grading scan flags
+such handlers, and a grading run's per-submission timeout is the last line of defence.
 
 ::
 
@@ -302,7 +302,7 @@ def call_strategy(
             frame.f_trace_opcodes = True  # a one-line loop starts no new line: count its instructions
         elif event in ("line", "opcode"):
             steps += 1
-            if steps > limit:  # raised again at every later step, should the strategy catch it
+            if steps > limit:
                 raise _StepLimit
         return tracer
 

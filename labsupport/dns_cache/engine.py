@@ -23,10 +23,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LimitExceeded
-from ..strategy import EmptyAnswerRequest, RunBudget, call_strategy
+from ..strategy import RUN_STEP_BUDGET, EmptyAnswerRequest, RunBudget, call_strategy
 from .config import DnsCacheConfig
 
 __all__ = ["later_unless_trigger", "resolver_windows"]
+
+#: Most calls one run may make to an empty-answer rule: the run's step budget at 10 steps a call
+#: (a one-line rule takes about 7).
+_MAX_RULE_CALLS = RUN_STEP_BUDGET // 10
 
 
 def resolver_windows(
@@ -54,13 +58,22 @@ def resolver_windows(
 
     Raises:
         LimitExceeded: the outage needs more than ``cfg.max_refresh_cycles`` refresh cycles, or
-            more than ``cfg.max_cache_refreshes`` refreshes of all caches together.
+            more than ``cfg.max_cache_refreshes`` refreshes of all caches together, or the rule
+            could be asked more often than a run's strategy budget allows.
         ConfigError: the rule raised, returned a non-bool or did not return (its calls share one
             :class:`~labsupport.strategy.RunBudget`).
     """
     cycles = int(np.ceil(cfg.empty_duration_s / cfg.negative_ttl_s)) + 1
     if cfg.empty_answer_rule is not None:
-        cycles += int(np.ceil(cfg.empty_duration_s / cfg.stale_recheck_s))
+        asks = int(np.ceil(cfg.empty_duration_s / cfg.stale_recheck_s))
+        cycles += asks
+        if asks * len(clients) > _MAX_RULE_CALLS:  # refused before the rule runs, not after minutes
+            raise LimitExceeded(
+                f"empty_answer_rule could be asked up to {asks * len(clients):,} times ({len(clients):,} resolver "
+                f"caches x {asks:,} rechecks), more than one run's strategy budget allows "
+                f"({_MAX_RULE_CALLS:,} calls of a few lines); use fewer caches (clients_count / "
+                "clients_per_resolver_count) or a longer stale_recheck_s"
+            )
     if cycles > cfg.max_refresh_cycles:
         raise LimitExceeded(
             f"the empty window needs up to {cycles} negative-cache refresh cycles, "

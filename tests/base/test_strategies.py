@@ -293,6 +293,14 @@ def test_a_rule_within_the_limit_lets_no_client_fail_before_it(limit_s):
         assert sum(t >= limit_s for t in times) <= 1
 
 
+def test_a_rule_that_could_be_asked_too_often_is_refused_before_it_runs():
+    # A million private caches: the second adversarial helper's run blamed a one-line rule after 124 s.
+    calls: list[object] = []
+    with pytest.raises(LimitExceeded, match="empty_answer_rule could be asked"):
+        dns_cache.run(replace(_DNS, clients_count=1_000_000, empty_answer_rule=lambda r: calls.append(r) or True))
+    assert calls == []
+
+
 def test_a_rules_stale_refreshes_count_in_the_runs_work_bound():
     with pytest.raises(LimitExceeded, match="max_cache_refreshes"):
         dns_cache.run(
@@ -465,15 +473,8 @@ def catches_exception_in_a_loop(request: object) -> bool:  # a student's attempt
             pass
 
 
-def catches_everything_in_a_loop(request: object) -> bool:
-    while True:
-        try:  # noqa: SIM105
-            pass
-        except BaseException:  # noqa: BLE001
-            pass
-
-
-@pytest.mark.parametrize("fn", [catches_exception_in_a_loop, catches_everything_in_a_loop])
-def test_a_strategy_that_catches_the_stop_is_still_stopped(fn):
-    with pytest.raises(StrategyTimeout, match=fn.__name__):
-        call_strategy("conditional_write", fn, WriteRequest("regional", 1, 2))
+def test_a_strategy_that_catches_exceptions_in_a_loop_is_still_stopped():
+    # A strategy that catches BaseException can swallow the stop (CPython removes a trace function
+    # that raises): the grading scan flags such handlers (test_grading_parts.py).
+    with pytest.raises(StrategyTimeout, match="catches_exception_in_a_loop"):
+        call_strategy("conditional_write", catches_exception_in_a_loop, WriteRequest("regional", 1, 2))
