@@ -48,10 +48,13 @@ __all__ = [
     "Graph",
     "Params",
     "Step",
+    "at_rest",
     "canon",
     "goal",
     "initial",
+    "most_trees",
     "params",
+    "rollback_dangles",
     "search",
     "successors",
     "violates",
@@ -241,6 +244,21 @@ def canon(s: tuple[int, ...], base: int) -> tuple[int, ...]:
 def violates(s: tuple[int, ...], endpoints: int) -> bool:
     """Safety is broken: some endpoint's alias points at a tree that no longer exists (empty)."""
     return any(not s[1 + 2 * endpoints + k] >> s[1 + k] & 1 for k in range(endpoints))
+
+
+def rollback_dangles(s: tuple[int, ...], endpoints: int) -> bool:
+    """Some endpoint's rollback record points at a tree that no longer exists (a rollback would empty it)."""
+    return any(not s[1 + 2 * endpoints + k] >> s[1 + endpoints + k] & 1 for k in range(endpoints))
+
+
+def most_trees(s: tuple[int, ...], endpoints: int) -> int:
+    """The most plan trees any one endpoint holds."""
+    return max(bin(s[1 + 2 * endpoints + k]).count("1") for k in range(endpoints))
+
+
+def at_rest(s: tuple[int, ...], endpoints: int, generations: int) -> bool:
+    """The newest possible plan is applied everywhere (:func:`goal`) and every Enactor is idle."""
+    return goal(s, endpoints, generations) and all(c & 3 == IDLE for c in s[1 + 3 * endpoints :])
 
 
 def goal(s: tuple[int, ...], endpoints: int, generations: int) -> bool:

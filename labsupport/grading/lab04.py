@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import dns_cache
+from .._memo import cached_run
 from ..errors import ConfigError
 from ..strategy import EmptyAnswerRequest, call_strategy
 from ._shared import PredictionBase, check_prediction_made, digest, graded_id, recorded_requests
@@ -153,8 +154,7 @@ def key(student_id: str) -> dict[str, object]:
     """
     p = params(student_id)
     cfg = config(student_id)
-    s = dns_cache.run(cfg).summary
-    with_rule = dns_cache.run(replace(cfg, empty_answer_rule=reference_empty_answer_rule)).summary
+    s = cached_run(dns_cache.run, cfg).summary
     return {
         "student_id": p.student_id,
         "seed": p.seed,
@@ -165,8 +165,17 @@ def key(student_id: str) -> dict[str, object]:
         "negative_ttl_s": cfg.negative_ttl_s,
         "recovery_most_s": s.recovery_most_s,
         "half_failing_after_s": s.half_failing_after_s,
-        "failed_fraction_with_rule": with_rule.failed_count / cfg.clients_count,
+        "failed_fraction_with_rule": _failed_fraction_with_rule(student_id),
     }
+
+
+@functools.lru_cache(maxsize=64)
+def _failed_fraction_with_rule(student_id: str) -> float:
+    """Share of ``student_id``'s clients that fail once the resolvers run the reference rule (a run
+    with a strategy is never in the run cache, so it is kept here, once per id)."""
+    cfg = config(student_id)
+    with_rule = dns_cache.run(replace(cfg, empty_answer_rule=reference_empty_answer_rule)).summary
+    return with_rule.failed_count / cfg.clients_count
 
 
 @dataclass

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from .. import explore
+from .._memo import cached_run
 from ..errors import ConfigError
 from ..explore import engine
 from ..strategy import DeleteRequest, call_strategy
@@ -147,7 +148,7 @@ def key(student_id: str) -> dict[str, object]:
         passes the checks).
     """
     p = params(student_id)
-    s = explore.run(config(student_id)).summary
+    s = cached_run(explore.run, config(student_id)).summary
     return {
         "student_id": p.student_id,
         "enactor_count": p.enactor_count,
@@ -263,20 +264,16 @@ def protocol_faults(cfg: explore.ExploreConfig) -> list[str]:
     """
     graph = engine.search(cfg)
     e, keep, generations = cfg.endpoint_count, cfg.cleanup_keep_generations, cfg.generation_count
-    base = 1 + 3 * e
     faults = []
     bad = int(graph.bad.sum())
     if bad:
         faults.append(f"{bad} reachable states have an endpoint whose alias points at a deleted plan (empty)")
     if len(graph.stuck):
         faults.append(f"{len(graph.stuck)} reachable states can never get the newest plan applied everywhere")
-    dangling = sum(any(not s[1 + 2 * e + k] >> s[1 + e + k] & 1 for k in range(e)) for s in graph.states)
+    dangling = sum(engine.rollback_dangles(s, e) for s in graph.states)
     if dangling:
         faults.append(f"{dangling} reachable states have a rollback record pointing at a deleted plan")
-    at_rest = [
-        s for s in graph.states if engine.goal(s, e, generations) and all(c & 3 == engine.IDLE for c in s[base:])
-    ]
-    most = max((bin(s[1 + 2 * e + k]).count("1") for s in at_rest for k in range(e)), default=0)
+    most = max((engine.most_trees(s, e) for s in graph.states if engine.at_rest(s, e, generations)), default=0)
     if most > keep + 2:
         faults.append(
             f"at rest an endpoint still holds {most} plan trees (at most {keep + 2}): clean-up does not clean"
