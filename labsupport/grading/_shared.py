@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import importlib.util
 import os
 import sys
 import types
@@ -114,18 +115,13 @@ def check_answers_with_a_bool(name: str, fn: object, request: object) -> None:
 
 
 @functools.cache
-def _defined_names(path: str) -> tuple[frozenset[str], dict[str, frozenset[str]], dict[str, tuple[str, str]]]:
+def _defined_names(
+    path: str, package: str
+) -> tuple[frozenset[str], dict[str, frozenset[str]], dict[str, tuple[str, str]]]:
     """What a module's source defines at its top level: functions and classes, each class's methods,
-    and the names it imports from ``labsupport`` (name -> (module, attribute), attribute "" for a
-    module imported whole)."""
+    and the names it imports relatively, that is from the course (name -> (module, attribute);
+    ``package`` is the module's ``__package__``, against which the imports resolve)."""
     tree = ast.parse(Path(path).read_text(encoding="utf-8"))
-    # the module's package, dotted: .../labsupport/grading/lab04.py -> labsupport.grading
-    inside = Path(path).resolve().parent
-    parts: list[str] = []
-    while inside.name != "labsupport" and inside != inside.parent:
-        parts.insert(0, inside.name)
-        inside = inside.parent
-    package = ".".join(["labsupport", *parts])
     defined: set[str] = set()
     methods: dict[str, frozenset[str]] = {}
     imported: dict[str, tuple[str, str]] = {}
@@ -138,8 +134,7 @@ def _defined_names(path: str) -> tuple[frozenset[str], dict[str, frozenset[str]]
                 n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
             )
         elif isinstance(node, ast.ImportFrom) and node.level:
-            base = package.split(".")[: len(package.split(".")) - node.level + 1]
-            module = ".".join(base + ([node.module] if node.module else []))
+            module = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
             for a in node.names:
                 if a.name != "*":
                     imported[a.asname or a.name] = (module, a.name)
@@ -172,7 +167,7 @@ def check_course_intact() -> None:
         path = getattr(module, "__file__", None)
         if not path or not path.endswith(".py") or not isinstance(module, types.ModuleType):
             continue
-        defined, methods, imported = _defined_names(path)
+        defined, methods, imported = _defined_names(path, module.__package__ or "")
         space = vars(module)
         for attr in defined:
             obj = space.get(attr)
