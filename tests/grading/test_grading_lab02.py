@@ -19,6 +19,8 @@ from labsupport.errors import ConfigError
 from labsupport.grading import __main__ as cli
 from labsupport.grading import grade, lab02
 
+from ._points import fails
+
 ID, OTHER_ID = "s1000001", "s1000009"
 
 
@@ -37,12 +39,6 @@ def refuse_everything(request) -> bool:
 
 def raises(request) -> bool:
     raise RuntimeError("student bug")
-
-
-def _fails(check, *args) -> str:
-    with pytest.raises(AssertionError) as caught:
-        check(*args)
-    return str(caught.value)
 
 
 def test_an_id_gives_its_own_night_always_the_same():
@@ -83,12 +79,12 @@ def test_the_measured_answers_are_checked_against_the_graded_ids_model(monkeypat
     k = lab02.key(ID)
     lab02.check_wasted_fraction(k["wasted_fraction"], ID)
     lab02.check_leased_at_horizon(k["leased_at_horizon_count"], ID)
-    assert "not what your night gives" in _fails(lab02.check_leased_at_horizon, k["leased_at_horizon_count"] + 1, ID)
-    assert "must be an int" in _fails(lab02.check_leased_at_horizon, float(k["leased_at_horizon_count"]), ID)
-    assert "not what your night gives" in _fails(lab02.check_wasted_fraction, k["wasted_fraction"] + 0.001, ID)
+    assert "not what your night gives" in fails(lab02.check_leased_at_horizon, k["leased_at_horizon_count"] + 1, ID)
+    assert "must be an int" in fails(lab02.check_leased_at_horizon, float(k["leased_at_horizon_count"]), ID)
+    assert "not what your night gives" in fails(lab02.check_wasted_fraction, k["wasted_fraction"] + 0.001, ID)
     # A copy of another student's notebook: the grader hands the hidden tests the collector's id.
     monkeypatch.setenv(grade.GRADED_ID_VARIABLE, OTHER_ID)
-    _fails(lab02.check_wasted_fraction, k["wasted_fraction"], ID)
+    fails(lab02.check_wasted_fraction, k["wasted_fraction"], ID)
     lab02.check_wasted_fraction(lab02.key(OTHER_ID)["wasted_fraction"], ID)
 
 
@@ -102,7 +98,7 @@ def test_a_prediction_counts_only_when_recorded_before_the_run():
     after = lab02.Prediction()
     after._ran = True  # what run() leaves behind: a prediction recorded afterwards earns nothing
     after.record(recovers=False, wasted_fraction=0.9)
-    assert "after the run" in _fails(lab02.check_prediction, after)
+    assert "after the run" in fails(lab02.check_prediction, after)
     for bad in ({"recovers": "no", "wasted_fraction": 0.5}, {"recovers": True, "wasted_fraction": 1.5}):
         with pytest.raises(ConfigError):
             lab02.Prediction().record(**bad)
@@ -120,18 +116,18 @@ def test_a_queue_limit_tuned_to_one_fleet_loses_only_the_other_hosts_point():
     lab02.check_policy_admits_a_short_queue(queue_below_50, ID)
     lab02.check_policy_recovers(queue_below_50, ID)
     lab02.check_policy_wastes_little(queue_below_50, ID)
-    assert "work_deadline_s=240" in _fails(lab02.check_policy_on_other_hosts, queue_below_50, ID)
+    assert "work_deadline_s=240" in fails(lab02.check_policy_on_other_hosts, queue_below_50, ID)
 
 
 def test_no_constant_queue_limit_earns_every_design_point():
     # Below 40 a short queue of the 40-slot hosts is refused ...
     for limit in (1, 30, 39):
-        assert "a short queue was refused" in _fails(
+        assert "a short queue was refused" in fails(
             lab02.check_policy_admits_a_short_queue, lambda r, limit=limit: r.queue_count < limit, ID
         )
     # ... and from 40 on, work waits past the 240 s deadline.
     for limit in (40, 1_000):
-        assert "work_deadline_s=240" in _fails(
+        assert "work_deadline_s=240" in fails(
             lab02.check_policy_on_other_hosts, lambda r, limit=limit: r.queue_count < limit, ID
         )
 
@@ -140,20 +136,20 @@ def test_shedding_nearly_everything_earns_no_waste_point():
     def trickle(request) -> bool:  # an adversarial helper's policy: a few items, hardly any waste
         return request.time_s == 12_000.0 and request.host == 0
 
-    assert "fewer than" in _fails(lab02.check_policy_wastes_little, trickle, ID)
+    assert "fewer than" in fails(lab02.check_policy_wastes_little, trickle, ID)
 
 
 def test_admitting_everything_is_the_collapse_and_earns_only_the_short_queue_point():
     lab02.check_policy_admits_a_short_queue(admit_everything, ID)
-    assert "not every lease came back" in _fails(lab02.check_policy_recovers, admit_everything, ID)
-    assert "was wasted" in _fails(lab02.check_policy_wastes_little, admit_everything, ID)
-    _fails(lab02.check_policy_on_other_hosts, admit_everything, ID)
+    assert "not every lease came back" in fails(lab02.check_policy_recovers, admit_everything, ID)
+    assert "was wasted" in fails(lab02.check_policy_wastes_little, admit_everything, ID)
+    fails(lab02.check_policy_on_other_hosts, admit_everything, ID)
 
 
 def test_shedding_everything_earns_nothing():
-    assert "a short queue was refused" in _fails(lab02.check_policy_admits_a_short_queue, refuse_everything, ID)
-    _fails(lab02.check_policy_recovers, refuse_everything, ID)
-    assert "refused everything" in _fails(lab02.check_policy_wastes_little, refuse_everything, ID)
+    assert "a short queue was refused" in fails(lab02.check_policy_admits_a_short_queue, refuse_everything, ID)
+    fails(lab02.check_policy_recovers, refuse_everything, ID)
+    assert "refused everything" in fails(lab02.check_policy_wastes_little, refuse_everything, ID)
 
 
 def test_a_policy_that_raises_is_the_courses_error_naming_it():
@@ -190,4 +186,4 @@ def test_a_policy_that_tells_the_made_up_requests_from_a_run_loses_the_short_que
     def detects(request) -> bool:
         return request.time_s in (9_500.0, 12_000.0, 20_123.0) or request.queue_count < 5
 
-    assert "a short queue was refused" in _fails(lab02.check_policy_admits_a_short_queue, detects, ID)
+    assert "a short queue was refused" in fails(lab02.check_policy_admits_a_short_queue, detects, ID)

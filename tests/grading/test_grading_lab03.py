@@ -19,6 +19,8 @@ from labsupport.errors import ConfigError
 from labsupport.grading import __main__ as cli
 from labsupport.grading import grade, lab03
 
+from ._points import earned, fails
+
 ID, OTHER_ID = "s1000001", "s1000009"
 
 
@@ -41,12 +43,6 @@ def never(request) -> bool:
     return False
 
 
-def _fails(check, *args) -> str:
-    with pytest.raises(AssertionError) as caught:
-        check(*args)
-    return str(caught.value)
-
-
 def _design_points(decision) -> dict[str, bool]:
     checks = {
         "fresh": lambda: lab03.check_decision_keeps_a_fresh_az(decision, ID),
@@ -54,14 +50,7 @@ def _design_points(decision) -> dict[str, bool]:
         "yours": lambda: lab03.check_decision_on_your_nlb(decision, ID),
         "other": lambda: lab03.check_decision_on_other_nlbs(decision, ID),
     }
-    earned = {}
-    for name, check in checks.items():
-        try:
-            check()
-            earned[name] = True
-        except AssertionError:
-            earned[name] = False
-    return earned
+    return earned(checks)
 
 
 def test_an_id_gives_its_own_nlb_always_the_same():
@@ -100,12 +89,12 @@ def test_the_measured_answers_are_checked_against_the_graded_ids_model(monkeypat
     k = lab03.key(ID)
     lab03.check_first_failover_s(k["first_failover_s"], ID)
     lab03.check_peak_removed_fraction(k["peak_removed_fraction"], ID)
-    assert "not what your NLB gives" in _fails(lab03.check_first_failover_s, k["first_failover_s"] + 60.0, ID)
-    assert "must be a float" in _fails(lab03.check_first_failover_s, int(k["first_failover_s"]), ID)
-    assert "not what your NLB gives" in _fails(lab03.check_peak_removed_fraction, k["peak_removed_fraction"] / 2, ID)
+    assert "not what your NLB gives" in fails(lab03.check_first_failover_s, k["first_failover_s"] + 60.0, ID)
+    assert "must be a float" in fails(lab03.check_first_failover_s, int(k["first_failover_s"]), ID)
+    assert "not what your NLB gives" in fails(lab03.check_peak_removed_fraction, k["peak_removed_fraction"] / 2, ID)
     # A copy of another student's notebook: the grader hands the hidden tests the collector's id.
     monkeypatch.setenv(grade.GRADED_ID_VARIABLE, OTHER_ID)
-    _fails(lab03.check_first_failover_s, k["first_failover_s"], ID)
+    fails(lab03.check_first_failover_s, k["first_failover_s"], ID)
     lab03.check_first_failover_s(lab03.key(OTHER_ID)["first_failover_s"], ID)
 
 
@@ -119,7 +108,7 @@ def test_a_prediction_counts_only_when_recorded_before_the_run():
     after = lab03.Prediction()
     after._ran = True  # what run() leaves behind: a prediction recorded afterwards earns nothing
     after.record(failovers=2, min_capacity_fraction=0.3)
-    assert "after the run" in _fails(lab03.check_prediction, after)
+    assert "after the run" in fails(lab03.check_prediction, after)
     for bad in ({"failovers": -1, "min_capacity_fraction": 0.5}, {"failovers": 1, "min_capacity_fraction": 2}):
         with pytest.raises(ConfigError):
             lab03.Prediction().record(**bad)
@@ -134,7 +123,7 @@ def test_the_reference_decision_earns_every_design_point():
 def test_the_incidents_own_rule_earns_only_the_two_request_points():
     # It removes two AZs at once: the velocity control is what the design question asks for.
     assert _design_points(the_incidents_rule) == {"fresh": True, "stale": True, "yours": False, "other": False}
-    assert "held 2 AZs out of DNS at once" in _fails(lab03.check_decision_on_your_nlb, the_incidents_rule, ID)
+    assert "held 2 AZs out of DNS at once" in fails(lab03.check_decision_on_your_nlb, the_incidents_rule, ID)
 
 
 def only_az_0(request) -> bool:  # an adversarial helper's decision: it once earned every design point
@@ -165,7 +154,7 @@ def test_a_decision_that_tells_the_table_from_a_run_loses_the_table_points():
 
 def test_a_decision_that_restores_an_az_already_out_flaps_and_loses_three_points():
     assert _design_points(restores_an_az_already_out) == {"fresh": True, "stale": False, "yours": False, "other": False}
-    assert "the decision flaps" in _fails(lab03.check_decision_on_your_nlb, restores_an_az_already_out, ID)
+    assert "the decision flaps" in fails(lab03.check_decision_on_your_nlb, restores_an_az_already_out, ID)
     # The instructor guide says such a decision fails over hundreds of times in a night.
     assert (
         nlb.run(replace(lab03.config(ID), failover_decision=restores_an_az_already_out)).summary.failover_count >= 100
@@ -178,7 +167,7 @@ def test_a_threshold_typed_in_loses_the_request_points():
 
 def test_never_failing_over_earns_only_the_fresh_point():
     assert _design_points(never) == {"fresh": True, "stale": False, "yours": False, "other": False}
-    assert "no AZ was ever failed over" in _fails(lab03.check_decision_on_your_nlb, never, ID)
+    assert "no AZ was ever failed over" in fails(lab03.check_decision_on_your_nlb, never, ID)
 
 
 def test_the_grading_command_knows_the_assignment(capsys):

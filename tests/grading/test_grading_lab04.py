@@ -20,6 +20,8 @@ from labsupport.errors import ConfigError
 from labsupport.grading import __main__ as cli
 from labsupport.grading import grade, lab04
 
+from ._points import earned, fails
+
 ID, OTHER_ID = "s1000001", "s1000003"
 
 
@@ -51,20 +53,7 @@ def _design_points(rule) -> dict[str, bool]:
         "yours": lambda: lab04.check_rule_on_your_night(rule, ID),
         "other": lambda: lab04.check_rule_on_other_nights(rule, ID),
     }
-    earned = {}
-    for name, check in checks.items():
-        try:
-            check()
-            earned[name] = True
-        except AssertionError:
-            earned[name] = False
-    return earned
-
-
-def _fails(check, *args) -> str:
-    with pytest.raises(AssertionError) as caught:
-        check(*args)
-    return str(caught.value)
+    return earned(checks)
 
 
 def test_an_id_gives_its_own_night_always_the_same():
@@ -96,11 +85,11 @@ def test_the_measured_answers_are_checked_against_the_graded_ids_model(monkeypat
     k = lab04.key(ID)
     lab04.check_recovery_most_s(k["recovery_most_s"], ID)
     lab04.check_half_failing_after_s(k["half_failing_after_s"], ID)
-    assert "not what your night gives" in _fails(lab04.check_recovery_most_s, k["recovery_most_s"] + 60.0, ID)
-    assert "must be a float" in _fails(lab04.check_half_failing_after_s, int(k["half_failing_after_s"]), ID)
+    assert "not what your night gives" in fails(lab04.check_recovery_most_s, k["recovery_most_s"] + 60.0, ID)
+    assert "must be a float" in fails(lab04.check_half_failing_after_s, int(k["half_failing_after_s"]), ID)
     # A copy of another student's notebook: the grader hands the hidden tests the collector's id.
     monkeypatch.setenv(grade.GRADED_ID_VARIABLE, OTHER_ID)
-    _fails(lab04.check_recovery_most_s, k["recovery_most_s"], ID)
+    fails(lab04.check_recovery_most_s, k["recovery_most_s"], ID)
     lab04.check_recovery_most_s(lab04.key(OTHER_ID)["recovery_most_s"], ID)
 
 
@@ -114,7 +103,7 @@ def test_a_prediction_counts_only_when_recorded_before_the_run():
     after = lab04.Prediction()
     after._ran = True  # what run() leaves behind: a prediction recorded afterwards earns nothing
     after.record(recovery_min=10.0, failed_fraction_with_rule=1.0)
-    assert "after the run" in _fails(lab04.check_prediction, after)
+    assert "after the run" in fails(lab04.check_prediction, after)
     for bad in (
         {"recovery_min": -1.0, "failed_fraction_with_rule": 0.5},
         {"recovery_min": 5.0, "failed_fraction_with_rule": 1.5},
@@ -147,12 +136,12 @@ def test_the_reference_rule_earns_every_design_point():
 
 def test_the_october_resolver_earns_only_the_give_up_point():
     assert _design_points(as_in_october) == {"within": False, "gives up": True, "yours": False, "other": False}
-    assert "before the limit" in _fails(lab04.check_rule_on_your_night, as_in_october, ID)
+    assert "before the limit" in fails(lab04.check_rule_on_your_night, as_in_october, ID)
 
 
 def test_serving_stale_forever_never_lets_a_removal_through():
     assert _design_points(forever) == {"within": True, "gives up": False, "yours": False, "other": False}
-    assert "removed on purpose" in _fails(lab04.check_rule_on_your_night, forever, ID)
+    assert "removed on purpose" in fails(lab04.check_rule_on_your_night, forever, ID)
 
 
 def test_a_limit_typed_in_earns_nothing():

@@ -18,6 +18,8 @@ from labsupport.errors import ConfigError
 from labsupport.grading import __main__ as cli
 from labsupport.grading import grade, lab06
 
+from ._points import earned, fails
+
 ID, OTHER_ID = "s1000001", "s1000002"
 
 
@@ -58,20 +60,7 @@ def _design_points(rule) -> dict[str, bool]:
         "yours": lambda: lab06.check_delete_on_your_protocol(rule, ID),
         "other": lambda: lab06.check_delete_on_other_protocols(rule, ID),
     }
-    earned = {}
-    for name, check in checks.items():
-        try:
-            check()
-            earned[name] = True
-        except AssertionError:
-            earned[name] = False
-    return earned
-
-
-def _fails(check, *args) -> str:
-    with pytest.raises(AssertionError) as caught:
-        check(*args)
-    return str(caught.value)
+    return earned(checks)
 
 
 @pytest.mark.parametrize("bounds", lab06.BOUNDS + lab06.PROTOCOL_VARIANTS)
@@ -109,14 +98,14 @@ def test_the_measured_answers_are_checked_against_the_graded_ids_model(monkeypat
     k = lab06.key(ID)
     lab06.check_states_count(k["states_count"], ID)
     lab06.check_counterexample_steps(k["counterexample_steps_count"], ID)
-    assert "not what your protocol gives" in _fails(lab06.check_states_count, k["states_count"] + 1, ID)
-    assert "must be a Python int" in _fails(lab06.check_states_count, float(k["states_count"]), ID)
-    assert "not what your protocol gives" in _fails(
+    assert "not what your protocol gives" in fails(lab06.check_states_count, k["states_count"] + 1, ID)
+    assert "must be a Python int" in fails(lab06.check_states_count, float(k["states_count"]), ID)
+    assert "not what your protocol gives" in fails(
         lab06.check_counterexample_steps, k["counterexample_steps_count"] - 1, ID
     )
     # A copy of another student's notebook: the grader hands the hidden tests the collector's id.
     monkeypatch.setenv(grade.GRADED_ID_VARIABLE, OTHER_ID)
-    _fails(lab06.check_states_count, k["states_count"], ID)
+    fails(lab06.check_states_count, k["states_count"], ID)
     lab06.check_states_count(lab06.key(OTHER_ID)["states_count"], ID)
 
 
@@ -130,7 +119,7 @@ def test_a_prediction_counts_only_when_recorded_before_the_run():
     after = lab06.Prediction()
     after._ran = True  # what run() leaves behind: a prediction recorded afterwards earns nothing
     after.record(states=100, steps=5)
-    assert "after the run" in _fails(lab06.check_prediction, after)
+    assert "after the run" in fails(lab06.check_prediction, after)
     for bad in ({"states": 0, "steps": 10}, {"states": 10, "steps": 2.5}, {"states": True, "steps": 3}):
         with pytest.raises(ConfigError):
             lab06.Prediction().record(**bad)
@@ -142,18 +131,18 @@ def test_the_reference_rule_earns_every_design_point():
 
 def test_guard_3s_rule_keeps_endpoints_answering_but_leaves_rollbacks_dangling():
     assert _design_points(guard_3s_rule) == {"in use": False, "unused": True, "yours": False, "other": False}
-    message = _fails(lab06.check_delete_on_your_protocol, guard_3s_rule, ID)
+    message = fails(lab06.check_delete_on_your_protocol, guard_3s_rule, ID)
     assert "rollback record pointing at a deleted plan" in message and "(empty)" not in message
 
 
 def test_never_deleting_is_safe_but_does_not_clean():
     assert _design_points(never) == {"in use": True, "unused": False, "yours": False, "other": False}
-    assert "clean-up does not clean" in _fails(lab06.check_delete_on_your_protocol, never, ID)
+    assert "clean-up does not clean" in fails(lab06.check_delete_on_your_protocol, never, ID)
 
 
 def test_a_rule_by_generation_numbers_empties_an_endpoint_and_earns_nothing():
     assert _design_points(by_generation_numbers) == dict.fromkeys(("in use", "unused", "yours", "other"), False)
-    assert "alias points at a deleted plan (empty)" in _fails(
+    assert "alias points at a deleted plan (empty)" in fails(
         lab06.check_delete_on_other_protocols, by_generation_numbers, ID
     )
 
@@ -230,7 +219,7 @@ def test_a_prediction_made_anew_after_the_run_is_recorded_after_it():
     first.run(ID)
     again = lab06.Prediction()  # a student who re-creates the prediction once the answer is known
     again.record(states=lab06.key(ID)["states_count"], steps=lab06.key(ID)["counterexample_steps_count"])
-    assert "after the run" in _fails(lab06.check_prediction, again)
+    assert "after the run" in fails(lab06.check_prediction, again)
 
 
 def test_no_student_has_a_protocol_of_the_other_protocols():
