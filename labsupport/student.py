@@ -1,4 +1,4 @@
-"""Student notebooks: each lab as a notebook that reads right in any front end, without MyST.
+"""Student notebooks: each lab, and each chapter's exercises, as a notebook that reads right without MyST.
 
 Scenario: a student opens a lab in Colab, VS Code, Jupyter Notebook 7 without jupyterlab-myst, or
 downloads it from the book. The labs' Markdown holds MyST directives (``{exercise}``,
@@ -16,6 +16,12 @@ plain CommonMark and HTML:
 * the first code cell installs the course from the published repository, pinned
   (:func:`labsupport.colab.student_install_cell`); book-only tags and metadata are dropped.
 
+A chapter with an Exercises section gets ``student/chapter-<chapter>.ipynb`` from
+:func:`convert_chapter`: the section's setup cell, then its exercises converted the same way
+(gated ``exercise-start``/``solution-start`` ones too); glossary terms, citations and in-page
+references become links to the published book, and MyST-NB's ``glue`` (a book dependency, not a
+student's) becomes plain variables and ``Markdown(f"...")`` cells.
+
 Anything else (an unknown directive, a link to a file that is not a page of the book) raises
 :class:`~labsupport.errors.ConfigError`, so a new construct in a lab cannot slip through as raw MyST.
 :func:`problems` checks a converted notebook by rendering it with markdown-it-py's CommonMark
@@ -25,8 +31,9 @@ print the numbers and the install cell, and writes unnumbered exercises whose so
 ::
 
     labs/NN-x.ipynb ──convert──> student/NN-x.ipynb   (committed: Colab opens it from GitHub)
-                                       │
-        jupyter-book build ────────────┴──> _build/html/student/NN-x.ipynb (download button)
+    chapters/x.md ──convert_chapter──> student/chapter-x.ipynb          │
+                                                                       │
+        jupyter-book build ────────────────────────────────────────────┴──> _build/html/student/
 
 Command line: ``python -m labsupport.student`` rewrites ``student/`` (``--check`` only reports).
 The book build does the same (this module is a Sphinx extension too) and points the download and
@@ -37,6 +44,7 @@ launch buttons of each lab page at the student copy. ``tests/book/test_student.p
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import posixpath
 import re
@@ -96,10 +104,13 @@ def _quote(title: str, body: str) -> str:
 
 
 class _Converter:
-    """Converts one lab's Markdown cells, numbering its exercises in order."""
+    """Converts one lab's Markdown cells, numbering its exercises in order.
 
-    def __init__(self, where: Published, lab: str) -> None:
-        self.where, self.lab = where, lab
+    ``folder`` is where the page lives (``labs`` or ``chapters``): relative links resolve from it.
+    """
+
+    def __init__(self, where: Published, lab: str, folder: str = "labs") -> None:
+        self.where, self.lab, self.folder = where, lab, folder
         self.exercises: dict[str, int] = {}
 
     def directive(self, name: str, args: str, content: str) -> str:
@@ -131,7 +142,7 @@ class _Converter:
         if re.match(r"^[a-z][a-z0-9+.-]*:", href, re.IGNORECASE) or href.startswith("#"):
             return href
         path, _, fragment = href.partition("#")
-        target = posixpath.normpath(posixpath.join("labs", path))
+        target = posixpath.normpath(posixpath.join(self.folder, path))
         if not re.match(r"^(chapters|labs)/[\w/-]+\.(md|ipynb)$", target) or not (ROOT / target).is_file():
             raise ConfigError(f"{self.lab}: a relative link must point at a chapter or lab of the book, got {href!r}")
         return self.where.page_url(target + (f"#{fragment}" if fragment else ""))
@@ -228,6 +239,319 @@ def convert(lab_nb: Any, where: Published, *, lab: str) -> Any:
     return nb
 
 
+# --- Chapters: each chapter's Exercises section as a student notebook -----------------------------
+
+#: The heading of a chapter's section that becomes its student notebook.
+EXERCISES_HEADING = "## Exercises"
+_ROLE = re.compile(r"\{(?P<name>[a-z][\w:-]*)\}`(?P<body>[^`]+)`")
+_ROLE_TARGET = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>\s*$", re.DOTALL)
+_GATED = ("exercise-start", "exercise-end", "solution-start", "solution-end")
+_HIDDEN_CODE = {"remove-cell"}
+
+
+def chapter_notebook_name(chapter: str) -> str:
+    """The student notebook of ``chapters/<chapter>.md``: ``chapter-<chapter>.ipynb``."""
+    return f"chapter-{Path(chapter).stem}.ipynb"
+
+
+def chapters_with_exercises(root: str | Path = ROOT) -> list[Path]:
+    """The chapters (``chapters/*.md``) that have an Exercises section, sorted by name."""
+    pages = sorted(Path(root, "chapters").glob("*.md"))
+    return [p for p in pages if f"\n{EXERCISES_HEADING}\n" in p.read_text(encoding="utf-8")]
+
+
+def glossary_anchors(root: str | Path = ROOT) -> dict[str, str]:
+    """Each term of ``chapters/glossary.md``, casefolded, -> the id Sphinx gives it (``term-DNS-Planner``).
+
+    Sphinx matches ``{term}`` roles to glossary terms ignoring case; the id is ``term-`` and the term
+    as written, other characters as hyphens.
+    """
+    text = Path(root, "chapters", "glossary.md").read_text(encoding="utf-8")
+    block = text.split("```{glossary}", 1)[1].split("\n```", 1)[0]
+    terms = [line.strip() for line in block.splitlines()[1:] if line.strip() and not line[0].isspace()]
+    return {t.casefold(): "term-" + re.sub(r"[^0-9A-Za-z]+", "-", t).strip("-") for t in terms}
+
+
+def citation_labels(root: str | Path = ROOT) -> dict[str, str]:
+    """Each key of ``references.bib`` -> its author-year label (``Howard 2025``, ``Bronson et al. 2021``)."""
+    from pybtex.database import parse_file
+
+    labels = {}
+    for key, entry in parse_file(str(Path(root, "references.bib"))).entries.items():
+        people = entry.persons.get("author") or entry.persons.get("editor") or []
+        names = [" ".join(p.last_names or p.first_names).replace("{", "").replace("}", "") for p in people]
+        if not names:
+            who = str(entry.fields.get("title", key)).replace("{", "").replace("}", "")
+        else:
+            who = " and ".join(names) if len(names) <= 2 else f"{names[0]} et al."
+        labels[key] = f"{who} {entry.fields['year']}" if "year" in entry.fields else who
+    return labels
+
+
+class _ChapterConverter(_Converter):
+    """Converts one chapter's Exercises section: roles, gated exercises and solutions, and glue."""
+
+    def __init__(self, where: Published, chapter: str, text: str, anchors: dict[str, str], cites: dict[str, str]):
+        super().__init__(where, f"chapters/{chapter}.md", folder="chapters")
+        self.chapter, self.text, self.anchors, self.cites = chapter, text, anchors, cites
+        #: glue key -> the variable the student copy binds it to (the same name).
+        self.glued: set[str] = set()
+
+    def role(self, m: re.Match[str]) -> str:
+        name, body = m["name"], m["body"]
+        target = _ROLE_TARGET.match(body)
+        text, key = (target["text"], target["target"]) if target else (body, body)
+        if name.startswith("glue"):
+            return m.group(0)  # handled by glue_cell
+        if name == "term":
+            anchor = self.anchors.get(" ".join(key.split()).casefold())
+            if anchor is None:
+                raise ConfigError(f"{self.lab}: {{term}} must name a glossary term, got {key!r}")
+            return f"[{text}]({self.where.page_url('chapters/glossary.md#' + anchor)})"
+        if name == "cite":
+            keys = [k.strip() for k in body.split(",")]
+            unknown = [k for k in keys if k not in self.cites]
+            if unknown:
+                raise ConfigError(f"{self.lab}: {{cite}} must name entries of references.bib, got {unknown}")
+            refs = self.where.page_url("chapters/references.md")
+            return "(" + "; ".join(f"[{self.cites[k]}]({refs})" for k in keys) + ")"
+        if name == "ref":
+            heading = re.search(rf"^\({re.escape(key)}\)=\s*\n+#+\s+(?P<title>.+)$", self.text, re.MULTILINE)
+            if heading is None:
+                raise ConfigError(f"{self.lab}: {{ref}} must name a section of this chapter, got {key!r}")
+            label = text if target else heading["title"].strip()
+            return f"[{label}]({self.where.page_url(f'chapters/{self.chapter}.md#{key}')})"
+        if name == "doc":
+            return f"[{text}]({self.link(key + ('' if key.endswith(('.md', '.ipynb')) else '.md'))})"
+        raise ConfigError(
+            f"{self.lab}: a role in the exercises must be term, cite, ref, doc or glue:text, got {name!r}"
+        )
+
+    def prose(self, text: str) -> str:
+        """Roles first (a directive's body holds them too), then directives and links."""
+        return self.markdown(_ROLE.sub(self.role, text))
+
+    def cell(self, text: str) -> Any:
+        """A Markdown cell, or, where the text quotes glued numbers, a code cell that prints it."""
+        glue_roles = [m for m in _ROLE.finditer(text) if m["name"].startswith("glue")]
+        if not glue_roles:
+            return nbformat.v4.new_markdown_cell(text)
+        if '"""' in text:
+            raise ConfigError(f'{self.lab}: a paragraph that quotes glued numbers cannot hold """')
+        parts, pos = [], 0
+        for m in glue_roles:
+            key, _, spec = m["body"].partition(":")
+            if m["name"] != "glue:text" or key not in self.glued:
+                raise ConfigError(
+                    f"{self.lab}: the exercises quote glue key {key!r} ({{{m['name']}}}), which no cell of the "
+                    "Exercises section above it glues as a statement glue('key', value, display=False)"
+                )
+            literal = text[pos : m.start()].replace("\\", "\\\\").replace("{", "{{").replace("}", "}}")
+            parts.append(literal + "{" + key + (f":{spec}" if spec else "") + "}")
+            pos = m.end()
+        parts.append(text[pos:].replace("\\", "\\\\").replace("{", "{{").replace("}", "}}"))
+        return nbformat.v4.new_code_cell('Markdown(f"""' + "".join(parts) + '""")')
+
+    def code(self, source: str) -> str:
+        """The code without MyST-NB: ``glue("key", value, display=False)`` becomes ``key = value``."""
+        try:
+            tree = ast.parse(source)
+        except SyntaxError as err:
+            raise ConfigError(f"{self.lab}: an exercise's code cell must be plain Python, got {err}") from err
+        lines = source.splitlines()
+        edits: list[tuple[int, int, list[str]]] = []
+        for node in tree.body:
+            end = cast(int, node.end_lineno)
+            if isinstance(node, ast.ImportFrom) and node.module == "myst_nb":
+                if [a.name for a in node.names] != ["glue"]:
+                    raise ConfigError(f"{self.lab}: from myst_nb the exercises may import glue only")
+                edits.append((node.lineno, end, []))
+            elif (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name)
+                and node.value.func.id == "glue"
+            ):
+                call = node.value
+                key = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
+                if not isinstance(key, str) or not key.isidentifier() or len(call.args) != 2:
+                    raise ConfigError(
+                        f"{self.lab}: glue must be called as glue('key', value, display=False), got line {node.lineno}"
+                    )
+                value = cast(str, ast.get_source_segment(source, call.args[1]))
+                edits.append((node.lineno, end, [f"{key} = {value}"]))
+                self.glued.add(key)
+        for start, end, new in reversed(edits):
+            blank_around = start > 1 and end < len(lines) and not lines[start - 2].strip() and not lines[end].strip()
+            lines[start - 1 : end + (1 if blank_around and not new else 0)] = new
+        out = "\n".join(lines).strip("\n")
+        if any(isinstance(n, ast.Name) and n.id == "glue" for n in ast.walk(ast.parse(out))):
+            raise ConfigError(f"{self.lab}: glue may only be called as a statement of its own in the exercises")
+        return out
+
+
+def _section(cells: list[Any], chapter: str) -> list[Any]:
+    """The cells of the Exercises section, its heading and the prose before its first code cell dropped."""
+    out: list[Any] = []
+    inside = False
+    for cell in cells:
+        if cell.cell_type != "markdown":
+            if inside:
+                out.append(cell)
+            continue
+        lines = cell.source.splitlines()
+        if not inside:
+            if EXERCISES_HEADING not in lines:
+                continue
+            inside, lines = True, lines[lines.index(EXERCISES_HEADING) + 1 :]
+        end = next((i for i, line in enumerate(lines) if line.startswith("## ")), None)
+        out.append(nbformat.v4.new_markdown_cell("\n".join(lines[:end])))
+        if end is not None:
+            break
+    if not inside:
+        raise ConfigError(f"chapters/{chapter}.md: has no {EXERCISES_HEADING!r} section")
+    first_code = next((i for i, c in enumerate(out) if c.cell_type == "code"), None)
+    if first_code is None or "exercise-setup" not in out[first_code].metadata.get("tags", []):
+        raise ConfigError(f"chapters/{chapter}.md: the Exercises section must open with its exercise-setup cell")
+    return out[first_code:]
+
+
+def _chapter_intro(where: Published, chapter: str, title: str) -> str:
+    return (
+        f"*This is the student copy of the exercises of **{title}**, written from `chapters/{chapter}.md` of "
+        f"the course [us-east-1, 19–20 October 2025: an executable course]({where.book_url}). Read the "
+        f"chapter first: [{title}]({where.page_url(f'chapters/{chapter}.md')}). Run the cells from the top "
+        "(Run all): the first installs the course where it is missing, the second computes what the "
+        "exercises use, the same way the chapter does, and the cells that start with `Markdown(` print the "
+        "paragraphs that quote the model's numbers. Exercises are numbered as in the chapter; each "
+        "solution's code follows its exercise, and its explanation is folded under **Solution**: open it "
+        "once you have tried (an explanation that quotes numbers is printed by a cell whose code is "
+        "collapsed, so that the code does not show it).*"
+    )
+
+
+def convert_chapter(
+    text: str, where: Published, *, chapter: str, anchors: dict[str, str], cites: dict[str, str]
+) -> Any:
+    """Return the student notebook of one chapter's Exercises section.
+
+    The section's setup cell (tagged ``exercise-setup``) comes right after the install cell; each
+    exercise, gated (``exercise-start``) or not, becomes a numbered heading, and its solution's code
+    cells follow it under a comment naming the exercise, with the explanation folded under
+    **Solution**. Cells the book hides (``remove-cell``: the page's self-checks) are left out.
+    MyST-NB's ``glue`` is not a student dependency: a statement ``glue("key", value, ...)`` becomes
+    ``key = value``, and a paragraph quoting ``{glue:text}`key``` becomes a ``Markdown(f"...")`` cell.
+
+    Args:
+        text: the chapter's MyST Markdown source.
+        where: the published repository (:func:`labsupport.colab.published`).
+        chapter: the chapter's file stem (``the-race``).
+        anchors: :func:`glossary_anchors`; cites: :func:`citation_labels`.
+
+    Raises:
+        ConfigError: for a chapter without a title or an Exercises section that opens with its setup
+            cell; an unknown directive, role, glossary term, citation or section; an exercise without
+            a grade; a solution of no exercise; a glue key the section does not glue before quoting it.
+    """
+    from myst_nb.core.read import read_myst_markdown_notebook
+
+    source = read_myst_markdown_notebook(text)
+    first = source.cells[0].source if source.cells and source.cells[0].cell_type == "markdown" else ""
+    if not first.startswith("# "):
+        raise ConfigError(f"chapters/{chapter}.md: the first cell must be the chapter's title, '# ...'")
+    title = first[2:].splitlines()[0].strip()
+    conv = _ChapterConverter(where, chapter, text, anchors, cites)
+    head = [
+        nbformat.v4.new_markdown_cell(f"# Exercises: {title}"),
+        nbformat.v4.new_markdown_cell(_chapter_intro(where, chapter, title), id="student-copy"),
+        nbformat.v4.new_code_cell(student_install_cell(where)),
+    ]
+    body: list[Any] = []
+    question: list[str] | None = None  # the open gated exercise: its option lines and text
+    answer: list[str] | None = None  # the open gated solution's text
+    label = ""
+    for cell in _section(source.cells, chapter):
+        if cell.cell_type == "code":
+            tags = [t for t in cell.metadata.get("tags", []) if t not in _BOOK_TAGS]
+            if _HIDDEN_CODE & set(cell.metadata.get("tags", [])):
+                continue
+            code = conv.code(cell.source)
+            if answer is not None:
+                code = (
+                    f"# Solution to Exercise {conv.exercises[label]}: try the exercise before you run this cell\n{code}"
+                )
+            body.append(nbformat.v4.new_code_cell(code, metadata={"tags": tags} if tags else {}))
+            continue
+        lines = cell.source.splitlines()
+        fences = [t for t in _md.parse(cell.source) if t.type == "fence" and _DIRECTIVE.match(t.info.strip())]
+        pos = 0
+        pieces: list[tuple[str, str, str]] = []  # (kind, text, directive args)
+        for t in fences:
+            start, end = cast(list[int], t.map)
+            m = cast(re.Match[str], _DIRECTIVE.match(t.info.strip()))
+            if m["name"] in _GATED:
+                pieces.append(("text", "\n".join(lines[pos:start]), ""))
+                pieces.append((m["name"], t.content, m["args"].strip()))
+                pos = end
+        pieces.append(("text", "\n".join(lines[pos:]), ""))
+        for kind, piece, args in pieces:
+            if kind == "text":
+                if question is not None:
+                    question.append(piece)
+                elif answer is not None:
+                    answer.append(piece)
+                elif piece.strip():
+                    body.append(conv.cell(conv.prose(piece.strip("\n"))))
+            elif kind == "exercise-start":
+                question = [piece.strip("\n")]
+            elif kind == "exercise-end":
+                if question is None:
+                    raise ConfigError(f"{conv.lab}: exercise-end without exercise-start")
+                converted = conv.prose(f"```{{exercise}}\n{chr(10).join(question).strip()}\n```")
+                heading, _, rest = converted.partition("\n\n")
+                if _ROLE.search(rest):  # quotes glued numbers: the heading stays Markdown
+                    body += [nbformat.v4.new_markdown_cell(heading), conv.cell(rest.strip("\n"))]
+                else:
+                    body.append(nbformat.v4.new_markdown_cell(converted.strip("\n")))
+                question = None
+            elif kind == "solution-start":
+                if args not in conv.exercises:
+                    raise ConfigError(f"{conv.lab}: solution label must name an exercise above it, got {args!r}")
+                label, answer = args, []
+            else:  # solution-end
+                if answer is None:
+                    raise ConfigError(f"{conv.lab}: solution-end without solution-start")
+                explanation = "\n\n".join(p.strip("\n") for p in answer if p.strip())
+                if explanation:
+                    cell = conv.cell(conv.prose(f"```{{solution}} {label}\n{explanation}\n```"))
+                    if cell.cell_type == "code":  # its code would show the folded explanation: collapse it
+                        cell.metadata["jupyter"] = {"source_hidden": True}
+                    body.append(cell)
+                answer = None
+    if question is not None or answer is not None:
+        raise ConfigError(f"{conv.lab}: an exercise or solution is not closed before the section ends")
+    if any(c.cell_type == "code" and c.source.startswith("Markdown(") for c in body):
+        setup = next(c for c in body if c.cell_type == "code")
+        setup.source = (
+            "from IPython.display import Markdown  # prints the paragraphs that quote numbers\n\n" + setup.source
+        )
+    for cell in body:
+        if cell.cell_type == "code":
+            try:
+                ast.parse(cell.source)
+            except SyntaxError as err:
+                raise ConfigError(
+                    f"{conv.lab}: a converted cell is not valid Python ({err}): {cell.source[:80]!r}"
+                ) from err
+    cells = head + body
+    for i, cell in enumerate(cells):  # nbformat's ids are random; the committed copy must not change
+        cell.id = "student-copy" if i == 1 else f"cell-{i}"
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    return nb
+
+
 def problems(nb: Any) -> list[str]:
     """What would not read right without MyST: leftovers in the Markdown, relative or dead links.
 
@@ -257,6 +581,11 @@ def _expected(root: Path, where: Published) -> dict[str, str]:
     for path in sorted((root / "labs").glob("*.ipynb")):
         nb = convert(nbformat.read(path, as_version=4), where, lab=path.name)
         files[path.name] = nbformat.writes(nb) + "\n"
+    anchors, cites = glossary_anchors(root), citation_labels(root)
+    for path in chapters_with_exercises(root):
+        text = path.read_text(encoding="utf-8")
+        nb = convert_chapter(text, where, chapter=path.stem, anchors=anchors, cites=cites)
+        files[chapter_notebook_name(path.stem)] = nbformat.writes(nb) + "\n"
     return files
 
 

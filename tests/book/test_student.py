@@ -17,7 +17,18 @@ from markdown_it import MarkdownIt
 
 from labsupport.colab import Published, published, student_install_cell
 from labsupport.errors import ConfigError
-from labsupport.student import constraints_text, convert, convert_markdown, problems, write_all
+from labsupport.student import (
+    chapter_notebook_name,
+    chapters_with_exercises,
+    citation_labels,
+    constraints_text,
+    convert,
+    convert_chapter,
+    convert_markdown,
+    glossary_anchors,
+    problems,
+    write_all,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 LABS = sorted((ROOT / "labs").glob("*.ipynb"))
@@ -111,3 +122,123 @@ def test_convert_needs_the_title_and_install_cells():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
     with pytest.raises(ConfigError, match="title"):
         convert(nb, WHERE, lab="x.ipynb")
+
+
+# --- Chapters: each chapter's Exercises section as a student notebook -------------------------
+
+CHAPTERS = chapters_with_exercises(ROOT)
+ANCHORS, CITES = glossary_anchors(ROOT), citation_labels(ROOT)
+
+
+def test_every_chapter_with_exercises_has_a_student_notebook():
+    names = {chapter_notebook_name(p.stem) for p in CHAPTERS}
+    assert {p.stem for p in CHAPTERS} >= {"what-happened", "the-race", "the-cascade", "recovery", "six-stop-points"}
+    assert names == {p.name for p in (ROOT / "student").glob("chapter-*.ipynb")}
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_chapter_student_notebook_reads_right_without_myst(chapter):
+    text = chapter.read_text(encoding="utf-8")
+    exercises = text.split("\n## Exercises\n", 1)[1].split("\n## ", 1)[0]
+    student = nbformat.read(ROOT / "student" / chapter_notebook_name(chapter.stem), as_version=4)
+    assert problems(student) == []
+    assert student.cells[0].source.startswith("# Exercises: ")
+    assert student.cells[2].source == student_install_cell(WHERE)
+    setup = student.cells[3]
+    assert setup.cell_type == "code" and "exercise-setup" in exercises.split("```{exercise", 1)[0]
+    # Each exercise: a numbered heading with its grade, in the page's order; each solution folded.
+    n_exercises = len(re.findall(r"^```\{exercise(?:-start)?\}", exercises, re.MULTILINE))
+    n_solutions = len(re.findall(r"^```\{solution(?:-start)?\}", exercises, re.MULTILINE))
+    markdown = [c.source for c in student.cells if c.cell_type == "markdown"]
+    headings = re.findall(r"^### Exercise (\d+) \((?:Simple|Moderate|Advanced)[^)]*\)$", "\n".join(markdown), re.M)
+    assert [int(n) for n in headings] == list(range(1, n_exercises + 1))
+    folded = [c.source for c in student.cells if "<summary>Solution</summary>" in c.source]
+    assert len(folded) == n_solutions
+    # MyST-NB is a book dependency, not a student's: no glue left in code, none quoted in Markdown.
+    code = [c.source for c in student.cells if c.cell_type == "code"]
+    assert not any("myst_nb" in s or re.search(r"\bglue\(", s) for s in code)
+    # Links point at the published book; the page's hidden self-checks are not copied.
+    html = "\n".join(md.render(s) for s in markdown)
+    assert all(h.startswith(WHERE.book_url) for h in re.findall(r'href="([^"]+)"', html))
+    assert not any("# Self-check" in s for s in code)
+    assert all(
+        not c.get("outputs") and c.get("execution_count") is None for c in student.cells if c.cell_type == "code"
+    )
+    assert student.metadata["kernelspec"]["name"] == "python3"
+
+
+def _chapter(section: str, setup: str = "x = 1") -> str:
+    return (
+        "# A chapter\n\n(a-target)=\n## A section\n\nText.\n\n## Exercises\n\nIntro, dropped.\n\n"
+        f"```{{code-cell}} ipython3\n:tags: [exercise-setup]\n\n{setup}\n```\n\n{section}\n"
+    )
+
+
+def _convert_chapter(section: str, setup: str = "x = 1"):
+    return convert_chapter(_chapter(section, setup), WHERE, chapter="the-race", anchors=ANCHORS, cites=CITES)
+
+
+def test_convert_chapter_turns_glue_into_variables_and_markdown_cells():
+    setup = 'from myst_nb import glue\n\nfrom math import pi\n\nglue("ex_pi", pi, display=False)'
+    section = (
+        "```{exercise-start}\n:label: c-ex1\n```\n"
+        "**(Simple)** Is {glue:text}`ex_pi:.2f` {x}?\n```{exercise-end}\n```\n\n"
+        "```{solution-start} c-ex1\n:class: dropdown\n```\n\n"
+        '```{code-cell} ipython3\nglue("ex_tau", 2 * pi,\n     display=False)\nprint(ex_tau)\n```\n\n'
+        "So {glue:text}`ex_tau:.1f`, see {cite}`aws-pes-2025`, a {term}`lease` and {ref}`a-target`.\n"
+        "```{solution-end}\n```\n\n"
+        "```{code-cell} ipython3\n:tags: [remove-cell]\n\n# Self-check\nassert True\n```"
+    )
+    nb = _convert_chapter(section, setup)
+    sources = [c.source for c in nb.cells]
+    assert sources[3] == (
+        "from IPython.display import Markdown  # prints the paragraphs that quote numbers\n\n"
+        "from math import pi\n\nex_pi = pi"
+    )
+    assert sources[4] == "### Exercise 1 (Simple)"
+    assert sources[5] == 'Markdown(f"""Is {ex_pi:.2f} {{x}}?""")'
+    assert sources[6] == (
+        "# Solution to Exercise 1: try the exercise before you run this cell\nex_tau = 2 * pi\nprint(ex_tau)"
+    )
+    assert sources[7].startswith('Markdown(f"""<details>\n<summary>Solution</summary>\n\nSo {ex_tau:.1f}, see (')
+    assert f"[{CITES['aws-pes-2025']}]({WHERE.page_url('chapters/references.md')})" in sources[7]
+    assert f"[lease]({WHERE.page_url('chapters/glossary.md#term-Lease')})" in sources[7]
+    assert f"[A section]({WHERE.page_url('chapters/the-race.md#a-target')})" in sources[7]
+    assert len(nb.cells) == 8, "the remove-cell self-check is not copied"
+    # The printed paragraphs are what the chapter says, with the numbers filled in.
+    namespace: dict[str, object] = {"Markdown": str}
+    for source in sources[3:]:
+        exec(source.replace("from IPython.display import Markdown", ""), namespace)
+    assert eval(sources[5], namespace) == "Is 3.14 {x}?"
+
+
+@pytest.mark.parametrize(
+    "section, message",
+    [
+        ("```{exercise}\n:label: c\n\n**(Simple)** Is {glue:text}`nowhere` so?\n```", "glue key 'nowhere'"),
+        ("```{exercise}\n:label: c\n\n**(Simple)** A {term}`no such term`?\n```", "glossary term"),
+        ("```{exercise}\n:label: c\n\n**(Simple)** See {cite}`no-such-key`.\n```", "references.bib"),
+        ("```{exercise}\n:label: c\n\n**(Simple)** See {ref}`nowhere`.\n```", "section of this chapter"),
+        ("```{exercise}\n:label: c\n\n**(Simple)** {math}`x^2`?\n```", "a role in the exercises"),
+        ("```{exercise-start}\n:label: c\n```\n**(Simple)** Unclosed.", "not closed"),
+        ("```{solution-start} nowhere\n```\nText\n```{solution-end}\n```", "solution label"),
+        ("```{code-cell} ipython3\nfor k in 'ab':\n    glue(k, 1)\n```", "statement of its own"),
+    ],
+)
+def test_convert_chapter_refuses_what_a_student_copy_cannot_hold(section, message):
+    with pytest.raises(ConfigError, match=message):
+        _convert_chapter(section)
+
+
+def test_convert_chapter_needs_an_exercises_section_opening_with_its_setup():
+    with pytest.raises(ConfigError, match="Exercises"):
+        convert_chapter("# T\n\nNo exercises.\n", WHERE, chapter="t", anchors=ANCHORS, cites=CITES)
+    text = "# T\n\n## Exercises\n\n```{code-cell} ipython3\nx = 1\n```\n"
+    with pytest.raises(ConfigError, match="exercise-setup"):
+        convert_chapter(text, WHERE, chapter="t", anchors=ANCHORS, cites=CITES)
+
+
+def test_citation_labels_are_author_year():
+    assert CITES["aws-dat453-2025"] == "Howard 2025"
+    assert CITES["aws-pes-2025"] == "Amazon Web Services 2025"
+    assert CITES["bronson-2021"] == "Bronson et al. 2021"
