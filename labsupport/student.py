@@ -45,7 +45,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import builtins
 import copy
+import keyword
 import posixpath
 import re
 import shutil
@@ -81,7 +83,7 @@ _GRADE = re.compile(r"^\*\*\((?P<grade>[^)]+)\)\*\*\s*")
 # MyST syntax that a CommonMark renderer would print as text: roles, directives, colon fences,
 # targets, and glue or substitution placeholders.
 _MYST_LEFTOVERS = re.compile(
-    r"\{[A-Za-z][\w:.-]*\}`|^\s*(?:```+|~~~+)\s*\{|^\s*:::|^\s*\([\w-]+\)=\s*$|\{\{|\bglue\b",
+    r"(?<!`)\{[A-Za-z][\w:.-]*\}`|^\s*(?:```+|~~~+)\s*\{|^\s*:::|^\s*\([\w-]+\)=\s*$|\{\{|\bglue\b",
     re.MULTILINE,
 )
 _BOOK_TAGS = {"remove-cell", "remove-input", "remove-output", "hide-cell", "hide-input", "hide-output"}
@@ -243,7 +245,7 @@ def convert(lab_nb: Any, where: Published, *, lab: str) -> Any:
 
 #: The heading of a chapter's section that becomes its student notebook.
 EXERCISES_HEADING = "## Exercises"
-_ROLE = re.compile(r"\{(?P<name>[a-z][\w:-]*)\}`(?P<body>[^`]+)`")
+_ROLE = re.compile(r"(?<!`)\{(?P<name>[a-z][\w:-]*)\}`(?P<body>[^`]+)`")
 _ROLE_TARGET = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>\s*$", re.DOTALL)
 _GATED = ("exercise-start", "exercise-end", "solution-start", "solution-end")
 _HIDDEN_CODE = {"remove-cell"}
@@ -294,8 +296,15 @@ class _ChapterConverter(_Converter):
     def __init__(self, where: Published, chapter: str, text: str, anchors: dict[str, str], cites: dict[str, str]):
         super().__init__(where, f"chapters/{chapter}.md", folder="chapters")
         self.chapter, self.text, self.anchors, self.cites = chapter, text, anchors, cites
-        #: glue key -> the variable the student copy binds it to (the same name).
+        #: The glue keys glued so far: the student copy binds each to a variable of that name.
         self.glued: set[str] = set()
+        #: Every other name the section's code binds (a glue key must not be one of them).
+        self.bound: set[str] = set()
+
+    def link(self, href: str) -> str:
+        if href.startswith("#"):  # an anchor of the chapter's page, which the notebook is not
+            return self.where.page_url(f"chapters/{self.chapter}.md{href}")
+        return super().link(href)
 
     def role(self, m: re.Match[str]) -> str:
         name, body = m["name"], m["body"]
@@ -322,7 +331,14 @@ class _ChapterConverter(_Converter):
             label = text if target else heading["title"].strip()
             return f"[{label}]({self.where.page_url(f'chapters/{self.chapter}.md#{key}')})"
         if name == "doc":
-            return f"[{text}]({self.link(key + ('' if key.endswith(('.md', '.ipynb')) else '.md'))})"
+            path = posixpath.normpath(posixpath.join("chapters", key))
+            candidates = [path] if path.endswith((".md", ".ipynb")) else [f"{path}.md", f"{path}.ipynb"]
+            found = [c for c in candidates if (ROOT / c).is_file()]
+            if not found:
+                raise ConfigError(f"{self.lab}: {{doc}} must name a chapter or lab of the book, got {key!r}")
+            if not target:
+                text = _page_title(ROOT / found[0]) or text
+            return f"[{text}]({self.link(posixpath.relpath(found[0], 'chapters'))})"
         raise ConfigError(
             f"{self.lab}: a role in the exercises must be term, cite, ref, doc or glue:text, got {name!r}"
         )
@@ -336,20 +352,21 @@ class _ChapterConverter(_Converter):
         glue_roles = [m for m in _ROLE.finditer(text) if m["name"].startswith("glue")]
         if not glue_roles:
             return nbformat.v4.new_markdown_cell(text)
-        if '"""' in text:
-            raise ConfigError(f'{self.lab}: a paragraph that quotes glued numbers cannot hold """')
         parts, pos = [], 0
         for m in glue_roles:
             key, _, spec = m["body"].partition(":")
-            if m["name"] != "glue:text" or key not in self.glued:
+            if m["name"] != "glue:text":
+                raise ConfigError(
+                    f"{self.lab}: the exercises may quote glued values with {{glue:text}} only, got {m[0]!r}"
+                )
+            if key not in self.glued:
                 raise ConfigError(
                     f"{self.lab}: the exercises quote glue key {key!r} ({{{m['name']}}}), which no cell of the "
                     "Exercises section above it glues as a statement glue('key', value, display=False)"
                 )
-            literal = text[pos : m.start()].replace("\\", "\\\\").replace("{", "{{").replace("}", "}}")
-            parts.append(literal + "{" + key + (f":{spec}" if spec else "") + "}")
+            parts.append(_f_literal(text[pos : m.start()]) + "{" + key + (f":{spec}" if spec else "") + "}")
             pos = m.end()
-        parts.append(text[pos:].replace("\\", "\\\\").replace("{", "{{").replace("}", "}}"))
+        parts.append(_f_literal(text[pos:]))
         return nbformat.v4.new_code_cell('Markdown(f"""' + "".join(parts) + '""")')
 
     def code(self, source: str) -> str:
@@ -360,11 +377,19 @@ class _ChapterConverter(_Converter):
             raise ConfigError(f"{self.lab}: an exercise's code cell must be plain Python, got {err}") from err
         lines = source.splitlines()
         edits: list[tuple[int, int, list[str]]] = []
+        spans = [(node.lineno, cast(int, node.end_lineno)) for node in tree.body]
         for node in tree.body:
             end = cast(int, node.end_lineno)
+            shares_a_line = sum(1 for a, b in spans if a <= end and node.lineno <= b) > 1
+            if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "myst_nb" for a in node.names):
+                raise ConfigError(
+                    f"{self.lab}: the exercises may take only glue from myst_nb, as 'from myst_nb import glue'"
+                )
             if isinstance(node, ast.ImportFrom) and node.module == "myst_nb":
-                if [a.name for a in node.names] != ["glue"]:
-                    raise ConfigError(f"{self.lab}: from myst_nb the exercises may import glue only")
+                if [(a.name, a.asname) for a in node.names] != [("glue", None)] or shares_a_line:
+                    raise ConfigError(
+                        f"{self.lab}: the exercises may take only glue from myst_nb, as 'from myst_nb import glue'"
+                    )
                 edits.append((node.lineno, end, []))
             elif (
                 isinstance(node, ast.Expr)
@@ -374,9 +399,15 @@ class _ChapterConverter(_Converter):
             ):
                 call = node.value
                 key = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
-                if not isinstance(key, str) or not key.isidentifier() or len(call.args) != 2:
+                if not isinstance(key, str) or not key.isidentifier() or len(call.args) != 2 or shares_a_line:
                     raise ConfigError(
-                        f"{self.lab}: glue must be called as glue('key', value, display=False), got line {node.lineno}"
+                        f"{self.lab}: glue must be called as glue('key', value, display=False), alone on its "
+                        f"lines, got line {node.lineno}"
+                    )
+                if keyword.iskeyword(key) or hasattr(builtins, key) or key in self.glued or key == "Markdown":
+                    raise ConfigError(
+                        f"{self.lab}: the glue key {key!r} becomes a variable of the student copy, so it must be a "
+                        "new name: not a keyword, a builtin, Markdown or a key glued before"
                     )
                 value = cast(str, ast.get_source_segment(source, call.args[1]))
                 edits.append((node.lineno, end, [f"{key} = {value}"]))
@@ -387,7 +418,51 @@ class _ChapterConverter(_Converter):
         out = "\n".join(lines).strip("\n")
         if any(isinstance(n, ast.Name) and n.id == "glue" for n in ast.walk(ast.parse(out))):
             raise ConfigError(f"{self.lab}: glue may only be called as a statement of its own in the exercises")
+        self.bound |= _bound_names(tree)  # the chapter's code, where a glue call binds nothing
+        clash = sorted(self.bound & self.glued)
+        if clash:
+            raise ConfigError(
+                f"{self.lab}: the glue keys {clash} are also names the exercises' code binds; the student copy "
+                "binds each glue key to a variable of its name, so give the key a name of its own"
+            )
         return out
+
+
+#: The first line of a cell that prints a solution's explanation (Colab shows it in place of the code).
+_FORM_TITLE = "#@title Solution: run this cell to print the explanation with your run's numbers"
+
+
+def _fenced(directive: str, body: str, args: str = "") -> str:
+    """``body`` in a ``{directive}`` fence longer than any backtick run inside it (an inner fence stays inner)."""
+    ticks = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", body)), default=0))
+    return f"{ticks}{{{directive}}}{' ' + args if args else ''}\n{body}\n{ticks}"
+
+
+def _f_literal(text: str) -> str:
+    """``text`` as the literal part of a triple-quoted f-string (braces doubled, quotes escaped)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("{", "{{").replace("}", "}}")
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    """Names a piece of code binds: assignments, imports, functions, classes, loop variables."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return out
+
+
+def _page_title(path: Path) -> str:
+    """The first ``# `` heading of a chapter (``.md``) or lab (``.ipynb``), or ``""``."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".ipynb":
+        text = "\n".join(c.source for c in nbformat.reads(text, as_version=4).cells if c.cell_type == "markdown")
+    m = re.search(r"^# (.+)$", text, re.MULTILINE)
+    return m[1].strip() if m else ""
 
 
 def _section(cells: list[Any], chapter: str) -> list[Any]:
@@ -413,6 +488,13 @@ def _section(cells: list[Any], chapter: str) -> list[Any]:
     first_code = next((i for i, c in enumerate(out) if c.cell_type == "code"), None)
     if first_code is None or "exercise-setup" not in out[first_code].metadata.get("tags", []):
         raise ConfigError(f"chapters/{chapter}.md: the Exercises section must open with its exercise-setup cell")
+    if any(
+        _DIRECTIVE.match(t.info.strip()) for c in out[:first_code] for t in _md.parse(c.source) if t.type == "fence"
+    ):
+        raise ConfigError(
+            f"chapters/{chapter}.md: only prose may come between {EXERCISES_HEADING!r} and the setup cell "
+            "(the student copy replaces it with its own introduction)"
+        )
     return out[first_code:]
 
 
@@ -475,6 +557,8 @@ def convert_chapter(
             tags = [t for t in cell.metadata.get("tags", []) if t not in _BOOK_TAGS]
             if _HIDDEN_CODE & set(cell.metadata.get("tags", [])):
                 continue
+            if question is not None:
+                raise ConfigError(f"{conv.lab}: a code cell inside an exercise's text (exercise-start/-end)")
             code = conv.code(cell.source)
             if answer is not None:
                 code = (
@@ -501,13 +585,21 @@ def convert_chapter(
                 elif answer is not None:
                     answer.append(piece)
                 elif piece.strip():
-                    body.append(conv.cell(conv.prose(piece.strip("\n"))))
+                    converted_cell = conv.cell(conv.prose(piece.strip("\n")))
+                    if converted_cell.cell_type == "code" and re.search(r"^\s*(`{3,}|~{3,})\{solution\}", piece, re.M):
+                        raise ConfigError(
+                            f"{conv.lab}: a {{solution}} that quotes glued numbers would print unfolded; "
+                            "write it as solution-start/-end around the code that glues them"
+                        )
+                    body.append(converted_cell)
+            elif kind in ("exercise-start", "solution-start") and (question is not None or answer is not None):
+                raise ConfigError(f"{conv.lab}: {kind} inside an open exercise or solution")
             elif kind == "exercise-start":
                 question = [piece.strip("\n")]
             elif kind == "exercise-end":
                 if question is None:
                     raise ConfigError(f"{conv.lab}: exercise-end without exercise-start")
-                converted = conv.prose(f"```{{exercise}}\n{chr(10).join(question).strip()}\n```")
+                converted = conv.prose(_fenced("exercise", "\n".join(question).strip()))
                 heading, _, rest = converted.partition("\n\n")
                 if _ROLE.search(rest):  # quotes glued numbers: the heading stays Markdown
                     body += [nbformat.v4.new_markdown_cell(heading), conv.cell(rest.strip("\n"))]
@@ -523,14 +615,17 @@ def convert_chapter(
                     raise ConfigError(f"{conv.lab}: solution-end without solution-start")
                 explanation = "\n\n".join(p.strip("\n") for p in answer if p.strip())
                 if explanation:
-                    cell = conv.cell(conv.prose(f"```{{solution}} {label}\n{explanation}\n```"))
+                    cell = conv.cell(conv.prose(_fenced("solution", explanation, label)))
                     if cell.cell_type == "code":  # its code would show the folded explanation: collapse it
+                        # JupyterLab, Notebook 7 and VS Code collapse the input; Colab shows a form's title.
+                        cell.source = f"{_FORM_TITLE}\n{cell.source}"
                         cell.metadata["jupyter"] = {"source_hidden": True}
+                        cell.metadata["cellView"] = "form"
                     body.append(cell)
                 answer = None
     if question is not None or answer is not None:
         raise ConfigError(f"{conv.lab}: an exercise or solution is not closed before the section ends")
-    if any(c.cell_type == "code" and c.source.startswith("Markdown(") for c in body):
+    if any(c.cell_type == "code" and _printed_markdown(c.source) is not None for c in body):
         setup = next(c for c in body if c.cell_type == "code")
         setup.source = (
             "from IPython.display import Markdown  # prints the paragraphs that quote numbers\n\n" + setup.source
@@ -552,15 +647,28 @@ def convert_chapter(
     return nb
 
 
+def _printed_markdown(source: str) -> str | None:
+    """The text a ``Markdown(f\"\"\"...\"\"\")`` cell prints, its values left out; None for other cells."""
+    m = re.fullmatch(r'(?:#@title[^\n]*\n)?Markdown\(f"""(?P<body>.*)"""\)', source, re.DOTALL)
+    if m is None:
+        return None
+    text = re.sub(r"(?<!\{)\{[A-Za-z_]\w*(?::[^{}]*)?\}(?!\})", "", m["body"])
+    return text.replace("{{", "{").replace("}}", "}").replace('\\"', '"').replace("\\\\", "\\")
+
+
 def problems(nb: Any) -> list[str]:
     """What would not read right without MyST: leftovers in the Markdown, relative or dead links.
 
     Each Markdown cell is rendered with markdown-it-py's CommonMark preset; the rendered HTML and
-    the source are searched for MyST roles, directive fences, colon fences, targets, glue or
+    the source (and the text each ``Markdown(f"...")`` cell prints) are searched for MyST roles,
+    directive fences, colon fences, targets, glue or
     substitution placeholders, and links that are neither absolute ``https`` nor in-page.
     """
     found = []
     for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and (text := _printed_markdown(cell.source)) is not None:
+            found += [f"cell {i} (printed): MyST syntax {m.group(0).strip()!r}" for m in _MYST_LEFTOVERS.finditer(text)]
+            continue
         if cell.cell_type != "markdown":
             continue
         html = _md.render(cell.source)

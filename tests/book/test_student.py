@@ -200,7 +200,11 @@ def test_convert_chapter_turns_glue_into_variables_and_markdown_cells():
     assert sources[6] == (
         "# Solution to Exercise 1: try the exercise before you run this cell\nex_tau = 2 * pi\nprint(ex_tau)"
     )
-    assert sources[7].startswith('Markdown(f"""<details>\n<summary>Solution</summary>\n\nSo {ex_tau:.1f}, see (')
+    assert sources[7].startswith(
+        "#@title Solution: run this cell to print the explanation with your run's numbers\n"
+        'Markdown(f"""<details>\n<summary>Solution</summary>\n\nSo {ex_tau:.1f}, see ('
+    )
+    assert nb.cells[7].metadata == {"jupyter": {"source_hidden": True}, "cellView": "form"}
     assert f"[{CITES['aws-pes-2025']}]({WHERE.page_url('chapters/references.md')})" in sources[7]
     assert f"[lease]({WHERE.page_url('chapters/glossary.md#term-Lease')})" in sources[7]
     assert f"[A section]({WHERE.page_url('chapters/the-race.md#a-target')})" in sources[7]
@@ -223,6 +227,30 @@ def test_convert_chapter_turns_glue_into_variables_and_markdown_cells():
         ("```{exercise-start}\n:label: c\n```\n**(Simple)** Unclosed.", "not closed"),
         ("```{solution-start} nowhere\n```\nText\n```{solution-end}\n```", "solution label"),
         ("```{code-cell} ipython3\nfor k in 'ab':\n    glue(k, 1)\n```", "statement of its own"),
+        # A glue statement sharing its line would lose the other statement.
+        ('```{code-cell} ipython3\nn = 2; glue("ex_n", n, display=False)\n```', "alone on its"),
+        ("```{code-cell} ipython3\nfrom myst_nb import glue as g\n```", "only glue from myst_nb"),
+        ("```{code-cell} ipython3\nimport myst_nb\n```", "only glue from myst_nb"),
+        # A glue key becomes a variable: it must not be a name the code binds, a builtin or a keyword.
+        ('```{code-cell} ipython3\nglue("ex_k", 3, display=False)\nex_k = 99\n```', "also names"),
+        ('```{code-cell} ipython3\nglue("print", 3, display=False)\n```', "new name"),
+        ('```{code-cell} ipython3\nglue("class", 3, display=False)\n```', "new name"),
+        (
+            "```{exercise-start}\n:label: c\n```\n**(Simple)** Q\n```{code-cell} ipython3\n1\n```\nmore\n"
+            "```{exercise-end}\n```",
+            "code cell inside an exercise",
+        ),
+        (
+            "```{exercise-start}\n:label: c\n```\n**(Simple)** Q\n"
+            "```{solution-start} c\n```\nA\n```{solution-end}\n```\n```{exercise-end}\n```",
+            "inside an open exercise",
+        ),
+        (
+            '```{code-cell} ipython3\nglue("ex_v", 1, display=False)\n```\n\n'
+            "```{exercise}\n:label: c\n\n**(Simple)** Q\n```\n\n```{solution} c\nIt is {glue:text}`ex_v`.\n```",
+            "would print unfolded",
+        ),
+        ("```{exercise}\n:label: c\n\n**(Simple)** A {glue:md}`k`?\n```", "with {glue:text} only"),
     ],
 )
 def test_convert_chapter_refuses_what_a_student_copy_cannot_hold(section, message):
@@ -242,3 +270,34 @@ def test_citation_labels_are_author_year():
     assert CITES["aws-dat453-2025"] == "Howard 2025"
     assert CITES["aws-pes-2025"] == "Amazon Web Services 2025"
     assert CITES["bronson-2021"] == "Bronson et al. 2021"
+
+
+def test_convert_chapter_keeps_inner_fences_code_spans_quotes_and_page_anchors():
+    setup = 'from myst_nb import glue\n\nglue("ex_q", "a", display=False)'
+    section = (
+        "```{exercise-start}\n:label: c-ex1\n```\n**(Simple)** Use `{seed}` and `d[k]`; see [there](#a-target) "
+        "and {doc}`../labs/01-enactor-race`.\n```{exercise-end}\n```\n\n"
+        "```{solution-start} c-ex1\n:class: dropdown\n```\n\nBefore.\n\n```{note}\nInner.\n```\n\n"
+        'After "{glue:text}`ex_q`"\n```{solution-end}\n```'
+    )
+    nb = _convert_chapter(section, setup)
+    question, answer = nb.cells[4].source, nb.cells[5].source
+    assert nb.cells[3].source.startswith("from IPython.display import Markdown"), (
+        "only a solution prints, yet it needs it"
+    )
+    assert "Use `{seed}` and `d[k]`" in question
+    assert f"[there]({WHERE.page_url('chapters/the-race.md#a-target')})" in question
+    assert f"[Lab 1: The Enactor race]({WHERE.page_url('labs/01-enactor-race.ipynb')})" in question
+    # The note stays inside the fold, and the paragraph ending in a quote is valid Python.
+    namespace: dict[str, object] = {"Markdown": str, "ex_q": "a"}
+    printed = eval(answer.split("\n", 1)[1], namespace)
+    assert printed.index("> **Note**") < printed.index("After") < printed.index("</details>")
+    assert printed.endswith('After "a"\n\n</details>')
+    assert problems(nb) == []
+
+
+def test_problems_reads_the_text_a_markdown_cell_prints():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('Markdown(f"""A {{x}} :::{{note}} {v:.1f}""")')])
+    assert problems(nb) == []  # escaped braces and values are fine
+    nb.cells[0].source = 'Markdown(f"""Text\n:::{{note}}\nraw\n:::""")'
+    assert any("printed" in p for p in problems(nb))
