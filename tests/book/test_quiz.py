@@ -442,3 +442,21 @@ def test_contrast_helper_matches_known_values():
 def test_score_table_is_a_dataframe_the_graded_track_can_sum():
     table = quiz.score({"fixes": ["a", "c", "d"]})
     assert isinstance(table, pd.DataFrame) and int(table["points"].sum()) == 1
+
+
+def test_the_backoff_option_says_what_the_dwfm_model_does():
+    """Question "retries", option b: its text and explanation, run (Lab 2's Exercise 3, the cascade's sweep)."""
+    from labsupport import dwfm
+
+    option = next(o for q in RAW["questions"] if q["id"] == "retries" for o in q["options"] if o["id"] == "b")
+    assert not option["correct"] and "Exercise 3" in option["text"] and "longer base" in option["explanation"]
+    unattended = replace(dwfm.INCIDENT, operator_restart_at_s=None, operator_throttle_at_s=None)
+    for cap_s in (1_800.0, 3_600.0, 7_200.0, 14_400.0):  # Lab 2's Exercise 3: no cap restores every lease
+        assert not dwfm.run(
+            replace(unattended, retry_policy="backoff_full_jitter", retry_cap_s=cap_s)
+        ).summary.recovered
+    sweep = dwfm.backoff_sweep().set_index(["fleet_droplets_count", "setting"])["recovered"]
+    slow = "backoff, base 5 min, cap 4 h"
+    assert sweep[(dwfm.INCIDENT.fleet_droplets_count, slow)], "the slow backoff recovers the incident's fleet"
+    largest = sweep.index.get_level_values(0).max()
+    assert not sweep[largest].filter(like="backoff").any(), "no backoff recovers the sweep's largest fleet"
