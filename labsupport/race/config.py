@@ -91,8 +91,9 @@ class EnactorDelay(Config):
 
     The fault hits the first plan that ``enactor`` picks up at or after ``start_s``. On each affected
     endpoint the Enactor first loses the lock ``lock_losses_count`` times in a row (each loss followed
-    by exponential backoff with jitter, as DAT453 describes), and each of its transactions there
-    takes ``extra_latency_s`` longer. Both fields can be combined to script an exact schedule.
+    by a back-off: DAT453 says only that the Enactor retried and backed off; the exponential form with
+    jitter is the model's choice), and each of its transactions there takes ``extra_latency_s``
+    longer. Both fields can be combined to script an exact schedule.
 
     Attributes:
         enactor: the Enactor's name (see :func:`enactor_names`).
