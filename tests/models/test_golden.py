@@ -49,6 +49,11 @@ def incident_summaries() -> dict[str, object]:
             k: v for k, v in _plain(explore.run(explore.INCIDENT).summary).items() if k not in _WALL_CLOCK_FIELDS
         },
         "chain": _plain(chain.run(chain.INCIDENT).summary),
+        # Stop point 5's saving, split into what the models measure and what the throttle-relaxation
+        # setting assumes (issue 23): a change to either part shows here.
+        "chain_stop_point_5_split": {
+            str(row.part): float(row.saved_s) for row in chain.stop_point_5_split().itertuples(index=False)
+        },
     }
 
 
