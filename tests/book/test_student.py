@@ -50,6 +50,18 @@ def test_constraints_are_the_tested_set():
     assert "-c student/constraints.txt" in (ROOT / "requirements.txt").read_text(encoding="utf-8")
 
 
+def test_no_rfc3987_grammar_is_built_at_every_import():
+    """jsonschema 4.25+ with format-nongpl (JupyterLab asks for it) imports rfc3987-syntax, whose Lark
+    grammar costs about 1 s in every kernel and otter process (pyproject.toml bounds jsonschema)."""
+    import importlib.util
+    from importlib.metadata import version
+
+    from packaging.version import Version
+
+    assert Version(version("jsonschema")) < Version("4.25")
+    assert importlib.util.find_spec("rfc3987_syntax") is None, "rfc3987-syntax is installed: see pyproject.toml"
+
+
 @pytest.mark.parametrize("lab", LABS, ids=lambda p: p.name)
 def test_student_notebook_reads_right_without_myst(lab):
     source = nbformat.read(lab, as_version=4)
