@@ -7,7 +7,7 @@ which those front ends show as raw text and dead links. :func:`convert` writes t
 plain CommonMark and HTML:
 
 * an exercise becomes a numbered heading, ``### Exercise 1 (Simple, predict then run)``;
-* a solution becomes an HTML ``<details><summary>Solution</summary>`` block (closed); its code
+* a solution becomes an HTML ``<details><summary>Solution (click to show)</summary>`` block (closed); its code
   cells stay code cells right after the exercise, under a comment naming the exercise;
 * an admonition or note becomes a block quote with a bold title;
 * a relative link (glossary term, chapter, citation, another lab) points at the published book's
@@ -132,7 +132,7 @@ class _Converter:
         if name == "solution":
             if args.strip() not in self.exercises:
                 raise ConfigError(f"{self.lab}: solution label must name an exercise above it, got {args.strip()!r}")
-            return f"<details>\n<summary>Solution</summary>\n\n{body}\n\n</details>"
+            return f"<details>\n<summary>Solution (click to show)</summary>\n\n{body}\n\n</details>"
         if name in ("admonition", "note", "tip", "important", "warning", "caution", "hint", "seealso"):
             title = args.strip() if name == "admonition" else name.capitalize()
             if not title:
@@ -502,18 +502,25 @@ def _chapter_intro(where: Published, chapter: str, title: str) -> str:
     return (
         f"*This is the student copy of the exercises of **{title}**, written from `chapters/{chapter}.md` of "
         f"the course [us-east-1, 19–20 October 2025: an executable course]({where.book_url}). Read the "
-        f"chapter first: [{title}]({where.page_url(f'chapters/{chapter}.md')}). Run the cells from the top "
-        "(Run all): the first installs the course where it is missing, the second computes what the "
-        "exercises use, the same way the chapter does, and the cells that start with `Markdown(` print the "
-        "paragraphs that quote the model's numbers. Exercises are numbered as in the chapter; each "
-        "solution's code follows its exercise, and its explanation is folded under **Solution**: open it "
-        "once you have tried (an explanation that quotes numbers is printed by a cell whose code is "
-        "collapsed, so that the code does not show it).*"
+        f"chapter first: [{title}]({where.page_url(f'chapters/{chapter}.md')}). Run the first two code "
+        "cells: the first installs the course where it is missing, the second computes what the exercises "
+        "use, the same way the chapter does. Then take the exercises in order, one cell at a time "
+        "(Shift+Enter): try each exercise, and predict where it asks you to, before you run the solution "
+        "cell under it (Run all would print every answer at once). Exercises are numbered as in the "
+        "chapter; each solution's explanation is folded under **Solution**: open it once you have tried. "
+        "An explanation that quotes the model's numbers is printed by a `Markdown(` cell whose code is "
+        "collapsed, so that the code does not show it.*"
     )
 
 
 def convert_chapter(
-    text: str, where: Published, *, chapter: str, anchors: dict[str, str], cites: dict[str, str]
+    text: str,
+    where: Published,
+    *,
+    chapter: str,
+    anchors: dict[str, str],
+    cites: dict[str, str],
+    metadata: dict[str, Any] | None = None,
 ) -> Any:
     """Return the student notebook of one chapter's Exercises section.
 
@@ -529,6 +536,8 @@ def convert_chapter(
         where: the published repository (:func:`labsupport.colab.published`).
         chapter: the chapter's file stem (``the-race``).
         anchors: :func:`glossary_anchors`; cites: :func:`citation_labels`.
+        metadata: the notebook's ``kernelspec`` and ``language_info``, as Jupyter saves them (so that
+            opening and saving the copy changes nothing); by default the labs' (``labs/00-*.ipynb``).
 
     Raises:
         ConfigError: for a chapter without a title or an Exercises section that opens with its setup
@@ -642,8 +651,10 @@ def convert_chapter(
     for i, cell in enumerate(cells):  # nbformat's ids are random; the committed copy must not change
         cell.id = "student-copy" if i == 1 else f"cell-{i}"
     nb = nbformat.v4.new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.metadata["language_info"] = {"name": "python"}
+    if metadata is None:
+        lab = nbformat.read(sorted((ROOT / "labs").glob("*.ipynb"))[0], as_version=4)
+        metadata = {k: lab.metadata[k] for k in ("kernelspec", "language_info")}
+    nb.metadata.update(copy.deepcopy(metadata))
     return nb
 
 

@@ -87,9 +87,13 @@ def test_notebook_is_saved_as_jupyter_saves_it(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=str)
 def test_notebook_is_in_the_book_and_collected(path):
     if path.parts[0] == "student":
-        # Student copies are written from the labs (labsupport.student); the book serves them from
-        # the labs' pages, and nbval collects them because student/ is in pytest's testpaths.
-        assert (ROOT / "labs" / path.name).is_file(), f"{path} is the copy of no lab"
+        # Student copies are written from the labs and from the chapters' exercises
+        # (labsupport.student); the book serves them from those pages, and nbval collects them
+        # because student/ is in pytest's testpaths.
+        chapter = path.name.removeprefix("chapter-").removesuffix(".ipynb")
+        assert (ROOT / "labs" / path.name).is_file() or (
+            path.name.startswith("chapter-") and (ROOT / "chapters" / f"{chapter}.md").is_file()
+        ), f"{path} is the copy of no lab and no chapter"
         testpaths = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"][
             "testpaths"
         ]

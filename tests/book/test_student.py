@@ -72,7 +72,7 @@ def test_student_notebook_reads_right_without_myst(lab):
     n_exercises = sum(c.source.count("```{exercise}") for c in source.cells)
     headings = re.findall(r"<h3>Exercise (\d+) \(((?:Simple|Moderate|Advanced)[^)]*)\)</h3>", html)
     assert [int(n) for n, _ in headings] == list(range(1, n_exercises + 1))
-    assert html.count("<details>") == html.count("<summary>Solution</summary>") == n_exercises
+    assert html.count("<details>") == html.count("<summary>Solution (click to show)</summary>") == n_exercises
     # Every relative link now points at the published book.
     hrefs = re.findall(r'href="([^"]+)"', html)
     assert hrefs and all(h.startswith(WHERE.book_url) for h in hrefs)
@@ -110,7 +110,7 @@ def test_convert_markdown_turns_directives_and_links_into_commonmark():
     assert "> **Note**\n>\n> See [lease](https://o.github.io/r/chapters/glossary.html#term-Lease)." in out
     assert "### Exercise 1 (Moderate, design)\n\nWhy?" in out
     assert (
-        "<details>\n<summary>Solution</summary>\n\nBecause [Lab 1](https://o.github.io/r/labs/01-enactor-race.html).\n\n</details>"
+        "<details>\n<summary>Solution (click to show)</summary>\n\nBecause [Lab 1](https://o.github.io/r/labs/01-enactor-race.html).\n\n</details>"
         in out
     )
 
@@ -164,7 +164,7 @@ def test_chapter_student_notebook_reads_right_without_myst(chapter):
     markdown = [c.source for c in student.cells if c.cell_type == "markdown"]
     headings = re.findall(r"^### Exercise (\d+) \((?:Simple|Moderate|Advanced)[^)]*\)$", "\n".join(markdown), re.M)
     assert [int(n) for n in headings] == list(range(1, n_exercises + 1))
-    folded = [c.source for c in student.cells if "<summary>Solution</summary>" in c.source]
+    folded = [c.source for c in student.cells if "<summary>Solution (click to show)</summary>" in c.source]
     assert len(folded) == n_solutions
     # MyST-NB is a book dependency, not a student's: no glue left in code, none quoted in Markdown.
     code = [c.source for c in student.cells if c.cell_type == "code"]
@@ -214,7 +214,7 @@ def test_convert_chapter_turns_glue_into_variables_and_markdown_cells():
     )
     assert sources[7].startswith(
         "#@title Solution: run this cell to print the explanation with your run's numbers\n"
-        'Markdown(f"""<details>\n<summary>Solution</summary>\n\nSo {ex_tau:.1f}, see ('
+        'Markdown(f"""<details>\n<summary>Solution (click to show)</summary>\n\nSo {ex_tau:.1f}, see ('
     )
     assert nb.cells[7].metadata == {"jupyter": {"source_hidden": True}, "cellView": "form"}
     assert f"[{CITES['aws-pes-2025']}]({WHERE.page_url('chapters/references.md')})" in sources[7]
