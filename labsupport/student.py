@@ -62,11 +62,17 @@ from .colab import CONFIG_FILE, CONSTRAINTS_PATH, Published, published, student_
 from .errors import ConfigError
 
 __all__ = [
+    "EXERCISES_HEADING",
     "KERNEL_PROVIDED",
     "STUDENT_DIR",
+    "chapter_notebook_name",
+    "chapters_with_exercises",
+    "citation_labels",
     "constraints_text",
     "convert",
+    "convert_chapter",
     "convert_markdown",
+    "glossary_anchors",
     "main",
     "problems",
     "setup",
@@ -267,15 +273,27 @@ def glossary_anchors(root: str | Path = ROOT) -> dict[str, str]:
 
     Sphinx matches ``{term}`` roles to glossary terms ignoring case; the id is ``term-`` and the term
     as written, other characters as hyphens.
+
+    Raises:
+        OSError: if ``chapters/glossary.md`` cannot be read.
+        ConfigError: if it holds no ``{glossary}`` directive.
     """
     text = Path(root, "chapters", "glossary.md").read_text(encoding="utf-8")
+    if "```{glossary}" not in text:
+        raise ConfigError("chapters/glossary.md must hold a {glossary} directive, got none")
     block = text.split("```{glossary}", 1)[1].split("\n```", 1)[0]
     terms = [line.strip() for line in block.splitlines()[1:] if line.strip() and not line[0].isspace()]
     return {t.casefold(): "term-" + re.sub(r"[^0-9A-Za-z]+", "-", t).strip("-") for t in terms}
 
 
 def citation_labels(root: str | Path = ROOT) -> dict[str, str]:
-    """Each key of ``references.bib`` -> its author-year label (``Howard 2025``, ``Bronson et al. 2021``)."""
+    """Each key of ``references.bib`` -> its author-year label (``Howard 2025``, ``Bronson et al. 2021``).
+
+    An entry without author or editor is labelled by its title; without a year, by the name alone.
+
+    Raises:
+        OSError: if ``references.bib`` cannot be read; pybtex's ``PybtexError`` if it does not parse.
+    """
     from pybtex.database import parse_file
 
     labels = {}
@@ -529,7 +547,7 @@ def convert_chapter(
     cells follow it under a comment naming the exercise, with the explanation folded under
     **Solution**. Cells the book hides (``remove-cell``: the page's self-checks) are left out.
     MyST-NB's ``glue`` is not a student dependency: a statement ``glue("key", value, ...)`` becomes
-    ``key = value``, and a paragraph quoting ``{glue:text}`key``` becomes a ``Markdown(f"...")`` cell.
+    ``key = value``, and a paragraph quoting it with a ``{glue:text}`` role becomes a ``Markdown(f"...")`` cell.
 
     Args:
         text: the chapter's MyST Markdown source.
