@@ -329,7 +329,7 @@ class _ChapterConverter(_Converter):
         target = _ROLE_TARGET.match(body)
         text, key = (target["text"], target["target"]) if target else (body, body)
         if name.startswith("glue"):
-            return m.group(0)  # handled by glue_cell
+            return m.group(0)  # left for cell(), which prints it from a Markdown(f"...") cell
         if name == "term":
             anchor = self.anchors.get(" ".join(key.split()).casefold())
             if anchor is None:
