@@ -20,8 +20,9 @@ It also keeps every page of the built book offline (see :func:`_offline_page`):
 * it drops scripts that could only ever fetch code from a CDN: sphinx-thebe's loader when the
   ``launch_buttons.thebe`` option is off, and MyST-NB's saved widget state when
   ``nb_ipywidgets_js`` is empty (no widget manager is loaded, so the state is dead weight);
-* it shows the launch buttons (Binder, Colab, JupyterHub) on notebook pages only: a chapter's
-  MyST Markdown source cannot be opened as a notebook there;
+* it shows the launch buttons (Binder, Colab, JupyterHub) on notebook pages, and on a chapter
+  with a student copy of its exercises (``labsupport.student`` points them at the copy): a
+  chapter's MyST Markdown source itself cannot be opened as a notebook there;
 * it gives the theme a default colour mode ("auto"), without which every first page view logs a
   console error;
 * it warns, naming the page, about any script, stylesheet, image or frame that a page would still
@@ -52,6 +53,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
 from .charts import BOOK_BUILD_ENV
+from .student import STUDENT_COPY_KEY as _STUDENT_COPY
 
 __all__ = [
     "BRAND_TEMPLATE",
@@ -206,7 +208,8 @@ def _offline_page(app: Sphinx, pagename: str, templatename: str, context: dict[s
     if isinstance(scripts, list):
         scripts[:] = [js for js in scripts if not _is_dead_script(app, js)]
     buttons = context.get("header_buttons")
-    if isinstance(buttons, list) and context.get("page_source_suffix") != ".ipynb":
+    # labsupport.student marks a page with a student copy (its launch buttons open the copy).
+    if isinstance(buttons, list) and context.get("page_source_suffix") != ".ipynb" and not context.get(_STUDENT_COPY):
         buttons[:] = [b for b in buttons if not (isinstance(b, dict) and b.get("label") == "launch-buttons")]
     for group in buttons if isinstance(buttons, list) else []:
         if isinstance(group, dict) and group.get("label") == "download-buttons":

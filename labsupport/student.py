@@ -812,37 +812,71 @@ def _write_student(app: Any) -> None:
         print(f"labsupport.student: wrote {STUDENT_DIR}/{name}")
 
 
-def _swap(value: Any, lab: str) -> Any:
-    """Point every launch address at student/LAB instead of labs/LAB (plain or URL-encoded)."""
+def _swap(value: Any, source: str, copy: str) -> Any:
+    """Point every launch address at ``student/<copy>`` instead of ``source`` (plain or URL-encoded)."""
     if isinstance(value, dict):
-        return {k: _swap(v, lab) for k, v in value.items()}
+        return {k: _swap(v, source, copy) for k, v in value.items()}
     if isinstance(value, list):
-        return [_swap(v, lab) for v in value]
+        return [_swap(v, source, copy) for v in value]
     if isinstance(value, str):
-        return value.replace(f"labs/{lab}", f"{STUDENT_DIR}/{lab}").replace(f"labs%2F{lab}", f"{STUDENT_DIR}%2F{lab}")
+        encoded = source.replace("/", "%2F")
+        return value.replace(source, f"{STUDENT_DIR}/{copy}").replace(encoded, f"{STUDENT_DIR}%2F{copy}")
     return value
 
 
+#: The context key that names a page's student copy (``student/<name>.ipynb``); labsupport.book
+#: keeps a Markdown page's launch buttons when it is set.
+STUDENT_COPY_KEY = "labsupport_student_copy"
+
+
+def _student_copy(app: Any, pagename: str, context: dict[str, Any]) -> tuple[str, str] | None:
+    """``(the page's source, its student copy's file name)``, or None for a page without one."""
+    folder, _, stem = pagename.partition("/")
+    suffix = context.get("page_source_suffix")
+    if folder == "labs" and suffix == ".ipynb":
+        source, copy = f"{pagename}.ipynb", f"{stem}.ipynb"
+    elif folder == "chapters" and suffix == ".md" and "/" not in stem:
+        source, copy = f"{pagename}.md", chapter_notebook_name(stem)
+    else:
+        return None
+    return (source, copy) if (Path(app.srcdir) / STUDENT_DIR / copy).is_file() else None
+
+
+def _mark_student_copy(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: object) -> None:
+    found = _student_copy(app, pagename, context)
+    if found:
+        context[STUDENT_COPY_KEY] = f"{STUDENT_DIR}/{found[1]}"
+
+
 def _page_buttons(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: object) -> None:
-    if not pagename.startswith("labs/") or context.get("page_source_suffix") != ".ipynb":
-        return
-    lab = pagename.split("/", 1)[1] + ".ipynb"
-    if not (Path(app.srcdir) / STUDENT_DIR / lab).is_file():
-        return
+    """Point a page's launch buttons, and its notebook download, at its student copy.
+
+    A lab's copy replaces both downloads (its source is the MyST notebook); a chapter keeps its
+    Markdown source download, and its notebook download becomes the copy of its exercises.
+    """
+    found = _student_copy(app, pagename, context)
     buttons = context.get("header_buttons")
-    if not isinstance(buttons, list):
+    if not found or not isinstance(buttons, list):
         return
-    download = context["pathto"](f"{STUDENT_DIR}/{lab}", 1)
+    source, copy = found
+    download = context["pathto"](f"{STUDENT_DIR}/{copy}", 1)
+    replaced = (
+        ("download-notebook-button",)
+        if source.endswith(".md")
+        else (
+            "download-source-button",
+            "download-notebook-button",
+        )
+    )
     for i, button in enumerate(buttons):
         if isinstance(button, dict) and button.get("label") == "launch-buttons":
-            buttons[i] = _swap(button, lab)
+            buttons[i] = _swap(button, source, copy)
         if isinstance(button, dict) and button.get("label") == "download-buttons":
             for item in button.get("buttons", []):
-                if isinstance(item, dict) and item.get("label") in (
-                    "download-source-button",
-                    "download-notebook-button",
-                ):
+                if isinstance(item, dict) and item.get("label") in replaced:
                     item["url"] = download
+                    if source.endswith(".md"):
+                        item.update(text=".ipynb (exercises)", tooltip="The chapter's exercises as a notebook")
 
 
 def _copy_student(app: Any, exception: Exception | None) -> None:
@@ -857,7 +891,9 @@ def _copy_student(app: Any, exception: Exception | None) -> None:
 def setup(app: Any) -> dict[str, object]:
     """Register the extension with Sphinx (called by Sphinx; not for direct use)."""
     app.connect("builder-inited", _write_student)
-    # After the book theme's buttons (priority 501) and labsupport.book's page filter (900).
+    # Before labsupport.book's page filter (900), which keeps a marked page's launch buttons ...
+    app.connect("html-page-context", _mark_student_copy, priority=800)
+    # ... and after it and the book theme's buttons (priority 501).
     app.connect("html-page-context", _page_buttons, priority=950)
     app.connect("build-finished", _copy_student)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}

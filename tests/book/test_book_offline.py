@@ -8,6 +8,7 @@ from types import SimpleNamespace
 from sphinx.builders.html._assets import _CascadingStyleSheet, _JavaScript
 
 from labsupport import book
+from labsupport.student import STUDENT_COPY_KEY
 
 
 def _app(thebe: bool = False, widgets_js: dict | None = None) -> SimpleNamespace:
@@ -55,12 +56,15 @@ def test_keeps_them_when_they_are_on():
     assert context["script_files"] == [*thebe, state, local]
 
 
-def test_launch_buttons_only_on_notebook_pages():
-    lab, chapter = _context(".ipynb"), _context(".md")
+def test_launch_buttons_only_on_notebook_pages_and_chapters_with_a_student_copy():
+    lab, chapter, with_copy = _context(".ipynb"), _context(".md"), _context(".md")
+    with_copy[STUDENT_COPY_KEY] = "student/chapter-z.ipynb"  # labsupport.student marks it first
     book._offline_page(_app(), "labs/x", "page.html", lab, None)
     book._offline_page(_app(), "chapters/y", "page.html", chapter, None)
+    book._offline_page(_app(), "chapters/z", "page.html", with_copy, None)
     assert [b["label"] for b in lab["header_buttons"]] == ["launch-buttons", "download-buttons"]
     assert [b["label"] for b in chapter["header_buttons"]] == ["download-buttons"]
+    assert [b["label"] for b in with_copy["header_buttons"]] == ["launch-buttons", "download-buttons"]
 
 
 def test_warns_about_every_offsite_load(caplog):

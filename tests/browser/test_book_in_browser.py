@@ -636,15 +636,28 @@ def _lab_pages(book_pages: list[str]) -> list[str]:
     return [p for p in book_pages if p.startswith("labs/")]
 
 
+def _student_copy(page_path: str) -> str:
+    """The student copy a lab or chapter page serves: student/<lab>.ipynb or student/chapter-<x>.ipynb."""
+    stem = Path(page_path).stem
+    return f"student/{stem}.ipynb" if page_path.startswith("labs/") else f"student/chapter-{stem}.ipynb"
+
+
+def _pages_with_a_copy(book_html: Path, book_pages: list[str]) -> list[str]:
+    chapters = [p for p in book_pages if p.startswith("chapters/") and p.count("/") == 1]
+    with_copy = [p for p in chapters if (book_html / _student_copy(p)).is_file()]  # copied in by the build
+    return _lab_pages(book_pages) + with_copy
+
+
 def test_lab_pages_offer_the_notebook_and_launch_buttons(book_html, book_pages, base_url):
-    labs = _lab_pages(book_pages)
-    if not labs:
-        pytest.skip("the book has no lab pages")
+    """Each lab page, and each chapter with exercises, serves its student copy: download and launch."""
+    pages = _pages_with_a_copy(book_html, book_pages)
+    if not _lab_pages(book_pages) or len(pages) == len(_lab_pages(book_pages)):
+        pytest.skip("the book has no lab pages or no chapter with a student copy")
     problems = []
-    for page_path in labs:
+    for page_path in pages:
         text = (book_html / page_path).read_text(encoding="utf-8")
-        # The buttons serve the lab's student copy (labsupport.student), which reads right without MyST.
-        name = "student/" + Path(page_path).with_suffix(".ipynb").name
+        # The buttons serve the page's student copy (labsupport.student), which reads right without MyST.
+        name = _student_copy(page_path)
         download = re.search(r'href="((?:\.\./)+' + re.escape(name) + r')"', text)  # relative: served by the book
         if not download:
             problems.append(f"{page_path}: no download link to {name}")
@@ -665,11 +678,15 @@ def test_lab_pages_offer_the_notebook_and_launch_buttons(book_html, book_pages, 
     assert not problems, "\n".join(problems)
 
 
-def test_chapters_have_no_launch_buttons(book_html, book_pages):
-    """Binder and Colab cannot open a chapter's MyST Markdown as a notebook: no dead buttons there."""
-    chapters = [p for p in book_pages if p.startswith("chapters/")]
+def test_chapters_without_a_student_copy_have_no_launch_buttons(book_html, book_pages):
+    """Binder and Colab cannot open a chapter's MyST Markdown as a notebook: no dead buttons there.
+
+    A chapter with exercises has launch buttons, and they open its student copy (checked above).
+    """
+    served = set(_pages_with_a_copy(book_html, book_pages))
+    chapters = [p for p in book_pages if p.startswith("chapters/") and p not in served]
     with_buttons = [p for p in chapters if "launch-buttons" in (book_html / p).read_text(encoding="utf-8")]
-    assert not with_buttons, f"chapters with launch buttons: {with_buttons}"
+    assert chapters and not with_buttons, f"chapters with launch buttons: {with_buttons}"
 
 
 # ---------------------------------------------------------------------------------------------
