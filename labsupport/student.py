@@ -76,6 +76,7 @@ __all__ = [
     "main",
     "problems",
     "setup",
+    "term_anchor",
     "write_all",
 ]
 
@@ -283,7 +284,12 @@ def glossary_anchors(root: str | Path = ROOT) -> dict[str, str]:
         raise ConfigError("chapters/glossary.md must hold a {glossary} directive, got none")
     block = text.split("```{glossary}", 1)[1].split("\n```", 1)[0]
     terms = [line.strip() for line in block.splitlines()[1:] if line.strip() and not line[0].isspace()]
-    return {t.casefold(): "term-" + re.sub(r"[^0-9A-Za-z]+", "-", t).strip("-") for t in terms}
+    return {t.casefold(): term_anchor(t) for t in terms}
+
+
+def term_anchor(term: str) -> str:
+    """The id Sphinx gives a glossary term: ``term-`` and the term, other characters as hyphens."""
+    return "term-" + re.sub(r"[^0-9A-Za-z]+", "-", term).strip("-")
 
 
 def citation_labels(root: str | Path = ROOT) -> dict[str, str]:
@@ -715,13 +721,15 @@ def problems(nb: Any) -> list[str]:
 def _expected(root: Path, where: Published) -> dict[str, str]:
     """File name -> text of every file of ``student/`` that the labs and the setting imply."""
     files = {}
-    for path in sorted((root / "labs").glob("*.ipynb")):
-        nb = convert(nbformat.read(path, as_version=4), where, lab=path.name)
-        files[path.name] = nbformat.writes(nb) + "\n"
+    labs = [(path, nbformat.read(path, as_version=4)) for path in sorted((root / "labs").glob("*.ipynb"))]
+    for path, lab in labs:
+        files[path.name] = nbformat.writes(convert(lab, where, lab=path.name)) + "\n"
     anchors, cites = glossary_anchors(root), citation_labels(root)
+    # The chapters' copies carry the kernel metadata the labs were saved with (read once, here).
+    metadata = {k: labs[0][1].metadata[k] for k in ("kernelspec", "language_info")}
     for path in chapters_with_exercises(root):
         text = path.read_text(encoding="utf-8")
-        nb = convert_chapter(text, where, chapter=path.stem, anchors=anchors, cites=cites)
+        nb = convert_chapter(text, where, chapter=path.stem, anchors=anchors, cites=cites, metadata=metadata)
         files[chapter_notebook_name(path.stem)] = nbformat.writes(nb) + "\n"
     return files
 

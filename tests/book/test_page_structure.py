@@ -55,6 +55,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from labsupport.student import term_anchor
+
 from .test_glossary import GLOSSARY, parse_glossary
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -233,11 +235,6 @@ def find_terms(masked: str, entries: list[Entry], exempt: dict[str, str] | None 
         if all(end <= s or start >= e for s, e, _, _ in taken):
             taken.append((start, end, entry, skip))
     return sorted(((s, e, entry) for s, e, entry, skip in taken if not skip), key=lambda c: c[0])
-
-
-def term_anchor(term: str) -> str:
-    """The id Sphinx gives a glossary term: ``term-`` and the term, other characters as hyphens."""
-    return "term-" + re.sub(r"[^0-9A-Za-z]+", "-", term).strip("-")
 
 
 def linked_entries(text: str, entries: list[Entry]) -> set[str]:

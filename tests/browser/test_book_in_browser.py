@@ -37,6 +37,8 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
+from labsupport.student import chapter_notebook_name
+
 pytestmark = pytest.mark.browser
 
 LAUNCH_ARGS = [
@@ -639,7 +641,7 @@ def _lab_pages(book_pages: list[str]) -> list[str]:
 def _student_copy(page_path: str) -> str:
     """The student copy a lab or chapter page serves: student/<lab>.ipynb or student/chapter-<x>.ipynb."""
     stem = Path(page_path).stem
-    return f"student/{stem}.ipynb" if page_path.startswith("labs/") else f"student/chapter-{stem}.ipynb"
+    return f"student/{stem}.ipynb" if page_path.startswith("labs/") else f"student/{chapter_notebook_name(stem)}"
 
 
 def _pages_with_a_copy(book_html: Path, book_pages: list[str]) -> list[str]:
