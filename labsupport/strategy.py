@@ -24,7 +24,8 @@ such handlers, and a grading run's per-submission timeout is the last line of de
 
 ::
 
-    engine --WriteRequest / DeleteRequest / FailoverRequest / AdmissionRequest / EmptyAnswerRequest-->
+    engine --WriteRequest / DeleteRequest / FailoverRequest / AdmissionRequest / EmptyAnswerRequest
+           / LaunchRequest-->
         call_strategy(field, fn, request)
           |-- settrace: count lines and opcodes, stop at STEP_BUDGET
           |-- raises?       -> ConfigError(field, fn, error)
@@ -47,6 +48,7 @@ __all__ = [
     "DeleteRequest",
     "EmptyAnswerRequest",
     "FailoverRequest",
+    "LaunchRequest",
     "RUN_STEP_BUDGET",
     "RunBudget",
     "STEP_BUDGET",
@@ -187,6 +189,36 @@ class AdmissionRequest:
 
 
 @dataclass(frozen=True)
+class LaunchRequest:
+    """What Network Manager's launch admission strategy sees when a new instance's network
+    configuration arrives at the propagation queue (a new launch or a retried one).
+
+    The strategy answers the admission-control question at Network Manager: let the item join the
+    queue (``True``), or refuse the launch now (``False``: load shedding; the launch fails at once
+    with a capacity error the caller can retry, and the model counts it as refused). It is asked
+    after the built-in limits (``max_queue_count``, ``shed_load_*``) have admitted the item; the
+    backlog of existing configuration is never asked about. AWS's announced fix for EC2's data
+    propagation is to "rate limit incoming work based on the size of the waiting queue" (the
+    post-event summary); a rule the student writes stands for it in the model. The summary's wording
+    on engineers reducing Network Manager's load by hand is unverified.
+
+    Attributes:
+        time_s: seconds since Network Manager started draining (the model's ``drain_start_s``).
+        queue_count: items waiting or in service at Network Manager now (count).
+        oldest_wait_s: seconds the oldest of those items has waited (0.0 when none waits).
+        service_s: seconds Network Manager takes per item (``60 / propagation_rate_per_min``).
+        wait_limit_s: the longest a launch should wait for its network configuration, seconds
+            (the config's ``launch_wait_limit_s``; the model enforces nothing with it).
+    """
+
+    time_s: float
+    queue_count: int
+    oldest_wait_s: float
+    service_s: float
+    wait_limit_s: float
+
+
+@dataclass(frozen=True)
 class EmptyAnswerRequest:
     """What a DNS resolver's empty-answer rule sees when a refresh of a name it holds records for
     comes back empty (NOERROR with no records, as DynamoDB's endpoint did from 11:48 PM).
@@ -269,7 +301,8 @@ def call_strategy(
         name: the config field the strategy came from, for messages.
         fn: the strategy.
         request: the frozen request (:class:`WriteRequest`, :class:`DeleteRequest`,
-            :class:`FailoverRequest`, :class:`AdmissionRequest`, :class:`EmptyAnswerRequest`).
+            :class:`FailoverRequest`, :class:`AdmissionRequest`, :class:`EmptyAnswerRequest`,
+            :class:`LaunchRequest`).
         budget: the most steps (Python lines plus bytecode instructions) the call may take (count).
         run_budget: the run's budget, shared by all its calls (``None``: only ``budget`` applies).
 

@@ -21,7 +21,8 @@ Covers:
          random AZ)             |                                       |
                                 |                                       v
         refused: shed_load_fraction from shed_load_at_s;       the instance has connectivity
-                 queue at max_queue_count (admission control)  ("propagated")
+                 queue at max_queue_count (admission control);  ("propagated")
+                 launch_admission(request) is False (a student's rule)
 
 What the model leaves out: Network Manager's internal structure (one FIFO server stands for it),
 the appliances the state goes to, and the EC2 API's own throttling, which is folded into the launch

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .._validate import Config, check_int, check_number, check_seed
 from ..clock import NETWORK_CLOCK
+from ..strategy import LaunchRequest, check_strategy
 
 __all__ = ["CLOCK", "INCIDENT", "MAX_ITEMS", "NetworkConfig", "SHED_AT_0700"]
 
@@ -51,6 +53,12 @@ class NetworkConfig(Config):
         shed_load_fraction: that fraction, in [0, 1].
         max_queue_count: admission control by the size of the waiting queue: a launch that finds
             this many items waiting is refused; ``None`` for no limit.
+        launch_admission: a strategy, ``f(request: LaunchRequest) -> bool``, asked for every launch
+            the built-in limits admit (:class:`~labsupport.strategy.LaunchRequest`): ``False``
+            refuses it. ``None``: no strategy. Student code, run within the course's step budget
+            (:func:`~labsupport.strategy.call_strategy`).
+        launch_wait_limit_s: what ``launch_admission`` is told is the longest a launch should wait
+            for its configuration, seconds (1 s to 1 day); the model itself enforces nothing with it.
         normal_delay_s: launch-to-connectivity delay up to which propagation counts as normal.
         sample_interval_s: spacing of the :attr:`NetworkResult.timeseries` rows.
         horizon_s: simulated time, 1 s to 7 days; closed, as in every config (:class:`~labsupport._validate.Config`).
@@ -74,6 +82,8 @@ class NetworkConfig(Config):
     shed_load_until_s: float | None = None
     shed_load_fraction: float = 0.5
     max_queue_count: int | None = None
+    launch_admission: Callable[[LaunchRequest], bool] | None = None
+    launch_wait_limit_s: float = 600.0
     normal_delay_s: float = 120.0
     sample_interval_s: float = 60.0
     horizon_s: float = 32_520.0
@@ -103,6 +113,8 @@ class NetworkConfig(Config):
         check_number("shed_load_fraction", self.shed_load_fraction, lo=0, hi=1)
         if self.max_queue_count is not None:
             check_int("max_queue_count", self.max_queue_count, lo=1, hi=10_000_000)
+        check_strategy("launch_admission", self.launch_admission)
+        check_number("launch_wait_limit_s", self.launch_wait_limit_s, lo=1, hi=86_400)
         check_number("normal_delay_s", self.normal_delay_s, lo=0, hi=86_400, lo_open=True)
         check_number("sample_interval_s", self.sample_interval_s, lo=max(1.0, horizon / 20_000), hi=horizon)
         check_int("max_events", self.max_events, lo=1, hi=_MAX_EVENTS)

@@ -11,7 +11,7 @@ Covers:
 
     backlog (at drain_start_s) --+
     launcher (Poisson) ----------+--> queue --network_manager, 60 / rate s each--> propagated
-    retrier (thinning out) ------+      (admission: max_queue_count, shed_load_*)
+    retrier (thinning out) ------+      (admission: max_queue_count, shed_load_*, launch_admission)
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from collections import deque
 import numpy as np
 import simpy
 
+from ..strategy import LaunchRequest, RunBudget, call_strategy
 from .config import NetworkConfig
 
 __all__ = ["NetworkManager", "launcher", "network_manager", "retrier"]
@@ -39,6 +40,8 @@ class NetworkManager:
         self.az: list[int] = []
         self.refused: list[bool] = []
         self.peak = 0
+        self.in_service: int | None = None  # the item being propagated, if any
+        self.strategy_budget = RunBudget()  # the steps the run's launch_admission calls may take together
 
     def new_item(self, az: int, refused: bool) -> int:
         item = len(self.queued_s)
@@ -64,7 +67,20 @@ class NetworkManager:
             and self.env.now >= cfg.shed_load_at_s
             and (cfg.shed_load_until_s is None or self.env.now < cfg.shed_load_until_s)
         )
-        return not (shedding and rng.random() < cfg.shed_load_fraction)
+        if shedding and rng.random() < cfg.shed_load_fraction:
+            return False
+        if cfg.launch_admission is None:
+            return True
+        waiting = [*([] if self.in_service is None else [self.in_service]), *self.queue]
+        oldest = self.env.now - self.queued_s[waiting[0]] if waiting else 0.0
+        request = LaunchRequest(
+            self.env.now - cfg.drain_start_s,
+            len(waiting),
+            oldest,
+            60.0 / cfg.propagation_rate_per_min,
+            cfg.launch_wait_limit_s,
+        )
+        return call_strategy("launch_admission", cfg.launch_admission, request, run_budget=self.strategy_budget)
 
 
 def network_manager(env: simpy.Environment, nm: NetworkManager):
@@ -77,8 +93,9 @@ def network_manager(env: simpy.Environment, nm: NetworkManager):
         while not nm.queue:
             nm.wake = env.event()
             yield nm.wake
-        item = nm.queue.popleft()
+        item = nm.in_service = nm.queue.popleft()
         yield env.timeout(service_s)
+        nm.in_service = None
         nm.propagated_s[item] = env.now
         nm.log.append((env.now, "propagated", item, nm.az[item]))
 

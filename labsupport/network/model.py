@@ -97,7 +97,9 @@ def run(config: NetworkConfig = INCIDENT) -> NetworkResult:
         A :class:`NetworkResult` with ``.events``, ``.items``, ``.timeseries`` and ``.summary``.
 
     Raises:
-        ConfigError: ``config`` is not a NetworkConfig.
+        ConfigError: ``config`` is not a NetworkConfig, or its ``launch_admission`` raised or
+            returned a non-``bool`` (StrategyTimeout, a ConfigError: it did not return within the
+            step budget, :func:`labsupport.strategy.call_strategy`).
         LimitExceeded: the run needed more than ``config.max_events`` simulation steps.
     """
     if not isinstance(config, NetworkConfig):

@@ -1,5 +1,6 @@
 """Student strategies the engines run: the Enactor's conditional write and its clean-up's conditional
-delete, the NLB's failover decision, DWFM's admission policy and a DNS resolver's empty-answer rule.
+delete, the NLB's failover decision, DWFM's admission policy, a DNS resolver's empty-answer rule and
+Network Manager's launch admission.
 
 A strategy equal to a built-in rule gives the same trace as the rule; a strategy that raises,
 returns a non-bool or never returns stops the run with a ConfigError naming it.
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labsupport import dns_cache, dwfm, explore, nlb, race
+from labsupport import dns_cache, dwfm, explore, network, nlb, race
 from labsupport.errors import ConfigError, LimitExceeded
 from labsupport.strategy import (
     STEP_BUDGET,
@@ -478,3 +479,57 @@ def test_a_strategy_that_catches_exceptions_in_a_loop_is_still_stopped():
     # that raises): the grading scan flags such handlers (test_grading_parts.py).
     with pytest.raises(StrategyTimeout, match="catches_exception_in_a_loop"):
         call_strategy("conditional_write", catches_exception_in_a_loop, WriteRequest("regional", 1, 2))
+
+
+# -- Network Manager's launch admission ------------------------------------------------------------
+_NET = network.INCIDENT
+
+
+def admit_every_launch(request) -> bool:
+    return True
+
+
+def queue_below_60(request) -> bool:
+    # Network Manager's built-in limit counts the items waiting; the request counts the one in
+    # service too, so "fewer than 60 waiting" is "at most 60 in all" while one is in service.
+    return request.queue_count <= 60
+
+
+def test_a_launch_admission_that_admits_everything_gives_the_run_without_one():
+    base, same = network.run(_NET), network.run(replace(_NET, launch_admission=admit_every_launch))
+    pd.testing.assert_frame_equal(base.events, same.events)
+    assert same.summary.refused_count == 0
+
+
+def test_a_launch_admission_equal_to_the_queue_limit_gives_the_limits_run():
+    limit = network.run(replace(_NET, max_queue_count=60))
+    rule = network.run(replace(_NET, launch_admission=queue_below_60))
+    pd.testing.assert_frame_equal(limit.events, rule.events)
+    assert rule.summary.refused_count > 0
+
+
+def test_a_launch_admission_sees_the_queue_as_it_is_when_the_launch_arrives():
+    seen = []
+
+    def record(request) -> bool:
+        seen.append(request)
+        return (request.queue_count + 1) * request.service_s <= request.wait_limit_s
+
+    result = network.run(replace(_NET, launch_admission=record, launch_wait_limit_s=300.0))
+    assert seen and all(r.service_s == 60.0 / _NET.propagation_rate_per_min and r.wait_limit_s == 300.0 for r in seen)
+    assert all(r.oldest_wait_s == 0.0 for r in seen if r.queue_count == 0)
+    assert [r.time_s for r in seen] == sorted(r.time_s for r in seen)
+    assert result.summary.max_delay_s <= 300.0 + 60.0 / _NET.propagation_rate_per_min
+    # The backlog is never asked about: one request per launch the built-in limits let through.
+    assert len(seen) == result.summary.launches_count
+
+
+def test_a_faulty_launch_admission_stops_the_run_with_an_error_naming_it():
+    with pytest.raises(ConfigError, match="launch_admission=returns_none"):
+        network.run(replace(_NET, launch_admission=returns_none))
+    with pytest.raises(StrategyTimeout, match="launch_admission=never_returns"):
+        network.run(replace(_NET, launch_admission=never_returns))
+    with pytest.raises(ConfigError, match="launch_admission"):
+        replace(_NET, launch_admission=60)
+    with pytest.raises(ConfigError, match="launch_wait_limit_s"):
+        replace(_NET, launch_wait_limit_s=0.0)
