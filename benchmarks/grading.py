@@ -7,7 +7,8 @@ id, so each run computes its own expected answers), adds the blank student copy 
 with one design mistake (lab 01: a wrong count; lab 02: a constant queue limit, which loses
 exactly the "hosts unlike yours" point; lab 03: a decision that restores an AZ already out, which
 flaps and loses the three points that see it; lab 04: a rule that serves stale at the limit too,
-which loses the one point that sees it; lab 06: a delete that keeps only the active plan,
+which loses the one point that sees it; lab 05: a rule that refuses a launch that would finish
+exactly at the limit, which loses the one point that sees it; lab 06: a delete that keeps only the active plan,
 guard 3's rule, which leaves rollback records dangling and loses the three points that see it),
 grades them with the grading command's function and prints the wall time per submission and the
 CSV's totals. CI grades lab 01's whole honesty set (tests/grading/test_grading_lab01.py); this
@@ -52,6 +53,11 @@ ONE_WRONG = {
     "04-dns-caches": (
         "return request.stale_for_s < request.max_stale_s",
         "return request.stale_for_s <= request.max_stale_s",
+        6.0,
+    ),
+    "05-six-stop-points": (
+        "return (request.queue_count + 1) * request.service_s <= request.wait_limit_s",
+        "return (request.queue_count + 1) * request.service_s < request.wait_limit_s",
         6.0,
     ),
     "06-every-interleaving": (

@@ -3,7 +3,8 @@
 ::
 
     python -m labsupport.grading build 01-enactor-race --out dist/01-enactor-race
-        (or 00-concept-quiz, 02-dwfm-collapse, 03-nlb-flapping, 04-dns-caches, 06-every-interleaving:
+        (or 00-concept-quiz, 02-dwfm-collapse, 03-nlb-flapping, 04-dns-caches, 05-six-stop-points,
+        06-every-interleaving:
         every command takes any of them)
     python -m labsupport.grading key 01-enactor-race --id s1234567
     python -m labsupport.grading grade SUBMISSIONS --autograder dist/01-enactor-race/autograder/*.zip \\
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from . import concept_quiz, grade, lab01, lab02, lab03, lab04, lab06
+from . import concept_quiz, grade, lab01, lab02, lab03, lab04, lab05, lab06
 
 #: Assignments this command knows: name -> (parameters of an id, key of an id, manual questions).
 ASSIGNMENTS: dict[str, tuple[Callable[[str], Any], Callable[[str], dict[str, object]], tuple[str, ...]]] = {
@@ -31,6 +32,7 @@ ASSIGNMENTS: dict[str, tuple[Callable[[str], Any], Callable[[str], dict[str, obj
     lab02.ASSIGNMENT: (lab02.params, lab02.key, ("q4_explain",)),
     lab03.ASSIGNMENT: (lab03.params, lab03.key, ("q4_explain",)),
     lab04.ASSIGNMENT: (lab04.params, lab04.key, ("q4_explain",)),
+    lab05.ASSIGNMENT: (lab05.params, lab05.key, ("q4_explain",)),
     lab06.ASSIGNMENT: (lab06.params, lab06.key, ("q4_explain",)),
 }
 #: The assignment sources, at the repository's root.
