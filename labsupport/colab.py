@@ -165,8 +165,22 @@ except ModuleNotFoundError as missing:
 INSTALL_CELL_TAGS: tuple[str, ...] = ("remove-cell",)
 
 
-def student_install_cell(where: Published) -> str:
-    """The first code cell of every student notebook, for the repository ``where``."""
+def student_install_cell(where: Published, *, extra: str | None = None) -> str:
+    """The first code cell of every student notebook, for the repository ``where``.
+
+    Args:
+        where: the published repository.
+        extra: an optional extra of the package to install with it (``"grading"`` for a graded
+            assignment's copy, which needs otter-grader), or ``None``.
+
+    Raises:
+        ConfigError: ``extra`` is not a bare name (letters, digits, ``-`` and ``_``).
+    """
+    requirement = where.pip_requirement
+    if extra is not None:
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,39}", extra):
+            raise ConfigError(f"extra must be a bare package extra name, got {extra!r}")
+        requirement = requirement.replace("labsupport @", f"labsupport[{extra}] @", 1)
     return f"""\
 # Colab, VS Code or a fresh JupyterHub: install the course package, with the exact dependency
 # versions the course is tested with ({CONSTRAINTS_PATH}) and nothing else. Where `labsupport`
@@ -174,7 +188,7 @@ def student_install_cell(where: Published) -> str:
 try:
     import labsupport  # noqa: F401
 except ModuleNotFoundError:
-    %pip install --quiet --constraint {where.constraints_url} "{where.pip_requirement}"
+    %pip install --quiet --constraint {where.constraints_url} "{requirement}"
     import importlib, site, sys
     site.addsitedir(site.getusersitepackages())  # where pip puts it when site-packages is read-only
     importlib.invalidate_caches()

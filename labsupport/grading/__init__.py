@@ -4,7 +4,8 @@ Modules: ``lab01`` (the race), ``lab02`` (DWFM's congestive collapse), ``lab03``
 ``lab04`` (a resolver's rule for an empty answer), ``lab05`` (Network Manager's launch admission,
 run in the whole chain) and ``lab06`` (the clean-up, checked over every
 interleaving), each with the parameters of a student id, the key and the hidden checks; ``_shared``
-(what they share: the id's hash and the graded id); and ``grade`` (``python -m labsupport.grading``:
+(what they share: the id's hash and the graded id); ``release`` (a copy for Colab, VS Code or a hub
+without the course: ``build --colab``); and ``grade`` (``python -m labsupport.grading``:
 build an assignment with ``otter assign``, print the key for an id, and grade a folder of submissions
 with ``otter run`` into a CSV and feedback files). The assignment sources live in ``assignments/`` at
 the repository's root.

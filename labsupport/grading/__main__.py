@@ -6,6 +6,8 @@
         (or 00-concept-quiz, 02-dwfm-collapse, 03-nlb-flapping, 04-dns-caches, 05-six-stop-points,
         06-every-interleaving:
         every command takes any of them)
+    python -m labsupport.grading build 01-enactor-race --out dist/01-colab --colab
+        (for Colab, VS Code or a hub without the course: a first cell installs it, with otter)
     python -m labsupport.grading key 01-enactor-race --id s1234567
     python -m labsupport.grading grade SUBMISSIONS --autograder dist/01-enactor-race/autograder/*.zip \\
         --out grades.csv --feedback feedback/ [--jobs 2] [--timeout 300] [--memory-mb 3072]
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from . import concept_quiz, grade, lab01, lab02, lab03, lab04, lab05, lab06
+from . import concept_quiz, grade, lab01, lab02, lab03, lab04, lab05, lab06, release
 
 #: Assignments this command knows: name -> (parameters of an id, key of an id, manual questions).
 ASSIGNMENTS: dict[str, tuple[Callable[[str], Any], Callable[[str], dict[str, object]], tuple[str, ...]]] = {
@@ -45,6 +47,11 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("build", help="otter assign: write the student copy and the autograder")
     b.add_argument("assignment", choices=sorted(ASSIGNMENTS))
     b.add_argument("--out", type=Path, required=True)
+    b.add_argument(
+        "--colab",
+        action="store_true",
+        help="a student copy for Colab, VS Code or a hub without the course (labsupport.grading.release)",
+    )
     k = sub.add_parser("key", help="print the instructor's key for one student id (JSON)")
     k.add_argument("assignment", choices=sorted(ASSIGNMENTS))
     k.add_argument("--id", required=True, dest="student_id")
@@ -60,6 +67,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "build":
         source = SOURCES / args.assignment / f"{args.assignment}.ipynb"
+        if args.colab:
+            try:
+                print(f"wrote {release.build_colab(source, args.out)}")
+            except ConfigError as exc:
+                parser.error(str(exc))
+            return 0
         return subprocess.call([sys.executable, "-m", "otter", "assign", "--no-run-tests", str(source), str(args.out)])
     params, key, manual = ASSIGNMENTS[args.assignment]
     if args.command == "key":

@@ -17,7 +17,7 @@ Covers:
 
 ::
 
-    SUBMISSIONS/<id>.ipynb --pin id--scan--> tmp/<assignment>.ipynb --otter run (timeout, RLIMIT_AS)-->
+    SUBMISSIONS/<id>.ipynb --drop setup cell--pin id--scan--> tmp/<assignment>.ipynb --otter run (timeout, RLIMIT_AS)-->
         results.json --> grades.csv row (a column per question, total, flags) + feedback/<id>.md
 """
 
@@ -41,6 +41,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ._shared import GRADED_ID_VARIABLE
+from .release import strip_setup_cells
 
 __all__ = ["Grade", "find_submissions", "grade_folder", "grade_one", "scan", "write_csv"]
 
@@ -96,7 +97,8 @@ FORBIDDEN_NAMES = frozenset(
         "ag_frame",
     }
 )
-_OTTER_INIT = re.compile(r'# Initialize Otter\nimport otter\ngrader = otter\.Notebook\("[\w.-]+\.ipynb"\)')
+#: otter assign's first cell: it names the notebook, except in a copy built for Colab (release.py).
+_OTTER_INIT = re.compile(r'# Initialize Otter\nimport otter\ngrader = otter\.Notebook\(("[\w.-]+\.ipynb")?\)')
 _FORBIDDEN_TEXT = re.compile(r"LABSUPPORT_GRADED_ID|otter\.|tests/|tests\\\\|\.\./|/autograder|results\.(json|pkl)")
 
 
@@ -353,6 +355,10 @@ def grade_one(
     except (OSError, ValueError) as exc:
         grade.flags.append(f"unreadable notebook: {exc}")
         return grade
+    if not isinstance(nb, dict):
+        grade.flags.append("unreadable notebook: not a notebook's JSON object")
+        return grade
+    strip_setup_cells(nb)  # a Colab copy's install cell: it writes public checks, which the scan would flag
     if pin_student_id(nb, student_id):
         grade.flags.append("STUDENT_ID in the notebook was another id: graded against the collected id")
     tampering = scan(nb)

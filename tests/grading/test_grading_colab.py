@@ -1,0 +1,137 @@
+"""A graded assignment built for Colab (``build --colab``): the setup cell, otter's Colab mode, grading.
+
+Colab itself cannot run offline. What differs there is what otter 7 does when it finds itself in
+Colab: it refuses checks kept in the notebook's metadata and wants a ``./tests`` folder of test
+files. These tests make otter take that branch in a real kernel (its interpreter check is pointed
+at the kernel's own shell) and run the Colab copy's setup cell and checks through it; then they
+grade the copy the way an instructor does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from labsupport.colab import Published
+from labsupport.errors import ConfigError
+from labsupport.grading import __main__ as cli
+from labsupport.grading import grade, lab05, release
+
+pytest.importorskip("otter", reason="the [grading] extra (otter-grader) is not installed")
+
+ASSIGNMENT = lab05.ASSIGNMENT
+WHERE = Published(repository_url="https://github.com/Some-Uni/outage-course", branch="spring-2027")
+#: Run in the kernel before otter is imported: otter's Colab check looks for "google.colab" in the
+#: shell's name; here it looks for the kernel's own shell, so otter behaves as in Colab.
+AS_IN_COLAB = (
+    "from otter.check.utils import IPythonInterpreter\n"
+    "IPythonInterpreter.COLAB.value.check_strs[:] = ['ZMQInteractiveShell']\n"
+    "assert IPythonInterpreter.COLAB.value.running()"
+)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("colab") / "dist"
+    source = cli.SOURCES / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    release.build_colab(source, out, where=WHERE)
+    return out
+
+
+def _run(nb: nbformat.NotebookNode, where: Path) -> nbformat.NotebookNode:
+    from nbclient import NotebookClient
+
+    where.mkdir(parents=True, exist_ok=True)
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(where)}}).execute()
+    return nb
+
+
+def _solution_as_in_colab(built: Path) -> nbformat.NotebookNode:
+    """The solution notebook with the Colab copy's setup cell first and otter's Colab check on."""
+    solution = nbformat.read(built / "autograder" / f"{ASSIGNMENT}.ipynb", as_version=4)
+    setup = nbformat.read(built / "student" / f"{ASSIGNMENT}.ipynb", as_version=4).cells[0]
+    solution.cells[:0] = [setup, nbformat.v4.new_code_cell(AS_IN_COLAB)]
+    return solution
+
+
+def test_the_colab_copy_starts_with_a_setup_cell_that_installs_and_writes_only_public_checks(built):
+    nb = nbformat.read(built / "student" / f"{ASSIGNMENT}.ipynb", as_version=4)
+    setup = nb.cells[0]
+    assert release.is_setup_cell(setup) and setup.metadata["jupyter"]["source_hidden"]
+    assert setup.source.startswith("#@title Set up (run this cell first)")
+    assert '"labsupport[grading] @ git+https://github.com/Some-Uni/outage-course@spring-2027"' in setup.source
+    assert nb.cells[1].source.startswith("# Initialize Otter")
+    public = {p.name for p in (built / "student" / "tests").glob("*.py")}
+    written = set(re.findall(r"^    '(q\w+\.py)': ", setup.source, re.M))
+    assert written == public == {"q1_predict.py", "q2_measure.py", "q3_design.py"}
+    text = (built / "student" / f"{ASSIGNMENT}.ipynb").read_text(encoding="utf-8")
+    for leak in ("hidden=True", "SOLUTION", "check_rule", "check_total_s", "request.service_s <= request.wait_limit_s"):
+        assert leak not in text, leak
+    assert "tests" not in nb.metadata.get("otter", {})  # no checks in the metadata: they are files here
+
+
+def test_in_colab_mode_the_setup_cell_makes_every_check_run(built, tmp_path):
+    # Without the setup cell otter refuses to start, as it would in Colab: the mode is really on.
+    bare = _solution_as_in_colab(built)
+    del bare.cells[0]
+    from nbclient.exceptions import CellExecutionError
+
+    with pytest.raises(CellExecutionError, match=r"Tests directory \./tests does not exist"):
+        _run(bare, tmp_path / "bare")
+    ran = _run(_solution_as_in_colab(built), tmp_path / "colab")
+    checks = [c for c in ran.cells if c.cell_type == "code" and c.source.startswith("grader.check(")]
+    assert len(checks) == 3
+    for cell in checks:
+        shown = json.dumps(cell.outputs)
+        assert "passed" in shown and "failed" not in shown.lower(), (cell.source, shown[:300])
+    assert sorted(p.name for p in (tmp_path / "colab" / "tests").glob("*.py")) == [
+        "q1_predict.py",
+        "q2_measure.py",
+        "q3_design.py",
+    ]
+
+
+def test_the_grading_command_drops_the_setup_cell_and_grades_the_rest(built, tmp_path):
+    solution = _solution_as_in_colab(built)
+    del solution.cells[1]  # the Colab switch is the test's, not the student's
+    # A student who hides code in the setup cell gets it dropped, not run (here: a patch of a check).
+    solution.cells[0].source += "\nfrom labsupport.grading import lab05\nlab05.check_rule_on_your_night = print"
+    path = tmp_path / "s2000001.ipynb"
+    nbformat.write(solution, path)
+    autograder = next((built / "autograder").glob("*.zip"))
+    got = grade.grade_one("s2000001", path, autograder, assignment=ASSIGNMENT)
+    assert got.flags == [] and got.total == 7.0, (got.flags, got.scores)
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    assert release.strip_setup_cells(nb) == 1 and not any(release.is_setup_cell(c) for c in nb["cells"])
+
+
+def test_a_setup_cell_refuses_a_check_file_name_that_leaves_the_tests_folder():
+    with pytest.raises(ConfigError, match=r"plain <name>\.py"):
+        release.setup_cell_source(WHERE, {"../q1.py": "x = 1"})
+
+
+def test_the_install_cell_refuses_an_extra_that_is_not_a_name():
+    from labsupport.colab import student_install_cell
+
+    assert '"labsupport[grading] @ git+' in student_install_cell(WHERE, extra="grading")
+    with pytest.raises(ConfigError, match="extra"):
+        student_install_cell(WHERE, extra='grading]" ; rm -rf ~ ; "')
+
+
+def test_the_guides_colab_command_builds_the_copy_it_describes(tmp_path, capsys):
+    page = (Path(__file__).parents[2] / "chapters" / "instructor-guide" / "grading.md").read_text(encoding="utf-8")
+    command = re.search(r"python -m labsupport\.grading (build \S+ --out \S+ --colab)", page)
+    assert command is not None
+    args = command.group(1).split()
+    args[3] = str(tmp_path / "dist")
+    assert cli.main(args) == 0
+    student = tmp_path / "dist" / "student" / f"{args[1]}.ipynb"
+    assert f"wrote {student}" in capsys.readouterr().out
+    setup = nbformat.read(student, as_version=4).cells[0]
+    title = re.search(r'folded under the title "([^"]+)"', " ".join(page.split()))
+    assert title is not None and setup.source.startswith(f"#@title {title.group(1)}")
+    assert "the assignment's public checks into `./tests`" in " ".join(page.split())
