@@ -357,5 +357,7 @@ def call_strategy(
     if steps > limit:  # the student's code caught the stop and went on: still a timeout
         raise StrategyTimeout(over_budget)
     if type(answer) is not bool:
-        raise ConfigError(f"{who} must return True or False, got {type(answer).__name__} {answer!r} on {request!r}")
+        kind = type(answer)
+        named = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        raise ConfigError(f"{who} must return True or False, got {named} {answer!r} on {request!r}")
     return answer

@@ -11,6 +11,7 @@
     python -m labsupport.grading key 01-enactor-race --id s1234567
     python -m labsupport.grading grade SUBMISSIONS --autograder dist/01-enactor-race/autograder/*.zip \\
         --out grades.csv --feedback feedback/ [--jobs 2] [--timeout 300] [--memory-mb 3072]
+        (the assignment is the one the zip was built for; --assignment NAME only checks it)
 """
 
 from __future__ import annotations
@@ -57,7 +58,12 @@ def main(argv: list[str] | None = None) -> int:
     k.add_argument("--id", required=True, dest="student_id")
     g = sub.add_parser("grade", help="grade a folder of submissions into a CSV and feedback files")
     g.add_argument("submissions", type=Path)
-    g.add_argument("--assignment", choices=sorted(ASSIGNMENTS), default=lab01.ASSIGNMENT)
+    g.add_argument(
+        "--assignment",
+        choices=sorted(ASSIGNMENTS),
+        default=None,
+        help="the assignment's name (by default the one the autograder zip was built for)",
+    )
     g.add_argument("--autograder", type=Path, required=True)
     g.add_argument("--out", type=Path, required=True)
     g.add_argument("--feedback", type=Path, default=None)
@@ -74,17 +80,25 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error(str(exc))
             return 0
         return subprocess.call([sys.executable, "-m", "otter", "assign", "--no-run-tests", str(source), str(args.out)])
-    params, key, manual = ASSIGNMENTS[args.assignment]
     if args.command == "key":
         try:
-            print(json.dumps(key(args.student_id), indent=2))
+            print(json.dumps(ASSIGNMENTS[args.assignment][1](args.student_id), indent=2))
         except ConfigError as exc:
             parser.error(str(exc))  # exits with status 2 and the message, not a traceback
         return 0
+    try:
+        built_for = grade.autograder_assignment(args.autograder)
+    except ConfigError as exc:
+        parser.error(str(exc))
+    if args.assignment is not None and args.assignment != built_for:
+        parser.error(f"--assignment {args.assignment} does not match the autograder zip, built for {built_for}")
+    if built_for not in ASSIGNMENTS:
+        parser.error(f"the autograder zip was built for {built_for!r}, which this command does not know")
+    params, _, manual = ASSIGNMENTS[built_for]
     grades = grade.grade_folder(
         args.submissions,
         args.autograder,
-        assignment=args.assignment,
+        assignment=built_for,
         jobs=args.jobs,
         timeout_s=args.timeout,
         memory_mb=args.memory_mb,

@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +44,7 @@ from ..errors import ConfigError
 from ._shared import GRADED_ID_VARIABLE
 from .release import strip_setup_cells
 
-__all__ = ["Grade", "find_submissions", "grade_folder", "grade_one", "scan", "write_csv"]
+__all__ = ["Grade", "autograder_assignment", "find_submissions", "grade_folder", "grade_one", "scan", "write_csv"]
 
 #: The id the student copy ships with, before a student writes theirs.
 PLACEHOLDER_ID = "s0000000"
@@ -125,6 +126,24 @@ class Grade:
     @property
     def total(self) -> float:
         return float(sum(self.scores.values()))
+
+
+def autograder_assignment(autograder: Path) -> str:
+    """The assignment an otter autograder zip was built for (its ``otter_config.json``'s name).
+
+    Raises:
+        ConfigError: the file is not a zip, or holds no ``otter_config.json`` with an
+            ``assignment_name``.
+    """
+    try:
+        with zipfile.ZipFile(autograder) as zf:
+            config = json.loads(zf.read("otter_config.json"))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+        raise ConfigError(f"--autograder must be otter assign's autograder zip, got {autograder}: {exc}") from None
+    name = config.get("assignment_name") if isinstance(config, dict) else None
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"the autograder zip {autograder} names no assignment (otter_config.json)")
+    return name
 
 
 def find_submissions(folder: Path) -> list[tuple[str, Path]]:

@@ -533,3 +533,10 @@ def test_a_faulty_launch_admission_stops_the_run_with_an_error_naming_it():
         replace(_NET, launch_admission=60)
     with pytest.raises(ConfigError, match="launch_wait_limit_s"):
         replace(_NET, launch_wait_limit_s=0.0)
+
+
+def test_a_numpy_bool_is_named_as_numpys_not_as_a_bool():
+    import numpy as np
+
+    with pytest.raises(ConfigError, match=r"must return True or False, got numpy\.bool"):
+        call_strategy("launch_admission", lambda request: np.True_, object())

@@ -135,3 +135,25 @@ def test_the_guides_colab_command_builds_the_copy_it_describes(tmp_path, capsys)
     title = re.search(r'folded under the title "([^"]+)"', " ".join(page.split()))
     assert title is not None and setup.source.startswith(f"#@title {title.group(1)}")
     assert "the assignment's public checks into `./tests`" in " ".join(page.split())
+
+
+def test_the_grade_command_grades_the_assignment_its_zip_was_built_for(built, tmp_path, capsys):
+    # An instructor who copies the guide's grade command without --assignment: the feedback still
+    # gives each student this assignment's parameters (an instructor found lab 01's there).
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    solution = nbformat.read(built / "autograder" / f"{ASSIGNMENT}.ipynb", as_version=4)
+    nbformat.write(solution, subs / "s2000002.ipynb")
+    autograder = str(next((built / "autograder").glob("*.zip")))
+    out = ["--out", str(tmp_path / "grades.csv"), "--feedback", str(tmp_path / "feedback")]
+    for wrong, words in (
+        (["--assignment", "01-enactor-race"], "does not match the autograder zip, built for 05-six-stop-points"),
+        (["--autograder", str(subs / "s2000002.ipynb")], "must be otter assign's autograder zip"),
+    ):
+        with pytest.raises(SystemExit) as stopped:
+            cli.main(["grade", str(subs), "--autograder", autograder, *out, *wrong])
+        assert stopped.value.code == 2 and words in capsys.readouterr().err
+    assert cli.main(["grade", str(subs), "--autograder", autograder, *out]) == 0
+    feedback = (tmp_path / "feedback" / "s2000002.md").read_text(encoding="utf-8")
+    assert f"'dns_repair_s': {lab05.params('s2000002').dns_repair_s}" in feedback and "lock_losses" not in feedback
+    assert "Auto-graded: 7 / 7 points." in feedback
