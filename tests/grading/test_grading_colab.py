@@ -157,3 +157,12 @@ def test_the_grade_command_grades_the_assignment_its_zip_was_built_for(built, tm
     feedback = (tmp_path / "feedback" / "s2000002.md").read_text(encoding="utf-8")
     assert f"'dns_repair_s': {lab05.params('s2000002').dns_repair_s}" in feedback and "lock_losses" not in feedback
     assert "Auto-graded: 7 / 7 points." in feedback
+
+
+def test_the_guides_time_table_states_each_student_copys_own_estimate():
+    page = (Path(__file__).parents[2] / "chapters" / "instructor-guide" / "grading.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([\w-]+)` \| ([^|]+?) \|$", page.split("## How long each assignment takes")[1], re.M))
+    assert set(rows) == set(cli.ASSIGNMENTS)
+    for name, said in rows.items():
+        text = (cli.SOURCES / name / f"{name}.ipynb").read_text(encoding="utf-8")
+        assert f"Estimated time: {said}." in text, name
