@@ -17,6 +17,7 @@ import importlib.util
 import os
 import sys
 import types
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -41,10 +42,16 @@ GRADED_ID_VARIABLE = "LABSUPPORT_GRADED_ID"
 
 
 def digest(assignment: str, student_id: object) -> bytes:
-    """SHA-256 of ``"<assignment>:<id>"`` (32 bytes); raises ConfigError unless the id is a non-empty string."""
+    """SHA-256 of ``"<assignment>:<id>"`` (32 bytes), the id stripped and in Unicode NFC (a macOS
+    file name gives NFD: the same id must give the same problem); raises ConfigError unless the id
+    is a non-empty string that UTF-8 can encode."""
     if not isinstance(student_id, str) or not student_id.strip():
         raise ConfigError(f"student_id must be a non-empty string, got {student_id!r}")
-    return hashlib.sha256(f"{assignment}:{student_id.strip()}".encode()).digest()
+    name = unicodedata.normalize("NFC", student_id.strip())
+    try:
+        return hashlib.sha256(f"{assignment}:{name}".encode()).digest()
+    except UnicodeEncodeError:
+        raise ConfigError(f"student_id must be text UTF-8 can encode, got {student_id!r}") from None
 
 
 def graded_id(notebook_id: str) -> str:

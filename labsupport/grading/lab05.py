@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -265,20 +266,29 @@ def _seen_requests(student_id: str) -> tuple[LaunchRequest, ...]:
     def run(net: Any) -> object:
         return chain.run(replace(cfg, nlb=replace(cfg.nlb, network=net)))
 
-    return recorded_requests(run, cfg.nlb.network, "launch_admission", reference_launch_admission)
+    seen = recorded_requests(run, cfg.nlb.network, "launch_admission", reference_launch_admission)
+    return tuple(dict.fromkeys(seen))  # the chain runs Network Manager twice: each request once
 
 
 def _table(notebook_id: str) -> list[LaunchRequest]:
     """Made-up requests over service times of 1 s to 10 min and limits of 1 min to 1 day, queues on
-    both sides of each limit, then a sample of those a real run of the graded id's night asks."""
+    both sides of each limit, then a sample of those a real run of the graded id's night asks.
+
+    The made-up requests' times and oldest waits are drawn from continuous ranges (seeded by the
+    graded id), and a queue that is not empty has waited, as in a real run, so that a rule cannot
+    tell them from the real ones by their values."""
+    student = graded_id(notebook_id)
+    rng = random.Random(digest(ASSIGNMENT + ":table", student))
     made_up = []
-    for service in (1.0, 6.0, 7.5, 10.0, 600.0):
+    for service in (1.0, 5.0, 6.0, 7.5, 10.0, 600.0):
         for limit in (60.0, 450.0, 600.0, 86_400.0):
             edge = int(limit // service)
             for queue in sorted({0, 1, edge // 2, max(edge - 2, 0), max(edge - 1, 0), edge, edge + 1, 3 * edge + 5}):
-                for time_s, oldest in ((0.0, 0.0), (3_600.0, 0.5 * limit), (20_000.0, 2 * limit)):
-                    made_up.append(LaunchRequest(time_s, queue, 0.0 if queue == 0 else oldest, service, limit))
-    seen = _seen_requests(graded_id(notebook_id))
+                for _ in range(3):
+                    time_s = rng.uniform(0.0, 40_000.0)
+                    oldest = 0.0 if queue == 0 else rng.uniform(0.0, min(time_s, 3 * limit))
+                    made_up.append(LaunchRequest(time_s, queue, oldest, service, limit))
+    seen = _seen_requests(student)
     return made_up + list(seen[:: max(1, len(seen) // 2_000)])
 
 

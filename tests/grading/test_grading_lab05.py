@@ -196,6 +196,26 @@ def test_shedding_more_than_the_limit_asks_loses_the_run_points():
     assert "launches were refused" in fails(lab05.check_rule_on_your_night, half_the_limit, ID)
 
 
+def test_a_rule_that_admits_everything_for_some_hours_loses_the_refuse_point():
+    # An adversarial helper's rule: right except from 1 h to 5.5 h after draining starts, where a
+    # real night's queue never reaches the limit; the made-up requests' times are drawn over the night.
+    def wrong_for_hours(request) -> bool:
+        if 3_600 < request.time_s < 20_000:
+            return True
+        return (request.queue_count + 1) * request.service_s <= request.wait_limit_s
+
+    assert "waits past the limit" in fails(lab05.check_rule_refuses_beyond_the_limit, wrong_for_hours, ID)
+
+
+def test_a_rule_cannot_tell_the_made_up_requests_from_the_real_ones_by_their_values():
+    # Made-up requests keep no grid of times, and a queue that is not empty has waited, as in a run.
+    table = lab05._table(ID)
+    made_up = table[: len(table) - len(lab05._seen_requests(ID)[:: max(1, len(lab05._seen_requests(ID)) // 2_000)])]
+    assert len({r.time_s for r in made_up}) == len(made_up)
+    assert all(r.oldest_wait_s > 0 for r in made_up if r.queue_count > 0 and r.time_s > 0)
+    assert len(set(lab05._seen_requests(ID))) == len(lab05._seen_requests(ID))  # each real request once
+
+
 def test_a_rule_on_the_oldest_wait_earns_nothing():
     assert _design_points(by_the_oldest_wait) == dict.fromkeys(DESIGN, False)
 

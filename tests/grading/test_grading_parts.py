@@ -254,3 +254,15 @@ def test_a_run_that_reports_no_question_scores_is_flagged():
     ok = grade.Grade("s2")
     grade._read_results(ok, {"tests": [{"name": "q1", "score": 1, "max_score": 1, "output": "passed"}]})
     assert ok.scores == {"q1": 1.0} and ok.flags == []
+
+
+def test_an_id_is_the_same_in_any_unicode_form_and_one_utf8_cannot_encode_is_refused(capsys):
+    from labsupport.grading import __main__ as cli
+    from labsupport.grading._shared import digest
+
+    assert digest("a", "s-\u00e9") == digest("a", "s-e\u0301") == digest("a", " s-\u00e9\n")
+    with pytest.raises(ConfigError, match="UTF-8"):
+        digest("a", "s\ud800")
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["key", "05-six-stop-points", "--id", "s\ud800"])
+    assert stopped.value.code == 2 and "UTF-8" in capsys.readouterr().err
