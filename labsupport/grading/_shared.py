@@ -30,6 +30,7 @@ __all__ = [
     "GRADED_ID_VARIABLE",
     "PredictionBase",
     "check_answers_with_a_bool",
+    "check_seconds",
     "check_course_intact",
     "check_prediction_made",
     "digest",
@@ -103,6 +104,17 @@ def check_prediction_made(prediction: object, kind: type[PredictionBase], record
     assert isinstance(prediction, kind), "prediction must be the Prediction object of the first cell"
     assert getattr(prediction, recorded) is not None, "no prediction was recorded"
     assert prediction.made_before_run, "the prediction was recorded after the run"
+
+
+def check_seconds(answer: object, notebook_id: str, name: str, key: Callable[[str], dict[str, object]]) -> None:
+    """A measured time, in seconds, equals ``key(graded id)[name]`` within 0.5 s.
+
+    Raises:
+        AssertionError: ``answer`` is not a ``float``, or is not what the graded id's night gives.
+    """
+    expected = float(key(graded_id(notebook_id))[name])  # type: ignore[arg-type]
+    assert isinstance(answer, float), f"{name} must be a float"
+    assert abs(answer - expected) <= 0.5, f"{name} is not what your night gives"
 
 
 def check_answers_with_a_bool(name: str, fn: object, request: object) -> None:

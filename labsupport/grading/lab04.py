@@ -35,7 +35,7 @@ from .. import dns_cache
 from .._memo import cached_run
 from ..errors import ConfigError
 from ..strategy import EmptyAnswerRequest, call_strategy
-from ._shared import PredictionBase, check_prediction_made, digest, graded_id, recorded_requests
+from ._shared import PredictionBase, check_prediction_made, check_seconds, digest, graded_id, recorded_requests
 
 __all__ = [
     "ASSIGNMENT",
@@ -218,20 +218,14 @@ def check_prediction(prediction: object) -> None:
     check_prediction_made(prediction, Prediction, "recovery_min")
 
 
-def _check_seconds(answer: object, notebook_id: str, name: str) -> None:
-    expected = float(key(graded_id(notebook_id))[name])  # type: ignore[arg-type]
-    assert isinstance(answer, float), f"{name} must be a float"
-    assert abs(answer - expected) <= 0.5, f"{name} is not what your night gives"
-
-
 def check_recovery_most_s(answer: object, notebook_id: str) -> None:
     """The measured restore-to-99 % time equals the model's for the graded id (within 0.5 s)."""
-    _check_seconds(answer, notebook_id, "recovery_most_s")
+    check_seconds(answer, notebook_id, "recovery_most_s", key)
 
 
 def check_half_failing_after_s(answer: object, notebook_id: str) -> None:
     """The measured time until half the clients fail equals the model's for the graded id (within 0.5 s)."""
-    _check_seconds(answer, notebook_id, "half_failing_after_s")
+    check_seconds(answer, notebook_id, "half_failing_after_s", key)
 
 
 def _ask(rule: Callable[[EmptyAnswerRequest], bool], request: EmptyAnswerRequest) -> bool:

@@ -39,7 +39,7 @@ from .._memo import cached_run
 from ..chain import StopPoints
 from ..errors import ConfigError
 from ..strategy import LaunchRequest, call_strategy
-from ._shared import PredictionBase, check_prediction_made, digest, graded_id, recorded_requests
+from ._shared import PredictionBase, check_prediction_made, check_seconds, digest, graded_id, recorded_requests
 
 __all__ = [
     "ASSIGNMENT",
@@ -238,20 +238,14 @@ def check_prediction(prediction: object) -> None:
     check_prediction_made(prediction, Prediction, "total_h")
 
 
-def _check_seconds(answer: object, notebook_id: str, name: str) -> None:
-    expected = float(key(graded_id(notebook_id))[name])  # type: ignore[arg-type]
-    assert isinstance(answer, float), f"{name} must be a float"
-    assert abs(answer - expected) <= 0.5, f"{name} is not what your night gives"
-
-
 def check_total_s(answer: object, notebook_id: str) -> None:
     """The whole event's length as in October equals the model's for the graded id (within 0.5 s)."""
-    _check_seconds(answer, notebook_id, "total_s")
+    check_seconds(answer, notebook_id, "total_s", key)
 
 
 def check_saved_by_5_s(answer: object, notebook_id: str) -> None:
     """The time stop point 5 saves equals the model's for the graded id (within 0.5 s)."""
-    _check_seconds(answer, notebook_id, "saved_by_5_s")
+    check_seconds(answer, notebook_id, "saved_by_5_s", key)
 
 
 def _ask(rule: Callable[[LaunchRequest], bool], request: LaunchRequest) -> bool:
