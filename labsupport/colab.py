@@ -165,6 +165,10 @@ except ModuleNotFoundError as missing:
 INSTALL_CELL_TAGS: tuple[str, ...] = ("remove-cell",)
 
 
+#: The modules each extra of the package brings, which a student copy that needs it imports first.
+_EXTRA_MODULES: dict[str, tuple[str, ...]] = {"grading": ("otter",)}
+
+
 def student_install_cell(where: Published, *, extra: str | None = None) -> str:
     """The first code cell of every student notebook, for the repository ``where``.
 
@@ -176,17 +180,19 @@ def student_install_cell(where: Published, *, extra: str | None = None) -> str:
     Raises:
         ConfigError: ``extra`` is not a bare name (letters, digits, ``-`` and ``_``).
     """
-    requirement = where.pip_requirement
+    requirement, imports = where.pip_requirement, "labsupport"
     if extra is not None:
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,39}", extra):
             raise ConfigError(f"extra must be a bare package extra name, got {extra!r}")
         requirement = requirement.replace("labsupport @", f"labsupport[{extra}] @", 1)
+        # The course installed without the extra (the README's install) must not skip it.
+        imports = ", ".join(("labsupport", *_EXTRA_MODULES.get(extra, ())))
     return f"""\
 # Colab, VS Code or a fresh JupyterHub: install the course package, with the exact dependency
 # versions the course is tested with ({CONSTRAINTS_PATH}) and nothing else. Where `labsupport`
 # is already importable (the course's environment, Binder, a hub image of the course), it does nothing.
 try:
-    import labsupport  # noqa: F401
+    import {imports}  # noqa: F401
 except ModuleNotFoundError:
     %pip install --quiet --constraint {where.constraints_url} "{requirement}"
     import importlib, site, sys

@@ -25,6 +25,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ..colab import published
 from ..errors import ConfigError
 from . import concept_quiz, grade, lab01, lab02, lab03, lab04, lab05, lab06, release
 
@@ -79,7 +80,10 @@ def main(argv: list[str] | None = None) -> int:
             except ConfigError as exc:
                 parser.error(str(exc))
             return 0
-        return subprocess.call([sys.executable, "-m", "otter", "assign", "--no-run-tests", str(source), str(args.out)])
+        done = subprocess.call([sys.executable, "-m", "otter", "assign", "--no-run-tests", str(source), str(args.out)])
+        if done == 0:
+            release.link_to_book(args.out / "student" / source.name, published())
+        return done
     if args.command == "key":
         try:
             print(json.dumps(ASSIGNMENTS[args.assignment][1](args.student_id), indent=2))

@@ -29,6 +29,7 @@ Covers:
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -39,7 +40,7 @@ from typing import Any
 from ..colab import Published, published, student_install_cell
 from ..errors import ConfigError
 
-__all__ = ["SETUP_KEY", "build_colab", "is_setup_cell", "setup_cell_source", "strip_setup_cells"]
+__all__ = ["SETUP_KEY", "build_colab", "is_setup_cell", "link_to_book", "setup_cell_source", "strip_setup_cells"]
 
 #: The setup cell's marker: ``metadata["labsupport"][SETUP_KEY]`` is true.
 SETUP_KEY = "colab_setup"
@@ -70,6 +71,26 @@ def setup_cell_source(where: Published, public_checks: dict[str, str]) -> str:
         "for name, text in PUBLIC_CHECKS.items():\n"
         '    pathlib.Path("tests", name).write_text(text, encoding="utf-8")'
     )
+
+
+#: A link from an assignment source to a page of the course, relative to ``assignments/<a>/``.
+_COURSE_LINK = re.compile(r"\]\(\.\./\.\./((?:labs|chapters)/[\w./-]+?\.(?:ipynb|md)(?:#[\w-]+)?)\)")
+
+
+def link_to_book(student: Path, where: Published) -> int:
+    """Point a built student copy's links to the course's labs and chapters at the published book
+    (they are relative to the repository's ``assignments/`` and lead nowhere from ``dist/`` or an
+    LMS download); return how many were rewritten."""
+    import nbformat
+
+    nb = nbformat.read(student, as_version=4)
+    count = 0
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source, n = _COURSE_LINK.subn(lambda m: f"]({where.page_url(m.group(1))})", cell.source)
+            count += n
+    nbformat.write(nb, student)
+    return count
 
 
 def is_setup_cell(cell: dict[str, Any]) -> bool:
@@ -150,6 +171,7 @@ def build_colab(source: Path, out: Path, *, where: Published | None = None) -> P
         copy = nbformat.read(path, as_version=4)
         copy.cells = [c for c in copy.cells if c.source.strip() != _OTTER_PIP]
         nbformat.write(copy, path)
+    link_to_book(student, where)
     nb = nbformat.read(student, as_version=4)
     cell = nbformat.v4.new_code_cell(
         setup_cell_source(where, checks),

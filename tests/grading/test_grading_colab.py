@@ -64,6 +64,10 @@ def test_the_colab_copy_starts_with_a_setup_cell_that_installs_and_writes_only_p
     assert release.is_setup_cell(setup) and setup.metadata["jupyter"]["source_hidden"]
     assert setup.source.startswith("#@title Set up (run this cell first)")
     assert '"labsupport[grading] @ git+https://github.com/Some-Uni/outage-course@spring-2027"' in setup.source
+    # A course installed without the extra (the README's install) must not skip the install.
+    assert "    import labsupport, otter  # noqa: F401\n" in setup.source
+    intro = next(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "](https://some-uni.github.io/outage-course/labs/05-six-stop-points.html)" in intro
     assert nb.cells[1].source.startswith("# Initialize Otter")
     public = {p.name for p in (built / "student" / "tests").glob("*.py")}
     written = set(re.findall(r"^    '(q\w+\.py)': ", setup.source, re.M))
