@@ -97,11 +97,14 @@ _MARK = (
 # A panel may empty a slot (lab 07's debrief unticked shows an empty Markdown there): JupyterLab
 # re-renders a Markdown output in place, so an empty rendered Markdown with none of its old elements
 # is the new state, not a render still to come (the rule waited for content it never got: 15 s).
+# With jupyterlab-myst installed (as the course installs it) a Markdown output is a
+# .jp-RenderedMySTMarkdown, not a .jp-RenderedMarkdown: the rule knew only the latter, and three of
+# lab 07's six debrief moves (each untick) counted as the 15 s timeout although the panel redrew.
 _ALL_REDRAWN = (
     """(index) => {"""
     + _OUTPUTS
     + """
-  const emptied = out => out.matches('.jp-RenderedMarkdown') && !out.textContent.trim();
+  const emptied = out => out.matches('.jp-RenderedMarkdown, .jp-RenderedMySTMarkdown') && !out.textContent.trim();
   const outs = outputsOf(index);
   return outs.length > 0 && outs.every(out => out.getAttribute('data-ls-tracked') !== '1' || (
     !out.querySelector('[data-ls-old]') && (Boolean(out.querySelector('*')) || emptied(out))
