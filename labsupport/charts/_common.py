@@ -91,7 +91,7 @@ def _recovery_rules(marks: dict[str, float | None], origin: pd.Timestamp) -> lis
     return [
         alt.Chart(data)
         .mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2)
-        .encode(x="at:T", tooltip=["what:N", alt.Tooltip("at:T", format="%H:%M", title="time")])
+        .encode(x=alt.X("at:T"), tooltip=[alt.Tooltip("what:N"), alt.Tooltip("at:T", format="%H:%M", title="time")])
     ]
 
 

@@ -162,6 +162,6 @@ def _note_chart(
     note = (
         alt.Chart(pd.DataFrame({"text": [text]}))
         .mark_text(align="center", baseline="middle", fontSize=14, color="#222")
-        .encode(x=alt.value(width / 2), y=alt.value(height / 2), text="text:N")
+        .encode(x=alt.XValue(width / 2), y=alt.YValue(height / 2), text=alt.Text("text:N"))
     )
     return _base_config(alt.layer(note).properties(width=width, height=height, title=title, description=description))

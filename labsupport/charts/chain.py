@@ -75,7 +75,7 @@ def _chain_lanes(
         .mark_bar(height={"band": 0.4})
         .encode(
             x=_CHAIN_X,
-            x2="end:T",
+            x2=alt.X2("end:T"),
             y=alt.Y("stage:N", sort=stages, scale=alt.Scale(domain=stages), title=None, axis=alt.Axis(labelLimit=160)),
             yOffset=alt.YOffset("run:N", sort=runs, scale=alt.Scale(domain=runs)),
             color=alt.Color(
@@ -88,11 +88,11 @@ def _chain_lanes(
                 legend=alt.Legend(title=None, orient="bottom", direction=legend_direction, labelLimit=400),
             ),
             tooltip=[
-                "run:N",
-                "stage:N",
+                alt.Tooltip("run:N"),
+                alt.Tooltip("stage:N"),
                 alt.Tooltip("start:T", format="%H:%M", title="from"),
                 alt.Tooltip("end:T", format="%H:%M", title="to"),
-                "length:N",
+                alt.Tooltip("length:N"),
             ],
         )
         .properties(width=width, height=180)
@@ -176,7 +176,7 @@ def chain_timeline_chart(
     note = (
         alt.Chart(pd.DataFrame({"text": [text]}))
         .mark_text(align="left", baseline="top", dx=4, dy=-18, fontSize=13, color="#222")
-        .encode(x=alt.value(0), y=alt.value(0), text="text:N")
+        .encode(x=alt.XValue(0), y=alt.YValue(0), text=alt.Text("text:N"))
     )
     chart = alt.layer(_chain_lanes(bars, runs, width), note).properties(
         title="The chain, stage by stage",
@@ -291,7 +291,7 @@ def chain_explorer_chart(table: pd.DataFrame, *, width: int = 440) -> alt.LayerC
         alt.Chart(totals)
         .transform_filter(chosen)
         .mark_text(align="left", baseline="bottom", dx=4, dy=-5, fontSize=13, color=PALETTE[1], lineBreak="\n")
-        .encode(x=alt.value(0), y=alt.value(0), text=_state_text("text"))
+        .encode(x=alt.XValue(0), y=alt.YValue(0), text=_state_text("text"))
     )
     chart = (
         alt.layer(lanes, note)
@@ -374,7 +374,7 @@ def chain_impact_chart(impact: pd.DataFrame, *, width: int = 480) -> alt.LayerCh
             ),
             tooltip=[
                 alt.Tooltip("start:T", format="%H:%M", title="time"),
-                "stage:N",
+                alt.Tooltip("stage:N"),
                 alt.Tooltip("share:Q", format=".1%"),
             ],
         )
@@ -492,17 +492,17 @@ def chain_savings_chart(savings: pd.DataFrame, *, width: int = 260) -> alt.Layer
         alt.Chart(data)
         .transform_filter("datum.hours >= 0")
         .mark_text(align="left", dx=4, fontSize=11, color="#222")
-        .encode(x="hours:Q", y=y, text="saved:N")
+        .encode(x=alt.X("hours:Q"), y=y, text=alt.Text("saved:N"))
     )
     left = (
         alt.Chart(data)
         .transform_filter("datum.hours < 0")
         .mark_text(align="left", dx=4, fontSize=11, color="#222")
-        .encode(x=alt.datum(0), y=y, text="saved:N")
+        .encode(x=alt.datum(0), y=y, text=alt.Text("saved:N"))
     )
     layers = [bars, right, left]
     if neg < 0:
-        layers.append(alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#222").encode(x="x:Q"))
+        layers.append(alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#222").encode(x=alt.X("x:Q")))
     costly = [f"{n} adds {t[5:]}" for n, t in zip(data["name"], data["saved"], strict=False) if t.startswith("adds ")]
     chart = alt.layer(*layers).properties(
         width=width,

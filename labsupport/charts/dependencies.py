@@ -168,9 +168,9 @@ def dependency_blast_chart(
                 legend=alt.Legend(title="link", orient="bottom"),
             ),
             tooltip=[
-                "service:N",
-                "region:N",
-                "status:N",
+                alt.Tooltip("service:N"),
+                alt.Tooltip("region:N"),
+                alt.Tooltip("status:N"),
                 alt.Tooltip("path:N", title="why"),
                 alt.Tooltip("tag:N", title="weakest tag"),
             ],

@@ -166,7 +166,7 @@ def dns_failing_chart(
     )
     tip = [
         alt.Tooltip("clock:T", format="%H:%M:%S", title="time" if bin_s is None else "bin start"),
-        "run:N",
+        alt.Tooltip("run:N"),
         alt.Tooltip("failing:Q", format=".1%", title="failing" if bin_s is None else "mean failing"),
     ]
     if bin_s is not None:
@@ -191,9 +191,9 @@ def dns_failing_chart(
             .encode(
                 # The run's colour taken as is (no scale), so that the band adds nothing to the legend.
                 x=x,
-                y="lo:Q",
-                y2="hi:Q",
-                detail="run:N",
+                y=alt.Y("lo:Q"),
+                y2=alt.Y2("hi:Q"),
+                detail=alt.Detail("run:N"),
                 fill=alt.Fill("band:N", scale=None),
             )
         )
@@ -256,7 +256,7 @@ def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.Chart:
                 legend=alt.Legend(title=None, orient="bottom", labelLimit=500),
             ),
             tooltip=[
-                "series:N",
+                alt.Tooltip("series:N"),
                 alt.Tooltip("ttl_min:Q", title="negative TTL (min)"),
                 alt.Tooltip("delay_min:Q", format=".1f", title="delay (min)"),
             ],

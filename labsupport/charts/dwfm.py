@@ -146,13 +146,15 @@ def dwfm_timeseries_chart(
             }
         )
         marks.append(
-            alt.Chart(band).mark_rect(color="#999", opacity=0.18).encode(x="start:T", x2="end:T", tooltip=["what:N"])
+            alt.Chart(band)
+            .mark_rect(color="#999", opacity=0.18)
+            .encode(x=alt.X("start:T"), x2=alt.X2("end:T"), tooltip=[alt.Tooltip("what:N")])
         )
         # Named inside the band on the middle panel, where no work finishes while DynamoDB is out.
         band_text.append(
             alt.Chart(band)
             .mark_text(lineBreak="\n", fontSize=11, color="#444", baseline="middle")
-            .encode(x=alt.X("mid:T"), y=alt.value(60), text="text:N")
+            .encode(x=alt.X("mid:T"), y=alt.YValue(60), text=alt.Text("text:N"))
         )
     if operator_at_s is not None:
         rule = pd.DataFrame(
@@ -163,13 +165,15 @@ def dwfm_timeseries_chart(
             }
         )
         marks.append(
-            alt.Chart(rule).mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2).encode(x="at:T", tooltip=["what:N"])
+            alt.Chart(rule)
+            .mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2)
+            .encode(x=alt.X("at:T"), tooltip=[alt.Tooltip("what:N")])
         )
         # Named on the bottom panel, right of the rule, above the (then short) queue.
         rule_text.append(
             alt.Chart(rule)
             .mark_text(align="left", baseline="top", dx=5, dy=4, fontSize=11, color=PALETTE[3], fontWeight="bold")
-            .encode(x="at:T", y=alt.value(0), text="text:N")
+            .encode(x=alt.X("at:T"), y=alt.YValue(0), text=alt.Text("text:N"))
         )
 
     def panel(body: alt.Chart, height: int, *extra: alt.Chart) -> alt.LayerChart:
@@ -180,7 +184,7 @@ def dwfm_timeseries_chart(
         leased = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(
             x=_DWFM_X_UPPER,
             y=alt.Y("leased:Q", title="Droplets with a lease"),
-            tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "leased:Q"],
+            tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), alt.Tooltip("leased:Q")],
         )
     else:
         leased = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(
@@ -215,7 +219,7 @@ def dwfm_timeseries_chart(
             order=alt.Order("key:N", sort="ascending"),
             tooltip=[
                 alt.Tooltip("clock:T", format="%H:%M", title="time"),
-                "kind:N",
+                alt.Tooltip("kind:N"),
                 alt.Tooltip("per_min:Q", format=".1f", title="per minute"),
             ],
         )
@@ -229,15 +233,15 @@ def dwfm_timeseries_chart(
         level = [
             alt.Chart(cap)
             .mark_rule(color="#222", strokeDash=[2, 2])
-            .encode(y="y:Q", tooltip=[alt.Tooltip("y:Q", title="hosts' capacity (items per minute)")]),
+            .encode(y=alt.Y("y:Q"), tooltip=[alt.Tooltip("y:Q", title="hosts' capacity (items per minute)")]),
             alt.Chart(cap)
             .mark_text(align="right", baseline="bottom", dy=-3, fontSize=11, color="#222")
-            .encode(x=alt.value(width), y="y:Q", text="text:N"),
+            .encode(x=alt.XValue(width), y=alt.Y("y:Q"), text=alt.Text("text:N")),
         ]
     queue = base.mark_line(color=PALETTE[6], strokeWidth=2).encode(
         x=_DWFM_X,
         y=alt.Y("queue:Q", title="Items waiting in queues"),
-        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "queue:Q"],
+        tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), alt.Tooltip("queue:Q")],
     )
     chart = alt.vconcat(
         panel(leased, 130), panel(work, 150, *level, *band_text), panel(queue, 110, *rule_text)
@@ -398,7 +402,12 @@ def dwfm_phase_chart(sweep: pd.DataFrame, *, cell_px: int = 50) -> alt.FacetChar
     text = (
         alt.Chart()
         .mark_text(fontSize=10)
-        .encode(x=x, y=y, text="label:N", color=alt.condition("datum.recovered", alt.value("#111"), alt.value("white")))
+        .encode(
+            x=x,
+            y=y,
+            text=alt.Text("label:N"),
+            color=alt.ColorValue(**alt.condition("datum.recovered", alt.value("#111"), alt.value("white"))),
+        )
     )
     chart = (
         alt.layer(recovered, stuck, text, data=data)
@@ -524,7 +533,7 @@ def dwfm_explorer_chart(grid: pd.DataFrame, *, width: int = 480) -> alt.VConcatC
                 legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=400),
             ),
             order=alt.Order("key:N", sort="ascending"),
-            tooltip=[tip, "kind:N", alt.Tooltip("per_min:Q", format=".1f", title="per minute")],
+            tooltip=[tip, alt.Tooltip("kind:N"), alt.Tooltip("per_min:Q", format=".1f", title="per minute")],
         )
         .properties(width=width, height=150)
     )

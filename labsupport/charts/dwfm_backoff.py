@@ -120,8 +120,8 @@ def dwfm_backoff_chart(runs: dict[str, pd.DataFrame], *, width: int = 560) -> al
             ),
             tooltip=[
                 alt.Tooltip("clock:T", format="%H:%M", title="time"),
-                "run:N",
-                "place:N",
+                alt.Tooltip("run:N"),
+                alt.Tooltip("place:N"),
                 alt.Tooltip("count:Q", format=",.0f", title="items"),
             ],
         )

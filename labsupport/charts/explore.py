@@ -147,16 +147,23 @@ def explore_sequence_chart(
                 legend=alt.Legend(orient="bottom", columns=3),
             ),
             shape=alt.Shape("group:N", scale=alt.Scale(domain=groups, range=[styles[g][1] for g in groups])),
-            tooltip=["step:Q", "actor:N", "group:N", "plan:N", "endpoint:N", "outcome:N"],
+            tooltip=[
+                alt.Tooltip("step:Q"),
+                alt.Tooltip("actor:N"),
+                alt.Tooltip("group:N"),
+                alt.Tooltip("plan:N"),
+                alt.Tooltip("endpoint:N"),
+                alt.Tooltip("outcome:N"),
+            ],
         )
     )
-    plans = alt.Chart(d).mark_text(dy=-13, fontSize=11, color="#222").encode(x=x, y=y, text="plan:N")
+    plans = alt.Chart(d).mark_text(dy=-13, fontSize=11, color="#222").encode(x=x, y=y, text=alt.Text("plan:N"))
     key = d.loc[d["role"].isin(_EXPLORE_ROLE_LABELS)].assign(label=lambda k: k["role"].map(_EXPLORE_ROLE_LABELS))
-    rules = alt.Chart(key).mark_rule(strokeDash=[4, 3], color="#222", opacity=0.6).encode(x="step:Q")
+    rules = alt.Chart(key).mark_rule(strokeDash=[4, 3], color="#222", opacity=0.6).encode(x=alt.X("step:Q"))
     labels = (
         alt.Chart(key)
         .mark_text(align="left", dx=6, dy=12, fontSize=11, fontWeight="bold", color="#222")
-        .encode(x="step:Q", y=y, text="label:N")
+        .encode(x=alt.X("step:Q"), y=y, text=alt.Text("label:N"))
     )
     chart = alt.layer(rules, points, plans, labels).properties(
         width=width,
@@ -266,10 +273,15 @@ def explore_verdict_chart(table: pd.DataFrame, *, cell_px: int = 26) -> alt.Laye
                 scale=alt.Scale(domain=kinds, range=[PALETTE[2], PALETTE[5], PALETTE[4]]),
                 legend=alt.Legend(title="For the endpoint", orient="bottom"),
             ),
-            tooltip=["guards:N", "property:N", "answer:N", alt.Tooltip("states_count:Q", title="states explored")],
+            tooltip=[
+                alt.Tooltip("guards:N"),
+                alt.Tooltip("property:N"),
+                alt.Tooltip("answer:N"),
+                alt.Tooltip("states_count:Q", title="states explored"),
+            ],
         )
     )
-    text = alt.Chart(long).mark_text(color="white", fontWeight="bold").encode(**enc, text="answer:N")
+    text = alt.Chart(long).mark_text(color="white", fontWeight="bold").encode(**enc, text=alt.Text("answer:N"))
     chart = alt.layer(cells, text).properties(
         width=480,
         height=cell_px * len(rows),

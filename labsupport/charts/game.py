@@ -81,7 +81,11 @@ def game_dashboard_chart(dashboards: pd.DataFrame, *, width: int = 250) -> alt.F
             x=_X,
             # A fixed width for every y axis keeps the two columns of small charts aligned on time.
             y=alt.Y("value:Q", title=None, axis=alt.Axis(minExtent=48, maxExtent=48)),
-            tooltip=[alt.Tooltip("time:T", format="%H:%M"), "gauge:N", alt.Tooltip("value:Q", format=".3~g")],
+            tooltip=[
+                alt.Tooltip("time:T", format="%H:%M"),
+                alt.Tooltip("gauge:N"),
+                alt.Tooltip("value:Q", format=".3~g"),
+            ],
         )
         .properties(width=width, height=90)
         .facet(
@@ -228,7 +232,7 @@ def game_debrief_chart(
                 axis=alt.Axis(format="%H:%M"),
                 scale=_X_SCALE,
             ),
-            x2="end:T",
+            x2=alt.X2("end:T"),
             y=y,
             yOffset=y_off,
             color=alt.Color(
@@ -243,11 +247,11 @@ def game_debrief_chart(
                 legend=alt.Legend(title=None, orient="bottom", labelLimit=400),
             ),
             tooltip=[
-                "run:N",
-                "lane:N",
+                alt.Tooltip("run:N"),
+                alt.Tooltip("lane:N"),
                 alt.Tooltip("start:T", format="%H:%M", title="from"),
                 alt.Tooltip("end:T", format="%H:%M", title="to"),
-                "length:N",
+                alt.Tooltip("length:N"),
             ],
         )
     )
@@ -260,7 +264,7 @@ def game_debrief_chart(
             x=alt.X("time:T", title=_X_TITLE, axis=alt.Axis(format="%H:%M")),
             y=y,
             yOffset=y_off,
-            tooltip=["run:N", "label:N", alt.Tooltip("time:T", format="%H:%M")],
+            tooltip=[alt.Tooltip("run:N"), alt.Tooltip("label:N"), alt.Tooltip("time:T", format="%H:%M")],
         )
     )
     played = [r for r in bars.itertuples() if r.run == runs[0]]

@@ -110,7 +110,11 @@ def network_backlog_chart(
                 scale=alt.Scale(domain=names, range=[PALETTE[6], PALETTE[1]]),
                 legend=alt.Legend(title=None, orient="bottom", labelLimit=400),
             ),
-            tooltip=[alt.Tooltip("clock:T", format="%H:%M", title="time"), "what:N", "count:Q"],
+            tooltip=[
+                alt.Tooltip("clock:T", format="%H:%M", title="time"),
+                alt.Tooltip("what:N"),
+                alt.Tooltip("count:Q"),
+            ],
         )
     )
     tip = [
@@ -121,11 +125,13 @@ def network_backlog_chart(
     delay_line = (
         alt.Chart(delays)
         .mark_line(color=PALETTE[0], strokeWidth=2)
-        .encode(x=x, y=y_delay, detail="stretch:N", tooltip=tip)
+        .encode(x=x, y=y_delay, detail=alt.Detail("stretch:N"), tooltip=tip)
     )
     dots = alt.Chart(lone).mark_point(color=PALETTE[0], filled=True, size=30).encode(x=x, y=y_delay, tooltip=tip)
     normal = (
-        alt.Chart(pd.DataFrame({"y": [normal_delay_s / 60]})).mark_rule(color="#555", strokeDash=[2, 2]).encode(y="y:Q")
+        alt.Chart(pd.DataFrame({"y": [normal_delay_s / 60]}))
+        .mark_rule(color="#555", strokeDash=[2, 2])
+        .encode(y=alt.Y("y:Q"))
     )
     gap_text = (
         f" Gaps in that line are the {gaps} of {len(data)} intervals in which no instance received its "

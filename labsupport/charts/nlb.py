@@ -172,7 +172,7 @@ def nlb_timeseries_chart(
             y=alt.Y("fraction:Q", title="Fraction of capacity", axis=alt.Axis(format="%")),
             color=alt.Color("what:N", scale=styles, legend=legend),
             strokeDash=alt.StrokeDash("what:N", scale=dashes, legend=legend),
-            tooltip=[when, "what:N", alt.Tooltip("fraction:Q", format=".0%")],
+            tooltip=[when, alt.Tooltip("what:N"), alt.Tooltip("fraction:Q", format=".0%")],
         )
     )
     errors = base.mark_area(color=PALETTE[5], opacity=0.8).encode(
@@ -197,12 +197,12 @@ def nlb_timeseries_chart(
         latency.append(
             alt.Chart(level)
             .mark_rule(color=_DEMAND_GREY, strokeDash=[2, 2])
-            .encode(y="y:Q", tooltip=[alt.Tooltip("y:Q", title="failover threshold (s)")])
+            .encode(y=alt.Y("y:Q"), tooltip=[alt.Tooltip("y:Q", title="failover threshold (s)")])
         )
         latency.append(
             alt.Chart(level)
             .mark_text(align="right", baseline="bottom", dy=-3, fontSize=11, color="#333")
-            .encode(x=alt.value(width), y="y:Q", text="label:N")
+            .encode(x=alt.XValue(width), y=alt.Y("y:Q"), text=alt.Text("label:N"))
         )
     # Each dashed rule named where it stands, in the top panel (the legend names the lines).
     named = _action_labels({} if actions is None else actions, origin, data["clock"])
@@ -210,7 +210,7 @@ def nlb_timeseries_chart(
         alt.Chart(named)
         .transform_filter(f"datum.side == '{side}'")
         .mark_text(align=side, dx=5 if side == "left" else -5, fontSize=11, color=PALETTE[3], fontWeight="bold")
-        .encode(x="at:T", y=alt.Y("ypx:Q", scale=None), text="what:N")
+        .encode(x=alt.X("at:T"), y=alt.Y("ypx:Q", scale=None), text=alt.Text("what:N"))
         for side in ("left", "right")
         if (named["side"] == side).any()
     ]
@@ -274,7 +274,7 @@ def nlb_capacity_comparison_chart(
             ),
             tooltip=[
                 alt.Tooltip("clock:T", format="%H:%M", title="time"),
-                "run:N",
+                alt.Tooltip("run:N"),
                 alt.Tooltip("fraction:Q", format=".0%"),
             ],
         )
@@ -290,13 +290,13 @@ def nlb_capacity_comparison_chart(
         alt.Chart(levels)
         .mark_rule(color="#555")
         .encode(
-            y="y:Q",
+            y=alt.Y("y:Q"),
             strokeDash=alt.StrokeDash(
                 "what:N",
                 scale=alt.Scale(domain=["demand", "floor"], range=[[2, 2], [6, 3]]),
                 legend=alt.Legend(title=None, orient="bottom", columns=2),
             ),
-            tooltip=["what:N", alt.Tooltip("y:Q", format=".0%")],
+            tooltip=[alt.Tooltip("what:N"), alt.Tooltip("y:Q", format=".0%")],
         )
     )
     chart = alt.layer(rules, lines).properties(

@@ -180,7 +180,11 @@ def race_generation_chart(
     line = (
         base.transform_filter("datum.kind == 'line'")
         .mark_line(interpolate="step-after", strokeWidth=1.6)
-        .encode(strokeDash=alt.condition("datum.series == 'newest plan'", alt.value([4, 3]), alt.value([1, 0])))
+        .encode(
+            strokeDash=alt.StrokeDashValue(
+                **alt.condition("datum.series == 'newest plan'", alt.value([4, 3]), alt.value([1, 0]))
+            )
+        )
     )
     kinds_order = ["applied", "stale write", "refused", "failed: active plan missing"]
     marks = (
@@ -193,7 +197,12 @@ def race_generation_chart(
                 scale=alt.Scale(domain=kinds_order, range=["circle", "square", "triangle-up", "cross"]),
                 legend=alt.Legend(orient="bottom", columns=2),
             ),
-            tooltip=["series:N", "kind:N", "generation:Q", alt.Tooltip("time_min:Q", format=".2f")],
+            tooltip=[
+                alt.Tooltip("series:N"),
+                alt.Tooltip("kind:N"),
+                alt.Tooltip("generation:Q"),
+                alt.Tooltip("time_min:Q", format=".2f"),
+            ],
         )
     )
     chart = (
@@ -297,11 +306,11 @@ def race_records_chart(
     d, bands = race_records_data(states, windows, endpoint=endpoint)
     wdw = windows.loc[windows["endpoint"] == endpoint]
     x = alt.X("time_min:Q", title="minutes since the scenario start")
-    shade = alt.Chart(bands).mark_rect(color=PALETTE[5], opacity=0.18).encode(x="start:Q", x2="end:Q")
+    shade = alt.Chart(bands).mark_rect(color=PALETTE[5], opacity=0.18).encode(x=alt.X("start:Q"), x2=alt.X2("end:Q"))
     text = (
         alt.Chart(bands)
         .mark_text(align="left", dx=4, dy=10, baseline="top", color=PALETTE[5], fontSize=12)
-        .encode(x="start:Q", y=alt.value(0), text="label:N")
+        .encode(x=alt.X("start:Q"), y=alt.YValue(0), text=alt.Text("label:N"))
     )
     line = (
         alt.Chart(d)
@@ -309,7 +318,7 @@ def race_records_chart(
         .encode(
             x=x,
             y=alt.Y("records:Q", title=f"records in the {endpoint} answer"),
-            tooltip=[alt.Tooltip("time_min:Q", format=".2f"), "records:Q"],
+            tooltip=[alt.Tooltip("time_min:Q", format=".2f"), alt.Tooltip("records:Q")],
         )
     )
     total = float(wdw["duration_s"].sum())
@@ -422,14 +431,14 @@ def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.La
         .transform_filter("datum.r == 0")
         .transform_calculate(t2=f"datum.t + {step!r}")
         .mark_rect(color=PALETTE[5], opacity=0.35, stroke=None)
-        .encode(x="t:Q", x2="t2:Q")
+        .encode(x=alt.X("t:Q"), x2=alt.X2("t2:Q"))
     )
     # The state line wraps when the plot is too narrow for it (a phone): see _state_text.
     label = (
         alt.Chart(totals)
         .transform_filter(chosen)
         .mark_text(align="left", baseline="top", dx=6, dy=6, fontSize=13, color=PALETTE[5], lineBreak="\n")
-        .encode(x=alt.value(0), y=alt.value(0), text=_state_text("label"))
+        .encode(x=alt.XValue(0), y=alt.YValue(0), text=_state_text("label"))
     )
     chart = (
         alt.layer(empty, line, label)

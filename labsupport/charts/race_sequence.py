@@ -219,7 +219,7 @@ def _sequence_panel(
             .mark_rect(color=PALETTE[4], opacity=0.14, height=24)
             .encode(
                 x=alt.X("start:Q", scale=alt.Scale(domain=list(domain), zero=False, nice=False)),
-                x2="end:Q",
+                x2=alt.X2("end:Q"),
                 y=alt.Y("actor:N", sort=lanes),
                 tooltip=[alt.Tooltip("label:N", title="wait")],
             )
@@ -228,7 +228,7 @@ def _sequence_panel(
             alt.Chart(waits)
             .transform_calculate(mid="(datum.start + datum.end) / 2")
             .mark_text(align="center", baseline="middle", fontSize=11, color="#5c4a00")
-            .encode(x="mid:Q", y=alt.Y("actor:N", sort=lanes), text="label:N")
+            .encode(x=alt.X("mid:Q"), y=alt.Y("actor:N", sort=lanes), text=alt.Text("label:N"))
         )
     routine = "datum.step == '' && datum.action != 'lock_lost'"
     layers += [
@@ -246,7 +246,7 @@ def _sequence_panel(
         right = labels["time_s"] <= domain[0] + 0.5 * (domain[1] - domain[0])
         for side, rows in (("left", labels.loc[right]), ("right", labels.loc[~right])):
             if len(rows):
-                text = alt.Chart(rows).encode(x=x, y=alt.Y("actor:N", sort=lanes), text="label:N")
+                text = alt.Chart(rows).encode(x=x, y=alt.Y("actor:N", sort=lanes), text=alt.Text("label:N"))
                 kw = {
                     "align": side,
                     "dx": 12 if side == "left" else -12,
@@ -338,10 +338,10 @@ def race_sequence_chart(
     box = pd.DataFrame({"start": [z0], "end": [z1], "label": ["zoomed below"]})
     xs = alt.Scale(domain=[start_s, end_s], zero=False, nice=False)
     marker = [
-        alt.Chart(box).mark_rect(color="#888", opacity=0.16).encode(x=alt.X("start:Q", scale=xs), x2="end:Q"),
+        alt.Chart(box).mark_rect(color="#888", opacity=0.16).encode(x=alt.X("start:Q", scale=xs), x2=alt.X2("end:Q")),
         alt.Chart(box)
         .mark_text(align="right", baseline="bottom", dx=-4, dy=-2, fontSize=11, color="#444")
-        .encode(x="start:Q", y=alt.value(0), text="label:N"),
+        .encode(x=alt.X("start:Q"), y=alt.YValue(0), text=alt.Text("label:N")),
     ]
     whole = alt.layer(
         *marker,

@@ -106,7 +106,7 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
         .mark_bar(height=22, opacity=0.85)
         .encode(
             x=alt.X("start:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M")),
-            x2="end:T",
+            x2=alt.X2("end:T"),
             y=y,
             color=colour,
             tooltip=[alt.Tooltip("period:N"), alt.Tooltip("length:N", title="length")],
@@ -116,10 +116,16 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
         alt.Chart(e)
         .mark_point(shape="diamond", size=90, filled=True, color="#222", stroke="white", strokeWidth=1)
         .encode(
-            x="time:T",
+            x=alt.X("time:T"),
             y=y,
-            opacity=alt.condition("datum.tag == 'UNVERIFIED'", alt.value(0.35), alt.value(1.0)),
-            tooltip=["when:N", "service:N", "event:N", "tag:N", "source:N"],
+            opacity=alt.OpacityValue(**alt.condition("datum.tag == 'UNVERIFIED'", alt.value(0.35), alt.value(1.0))),
+            tooltip=[
+                alt.Tooltip("when:N"),
+                alt.Tooltip("service:N"),
+                alt.Tooltip("event:N"),
+                alt.Tooltip("tag:N"),
+                alt.Tooltip("source:N"),
+            ],
         )
     )
     layers = [bars, marks]
@@ -131,7 +137,7 @@ def timeline_chart(periods: pd.DataFrame, events: pd.DataFrame, *, width: int = 
         layers.append(
             alt.Chart(pd.DataFrame({"text": [nothing]}))
             .mark_text(align="left", baseline="middle", dx=6, fontSize=13, color="#222")
-            .encode(x=alt.value(0), y=alt.value(190 - 190 / len(lanes) / 2), text="text:N")
+            .encode(x=alt.XValue(0), y=alt.YValue(190 - 190 / len(lanes) / 2), text=alt.Text("text:N"))
         )
     chart = alt.layer(*layers).properties(
         width=width,
