@@ -16,7 +16,10 @@ whose picture does not change still counts once it is drawn anew.
 
 **No cache**: the kernels run with the panels' run cache off (``LABSUPPORT_RUN_CACHE=0``), so every
 move runs the model, as a learner's first visit to a setting does (a checkbox toggled back and forth
-would otherwise hit the cache from the third move on).
+would otherwise hit the cache from the third move on). Lab 07 is then timed once more as a player
+meets it, with the cache on, in its own server: a clock step (the run of the actions taken is
+reused: the chain's run depends on the actions, not on the clock) and an action (which runs the
+chain) in turns, rows "clock step, as played" and "action, as played".
 
 Beside each panel: its Python-side update (``benchmarks/panel_update.py``: the model run, the charts
 and each output's MIME bundle, no front end) and the model's run alone, the floor; the ratio of the
@@ -59,6 +62,13 @@ KINDS = ("checkbox", "slider", "dropdown")
 #: cache off a step runs the chain again, which a learner's step never does (the actions, and so the
 #: run, are the same as the step before): the figure bounds a learner's wait from above.
 CLOCK_STEP, CLOCK_STEP_BUTTON = "clock step", "+5 min"
+#: Lab 07 as a player meets it, with the run cache on (a second server, after the others): a clock
+#: step reuses the chain run of the actions already taken, since the run depends on the actions and
+#: not on the clock; an action changes them, so its click runs the chain. Timed in turns, step then
+#: action, each :data:`CHANGES` times.
+PLAYED_STEP, PLAYED_ACTION = "clock step, as played", "action, as played"
+PLAYED_ACTION_BUTTON = "Post a status update"
+_BUTTONS = {CLOCK_STEP: CLOCK_STEP_BUTTON, PLAYED_STEP: CLOCK_STEP_BUTTON, PLAYED_ACTION: PLAYED_ACTION_BUTTON}
 
 #: The panel's outputs after its controls (the top-level outputs of its cell that follow the one
 #: holding the widgets), found again at every call.
@@ -136,16 +146,16 @@ def _move(page: Any, live: Any, cell: int, kind: str, i: int) -> tuple[float | N
     outputs = live._outputs(page, cell)
     if kind == "dropdown":
         control = outputs.locator(".widget-dropdown select").first
-    elif kind == CLOCK_STEP:
-        control = outputs.locator("button.widget-button", has_text=CLOCK_STEP_BUTTON).first
+    elif kind in _BUTTONS:
+        control = outputs.locator("button.widget-button", has_text=_BUTTONS[kind]).first
     else:
         control = live._control(page, cell, kind, 0)
     control.scroll_into_view_if_needed()
     widget = control.locator("xpath=ancestor::*[contains(concat(' ', @class, ' '), ' widget-inline-hbox ')][1]")
     label = " ".join((widget.inner_text() if widget.count() else "").split())[:60]
     page.evaluate(_MARK, cell)
-    if kind == CLOCK_STEP:
-        label = CLOCK_STEP_BUTTON
+    if kind in _BUTTONS:
+        label = _BUTTONS[kind]
         t0 = time.perf_counter()
         control.click()
     elif kind == "checkbox":
@@ -189,7 +199,10 @@ def _python_side(src: Path, numbers: list[str]) -> dict[str, dict[str, float]]:
     return {number: found[name] for number, name in LAB_PANELS.items() if name in found}
 
 
-def _lab_rows(browser: Any, server: Any, live: Any, lab: str, python: dict[str, dict[str, float]]) -> list[dict]:
+def _lab_rows(
+    browser: Any, server: Any, live: Any, lab: str, python: dict[str, dict[str, float]], *, played: bool = False
+) -> list[dict]:
+    """One lab's rows; ``played``: lab 07's :data:`PLAYED_STEP` and :data:`PLAYED_ACTION` in turns instead."""
     number = lab[:2]
     run = live.LabRun(server.fresh_copy(lab, "labs"))
     context, page = live.new_page(browser, run)
@@ -202,6 +215,14 @@ def _lab_rows(browser: Any, server: Any, live: Any, lab: str, python: dict[str, 
         if not run.panels:
             return []
         cell = run.panels[0]["cell"]
+        if played:
+            turns = [
+                (_move(page, live, cell, PLAYED_STEP, i), _move(page, live, cell, PLAYED_ACTION, i))
+                for i in range(CHANGES)
+            ]
+            for k, kind in enumerate((PLAYED_STEP, PLAYED_ACTION)):
+                timed[kind] = ([t[k][0] for t in turns], turns[0][k][1])
+            return _rows(timed, number, {}, cache="on, as a player's kernel has it")
         present = page.evaluate(_KINDS_PRESENT, cell)
         present[CLOCK_STEP] = lab == live.GAME_LAB
         for kind in (*KINDS, CLOCK_STEP):
@@ -212,8 +233,15 @@ def _lab_rows(browser: Any, server: Any, live: Any, lab: str, python: dict[str, 
     finally:
         context.close()
         server.shutdown_kernels()
+    return _rows(timed, number, python.get(number, {}), cache="off")
+
+
+def _rows(
+    timed: dict[str, tuple[list[float | None], str]], number: str, side: dict[str, float], *, cache: str
+) -> list[dict]:
+    """The median and p90 rows of each kind timed, and the Python-side row when ``side`` has it."""
+    live = sys.modules["live"]
     target, target_p90 = TARGETS.get(number, DEFAULT_TARGET)
-    side = python.get(number, {})
     rows = []
     for kind, (seconds, label) in timed.items():
         times = sorted(live.REDRAW_S if s is None else s for s in seconds)
@@ -221,7 +249,7 @@ def _lab_rows(browser: Any, server: Any, live: Any, lab: str, python: dict[str, 
         median, p90 = statistics.median(times), times[min(len(times) - 1, int(0.9 * len(times)))]
         note = (
             f"{CHANGES} moves of {kind} {label!r}: move to every output of the panel redrawn, headless "
-            f"Chromium, run cache off; p90 target {target_p90:g} s"
+            f"Chromium, run cache {cache}; p90 target {target_p90:g} s"
         )
         if side:
             note += (
@@ -283,17 +311,28 @@ def figures() -> list[dict]:
     only = [n.strip() for n in os.environ.get("BENCH_LABS", "").split(",") if n.strip()]
     labs = [lab for lab in live.LABS if not only or lab[:2] in only]
     python = _python_side(src, [lab[:2] for lab in labs])
+    rows = _time_labs(chromium, live, sync_playwright, [(lab, False) for lab in labs], python)
+    if live.GAME_LAB in labs:
+        del os.environ["LABSUPPORT_RUN_CACHE"]  # a new server, whose kernels keep their runs
+        rows += _time_labs(chromium, live, sync_playwright, [(live.GAME_LAB, True)], python)
+    return rows
+
+
+def _time_labs(
+    chromium: str, live: Any, sync_playwright: Any, labs: list[tuple[str, bool]], python: dict
+) -> list[dict]:
+    """Start a server and a browser, and time each ``(lab, played)`` in turn (see :func:`_lab_rows`)."""
     rows: list[dict] = []
     with live.LiveServer() as server, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=live.LAUNCH_ARGS)
         try:
-            for lab in labs:
+            for lab, played in labs:
                 try:
-                    new = _lab_rows(browser, server, live, lab, python)
+                    new = _lab_rows(browser, server, live, lab, python, played=played)
                 except Exception as err:  # noqa: BLE001 - one lab that cannot be timed does not lose the others
                     new = [
                         {
-                            "figure": f"lab {lab[:2]}: not timed",
+                            "figure": f"lab {lab[:2]}: not timed" + (" (as played)" if played else ""),
                             "value": float("nan"),
                             "unit": "s",
                             "target": None,
