@@ -141,15 +141,17 @@ def _chromium() -> str | None:
     return None
 
 
+def control_of(page: Any, live: Any, cell: int, kind: str) -> Any:
+    """The first control of ``kind`` in the panel of ``cell``: a checkbox, slider or dropdown, or the
+    button a kind of :data:`_BUTTONS` clicks (a Playwright locator)."""
+    if kind in _BUTTONS:
+        return live._outputs(page, cell).locator("button.widget-button", has_text=_BUTTONS[kind]).first
+    return live._control(page, cell, kind, 0)
+
+
 def _move(page: Any, live: Any, cell: int, kind: str, i: int) -> tuple[float | None, str]:
     """One move of the first control of ``kind``; seconds until every output is redrawn (None: never)."""
-    outputs = live._outputs(page, cell)
-    if kind == "dropdown":
-        control = outputs.locator(".widget-dropdown select").first
-    elif kind in _BUTTONS:
-        control = outputs.locator("button.widget-button", has_text=_BUTTONS[kind]).first
-    else:
-        control = live._control(page, cell, kind, 0)
+    control = control_of(page, live, cell, kind)
     control.scroll_into_view_if_needed()
     widget = control.locator("xpath=ancestor::*[contains(concat(' ', @class, ' '), ' widget-inline-hbox ')][1]")
     label = " ".join((widget.inner_text() if widget.count() else "").split())[:60]
@@ -215,32 +217,27 @@ def _lab_rows(
         if not run.panels:
             return []
         cell = run.panels[0]["cell"]
-        if played:
-            turns = [
-                (_move(page, live, cell, PLAYED_STEP, i), _move(page, live, cell, PLAYED_ACTION, i))
-                for i in range(CHANGES)
-            ]
-            for k, kind in enumerate((PLAYED_STEP, PLAYED_ACTION)):
-                timed[kind] = ([t[k][0] for t in turns], turns[0][k][1])
-            return _rows(timed, number, {}, cache="on, as a player's kernel has it")
-        present = page.evaluate(_KINDS_PRESENT, cell)
-        present[CLOCK_STEP] = lab == live.GAME_LAB
-        for kind in (*KINDS, CLOCK_STEP):
-            if not present[kind]:
-                continue
-            moves = [_move(page, live, cell, kind, i) for i in range(CHANGES)]
-            timed[kind] = ([m[0] for m in moves], moves[0][1])
+        if played:  # in turns, as a player steps and acts
+            schedule = [(kind, i) for i in range(CHANGES) for kind in (PLAYED_STEP, PLAYED_ACTION)]
+        else:
+            present = page.evaluate(_KINDS_PRESENT, cell)
+            present[CLOCK_STEP] = lab == live.GAME_LAB
+            schedule = [(kind, i) for kind in (*KINDS, CLOCK_STEP) if present[kind] for i in range(CHANGES)]
+        for kind, i in schedule:
+            seconds, label = _move(page, live, cell, kind, i)
+            timed.setdefault(kind, ([], label))[0].append(seconds)
     finally:
         context.close()
         server.shutdown_kernels()
-    return _rows(timed, number, python.get(number, {}), cache="off")
+    if played:
+        return _rows(live, timed, number, {}, cache="on, as a player's kernel has it")
+    return _rows(live, timed, number, python.get(number, {}), cache="off")
 
 
 def _rows(
-    timed: dict[str, tuple[list[float | None], str]], number: str, side: dict[str, float], *, cache: str
+    live: Any, timed: dict[str, tuple[list[float | None], str]], number: str, side: dict[str, float], *, cache: str
 ) -> list[dict]:
     """The median and p90 rows of each kind timed, and the Python-side row when ``side`` has it."""
-    live = sys.modules["live"]
     target, target_p90 = TARGETS.get(number, DEFAULT_TARGET)
     rows = []
     for kind, (seconds, label) in timed.items():

@@ -83,10 +83,7 @@ def main(lab: str, kind: str) -> int:
             cell = run.panels[0]["cell"]
             print(f"{lab}: {page.evaluate(_INSTALL, cell)} outputs after the controls; times in ms from the move")
             for i in range(MOVES):
-                if kind == "clock":
-                    control = live._outputs(page, cell).locator("button.widget-button", has_text="+5 min").first
-                else:
-                    control = live._control(page, cell, kind, 0)
+                control = bench_live.control_of(page, live, cell, bench_live.CLOCK_STEP if kind == "clock" else kind)
                 control.scroll_into_view_if_needed()
                 time.sleep(1)
                 page.evaluate(_RESET)
