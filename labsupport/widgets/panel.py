@@ -87,7 +87,11 @@ class Panel:
     Displaying a panel shows its controls, then one output per item that ``update`` returns, each
     through an IPython display handle (``display(item, display_id=True)``). A change of a control
     replaces those outputs in place (``update_display_data``), which every notebook front end
-    supports (JupyterLab, Notebook 7, VS Code, Colab).
+    supports (JupyterLab, Notebook 7, VS Code, Colab). A table or a Markdown text equal to the one
+    its output already shows is not sent again (lab 07's table of actions on a step of the clock):
+    the front end would only redraw the same thing, and in JupyterLab that redraw came after the
+    chart's and was the last thing a learner waited for. A chart is always sent again, so every
+    move of a control shows as a new drawing even where the model's result is the same.
 
     The panel deliberately uses no ``ipywidgets.Output``: when a notebook is executed headless (the
     book build through MyST-NB and nbclient), nbclient imitates every Output widget by sending a
@@ -109,6 +113,7 @@ class Panel:
     box: widgets.Box = field(init=False)
     _handles: list[DisplayHandle] = field(init=False, default_factory=list)
     _items: list[Shown] = field(init=False, default_factory=list)
+    _sent: list[object] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         for w in self.controls.values():
@@ -133,7 +138,8 @@ class Panel:
 
     def _ipython_display_(self) -> None:
         display(self.box)
-        self._handles = [display(item, display_id=True) for item in self._padded(self._items)]
+        self._sent = self._padded(self._items)
+        self._handles = [display(item, display_id=True) for item in self._sent]
 
     def _padded(self, items: list[Shown]) -> list[object]:
         shown: list[object] = [LiveChart(item) if isinstance(item, alt.TopLevelMixin) else item for item in items]
@@ -143,8 +149,12 @@ class Panel:
         if len(items) > self.slots:
             raise RuntimeError(f"a panel with {self.slots} outputs was given {len(items)} items to show")
         self._items = list(items)
-        for handle, item in zip(self._handles, self._padded(items), strict=False):
-            handle.update(item)
+        shown = self._padded(items)
+        for slot, (handle, item) in enumerate(zip(self._handles, shown, strict=False)):
+            if slot >= len(self._sent) or not _same(self._sent[slot], item):
+                handle.update(item)
+        if self._handles:
+            self._sent = shown
 
     def values(self) -> dict[str, Any]:
         """Current value of every control (``None`` for a :func:`dropdown`'s ``None`` choice)."""
@@ -158,6 +168,23 @@ def _items(items: object) -> list[Shown]:
             f"a panel's render function must return a list of charts, tables or Markdown, got {type(items).__name__}"
         )
     return items
+
+
+def _same(old: object, new: object) -> bool:
+    """Whether ``new`` shows exactly what ``old`` shows, as a table or a Markdown text (a chart never is)."""
+    if isinstance(old, Markdown) and type(new) is type(old):
+        return (old.data, old.url, old.metadata) == (new.data, new.url, new.metadata)
+    if isinstance(old, pd.DataFrame) and type(new) is type(old):
+        # equals: same axes, same dtypes, same values (NaN equal to NaN). Beyond it: the axes' names,
+        # and in a column of Python objects each value's type (1, 1.0 and True are equal, and print
+        # differently).
+        if not (old.equals(new) and old.columns.names == new.columns.names and old.index.names == new.index.names):
+            return False
+        objects = [i for i, dtype in enumerate(old.dtypes) if pd.api.types.is_object_dtype(dtype)]
+        return all(list(map(type, old.iloc[:, i])) == list(map(type, new.iloc[:, i])) for i in objects) and list(
+            map(type, old.columns)
+        ) == list(map(type, new.columns))
+    return False
 
 
 def _real(value: Any) -> Any:

@@ -26,7 +26,10 @@ from typing import Any
 import altair as alt
 import ipywidgets
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from labsupport import widgets
 from labsupport.errors import ConfigError
@@ -274,6 +277,99 @@ def test_panel_redraws_its_display_handles_in_place():
     assert [h.shown[-1] for h in panel._handles] == ["n=3", "n=3"]
     with pytest.raises(RuntimeError, match="2 outputs"):
         panel._show(["a", "b", "c"])
+
+
+class _Handle:
+    """A display handle that records what it was given (a panel's output, as the front end gets it)."""
+
+    def __init__(self, first):
+        self.shown = [first]
+
+    def update(self, item):
+        self.shown.append(item)
+
+
+def _displayed(panel):
+    panel._sent = panel._padded(panel._items)
+    panel._handles = [_Handle(item) for item in panel._sent]
+    return panel._handles
+
+
+def test_a_table_or_text_that_did_not_change_is_not_sent_again_and_a_chart_always_is():
+    # Lab 07's step of the clock changes its text and chart, not its table of actions: JupyterLab
+    # redrew that same table after the chart, last of all. Equal tables and texts stay as they are.
+    from IPython.display import Markdown
+
+    slider = ipywidgets.IntSlider(value=0, min=0, max=5)
+
+    def render(n):
+        table = pd.DataFrame({"action": ["stop", "repair"][: 1 + n // 3], "at": [1.0, 2.0][: 1 + n // 3]})
+        return [Markdown(f"clock {n}"), table, alt.Chart(table).mark_point().encode(x=alt.X("at:Q")), Markdown("")]
+
+    panel = widgets.make_panel({"n": slider}, render)
+    text, table, chart, empty = _displayed(panel)
+    slider.value = 1  # the same table (one row until n = 3)
+    assert [len(h.shown) for h in (text, table, chart, empty)] == [2, 1, 2, 1]
+    assert text.shown[-1].data == "clock 1"
+    slider.value = 3  # a second row
+    assert [len(h.shown) for h in (text, table, chart, empty)] == [3, 2, 3, 1]
+    assert list(table.shown[-1]["action"]) == ["stop", "repair"]
+    slider.value = 4  # the same text would be sent again only if it changed: it did
+    assert [len(h.shown) for h in (text, table, chart, empty)] == [4, 2, 4, 1]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (pd.DataFrame({"a": [1, 2]}), pd.DataFrame({"a": [1.0, 2.0]})),  # int and float print differently
+        (pd.DataFrame({"a": [1, True]}, dtype=object), pd.DataFrame({"a": [1, 1]}, dtype=object)),  # True is 1
+        (pd.DataFrame({"a": [1]}), pd.DataFrame({"b": [1]})),  # another column
+        (pd.DataFrame({"a": [1]}), pd.DataFrame({"a": [1]}, index=pd.Index([0], name="row"))),  # a named index
+        (pd.DataFrame({"a": [1]}), pd.DataFrame({"a": [1]}).rename(columns={"a": 1})),  # "a" and 1
+        (pd.DataFrame({"a": [float("nan")]}), pd.DataFrame({"a": [0.0]})),
+    ],
+)
+def test_a_table_that_prints_differently_is_sent_again(old, new):
+    tables = iter([old, new])
+    slider = ipywidgets.IntSlider(value=0, min=0, max=1)
+    panel = widgets.make_panel({"n": slider}, lambda n: [next(tables)])
+    (handle,) = _displayed(panel)
+    slider.value = 1
+    assert len(handle.shown) == 2 and handle.shown[-1] is new
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.booleans(), st.integers(1, 3)), min_size=1, max_size=12))
+def test_what_each_output_shows_is_always_the_panels_current_state(moves):
+    # Whatever the moves, the last thing sent to each output equals what the panel now holds there
+    # (a skipped table or text is one equal to the current one, never a stale one), compared as the
+    # front end shows them: a Markdown's text, a table's HTML.
+    from IPython.display import Markdown
+
+    def looks(item):
+        return item.data if isinstance(item, Markdown) else item.to_html()
+
+    state = {"n": 0, "flag": False, "count": 1}
+
+    def render(n, flag, count):
+        items = [Markdown(f"n={n}"), pd.DataFrame({"flag": [flag] * count})]
+        return items[: 1 + (n > 0)]
+
+    controls = {
+        "n": ipywidgets.IntSlider(value=0, min=0, max=2),
+        "flag": ipywidgets.Checkbox(value=False),
+        "count": ipywidgets.IntSlider(value=1, min=1, max=3),
+    }
+    panel = widgets.make_panel(controls, render, slots=2)
+    handles = _displayed(panel)
+    for n, flag, count in moves:
+        for name, value in (("n", n), ("flag", flag), ("count", count)):
+            controls[name].value = value
+            state[name] = value
+        now = panel._padded(render(**state))
+        for handle, item in zip(handles, now, strict=True):
+            assert looks(handle.shown[-1]) == looks(item)
+    assert sum(len(h.shown) for h in handles) < 2 + 2 * 3 * len(moves)  # some were not sent again
 
 
 def test_a_change_that_cannot_be_drawn_says_so_instead_of_keeping_the_old_charts():
