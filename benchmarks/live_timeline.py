@@ -1,6 +1,6 @@
 """Where a panel's live wait goes: each output's first and last change, and the browser's long tasks.
 
-``benchmarks/run.py live`` gives one figure per move (from the move to every output redrawn). This
+``benchmarks/run.py live`` gives one figure per move (from the move to every output showing the new state). This
 script splits one lab's moves into what the browser did, to find the floor a change in Python cannot
 lower: in a real JupyterLab (the live tests' server and headless Chromium, network cut off), it
 opens the lab, runs all cells, and for each of ``MOVES`` moves of the panel's first control of the
