@@ -74,7 +74,13 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
     Returns:
         ``[Markdown status and posts, dashboard chart, actions table]``, then, with ``debrief``,
         ``[Markdown score, score table, debrief chart]``.
+
+    Raises:
+        ConfigError: ``config`` is not a GameConfig, or ``debrief`` is not a bool.
     """
+    if not isinstance(config, game.GameConfig):
+        raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
+    debrief = check_bool("debrief", debrief)
     result = game.play(config)
     c = config.clock_s
     posts = "".join(f"\n- **{r.time}** (Health Dashboard, [{r.tag}]): {r.event}" for r in result.feed.itertuples())
@@ -234,9 +240,12 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
     controls: dict[str, widgets.Widget] = {"clock_s": clock, "log": log, "debrief": debrief}
 
     def render(clock_s: int, log: tuple[tuple[float, str], ...], debrief: bool) -> list[Shown]:
-        return game_view(
-            game.GameConfig(actions=tuple(log), clock_s=float(clock_s), horizon_s=horizon), debrief=debrief
-        )
+        # The log's order of play is its list's, which is the order of the clicks (an action taken
+        # again moves to the end): a browser sends a selection back in list order, the kernel in the
+        # order it was set, and actions at one time are played in the order given.
+        listed = [o[1] for o in controls["log"].options]
+        actions = tuple(sorted(log, key=listed.index))
+        return game_view(game.GameConfig(actions=actions, clock_s=float(clock_s), horizon_s=horizon), debrief=debrief)
 
     panel = make_panel(controls, render, slots=6)
 
@@ -249,12 +258,14 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
                     log.value = tuple(e for e in log.value if e != last)
                 return
             entry = (float(clock.value), name)
-            if entry not in [o[1] for o in log.options]:
-                kept = tuple(log.value)
-                log.options = [*log.options, option(entry)]
+            if entry in log.value:  # taken at this time already
+                return
+            # New, or taken at this time before and then undone: at the end of the list, as the
+            # latest click. Changing the options empties the selection: one redraw, at the end.
+            kept = tuple(log.value)
+            with panel.batch():
+                log.options = [o for o in log.options if o[1] != entry] + [option(entry)]
                 log.value = (*kept, entry)
-            elif entry not in log.value:  # taken at this time before, then undone: taken again
-                log.value = (*log.value, entry)
 
         return on_click
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -87,11 +88,12 @@ class Panel:
     Displaying a panel shows its controls, then one output per item that ``update`` returns, each
     through an IPython display handle (``display(item, display_id=True)``). A change of a control
     replaces those outputs in place (``update_display_data``), which every notebook front end
-    supports (JupyterLab, Notebook 7, VS Code, Colab). A table or a Markdown text equal to the one
-    its output already shows is not sent again (lab 07's table of actions on a step of the clock):
-    the front end would only redraw the same thing, and in JupyterLab that redraw came after the
-    chart's and was the last thing a learner waited for. A chart is always sent again, so every
-    move of a control shows as a new drawing even where the model's result is the same.
+    supports (JupyterLab, Notebook 7, VS Code, Colab). A table or a Markdown text that would show
+    exactly what its output already shows (the same HTML and plain text) is not sent again, as lab
+    07's table of actions on a step of the clock: the front end would only redraw the same thing,
+    and in JupyterLab that redraw came after the chart's and was the last thing a learner waited
+    for. A chart is always sent again, so every move of a control shows as a new drawing even where
+    the model's result is the same. :meth:`batch` changes several controls with one redraw.
 
     The panel deliberately uses no ``ipywidgets.Output``: when a notebook is executed headless (the
     book build through MyST-NB and nbclient), nbclient imitates every Output widget by sending a
@@ -113,7 +115,10 @@ class Panel:
     box: widgets.Box = field(init=False)
     _handles: list[DisplayHandle] = field(init=False, default_factory=list)
     _items: list[Shown] = field(init=False, default_factory=list)
-    _sent: list[object] = field(init=False, default_factory=list)
+    _sent: list[tuple[str, ...] | None] = field(init=False, default_factory=list)
+    _held: int = field(init=False, default=0)
+    _missed: bool = field(init=False, default=False)
+    _redraw: Callable[[], None] = field(init=False, default=lambda: None)
 
     def __post_init__(self) -> None:
         for w in self.controls.values():
@@ -138,8 +143,9 @@ class Panel:
 
     def _ipython_display_(self) -> None:
         display(self.box)
-        self._sent = self._padded(self._items)
-        self._handles = [display(item, display_id=True) for item in self._sent]
+        shown = self._padded(self._items)
+        self._handles = [display(item, display_id=True) for item in shown]
+        self._sent = [_looks(item) for item in shown]
 
     def _padded(self, items: list[Shown]) -> list[object]:
         shown: list[object] = [LiveChart(item) if isinstance(item, alt.TopLevelMixin) else item for item in items]
@@ -150,11 +156,29 @@ class Panel:
             raise RuntimeError(f"a panel with {self.slots} outputs was given {len(items)} items to show")
         self._items = list(items)
         shown = self._padded(items)
+        looks = [_looks(item) for item in shown]
         for slot, (handle, item) in enumerate(zip(self._handles, shown, strict=False)):
-            if slot >= len(self._sent) or not _same(self._sent[slot], item):
+            if looks[slot] is None or slot >= len(self._sent) or looks[slot] != self._sent[slot]:
                 handle.update(item)
         if self._handles:
-            self._sent = shown
+            self._sent = looks
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Change several controls at once and redraw once, when the block ends (if any changed).
+
+        Without it each control's change redraws, and a change that passes through a state nobody
+        chose (ipywidgets empties a SelectMultiple's selection when its options change) would run the
+        model for that state and show it for a moment.
+        """
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+            if not self._held and self._missed:
+                self._missed = False
+                self._redraw()
 
     def values(self) -> dict[str, Any]:
         """Current value of every control (``None`` for a :func:`dropdown`'s ``None`` choice)."""
@@ -170,21 +194,19 @@ def _items(items: object) -> list[Shown]:
     return items
 
 
-def _same(old: object, new: object) -> bool:
-    """Whether ``new`` shows exactly what ``old`` shows, as a table or a Markdown text (a chart never is)."""
-    if isinstance(old, Markdown) and type(new) is type(old):
-        return (old.data, old.url, old.metadata) == (new.data, new.url, new.metadata)
-    if isinstance(old, pd.DataFrame) and type(new) is type(old):
-        # equals: same axes, same dtypes, same values (NaN equal to NaN). Beyond it: the axes' names,
-        # and in a column of Python objects each value's type (1, 1.0 and True are equal, and print
-        # differently).
-        if not (old.equals(new) and old.columns.names == new.columns.names and old.index.names == new.index.names):
-            return False
-        objects = [i for i, dtype in enumerate(old.dtypes) if pd.api.types.is_object_dtype(dtype)]
-        return all(list(map(type, old.iloc[:, i])) == list(map(type, new.iloc[:, i])) for i in objects) and list(
-            map(type, old.columns)
-        ) == list(map(type, new.columns))
-    return False
+def _looks(item: object) -> tuple[str, ...] | None:
+    """What a table or a Markdown text shows, as the front end gets it (``None`` for a chart or
+    anything else: always sent again).
+
+    A table's whole HTML and its plain text, a Markdown's text: two items that look the same here show
+    the same (values that compare equal may print differently: 0.0 and -0.0, 1 and 1.0 and True),
+    and a table changed in place after it was shown no longer looks as it was sent.
+    """
+    if isinstance(item, Markdown):
+        return ("markdown", str(item.data), str(item.url), str(item.filename), repr(item.metadata))
+    if isinstance(item, pd.DataFrame):
+        return ("table", item.to_html(), repr(item))
+    return None
 
 
 def _real(value: Any) -> Any:
@@ -266,7 +288,7 @@ def make_panel(
         panel._show(items)
         return items
 
-    def on_change(_change: Any) -> None:
+    def redraw() -> None:
         # A widget callback's exception only reaches Jupyter's log, and the old charts would stay on
         # screen as if they were the new setting's: show what went wrong instead.
         try:
@@ -274,7 +296,14 @@ def make_panel(
         except Exception as err:  # noqa: BLE001 - every failure must be visible to the learner
             panel._show([Markdown(f"**This setting could not be drawn.** {type(err).__name__}: {err}")])
 
+    def on_change(_change: Any) -> None:
+        if panel._held:  # inside panel.batch(): once, at its end
+            panel._missed = True
+        else:
+            redraw()
+
     panel.update = update
+    panel._redraw = redraw
     panel._show(first)
     for w in controls.values():
         w.observe(on_change, names="value")

@@ -290,8 +290,11 @@ class _Handle:
 
 
 def _displayed(panel):
-    panel._sent = panel._padded(panel._items)
-    panel._handles = [_Handle(item) for item in panel._sent]
+    from labsupport.widgets.panel import _looks
+
+    shown = panel._padded(panel._items)
+    panel._handles = [_Handle(item) for item in shown]
+    panel._sent = [_looks(item) for item in shown]
     return panel._handles
 
 
@@ -327,6 +330,16 @@ def test_a_table_or_text_that_did_not_change_is_not_sent_again_and_a_chart_alway
         (pd.DataFrame({"a": [1]}), pd.DataFrame({"a": [1]}, index=pd.Index([0], name="row"))),  # a named index
         (pd.DataFrame({"a": [1]}), pd.DataFrame({"a": [1]}).rename(columns={"a": 1})),  # "a" and 1
         (pd.DataFrame({"a": [float("nan")]}), pd.DataFrame({"a": [0.0]})),
+        # Found by trying to break it: values and labels that compare equal and print differently.
+        (pd.DataFrame({"a": [0.0]}), pd.DataFrame({"a": [-0.0]})),
+        (pd.DataFrame({"a": [1]}, index=[1]), pd.DataFrame({"a": [1]}, index=[1.0])),
+        (
+            pd.DataFrame([[1]], columns=pd.MultiIndex.from_tuples([(1, "a")])),
+            pd.DataFrame([[1]], columns=pd.MultiIndex.from_tuples([(1.0, "a")])),
+        ),
+        (pd.DataFrame({"a": [[1]]}), pd.DataFrame({"a": [[1.0]]})),
+        (pd.DataFrame({"a": [(1, True)]}), pd.DataFrame({"a": [(1, 1)]})),
+        (pd.DataFrame({"a": [1]}).rename_axis(columns=1), pd.DataFrame({"a": [1]}).rename_axis(columns=1.0)),
     ],
 )
 def test_a_table_that_prints_differently_is_sent_again(old, new):
@@ -336,6 +349,39 @@ def test_a_table_that_prints_differently_is_sent_again(old, new):
     (handle,) = _displayed(panel)
     slider.value = 1
     assert len(handle.shown) == 2 and handle.shown[-1] is new
+
+
+def test_a_table_or_text_changed_in_place_after_it_was_shown_is_sent_again():
+    # A render that changes one object and returns it again: what was sent is what it looked like.
+    from IPython.display import Markdown
+
+    table, text = pd.DataFrame({"x": [0]}), Markdown("n=0")
+
+    def render(n):
+        table.loc[0, "x"] = n
+        text.data = f"n={n}"
+        return [table, text]
+
+    slider = ipywidgets.IntSlider(value=0, min=0, max=5)
+    panel = widgets.make_panel({"n": slider}, render)
+    handles = _displayed(panel)
+    slider.value = 3
+    assert [len(h.shown) for h in handles] == [2, 2]
+
+
+def test_a_batch_of_control_changes_redraws_once_at_its_end():
+    calls = []
+    a, b = ipywidgets.IntSlider(value=0, min=0, max=5), ipywidgets.IntSlider(value=0, min=0, max=5)
+    panel = widgets.make_panel({"a": a, "b": b}, lambda a, b: calls.append((a, b)) or [f"{a}{b}"])
+    with panel.batch():
+        a.value, b.value = 1, 2
+        with panel.batch():  # nested: still once, at the outer end
+            a.value = 3
+        assert calls == [(0, 0)]
+    assert calls == [(0, 0), (3, 2)]
+    with panel.batch():  # nothing changed: no redraw
+        pass
+    assert len(calls) == 2
 
 
 @settings(max_examples=60, deadline=None)
@@ -515,6 +561,39 @@ def test_game_buttons_take_undo_and_retake_an_action_at_the_same_clock_time():
     assert log.value == ((3600.0, "restart_dwfm"),) and len(log.options) == 1
     panel.buttons["restart_dwfm"].click()  # twice in a row: still once
     assert log.value == ((3600.0, "restart_dwfm"),)
+
+
+def test_game_plays_actions_at_one_time_in_click_order_whatever_order_the_selection_comes_back_in(monkeypatch):
+    # Found by trying to break it: a browser sends a SelectMultiple's selection back in list order,
+    # the kernel had it in the order set, and the model plays actions at one time in the order given.
+    from labsupport.widgets import game as game_widgets
+
+    views = []
+    view = game_widgets.game_view
+    monkeypatch.setattr(game_widgets, "game_view", lambda *a, **k: views.append(1) or view(*a, **k))
+    panel = widgets.game_panel()
+    log = panel.controls["log"]
+    views.clear()  # the panel's first drawing
+    for name in ("repair_dns", "throttle_ec2", "relax_throttles"):
+        panel.buttons[name].click()
+    assert len(views) == 3  # one run per click: never one for the empty selection the new option causes
+    log.value = ((0.0, "repair_dns"), (0.0, "relax_throttles"))  # throttle withdrawn in the log
+    panel.buttons["throttle_ec2"].click()  # and taken again: now after the relax
+    assert [o[1][1] for o in log.options] == ["repair_dns", "relax_throttles", "throttle_ec2"]
+    outcomes = list(panel._items[2]["outcome"])
+    assert outcomes[1] == "no throttle to relax"  # relaxed before anything was throttled
+    log.index = tuple(sorted(log.index))  # as the browser sends it back
+    assert list(panel._items[2]["outcome"]) == outcomes
+
+
+def test_game_view_refuses_what_is_not_a_game_config_or_a_bool():
+    from labsupport import game
+    from labsupport.widgets.game import game_view
+
+    with pytest.raises(ConfigError, match="config must be a GameConfig, got NoneType"):
+        game_view(None)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="debrief must be True or False"):
+        game_view(game.GameConfig(), debrief="no")  # type: ignore[arg-type]
 
 
 def test_game_undo_never_takes_back_an_undo_of_the_given_log():
