@@ -3,7 +3,9 @@
 For each lab panel: build it, display it in an IPython shell (as a kernel would, so each change
 formats every output's MIME bundle through IPython's display formatter: each chart's Vega-Lite
 spec, each table's HTML), then time ``panel.update(**panel.values())``, which re-runs the model,
-builds the charts and sends every output's new bundle. Median of 7 after 2 warm-ups. Before
+builds the charts and sends every output's new bundle (the panel first forgets what its outputs
+show, so that its tables and texts are sent too, as on a move that changes each of them; the same
+values again would leave them unsent). Median of 7 after 2 warm-ups. Before
 each timed update the package's model-run caches are emptied (``labsupport.clear_caches``, where
 the package has it), so every update runs its model: a learner's first visit to a setting. The
 ``warm`` column is the same update with the caches kept (a setting seen before; median of 3
@@ -81,6 +83,14 @@ def _clear() -> None:
             clear()
 
 
+def _forget(panel: Any) -> None:
+    """Make the panel send every output on its next update, as a move that changes each of them does.
+
+    The same values every time would otherwise leave its tables and texts unsent (a panel does not
+    send again one equal to what its output shows), and the figure would leave out their HTML."""
+    panel._sent = []
+
+
 def _median(
     fn: Callable[[], Any], before: Callable[[], None] = lambda: None, *, runs: int = RUNS, warmup: int = WARMUP
 ) -> float:
@@ -108,9 +118,13 @@ def measure(names: list[str], *, warm: bool = True) -> dict[str, dict[str, float
         def change(panel: Any = panel, values: dict = values) -> None:
             panel.update(**values)
 
-        out[name] = {"cold": _median(change, _clear)}
+        def cold(panel: Any = panel) -> None:
+            _clear()
+            _forget(panel)
+
+        out[name] = {"cold": _median(change, cold)}
         if warm:
-            out[name]["warm"] = _median(change, runs=3, warmup=1)
+            out[name]["warm"] = _median(change, lambda panel=panel: _forget(panel), runs=3, warmup=1)
         out[name]["model"] = _median(model, runs=3, warmup=1)
         print(f"{name}: " + ", ".join(f"{k} {v:.3f} s" for k, v in out[name].items()), file=sys.stderr, flush=True)
     return out
@@ -125,8 +139,10 @@ def profile(name: str, top: int = 25) -> str:
     values = panel.values()
     for _ in range(WARMUP):
         _clear()
+        _forget(panel)
         panel.update(**values)
     _clear()
+    _forget(panel)
     prof = cProfile.Profile()
     prof.enable()
     panel.update(**values)
