@@ -52,7 +52,7 @@ def dwfm_panel() -> Panel:
             "Retry budget",
         ),
         "throttle_by_queue_length": widgets.Checkbox(value=False, description="throttle_by_queue_length"),
-        "queue_limit_count": int_slider(base.queue_limit_count, 5, 400, "Queue limit (items)", step=5),
+        "queue_limit_count": int_slider(base.queue_limit_count, 5, 400, "Queue limit per host (items)", step=5),
         "operators_at_s": dropdown(
             [("never", None), *[(dwfm.CLOCK.time_of_day(t), t) for t in times]],
             base.operator_restart_at_s,
@@ -91,7 +91,12 @@ def dwfm_panel() -> Panel:
         s = result.summary
         table = pd.DataFrame(
             {
-                "figure": ["All leases back", "Peak queue (items)", "Work wasted", "Insufficient-capacity launches"],
+                "figure": [
+                    "All leases back",
+                    "Peak queue, all hosts (items)",
+                    "Work wasted",
+                    "Insufficient-capacity launches",
+                ],
                 "value": [
                     dwfm.CLOCK.time_of_day(cast(float, s.recovered_at_s)) if s.recovered else "not within the horizon",
                     f"{s.peak_queue_count:,}",

@@ -112,7 +112,7 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
         aws_total = format_duration(float(whole["aws_end_s"].iloc[0]))
         score = result.score.assign(
             yours=[
-                _when(v) if v == v else ("never began" if stage in absent else "not yet")
+                _when(v) if v == v else ("never began" if stage in absent else f"not over by {_when(config.horizon_s)}")
                 for stage, v in zip(result.score["stage"], result.score["player_end_s"], strict=True)
             ],
             aws=[_when(v) for v in result.score["aws_end_s"]],
