@@ -88,7 +88,7 @@ def _forget(panel: Any) -> None:
 
     The same values every time would otherwise leave its tables and texts unsent (a panel does not
     send again one equal to what its output shows), and the figure would leave out their HTML."""
-    panel._sent = []
+    panel._sent = [None] * len(panel._sent)
 
 
 def _median(

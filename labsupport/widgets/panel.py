@@ -114,6 +114,7 @@ class Panel:
     box: widgets.Box = field(init=False)
     _handles: list[DisplayHandle] = field(init=False, default_factory=list)
     _items: list[Shown] = field(init=False, default_factory=list)
+    #: What each output shows now (:func:`_looks`), beside ``_handles``; ``None``: send it whatever comes.
     _sent: list[tuple[str, ...] | None] = field(init=False, default_factory=list)
     _held: int = field(init=False, default=0)
     _missed: bool = field(init=False, default=False)
@@ -157,7 +158,7 @@ class Panel:
         shown = self._padded(items)
         looks = [_looks(item) for item in shown]
         for slot, (handle, item) in enumerate(zip(self._handles, shown, strict=False)):
-            if looks[slot] is None or slot >= len(self._sent) or looks[slot] != self._sent[slot]:
+            if looks[slot] is None or looks[slot] != self._sent[slot]:
                 handle.update(item)
         if self._handles:
             self._sent = looks

@@ -257,28 +257,6 @@ def test_panel_uses_no_output_widget_and_runs_once_per_slider_change(name):
     assert panel._items and len(panel._items) <= panel.slots
 
 
-def test_panel_redraws_its_display_handles_in_place():
-    calls = []
-    slider = ipywidgets.IntSlider(value=1, min=0, max=5)
-    panel = widgets.make_panel({"n": slider}, lambda n: calls.append(n) or [f"n={n}"] * (1 + n % 2), slots=2)
-
-    class Handle:
-        def __init__(self):
-            self.shown = []
-
-        def update(self, item):
-            self.shown.append(item)
-
-    panel._handles = [Handle(), Handle()]
-    slider.value = 2
-    assert calls == [1, 2]  # one initial render, one per change
-    assert [h.shown[-1] for h in panel._handles] == ["n=2", panel._padded([])[0]]
-    slider.value = 3
-    assert [h.shown[-1] for h in panel._handles] == ["n=3", "n=3"]
-    with pytest.raises(RuntimeError, match="2 outputs"):
-        panel._show(["a", "b", "c"])
-
-
 class _Handle:
     """A display handle that records what it was given (a panel's output, as the front end gets it)."""
 
@@ -296,6 +274,20 @@ def _displayed(panel):
     panel._handles = [_Handle(item) for item in shown]
     panel._sent = [_looks(item) for item in shown]
     return panel._handles
+
+
+def test_panel_redraws_its_display_handles_in_place():
+    calls = []
+    slider = ipywidgets.IntSlider(value=1, min=0, max=5)
+    panel = widgets.make_panel({"n": slider}, lambda n: calls.append(n) or [f"n={n}"] * (1 + n % 2), slots=2)
+    _displayed(panel)
+    slider.value = 2
+    assert calls == [1, 2]  # one initial render, one per change
+    assert [h.shown[-1] for h in panel._handles] == ["n=2", panel._padded([])[0]]
+    slider.value = 3
+    assert [h.shown[-1] for h in panel._handles] == ["n=3", "n=3"]
+    with pytest.raises(RuntimeError, match="2 outputs"):
+        panel._show(["a", "b", "c"])
 
 
 def test_a_table_or_text_that_did_not_change_is_not_sent_again_and_a_chart_always_is():
