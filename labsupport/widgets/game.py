@@ -239,12 +239,14 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
     debrief = widgets.Checkbox(value=False, description="Debrief (reveals the score)", indent=False)
     controls: dict[str, widgets.Widget] = {"clock_s": clock, "log": log, "debrief": debrief}
 
+    def place(entry: tuple[float, str]) -> int:
+        """The entry's place in the log's list. That order is the order of play and of the clicks (an
+        action taken again moves to the end): a browser sends a selection back in list order, the
+        kernel in the order it was set, and actions at one time are played in the order given."""
+        return [value for _, value in log.options].index(entry)
+
     def render(clock_s: int, log: tuple[tuple[float, str], ...], debrief: bool) -> list[Shown]:
-        # The log's order of play is its list's, which is the order of the clicks (an action taken
-        # again moves to the end): a browser sends a selection back in list order, the kernel in the
-        # order it was set, and actions at one time are played in the order given.
-        listed = [o[1] for o in controls["log"].options]
-        actions = tuple(sorted(log, key=listed.index))
+        actions = tuple(sorted(log, key=place))
         return game_view(game.GameConfig(actions=actions, clock_s=float(clock_s), horizon_s=horizon), debrief=debrief)
 
     panel = make_panel(controls, render, slots=6)
@@ -254,7 +256,7 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
             if name == "undo":
                 taken = [e for e in log.value if e[1] != "undo"]  # an "undo" in a given log is not undone
                 if taken:
-                    last = max(taken, key=lambda e: (e[0], list(log.options).index(option(e))))
+                    last = max(taken, key=lambda e: (e[0], place(e)))
                     log.value = tuple(e for e in log.value if e != last)
                 return
             entry = (float(clock.value), name)
