@@ -157,9 +157,11 @@ class Panel:
         self._items = list(items)
         shown = self._padded(items)
         looks = [_looks(item) for item in shown]
-        for slot, (handle, item) in enumerate(zip(self._handles, shown, strict=False)):
+        # Tables and texts first, then charts (each kind in its own order): a chart's spec is built as
+        # it is sent, and the front end draws the tables and texts meanwhile instead of after the charts.
+        for slot in sorted(range(len(self._handles)), key=lambda s: isinstance(shown[s], LiveChart)):
             if looks[slot] is None or looks[slot] != self._sent[slot]:
-                handle.update(item)
+                self._handles[slot].update(shown[slot])
         if self._handles:
             self._sent = looks
 

@@ -361,6 +361,40 @@ def test_a_table_or_text_changed_in_place_after_it_was_shown_is_sent_again():
     assert [len(h.shown) for h in handles] == [2, 2]
 
 
+def test_tables_and_texts_are_sent_before_the_charts():
+    # The kernel builds a chart's spec as it sends it (its slowest output to build and to draw):
+    # sending the tables and texts first lets the front end draw them meanwhile. Each kind keeps
+    # its own order, and every output still ends on the panel's current state.
+    from IPython.display import Markdown
+
+    sent = []
+
+    class Logged(_Handle):
+        def __init__(self, slot, first):
+            super().__init__(first)
+            self.slot = slot
+
+        def update(self, item):
+            sent.append(self.slot)
+            super().update(item)
+
+    slider = ipywidgets.IntSlider(value=0, min=0, max=5)
+
+    def render(n):
+        table = pd.DataFrame({"n": [n]})
+        chart = alt.Chart(table).mark_point().encode(x=alt.X("n:Q"))
+        return [chart, table, Markdown(f"n={n}"), chart, pd.DataFrame({"m": [n]})]
+
+    panel = widgets.make_panel({"n": slider}, render)
+    _displayed(panel)
+    panel._handles = [Logged(slot, h.shown[0]) for slot, h in enumerate(panel._handles)]
+    slider.value = 1
+    assert sent == [1, 2, 4, 0, 3]
+    table, text = panel._handles[1].shown[-1], panel._handles[2].shown[-1]
+    assert table.equals(pd.DataFrame({"n": [1]})) and text.data == "n=1"
+    assert panel._handles[0].shown[-1].chart.data.equals(table)
+
+
 def test_a_batch_of_control_changes_redraws_once_at_its_end():
     calls = []
     a, b = ipywidgets.IntSlider(value=0, min=0, max=5), ipywidgets.IntSlider(value=0, min=0, max=5)
