@@ -11,7 +11,11 @@ kind asked (``clock`` is lab 07's "+5 min" button) records, in milliseconds from
   kernel's new output arrived (its Python-side update plus the round trip), the last when it was
   drawn;
 - the main thread's long tasks (over 50 ms; Chromium's Long Tasks API): a Vega-Lite chart's
-  compile, draw and JupyterLab's PNG copy of it run as one.
+  compile, draw and JupyterLab's PNG copy of it run as one;
+- inside them, when each chart was put in the page (a Vega view's canvas or SVG added to an
+  output) and when each PNG copy was made (a canvas turned into a data URL): JupyterLab's Vega
+  renderer draws a chart, copies it to a PNG that it adds to the output, and, because the output
+  changed, draws the chart again, all in that one task, so nothing is painted before its end.
 
 The run cache is left as the lab leaves it (on), so a clock step of lab 07 reuses its chain run as a
 player's does; set ``LABSUPPORT_RUN_CACHE=0`` to make every move run its model.
@@ -41,7 +45,7 @@ _INSTALL = (
     "(index) => {"
     + bench_live._OUTPUTS
     + """
-  window.__lsTimeline = {t0: 0, events: [], long: []};
+  window.__lsTimeline = {t0: 0, events: [], long: [], draws: [], pngs: []};
   const outs = outputsOf(index);
   const area = outs[0].closest('.jp-OutputArea');
   const children = () => [...area.querySelectorAll(':scope > .jp-OutputArea-child')];
@@ -54,13 +58,32 @@ _INSTALL = (
     const t = performance.now();
     for (const m of ms) window.__lsTimeline.events.push([indexOf(m.target), t]);
   }).observe(area, {subtree: true, childList: true});
+  // Each chart drawn in an output (a Vega view's canvas or SVG put in the page) and each PNG copy
+  // (a canvas turned into a data URL, as @jupyterlab/vega5-extension does after drawing a chart
+  // whose output has no PNG; its headless canvas is never in the page).
+  new MutationObserver(ms => {
+    const t = performance.now();
+    for (const m of ms) for (const n of m.addedNodes)
+      if (n.nodeType === 1 && n.matches(DRAWING)) window.__lsTimeline.draws.push(t);
+  }).observe(area, {subtree: true, childList: true});
+  if (!window.__lsToDataURL) {
+    window.__lsToDataURL = HTMLCanvasElement.prototype.toDataURL;
+    HTMLCanvasElement.prototype.toDataURL = function (...args) {
+      const url = window.__lsToDataURL.apply(this, args);
+      window.__lsTimeline.pngs.push(performance.now());
+      return url;
+    };
+  }
   new PerformanceObserver(list => {
     for (const e of list.getEntries()) window.__lsTimeline.long.push([e.startTime, e.duration]);
   }).observe({type: 'longtask'});
   return outs.length;
 }"""
 )
-_RESET = "() => { const s = window.__lsTimeline; s.events = []; s.long = []; s.t0 = performance.now(); }"
+_RESET = (
+    "() => { const s = window.__lsTimeline;"
+    " s.events = []; s.long = []; s.draws = []; s.pngs = []; s.t0 = performance.now(); }"
+)
 
 
 def main(lab: str, kind: str) -> int:
@@ -98,7 +121,10 @@ def main(lab: str, kind: str) -> int:
                     f"output {k}: {v[0] - got['t0']:.0f}-{v[1] - got['t0']:.0f}" for k, v in sorted(spans.items())
                 )
                 tasks = ", ".join(f"{s - got['t0']:.0f}+{d:.0f}" for s, d in got["long"])
+                draws = ", ".join(f"{t - got['t0']:.0f}" for t in got["draws"]) or "none"
+                pngs = ", ".join(f"{t - got['t0']:.0f}" for t in got["pngs"]) or "none"
                 print(f"  move {i + 1}: {outputs}; long tasks (start+length): {tasks or 'none'}")
+                print(f"          charts put in the page at: {draws}; PNG copies at: {pngs}")
         finally:
             context.close()
             browser.close()
