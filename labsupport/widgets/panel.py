@@ -92,7 +92,9 @@ class Panel:
     07's table of actions on a step of the clock: the front end would only redraw the same thing,
     and in JupyterLab that redraw came after the chart's and was the last thing a learner waited
     for. A chart is always sent again, so every move of a control shows as a new drawing even where
-    the model's result is the same. :meth:`batch` changes several controls with one redraw.
+    the model's result is the same. :meth:`batch` changes several controls with one redraw. Tables
+    and texts are sent before charts. A panel shown again (another cell) reuses its display ids, so
+    every copy is redrawn.
 
     The panel deliberately uses no ``ipywidgets.Output``: when a notebook is executed headless (the
     book build through MyST-NB and nbclient), nbclient imitates every Output widget by sending a
@@ -144,7 +146,13 @@ class Panel:
     def _ipython_display_(self) -> None:
         display(self.box)
         shown = self._padded(self._items)
-        self._handles = [display(item, display_id=True) for item in shown]
+        if self._handles:
+            # Shown again (a second cell, or display(panel) twice): the new copy takes the same
+            # display ids, so each change redraws every copy, not only the last one shown.
+            for handle, item in zip(self._handles, shown, strict=True):
+                display(item, display_id=handle.display_id)
+        else:
+            self._handles = [display(item, display_id=True) for item in shown]
         self._sent = [_looks(item) for item in shown]
 
     def _padded(self, items: list[Shown]) -> list[object]:

@@ -361,6 +361,39 @@ def test_a_table_or_text_changed_in_place_after_it_was_shown_is_sent_again():
     assert [len(h.shown) for h in handles] == [2, 2]
 
 
+def test_a_panel_shown_twice_redraws_both_copies(monkeypatch):
+    # The second copy takes the first's display ids, so the front end redraws every output of both
+    # copies on each change (an update_display_data goes to every output with that id); before, it
+    # got new ids and the first copy's controls still moved but its outputs stayed as they were.
+    from labsupport.widgets import panel as panel_module
+
+    shown, ids = [], itertools.count()
+
+    class Handle(_Handle):
+        def __init__(self, first, display_id):
+            super().__init__(first)
+            self.display_id = display_id
+
+    def fake_display(item, display_id=None):
+        if display_id is None:  # the controls' box
+            return None
+        handle = Handle(item, f"id{next(ids)}" if display_id is True else display_id)
+        shown.append((handle.display_id, item))
+        return handle
+
+    monkeypatch.setattr(panel_module, "display", fake_display)
+    slider = ipywidgets.IntSlider(value=0, min=0, max=5)
+    panel = widgets.make_panel({"n": slider}, lambda n: [f"n={n}", pd.DataFrame({"n": [n]})])
+    panel._ipython_display_()
+    first = list(panel._handles)
+    slider.value = 1
+    panel._ipython_display_()  # shown again: same ids, the current state
+    assert panel._handles == first
+    assert [(i, str(item)) for i, item in shown[2:]] == [("id0", "n=1"), ("id1", str(pd.DataFrame({"n": [1]})))]
+    slider.value = 2  # one update per output reaches both copies through the shared id
+    assert first[0].shown[-1] == "n=2" and first[1].shown[-1].equals(pd.DataFrame({"n": [2]}))
+
+
 def test_tables_and_texts_are_sent_before_the_charts():
     # The kernel builds a chart's spec as it sends it (its slowest output to build and to draw):
     # sending the tables and texts first lets the front end draw them meanwhile. Each kind keeps
