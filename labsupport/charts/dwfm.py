@@ -89,6 +89,10 @@ def _config(config: object) -> DwfmConfig | None:
     return config
 
 
+#: The narrowest outage band (pixels) that holds its two-line label inside it.
+_BAND_LABEL_MIN_PX = 70
+
+
 def dwfm_timeseries_chart(
     timeseries: pd.DataFrame,
     *,
@@ -107,7 +111,9 @@ def dwfm_timeseries_chart(
             :func:`dwfm_explorer_chart` does, and the middle panel its hosts' ``capacity_per_min``
             as a dotted, labelled level; ``None`` shows the count of droplets and no level.
         outage_s: ``(start, end)`` of DynamoDB's outage in seconds, shaded and labelled
-            "DynamoDB unreachable"; ``None`` for none.
+            "DynamoDB unreachable" (inside the band, or from its start on one line at the top of
+            the middle panel where the band is narrower than 70 pixels); ``None`` or a zero-length
+            pair for none.
         operator_at_s: time of the operators' first action, drawn as a dashed rule and labelled
             with its clock time; ``None`` for none.
         width: chart width in pixels (100 to 4000).
@@ -135,7 +141,7 @@ def dwfm_timeseries_chart(
     operator_at_s = _seconds("operator_at_s", operator_at_s, optional=True)
     marks = []
     band_text, rule_text = [], []
-    if outage_s is not None:
+    if outage_s is not None and outage_s[1] > outage_s[0]:  # a zero-length outage is none
         band = pd.DataFrame(
             {
                 "start": INCIDENT_CLOCK.wall_clock([float(outage_s[0])]),
@@ -150,12 +156,23 @@ def dwfm_timeseries_chart(
             .mark_rect(color="#999", opacity=0.18)
             .encode(x=alt.X("start:T"), x2=alt.X2("end:T"), tooltip=[alt.Tooltip("what:N")])
         )
-        # Named inside the band on the middle panel, where no work finishes while DynamoDB is out.
-        band_text.append(
-            alt.Chart(band)
-            .mark_text(lineBreak="\n", fontSize=11, color="#444", baseline="middle")
-            .encode(x=alt.X("mid:T"), y=alt.YValue(60), text=alt.Text("text:N"))
-        )
+        # Named inside the band on the middle panel, where no work finishes while DynamoDB is out;
+        # a band too narrow for its two lines is named on one line from its start, at the top of that
+        # panel, above the hosts' capacity (a 60-minute band's label stood over the y axis's ticks).
+        clock = pd.to_datetime(data["clock"])
+        span_s = max((clock.max() - clock.min()).total_seconds(), 1.0)
+        if width * (outage_s[1] - outage_s[0]) / span_s >= _BAND_LABEL_MIN_PX:
+            band_text.append(
+                alt.Chart(band)
+                .mark_text(lineBreak="\n", fontSize=11, color="#444", baseline="middle")
+                .encode(x=alt.X("mid:T"), y=alt.YValue(60), text=alt.Text("text:N"))
+            )
+        else:
+            band_text.append(
+                alt.Chart(band)
+                .mark_text(align="left", baseline="top", dx=3, dy=3, fontSize=11, color="#444")
+                .encode(x=alt.X("start:T"), y=alt.YValue(0), text=alt.Text("what:N"))
+            )
     if operator_at_s is not None:
         rule = pd.DataFrame(
             {

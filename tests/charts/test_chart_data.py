@@ -155,6 +155,45 @@ def test_dwfm_timeseries_in_per_cent_of_the_fleet_with_its_marks_named():
     assert charts.dwfm_timeseries_data(ts)["leased_pct"].isna().all()
 
 
+def _band_labels(chart) -> list[tuple[str, str]]:
+    """(the field a text mark shows, its value) for each text mark drawn from the outage band's data."""
+    spec = chart.to_dict()
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            mark = node.get("mark")
+            data = node.get("data")
+            rows = spec["datasets"].get(data.get("name"), []) if isinstance(data, dict) else []
+            if isinstance(mark, dict) and mark.get("type") == "text" and rows and "what" in rows[0]:
+                field = node["encoding"]["text"]["field"]
+                found.append((field, rows[0][field]))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(spec)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("minutes", "labels"),
+    [
+        (165, [("text", "DynamoDB\nunreachable")]),  # the incident's outage: two lines inside the band
+        (60, [("what", "DynamoDB unreachable")]),  # too narrow for them: one line from its start
+        (0, []),  # no outage: no band, nothing said of one
+    ],
+)
+def test_dwfm_timeseries_names_the_outage_band_where_its_label_fits(minutes, labels):
+    cfg = replace(dwfm.SMALL_FLEET, outage_end_s=60.0 * minutes)
+    ts = _dwfm_ts()
+    chart = charts.dwfm_timeseries_chart(ts, config=cfg, outage_s=(cfg.outage_start_s, cfg.outage_end_s))
+    assert _band_labels(chart) == labels
+    assert ('"DynamoDB unreachable"' in json.dumps(chart.to_dict())) == bool(minutes)
+
+
 def test_dwfm_phase_data_and_channels():
     sweep = dwfm.phase_sweep(dwfm.SMALL_FLEET, fleet_sizes=(200, 300), outage_lengths_s=(600.0, 1_200.0))
     data = charts.dwfm_phase_data(sweep)
