@@ -111,9 +111,9 @@ def dwfm_timeseries_chart(
             :func:`dwfm_explorer_chart` does, and the middle panel its hosts' ``capacity_per_min``
             as a dotted, labelled level; ``None`` shows the count of droplets and no level.
         outage_s: ``(start, end)`` of DynamoDB's outage in seconds, shaded and labelled
-            "DynamoDB unreachable" (inside the band, or from its start on one line at the top of
-            the middle panel where the band is narrower than 70 pixels); ``None`` or a zero-length
-            pair for none.
+            "DynamoDB unreachable" on the middle panel (inside the band, or on one line turned
+            upright along its start where the band is narrower than 70 pixels); ``None`` or a
+            zero-length pair for none.
         operator_at_s: time of the operators' first action, drawn as a dashed rule and labelled
             with its clock time; ``None`` for none.
         width: chart width in pixels (100 to 4000).
@@ -157,10 +157,13 @@ def dwfm_timeseries_chart(
             .encode(x=alt.X("start:T"), x2=alt.X2("end:T"), tooltip=[alt.Tooltip("what:N")])
         )
         # Named inside the band on the middle panel, where no work finishes while DynamoDB is out;
-        # a band too narrow for its two lines is named on one line from its start, at the top of that
-        # panel, above the hosts' capacity (a 60-minute band's label stood over the y axis's ticks).
-        clock = pd.to_datetime(data["clock"])
-        span_s = max((clock.max() - clock.min()).total_seconds(), 1.0)
+        # a band too narrow for its two lines is named on one line turned upright along its start
+        # (a 60-minute band's centred label stood over the y axis's ticks). The band's width in
+        # pixels is measured against the x axis's span, which covers the data, the band and the rule.
+        ends = [*pd.to_datetime(data["clock"]).agg(["min", "max"]), *pd.to_datetime(band.loc[0, ["start", "end"]])]
+        if operator_at_s is not None:
+            ends.append(pd.Timestamp(INCIDENT_CLOCK.wall_clock([float(operator_at_s)])[0]))
+        span_s = max((max(ends) - min(ends)).total_seconds(), 1.0)
         if width * (outage_s[1] - outage_s[0]) / span_s >= _BAND_LABEL_MIN_PX:
             band_text.append(
                 alt.Chart(band)
@@ -170,8 +173,8 @@ def dwfm_timeseries_chart(
         else:
             band_text.append(
                 alt.Chart(band)
-                .mark_text(align="left", baseline="top", dx=3, dy=3, fontSize=11, color="#444")
-                .encode(x=alt.X("start:T"), y=alt.YValue(0), text=alt.Text("what:N"))
+                .mark_text(angle=270, align="right", baseline="top", dy=3, fontSize=11, color="#444")
+                .encode(x=alt.X("start:T"), y=alt.YValue(4), text=alt.Text("what:N"))
             )
     if operator_at_s is not None:
         rule = pd.DataFrame(
@@ -277,7 +280,7 @@ def dwfm_timeseries_chart(
                 else ""
             )
             + ". Bottom: items waiting in the DWFM queues."
-            + (" A grey band, labelled, marks DynamoDB's outage." if outage_s is not None else "")
+            + (" A grey band, labelled, marks DynamoDB's outage." if band_text else "")
             + (
                 f" A dashed rule, labelled, marks the operators' action at {_clock_label(operator_at_s)}."
                 if operator_at_s is not None

@@ -165,7 +165,8 @@ def _band_labels(chart) -> list[tuple[str, str]]:
             mark = node.get("mark")
             data = node.get("data")
             rows = spec["datasets"].get(data.get("name"), []) if isinstance(data, dict) else []
-            if isinstance(mark, dict) and mark.get("type") == "text" and rows and "what" in rows[0]:
+            band = rows and rows[0].get("what") == "DynamoDB unreachable"
+            if isinstance(mark, dict) and mark.get("type") == "text" and band:
                 field = node["encoding"]["text"]["field"]
                 found.append((field, rows[0][field]))
             for value in node.values():
@@ -179,19 +180,25 @@ def _band_labels(chart) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize(
-    ("minutes", "labels"),
+    ("minutes", "operator_at_s", "labels"),
     [
-        (165, [("text", "DynamoDB\nunreachable")]),  # the incident's outage: two lines inside the band
-        (60, [("what", "DynamoDB unreachable")]),  # too narrow for them: one line from its start
-        (0, []),  # no outage: no band, nothing said of one
+        (165, None, [("text", "DynamoDB\nunreachable")]),  # the incident's outage: two lines inside the band
+        (60, None, [("what", "DynamoDB unreachable")]),  # too narrow for them: one line, upright
+        # The x axis spans the rule too: a rule far after the run makes the same band narrow.
+        (165, 40 * 3_600.0, [("what", "DynamoDB unreachable")]),
+        (0, None, []),  # no outage: no band, nothing said of one
     ],
 )
-def test_dwfm_timeseries_names_the_outage_band_where_its_label_fits(minutes, labels):
+def test_dwfm_timeseries_names_the_outage_band_where_its_label_fits(minutes, operator_at_s, labels):
     cfg = replace(dwfm.SMALL_FLEET, outage_end_s=60.0 * minutes)
     ts = _dwfm_ts()
-    chart = charts.dwfm_timeseries_chart(ts, config=cfg, outage_s=(cfg.outage_start_s, cfg.outage_end_s))
+    chart = charts.dwfm_timeseries_chart(
+        ts, config=cfg, outage_s=(cfg.outage_start_s, cfg.outage_end_s), operator_at_s=operator_at_s
+    )
     assert _band_labels(chart) == labels
-    assert ('"DynamoDB unreachable"' in json.dumps(chart.to_dict())) == bool(minutes)
+    spec = chart.to_dict()
+    assert ('"DynamoDB unreachable"' in json.dumps(spec)) == bool(minutes)
+    assert ("grey band" in spec["description"]) == bool(minutes)
 
 
 def test_dwfm_phase_data_and_channels():
