@@ -152,8 +152,10 @@ class Panel:
             for handle, item in zip(self._handles, shown, strict=True):
                 display(item, display_id=handle.display_id)
         else:
-            self._handles = [display(item, display_id=True) for item in shown]
-        self._sent = [_looks(item) for item in shown]
+            handles = [display(item, display_id=True) for item in shown]
+            # Outside an IPython shell display() prints and returns no handle: nothing to redraw later.
+            self._handles = [h for h in handles if h is not None] if None not in handles else []
+        self._sent = [_looks(item) for item in shown] if self._handles else []
 
     def _padded(self, items: list[Shown]) -> list[object]:
         shown: list[object] = [LiveChart(item) if isinstance(item, alt.TopLevelMixin) else item for item in items]

@@ -394,6 +394,20 @@ def test_a_panel_shown_twice_redraws_both_copies(monkeypatch):
     assert first[0].shown[-1] == "n=2" and first[1].shown[-1].equals(pd.DataFrame({"n": [2]}))
 
 
+def test_a_panel_shown_where_display_gives_no_handle_still_takes_changes(monkeypatch):
+    # Outside an IPython shell display() prints what it is given and returns None: the panel then
+    # has no outputs to redraw, and a change of a control still runs without an error.
+    from labsupport.widgets import panel as panel_module
+
+    monkeypatch.setattr(panel_module, "display", lambda item, display_id=None: None)
+    calls = []
+    slider = ipywidgets.IntSlider(value=0, min=0, max=5)
+    panel = widgets.make_panel({"n": slider}, lambda n: calls.append(n) or [f"n={n}"])
+    panel._ipython_display_()
+    slider.value = 1
+    assert calls == [0, 1] and panel._handles == [] and panel._items == ["n=1"]
+
+
 def test_tables_and_texts_are_sent_before_the_charts():
     # The kernel builds a chart's spec as it sends it (its slowest output to build and to draw):
     # sending the tables and texts first lets the front end draw them meanwhile. Each kind keeps
