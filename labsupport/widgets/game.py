@@ -17,7 +17,7 @@ from ..errors import ConfigError
 from ..timeline import format_duration
 from .panel import Panel, Shown, make_panel
 
-__all__ = ["PROJECTOR_CLASS", "PROJECTOR_ZOOM", "game_cards", "game_panel", "game_view"]
+__all__ = ["PROJECTOR_CLASS", "PROJECTOR_ZOOM", "game_cards", "game_panel", "game_view", "relapse_note"]
 
 #: The CSS class the panel's *Projector mode* button puts on the whole panel.
 PROJECTOR_CLASS = "labsupport-projector"
@@ -64,6 +64,49 @@ def _when(t: float) -> str:
     return game.CLOCK.time_of_day(t)
 
 
+def _last(dashboards: pd.DataFrame, signal: str, until_s: float) -> float | None:
+    """The dashboard's last value of ``signal`` at or before ``until_s`` (None: none yet)."""
+    rows = dashboards[(dashboards["signal"] == signal) & (dashboards["time_s"] <= until_s)]
+    return None if rows.empty else float(rows["value"].iloc[-1])
+
+
+def relapse_note(result: game.GameResult, clock_s: float) -> str:
+    """What the model shows when DWFM's queues have filled again after a restart ("" otherwise).
+
+    A restart in effect by ``clock_s`` (seconds) emptied queues that held work; if, at the clock,
+    they hold at least half as much again and not every droplet has a lease, the note says so with
+    the dashboards' figures and the model's mechanism (congestive collapse that returns on its own:
+    a metastable failure). Where no throttle on incoming work is in force at the clock, it also
+    says that the model's hosts then admit every request. Follows the summary's account of 4:14 AM
+    (throttling and restarts together) only in the model's terms; it reveals no AWS time.
+    """
+    acts = result.actions[result.actions["in_effect"] & (result.actions["time_s"] <= clock_s)]
+    restarts = acts.loc[acts["action"] == "restart_dwfm", "time_s"]
+    if restarts.empty:
+        return ""
+    restart_s, d = float(restarts.max()), result.dashboards
+    before = _last(d, "work queued", restart_s - 1e-9)
+    queued = _last(d, "work queued", clock_s)
+    leased = _last(d, "droplets with a lease", clock_s)
+    if not before or queued is None or leased is None or queued < before / 2 or leased >= 1.0:
+        return ""
+    switches = acts.loc[acts["action"].isin(["throttle_ec2", "relax_throttles"])].sort_values("time_s", kind="stable")
+    throttled = not switches.empty and switches["action"].iloc[-1] == "throttle_ec2"
+    return (
+        f"**What the model shows:** DWFM's queues filled again after the restart at {_when(restart_s)}: "
+        f"{queued:,.0f} items wait at {_when(clock_s)} ({before:,.0f} before the restart) and {leased:.0%} of "
+        "droplets hold a lease. In the model a restart empties the queues, but every droplet without a lease "
+        "asks again at once"
+        + (
+            "; with no throttle on incoming work the hosts admit every request, leases time out before they "
+            "are established, and the congestion rebuilds itself"
+            if not throttled
+            else " and the congestion rebuilds itself"
+        )
+        + ": a metastable failure, which the restart alone does not end."
+    )
+
+
 def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
     """Play ``config`` and return what the game panel shows.
 
@@ -90,6 +133,9 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
         f"real times. An action takes effect from the clock's time: advance the clock to see it on the "
         f"dashboards.\n\n**Public posts so far:**{posts or ' none yet.'}"
     )
+    note = relapse_note(result, c)
+    if note:
+        text += "\n\n" + note
     acts = result.actions
     table = pd.DataFrame(
         {

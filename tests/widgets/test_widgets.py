@@ -669,6 +669,48 @@ def test_game_view_refuses_what_is_not_a_game_config_or_a_bool():
         game_view(game.GameConfig(), debrief="no")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("actions", "relapse"),
+    [
+        (((10_800.0, "repair_dns"), (14_400.0, "restart_dwfm")), True),  # a restart alone
+        (((10_800.0, "repair_dns"), (14_400.0, "throttle_ec2"), (14_460.0, "restart_dwfm")), False),
+        (((10_800.0, "repair_dns"),), False),  # no restart
+        (((3_600.0, "restart_dwfm"), (10_800.0, "repair_dns")), False),  # nothing queued to empty yet
+    ],
+)
+def test_the_game_says_when_dwfms_queues_fill_again_after_a_restart(actions, relapse):
+    # A restart alone leaves the launches failing: the status says why, in the model's terms, with
+    # the dashboards' own figures, and only where they show the queues full again.
+    from dataclasses import replace
+
+    from labsupport import game
+    from labsupport.widgets.game import game_view, relapse_note
+
+    clock = 18_000.0
+    config = replace(game.GameConfig(), clock_s=clock, actions=actions)
+    result = game.play(config)
+    note = relapse_note(result, clock)
+    d = result.dashboards
+
+    def last(signal, until):
+        rows = d[(d["signal"] == signal) & (d["time_s"] <= until)]
+        return float(rows["value"].iloc[-1])
+
+    queued, leased = last("work queued", clock), last("droplets with a lease", clock)
+    assert bool(note) == relapse
+    if relapse:
+        before = last("work queued", 14_400.0 - 1)
+        assert before > 0 and queued >= before / 2 and leased < 1  # what the note reports is so
+        assert f"{queued:,.0f} items wait at 4:48 AM ({before:,.0f} before the restart)" in note
+        assert f"{leased:.0%} of droplets hold a lease" in note and "no throttle" in note
+        assert "metastable failure" in note
+    else:  # the dashboards show no relapse: no restart, nothing queued before it, or queues that stayed low
+        restarts = [t for t, name in actions if name == "restart_dwfm"]
+        before = last("work queued", max(restarts) - 1) if restarts else 0.0
+        assert before == 0 or queued < before / 2 or leased == 1.0
+    assert (note in game_view(config)[0].data) if note else ("What the model shows" not in game_view(config)[0].data)
+
+
 def test_game_undo_never_takes_back_an_undo_of_the_given_log():
     from labsupport import game
 
