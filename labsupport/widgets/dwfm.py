@@ -23,7 +23,9 @@ def dwfm_panel() -> Panel:
     1,800 s), ``retry_policy``, ``drop_expired_work``, ``queue_order``, ``retry_budget_per_s`` (none,
     or 0.005 to 0.1 retries per second per host, with a burst of 10), ``throttle_by_queue_length``,
     ``queue_limit_count`` (5 to 400) and ``operators_at_s`` (when operators throttle and restart
-    hosts, or never). The panel shows the run's chart and a summary table.
+    hosts, or never). The panel shows the run's chart and a summary table (when every lease is back,
+    the peak queue, the peak number of items waiting out a backoff, the work wasted and the
+    insufficient-capacity launches).
     """
     base = dwfm.INCIDENT
     times = sorted(
@@ -94,12 +96,16 @@ def dwfm_panel() -> Panel:
                 "figure": [
                     "All leases back",
                     "Peak queue, all hosts (items)",
+                    # Where the retry policy shows: items out of the queue, waiting out their backoff
+                    # (0 with immediate retries; the first wave's peak queue comes before any retry).
+                    "Peak waiting out a backoff, all hosts (items)",
                     "Work wasted",
                     "Insufficient-capacity launches",
                 ],
                 "value": [
                     dwfm.CLOCK.time_of_day(cast(float, s.recovered_at_s)) if s.recovered else "not within the horizon",
                     f"{s.peak_queue_count:,}",
+                    f"{int(result.timeseries['backoff_count'].max()):,}",
                     f"{s.wasted_fraction:.0%}",
                     f"{s.insufficient_capacity_count:,} of {s.launch_attempts_count:,}",
                 ],

@@ -442,6 +442,35 @@ def test_tables_and_texts_are_sent_before_the_charts():
     assert panel._handles[0].shown[-1].chart.data.equals(table)
 
 
+def test_lab02_table_shows_the_retry_policy_where_it_acts():
+    # With the incident's settings the retry policy leaves every other row of the table as it was
+    # (the first wave's peak queue comes before any retry): the backoff row is where it shows.
+    from dataclasses import replace
+
+    from labsupport import dwfm
+
+    panel = widgets.dwfm_panel()
+
+    def row(values):
+        table = next(i for i in panel.update(**values) if isinstance(i, pd.DataFrame))
+        return table.set_index("figure")["value"]
+
+    values = panel.values()
+    immediate = row({**values, "retry_policy": "immediate"})
+    backoff = row({**values, "retry_policy": "backoff_full_jitter"})
+    key = "Peak waiting out a backoff, all hosts (items)"
+    assert immediate[key] == "0"
+    run = dwfm.run(
+        replace(
+            dwfm.INCIDENT,
+            retry_policy="backoff_full_jitter",
+            throttle_by_queue_length=values["throttle_by_queue_length"],
+            queue_limit_count=values["queue_limit_count"],
+        )
+    )
+    assert backoff[key] == f"{int(run.timeseries['backoff_count'].max()):,}" != "0"
+
+
 def test_a_batch_of_control_changes_redraws_once_at_its_end():
     calls = []
     a, b = ipywidgets.IntSlider(value=0, min=0, max=5), ipywidgets.IntSlider(value=0, min=0, max=5)
