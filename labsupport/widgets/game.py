@@ -10,7 +10,7 @@ import pandas as pd
 from IPython.display import HTML, Markdown
 
 from .. import charts, game
-from .._validate import check_bool
+from .._validate import check_bool, check_number
 from ..chain import STAGES
 from ..charts._inputs import _frame
 from ..errors import ConfigError
@@ -73,13 +73,27 @@ def _last(dashboards: pd.DataFrame, signal: str, until_s: float) -> float | None
 def relapse_note(result: game.GameResult, clock_s: float) -> str:
     """What the model shows when DWFM's queues have filled again after a restart ("" otherwise).
 
-    A restart in effect by ``clock_s`` (seconds) emptied queues that held work; if, at the clock,
-    they hold at least half as much again and not every droplet has a lease, the note says so with
-    the dashboards' figures and the model's mechanism (congestive collapse that returns on its own:
-    a metastable failure). Where no throttle on incoming work is in force at the clock, it also
-    says that the model's hosts then admit every request. Follows the summary's account of 4:14 AM
-    (throttling and restarts together) only in the model's terms; it reveals no AWS time.
+    A restart in effect by ``clock_s`` emptied queues that held work; if, at the clock, they hold
+    at least half as much again and not every droplet has a lease, the note says so with the
+    dashboards' figures and the model's mechanism (congestion that rebuilds itself: a metastable
+    failure). Where no throttle on incoming work was taken (in the model DWFM's throttle, once
+    taken, stays: relaxing the throttles unwinds EC2's refused launches), it also says that the
+    hosts then admit every request. The summary's account of 4:14 AM (throttling and restarts
+    together) in the model's terms; it reveals no AWS time.
+
+    Args:
+        result: a :func:`labsupport.game.play` result.
+        clock_s: the game's clock, seconds since 11:48 PM (the dashboards are read up to it).
+
+    Returns:
+        One Markdown paragraph, or ``""`` where the dashboards show no such relapse.
+
+    Raises:
+        ConfigError: ``result`` is not a GameResult or ``clock_s`` not a finite number >= 0.
     """
+    if not isinstance(result, game.GameResult):
+        raise ConfigError(f"result must be a labsupport.game.GameResult, got {type(result).__name__}")
+    clock_s = check_number("clock_s", clock_s, lo=0.0)
     acts = result.actions[result.actions["in_effect"] & (result.actions["time_s"] <= clock_s)]
     restarts = acts.loc[acts["action"] == "restart_dwfm", "time_s"]
     if restarts.empty:
@@ -90,8 +104,7 @@ def relapse_note(result: game.GameResult, clock_s: float) -> str:
     leased = _last(d, "droplets with a lease", clock_s)
     if not before or queued is None or leased is None or queued < before / 2 or leased >= 1.0:
         return ""
-    switches = acts.loc[acts["action"].isin(["throttle_ec2", "relax_throttles"])].sort_values("time_s", kind="stable")
-    throttled = not switches.empty and switches["action"].iloc[-1] == "throttle_ec2"
+    throttled = bool((acts["action"] == "throttle_ec2").any())
     return (
         f"**What the model shows:** DWFM's queues filled again after the restart at {_when(restart_s)}: "
         f"{queued:,.0f} items wait at {_when(clock_s)} ({before:,.0f} before the restart) and {leased:.0%} of "

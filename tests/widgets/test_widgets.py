@@ -740,6 +740,25 @@ def test_the_game_says_when_dwfms_queues_fill_again_after_a_restart(actions, rel
     assert (note in game_view(config)[0].data) if note else ("What the model shows" not in game_view(config)[0].data)
 
 
+def test_the_relapse_note_says_no_throttle_only_where_none_was_taken_and_refuses_bad_input():
+    from dataclasses import replace
+
+    from labsupport import game
+    from labsupport.errors import ConfigError
+    from labsupport.widgets.game import relapse_note
+
+    # A throttle taken 5 minutes after the restart: 10 minutes on, the queues are still full, and
+    # the note no longer says that nothing throttles the incoming work.
+    actions = ((10_800.0, "repair_dns"), (14_400.0, "restart_dwfm"), (14_700.0, "throttle_ec2"))
+    result = game.play(replace(game.GameConfig(), clock_s=15_000.0, actions=actions))
+    note = relapse_note(result, 15_000.0)
+    assert "filled again after the restart at 3:48 AM" in note and "no throttle" not in note
+    with pytest.raises(ConfigError, match="GameResult"):
+        relapse_note(None, 0.0)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="clock_s"):
+        relapse_note(result, float("nan"))
+
+
 def test_game_undo_never_takes_back_an_undo_of_the_given_log():
     from labsupport import game
 
