@@ -21,19 +21,21 @@ from labsupport.charts._render import REFLOW_KEY, _datasets
 from labsupport.clock import INCIDENT_CLOCK
 
 
-def _encodings(spec: dict) -> list[dict]:
-    """Every ``encoding`` dict in a Vega-Lite spec, nested layers and concatenations included."""
-    found = []
+def _nodes(spec: object):
+    """Every dict in a Vega-Lite spec, depth first, each before the dicts inside it."""
     if isinstance(spec, dict):
-        for key in ("encoding", "facet"):  # a facet's row/column is a channel too
-            if isinstance(spec.get(key), dict):
-                found.append(spec[key])
+        yield spec
         for value in spec.values():
-            found += _encodings(value)
+            yield from _nodes(value)
     elif isinstance(spec, list):
         for value in spec:
-            found += _encodings(value)
-    return found
+            yield from _nodes(value)
+
+
+def _encodings(spec: dict) -> list[dict]:
+    """Every ``encoding`` dict in a Vega-Lite spec, nested layers and concatenations included."""
+    # A facet's row/column is a channel too.
+    return [node[key] for node in _nodes(spec) for key in ("encoding", "facet") if isinstance(node.get(key), dict)]
 
 
 def _channels(chart) -> set[tuple[str, str, str]]:
@@ -50,20 +52,7 @@ def _channels(chart) -> set[tuple[str, str, str]]:
 
 def _folds(chart) -> list[list[str]]:
     """The column lists of every ``fold`` transform (a wide frame drawn as one long series)."""
-    found: list[list[str]] = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "fold" in node:
-                found.append(node["fold"])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(chart.to_dict())
-    return found
+    return [node["fold"] for node in _nodes(chart.to_dict()) if "fold" in node]
 
 
 def _carries(chart, frame: pd.DataFrame) -> None:
@@ -159,23 +148,13 @@ def _band_labels(chart) -> list[tuple[str, str]]:
     """(the field a text mark shows, its value) for each text mark drawn from the outage band's data."""
     spec = chart.to_dict()
     found = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            mark = node.get("mark")
-            data = node.get("data")
-            rows = spec["datasets"].get(data.get("name"), []) if isinstance(data, dict) else []
-            band = rows and rows[0].get("what") == "DynamoDB unreachable"
-            if isinstance(mark, dict) and mark.get("type") == "text" and band:
-                field = node["encoding"]["text"]["field"]
-                found.append((field, rows[0][field]))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(spec)
+    for node in _nodes(spec):
+        mark, data = node.get("mark"), node.get("data")
+        rows = spec["datasets"].get(data.get("name"), []) if isinstance(data, dict) else []
+        band = bool(rows) and rows[0].get("what") == "DynamoDB unreachable"
+        if isinstance(mark, dict) and mark.get("type") == "text" and band:
+            field = node["encoding"]["text"]["field"]
+            found.append((field, rows[0][field]))
     return found
 
 
