@@ -154,7 +154,7 @@ class Panel:
         else:
             handles = [display(item, display_id=True) for item in shown]
             # Outside an IPython shell display() prints and returns no handle: nothing to redraw later.
-            self._handles = [h for h in handles if h is not None] if None not in handles else []
+            self._handles = handles if None not in handles else []
         self._sent = [_looks(item) for item in shown] if self._handles else []
 
     def _padded(self, items: list[Shown]) -> list[object]:
