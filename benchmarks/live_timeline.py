@@ -54,18 +54,17 @@ _INSTALL = (
     const child = el && el.closest('.jp-OutputArea-child');
     return child ? children().indexOf(child) : -1;
   };
+  // Every change, by output; and each chart drawn in an output (a Vega view's canvas or SVG put
+  // in the page).
   new MutationObserver(ms => {
     const t = performance.now();
-    for (const m of ms) window.__lsTimeline.events.push([indexOf(m.target), t]);
+    for (const m of ms) {
+      window.__lsTimeline.events.push([indexOf(m.target), t]);
+      for (const n of m.addedNodes) if (n.nodeType === 1 && n.matches(DRAWING)) window.__lsTimeline.draws.push(t);
+    }
   }).observe(area, {subtree: true, childList: true});
-  // Each chart drawn in an output (a Vega view's canvas or SVG put in the page) and each PNG copy
-  // (a canvas turned into a data URL, as @jupyterlab/vega5-extension does after drawing a chart
-  // whose output has no PNG; its headless canvas is never in the page).
-  new MutationObserver(ms => {
-    const t = performance.now();
-    for (const m of ms) for (const n of m.addedNodes)
-      if (n.nodeType === 1 && n.matches(DRAWING)) window.__lsTimeline.draws.push(t);
-  }).observe(area, {subtree: true, childList: true});
+  // Each PNG copy (a canvas turned into a data URL, as @jupyterlab/vega5-extension does after
+  // drawing a chart whose output has no PNG; its headless canvas is never in the page).
   if (!window.__lsToDataURL) {
     window.__lsToDataURL = HTMLCanvasElement.prototype.toDataURL;
     HTMLCanvasElement.prototype.toDataURL = function (...args) {
