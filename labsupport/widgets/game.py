@@ -104,19 +104,18 @@ def relapse_note(result: game.GameResult, clock_s: float) -> str:
     leased = _last(d, "droplets with a lease", clock_s)
     if not before or queued is None or leased is None or queued < before / 2 or leased >= 1.0:
         return ""
-    throttled = bool((acts["action"] == "throttle_ec2").any())
+    unthrottled = (
+        "; with no throttle on incoming work the hosts admit every request, leases time out before they "
+        "are established,"
+        if not (acts["action"] == "throttle_ec2").any()
+        else ""
+    )
     return (
         f"**What the model shows:** DWFM's queues filled again after the restart at {_when(restart_s)}: "
         f"{queued:,.0f} items wait at {_when(clock_s)} ({before:,.0f} before the restart) and {leased:.0%} of "
         "droplets hold a lease. In the model a restart empties the queues, but every droplet without a lease "
-        "asks again at once"
-        + (
-            "; with no throttle on incoming work the hosts admit every request, leases time out before they "
-            "are established, and the congestion rebuilds itself"
-            if not throttled
-            else " and the congestion rebuilds itself"
-        )
-        + ": a metastable failure, which the restart alone does not end."
+        f"asks again at once{unthrottled} and the congestion rebuilds itself: a metastable failure, which the "
+        "restart alone does not end."
     )
 
 
