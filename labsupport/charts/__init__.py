@@ -31,7 +31,7 @@ Inputs
 ------
 Every chart checks its arguments with the same few helpers (:func:`_frame` for DataFrames,
 :func:`_runs` for label -> frame mappings, :func:`_number` / :func:`_seconds` for numbers, through
-:func:`labsupport._validate.check_number`, and :func:`_origin` for clock origins). A bad argument
+:func:`labsupport._validate.check_number`, and :func:`_clock` for the clock ``time_s`` counts on). A bad argument
 raises ``ConfigError`` (a ``ValueError``) naming it (``"events must be a pandas DataFrame, got NoneType"``,
 ``"timeseries is missing columns ['time_s']"``, ``"normal_delay_s must be a finite number ..."``),
 never ``TypeError``, ``AttributeError`` or ``IndexError``.
