@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import importlib
 
-from .errors import ConfigError, LabSupportError, LimitExceeded
+from .errors import ConfigError, LabSupportError, LimitExceeded, StrategyTimeout
 
 __version__ = "0.1.0"
 
@@ -84,7 +84,7 @@ _LAZY = (
     "widgets",
 )
 
-__all__ = ["ConfigError", "LabSupportError", "LimitExceeded", "__version__", *_LAZY]
+__all__ = ["ConfigError", "LabSupportError", "LimitExceeded", "StrategyTimeout", "__version__", *_LAZY]
 
 
 def __getattr__(name: str) -> object:

@@ -121,10 +121,10 @@ class Clock:
         hour, minute, second = int(clock["h"]), int(clock["m"]), int(clock["s"] or 0)
         if clock["ampm"]:
             if not 1 <= hour <= 12:
-                raise ValueError("a 12-hour time runs from 1 to 12")
+                raise ConfigError("a 12-hour time runs from 1 to 12")
             hour = hour % 12 + (12 if clock["ampm"].upper() == "PM" else 0)
         if hour > 23 or minute > 59 or second > 59:
-            raise ValueError("no such time of day")
+            raise ConfigError("no such time of day")
         start = self._start()
         at = datetime.combine(start.date(), datetime.min.time()) + timedelta(hours=hour, minutes=minute, seconds=second)
         if at < start:
@@ -179,9 +179,9 @@ def _naive(name: str, value: object) -> pd.Timestamp:
     return value
 
 
-#: Where a time of day without a date begins on the course's clocks: 10:48 PM on 19 Oct 2025, an
-#: hour before the regional endpoint went empty, so every time of the incident's night (to 10:47:59
-#: PM on 20 Oct) reads as the night it happened.
+#: The first moment that a time of day without a date names on the course's clocks, 10:48 PM on
+#: 19 Oct 2025 (an hour before the regional endpoint went empty), so that every time of the
+#: incident's night, to 10:47:59 PM on 20 Oct, reads as the night it happened.
 NIGHT_START = pd.Timestamp("2025-10-19 22:48:00")
 #: The clock of the race, DWFM, DNS-cache and chain models, whose t = 0 is
 #: 11:48 PM on 19 Oct 2025, when the regional endpoint went empty (PES).
