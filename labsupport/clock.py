@@ -179,9 +179,9 @@ def _naive(name: str, value: object) -> pd.Timestamp:
     return value
 
 
-#: The first moment that a time of day without a date names on the course's clocks, 10:48 PM on
-#: 19 Oct 2025 (an hour before the regional endpoint went empty), so that every time of the
-#: incident's night, to 10:47:59 PM on 20 Oct, reads as the night it happened.
+#: The first moment that a time of day without a date names on both of the course's clocks, an
+#: hour before the regional endpoint went empty (10:48 PM on 19 Oct 2025), so that every time of
+#: the incident's night, to 10:47:59 PM on 20 Oct, reads as the night it happened.
 NIGHT_START = pd.Timestamp("2025-10-19 22:48:00")
 #: The clock of the race, DWFM, DNS-cache and chain models, whose t = 0 is
 #: 11:48 PM on 19 Oct 2025, when the regional endpoint went empty (PES).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from datetime import datetime
 
 import pandas as pd
@@ -9,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from labsupport import chain, dns_cache, dwfm, game, network, nlb
+from labsupport import chain, clock, dns_cache, dwfm, game, network, nlb
+from labsupport._models import MODELS
 from labsupport.clock import INCIDENT_CLOCK, NETWORK_CLOCK, NIGHT_START, YEAR_S, Clock
 from labsupport.errors import ConfigError
 from labsupport.race import PES_EMPTY_AT_PDT, PES_EMPTY_TO_RESTORED_S
@@ -22,11 +24,18 @@ def test_the_two_origins_are_the_summary_times():
     assert NETWORK_CLOCK.origin == pd.Timestamp("2025-10-20 05:28")  # PES: DWFM leases re-established
 
 
-def test_each_model_exposes_its_own_clock():
-    for module in (dwfm, dns_cache, chain):
-        assert module.CLOCK is INCIDENT_CLOCK
-    for module in (network, nlb):
-        assert module.CLOCK is NETWORK_CLOCK
+@pytest.mark.parametrize("entry", MODELS, ids=lambda m: m.name)
+def test_each_model_exposes_the_clock_its_registry_entry_names(entry):
+    module = importlib.import_module(entry.module)
+    if entry.clock is None:
+        assert not hasattr(module, "CLOCK")  # times count from an origin of its own
+    else:
+        assert module.CLOCK is getattr(clock, entry.clock)
+
+
+def test_the_clocks_of_the_models():
+    assert {m.name for m in MODELS if m.clock == "INCIDENT_CLOCK"} == {"dwfm", "dns_cache", "chain", "game"}
+    assert {m.name for m in MODELS if m.clock == "NETWORK_CLOCK"} == {"network", "nlb"}
     assert INCIDENT_CLOCK.origin.to_pydatetime() == PES_EMPTY_AT_PDT
 
 
