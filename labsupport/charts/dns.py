@@ -145,19 +145,52 @@ def dns_failing_chart(
     labels, bin_s = list(runs), data.attrs["bin_s"]
     title = "Clients failing to resolve the endpoint"
     if data.empty:
-        last = max(float(ts["time_s"].max()) for ts in runs.values())
-        at = clock.wall_clock([start_s, last]).str.slice(11, 16).tolist()
-        nothing = f"No sample from {at[0]} PDT on: {'the runs end' if len(runs) > 1 else 'the run ends'} at {at[1]} PDT"
-        return _note_chart(
-            nothing,
-            title=title,
-            width=width,
-            height=220,
-            description=(
-                f"Fraction of clients failing, one line per run ({', '.join(labels)}): no run has a sample at or "
-                f"after {start_s:.0f} s (the last is at {last:.0f} s), so there is nothing to draw."
-            ),
-        )
+        return _nothing_from(runs, start_s, clock, title, width)
+    layers = [*_recovery_rules({"Authoritative record restored": restored_s}, clock), *_failing_layers(data, labels)]
+    missing = [label for label in labels if label not in set(data["run"])]
+    chart = alt.layer(*layers).properties(
+        width=width,
+        height=220,
+        title=title,
+        description=(
+            f"Fraction of clients whose last lookup returned the empty answer, over PDT clock time, "
+            f"one line per run ({', '.join(labels)}); a dashed rule marks the moment the "
+            "authoritative record was restored."
+            + (
+                ""
+                if bin_s is None
+                else f" The model's samples are aggregated into {_bin_label(bin_s)} bins: each line is the bin's mean "
+                "and the faint band spans its lowest to highest value."
+            )
+            + (f" No sample in the window for: {', '.join(missing)}." if missing else "")
+        ),
+    )
+    return _base_config(chart)
+
+
+def _nothing_from(
+    runs: dict[str, pd.DataFrame], start_s: float, clock: Clock, title: str, width: int
+) -> alt.LayerChart:
+    """The chart when no run has a sample at or after ``start_s``: a note saying so."""
+    labels = list(runs)
+    last = max(float(ts["time_s"].max()) for ts in runs.values())
+    at = clock.wall_clock([start_s, last]).str.slice(11, 16).tolist()
+    nothing = f"No sample from {at[0]} PDT on: {'the runs end' if len(runs) > 1 else 'the run ends'} at {at[1]} PDT"
+    return _note_chart(
+        nothing,
+        title=title,
+        width=width,
+        height=220,
+        description=(
+            f"Fraction of clients failing, one line per run ({', '.join(labels)}): no run has a sample at or "
+            f"after {start_s:.0f} s (the last is at {last:.0f} s), so there is nothing to draw."
+        ),
+    )
+
+
+def _failing_layers(data: pd.DataFrame, labels: list[str]) -> list[alt.Chart]:
+    """One step line per run, under a faint min-max band per run when the samples are binned."""
+    bin_s = data.attrs["bin_s"]
     binned = "" if bin_s is None else f" (mean per {_bin_label(bin_s)} bin)"
     x = alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
     colour = alt.Color(
@@ -184,7 +217,7 @@ def dns_failing_chart(
             tooltip=tip,
         )
     )
-    layers = [*_recovery_rules({"Authoritative record restored": restored_s}, clock)]
+    layers: list[alt.Chart] = []
     if bin_s is not None:
         layers.append(
             alt.Chart(data)
@@ -199,25 +232,7 @@ def dns_failing_chart(
             )
         )
     layers.append(lines)
-    missing = [label for label in labels if label not in set(data["run"])]
-    chart = alt.layer(*layers).properties(
-        width=width,
-        height=220,
-        title=title,
-        description=(
-            f"Fraction of clients whose last lookup returned the empty answer, over PDT clock time, "
-            f"one line per run ({', '.join(labels)}); a dashed rule marks the moment the "
-            "authoritative record was restored."
-            + (
-                ""
-                if bin_s is None
-                else f" The model's samples are aggregated into {_bin_label(bin_s)} bins: each line is the bin's mean "
-                "and the faint band spans its lowest to highest value."
-            )
-            + (f" No sample in the window for: {', '.join(missing)}." if missing else "")
-        ),
-    )
-    return _base_config(chart)
+    return layers
 
 
 def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.Chart:

@@ -91,18 +91,43 @@ def network_backlog_chart(
     normal_delay_s = _number("normal_delay_s", normal_delay_s, lo=0.0, lo_open=True, hi=86_400.0)
     bin_s, gaps = data.attrs["bin_s"], len(data) - len(delays)
     clock = _clock(clock, NETWORK_CLOCK)
-    lone = delays.loc[delays.groupby("stretch")["clock"].transform("size") == 1]
     # One time domain for both panels, so that a gap at either end of the delay line shows as one.
     span = alt.Scale(domain=[data["clock"].iloc[0], data["clock"].iloc[-1]])
     x_top = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M"), scale=span)
     x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"), scale=span)
+    counts = _count_lines(data, x_top)
+    gap_text = (
+        f" Gaps in that line are the {gaps} of {len(data)} intervals in which no instance received its "
+        "configuration, so no delay was measured; they are left out, not drawn as zero."
+        if gaps
+        else ""
+    )
+    delay_layers = _delay_layers(delays, x, normal_delay_s)
+    chart = alt.vconcat(
+        counts.properties(width=width, height=140), alt.layer(*delay_layers).properties(width=width, height=120)
+    ).properties(
+        title="Network Manager works through its backlog",
+        description=(
+            f"Two panels over PDT clock time from {clock.time_of_day(0)}. Top: items waiting at Network Manager and "
+            "new instances still without network connectivity. Bottom: the mean time, in minutes, "
+            "from a new instance's launch to its network configuration arriving, for instances "
+            "configured in each interval; a dotted line marks the delay counted as normal."
+            + gap_text
+            + _binned_note(bin_s, "each point is the bin's mean, of the measured intervals for the delay")
+        ),
+    )
+    return _base_config(chart)
+
+
+def _count_lines(data: pd.DataFrame, x: alt.X) -> alt.Chart:
+    """The top panel: items waiting at Network Manager and new instances without connectivity."""
     names: list[str | alt.FieldName] = ["Items waiting at Network Manager", "New instances without connectivity"]
     counts = (
         alt.Chart(data)
         .transform_fold(names, as_=["what", "count"])
         .mark_line(strokeWidth=2)
         .encode(
-            x=x_top,
+            x=x,
             y=alt.Y("count:Q", title="Count (model sample)"),
             color=alt.Color(
                 "what:N",
@@ -116,6 +141,12 @@ def network_backlog_chart(
             ],
         )
     )
+    return counts
+
+
+def _delay_layers(delays: pd.DataFrame, x: alt.X, normal_delay_s: float) -> list[alt.Chart]:
+    """The bottom panel: the delay line (a dot for a lone measured interval) and the normal delay, dotted."""
+    lone = delays.loc[delays.groupby("stretch")["clock"].transform("size") == 1]
     tip = [
         alt.Tooltip("clock:T", format="%H:%M", title="time"),
         alt.Tooltip("delay_min:Q", format=".1f", title="minutes"),
@@ -132,26 +163,6 @@ def network_backlog_chart(
         .mark_rule(color="#555", strokeDash=[2, 2])
         .encode(y=alt.Y("y:Q"))
     )
-    gap_text = (
-        f" Gaps in that line are the {gaps} of {len(data)} intervals in which no instance received its "
-        "configuration, so no delay was measured; they are left out, not drawn as zero."
-        if gaps
-        else ""
-    )
     # The dots layer only when there are lone intervals: an empty layer still writes an SVG group
     # with role graphics-symbol and no name, which screen readers announce as an unnamed image.
-    delay_layers = [delay_line, dots, normal] if len(lone) else [delay_line, normal]
-    chart = alt.vconcat(
-        counts.properties(width=width, height=140), alt.layer(*delay_layers).properties(width=width, height=120)
-    ).properties(
-        title="Network Manager works through its backlog",
-        description=(
-            f"Two panels over PDT clock time from {clock.time_of_day(0)}. Top: items waiting at Network Manager and "
-            "new instances still without network connectivity. Bottom: the mean time, in minutes, "
-            "from a new instance's launch to its network configuration arriving, for instances "
-            "configured in each interval; a dotted line marks the delay counted as normal."
-            + gap_text
-            + _binned_note(bin_s, "each point is the bin's mean, of the measured intervals for the delay")
-        ),
-    )
-    return _base_config(chart)
+    return [delay_line, dots, normal] if len(lone) else [delay_line, normal]

@@ -153,7 +153,6 @@ def nlb_timeseries_chart(
     _width(width)
     data = nlb_timeseries_data(timeseries, clock=clock)
     names, bin_s = [str(c) for c in data.columns[1:4]], data.attrs["bin_s"]
-    folded: list[str | alt.FieldName] = [*names]
     threshold_s = _number("threshold_s", threshold_s, lo=0.0, hi=_MAX_S, optional=True)
     clock = _clock(clock, NETWORK_CLOCK)
     rules = _recovery_rules({} if actions is None else actions, clock)
@@ -161,21 +160,7 @@ def nlb_timeseries_chart(
     x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
     when = alt.Tooltip("clock:T", format="%H:%M", title="time")
     base = alt.Chart(data)
-    # One colour and one dash per line, and one legend for both, so every line style is named.
-    styles = alt.Scale(domain=names, range=[_CAPACITY_COLOURS[n] for n in names])
-    dashes = alt.Scale(domain=names, range=[[1, 0], [6, 3], [2, 2]])
-    legend = alt.Legend(title=None, orient="top", labelLimit=400, symbolStrokeWidth=2.5, symbolSize=400)
-    capacity = (
-        base.transform_fold(folded, as_=["what", "fraction"])
-        .mark_line(strokeWidth=2)
-        .encode(
-            x=x_top,
-            y=alt.Y("fraction:Q", title="Fraction of capacity", axis=alt.Axis(format="%")),
-            color=alt.Color("what:N", scale=styles, legend=legend),
-            strokeDash=alt.StrokeDash("what:N", scale=dashes, legend=legend),
-            tooltip=[when, alt.Tooltip("what:N"), alt.Tooltip("fraction:Q", format=".0%")],
-        )
-    )
+    capacity = _capacity_lines(base, names, x_top, when)
     errors = base.mark_area(color=PALETTE[5], opacity=0.8).encode(
         x=x_top,
         y=alt.Y("errors:Q", title="Connections failing", axis=alt.Axis(format="%")),
@@ -186,35 +171,8 @@ def nlb_timeseries_chart(
         y=alt.Y("flaps:Q", title="Fleet flaps / min"),
         tooltip=[when, alt.Tooltip("flaps:Q", format=",.0f", title="flaps per minute")],
     )
-    latency = [
-        base.mark_line(color=PALETTE[6], strokeWidth=2).encode(
-            x=x,
-            y=alt.Y("latency:Q", title="Check latency (s)"),
-            tooltip=[when, alt.Tooltip("latency:Q", format=",.0f", title="seconds")],
-        )
-    ]
-    if threshold_s is not None:
-        level = pd.DataFrame({"y": [float(threshold_s)], "label": [f"failover threshold, {float(threshold_s):.0f} s"]})
-        latency.append(
-            alt.Chart(level)
-            .mark_rule(color=_DEMAND_GREY, strokeDash=[2, 2])
-            .encode(y=alt.Y("y:Q"), tooltip=[alt.Tooltip("y:Q", title="failover threshold (s)")])
-        )
-        latency.append(
-            alt.Chart(level)
-            .mark_text(align="right", baseline="bottom", dy=-3, fontSize=11, color="#333")
-            .encode(x=alt.XValue(width), y=alt.Y("y:Q"), text=alt.Text("label:N"))
-        )
-    # Each dashed rule named where it stands, in the top panel (the legend names the lines).
-    named = _action_labels({} if actions is None else actions, clock, data["clock"])
-    labels = [
-        alt.Chart(named)
-        .transform_filter(f"datum.side == '{side}'")
-        .mark_text(align=side, dx=5 if side == "left" else -5, fontSize=11, color=PALETTE[3], fontWeight="bold")
-        .encode(x=alt.X("at:T"), y=alt.Y("ypx:Q", scale=None), text=alt.Text("what:N"))
-        for side in ("left", "right")
-        if (named["side"] == side).any()
-    ]
+    latency = _latency_layers(base, x, when, threshold_s, width)
+    labels = _action_texts(_action_labels({} if actions is None else actions, clock, data["clock"]))
     panels = [
         alt.layer(*rules, capacity, *labels).properties(width=width, height=150),
         alt.layer(*rules, errors).properties(width=width, height=90),
@@ -233,6 +191,66 @@ def nlb_timeseries_chart(
         ),
     )
     return _base_config(chart)
+
+
+def _capacity_lines(base: alt.Chart, names: list[str], x: alt.X, when: alt.Tooltip) -> alt.Chart:
+    """The top panel: capacity in service, working capacity and demand, as fractions of capacity."""
+    folded: list[str | alt.FieldName] = [*names]
+    # One colour and one dash per line, and one legend for both, so every line style is named.
+    styles = alt.Scale(domain=names, range=[_CAPACITY_COLOURS[n] for n in names])
+    dashes = alt.Scale(domain=names, range=[[1, 0], [6, 3], [2, 2]])
+    legend = alt.Legend(title=None, orient="top", labelLimit=400, symbolStrokeWidth=2.5, symbolSize=400)
+    capacity = (
+        base.transform_fold(folded, as_=["what", "fraction"])
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=x,
+            y=alt.Y("fraction:Q", title="Fraction of capacity", axis=alt.Axis(format="%")),
+            color=alt.Color("what:N", scale=styles, legend=legend),
+            strokeDash=alt.StrokeDash("what:N", scale=dashes, legend=legend),
+            tooltip=[when, alt.Tooltip("what:N"), alt.Tooltip("fraction:Q", format=".0%")],
+        )
+    )
+    return capacity
+
+
+def _latency_layers(
+    base: alt.Chart, x: alt.X, when: alt.Tooltip, threshold_s: float | None, width: int
+) -> list[alt.Chart]:
+    """The bottom panel: the worst AZ's health-check latency, and the failover threshold, labelled."""
+    latency = [
+        base.mark_line(color=PALETTE[6], strokeWidth=2).encode(
+            x=x,
+            y=alt.Y("latency:Q", title="Check latency (s)"),
+            tooltip=[when, alt.Tooltip("latency:Q", format=",.0f", title="seconds")],
+        )
+    ]
+    if threshold_s is not None:
+        level = pd.DataFrame({"y": [threshold_s], "label": [f"failover threshold, {threshold_s:.0f} s"]})
+        latency.append(
+            alt.Chart(level)
+            .mark_rule(color=_DEMAND_GREY, strokeDash=[2, 2])
+            .encode(y=alt.Y("y:Q"), tooltip=[alt.Tooltip("y:Q", title="failover threshold (s)")])
+        )
+        latency.append(
+            alt.Chart(level)
+            .mark_text(align="right", baseline="bottom", dy=-3, fontSize=11, color="#333")
+            .encode(x=alt.XValue(width), y=alt.Y("y:Q"), text=alt.Text("label:N"))
+        )
+    return latency
+
+
+def _action_texts(named: pd.DataFrame) -> list[alt.Chart]:
+    """Each dashed rule named where it stands, in the top panel (the legend names the lines)."""
+    labels = [
+        alt.Chart(named)
+        .transform_filter(f"datum.side == '{side}'")
+        .mark_text(align=side, dx=5 if side == "left" else -5, fontSize=11, color=PALETTE[3], fontWeight="bold")
+        .encode(x=alt.X("at:T"), y=alt.Y("ypx:Q", scale=None), text=alt.Text("what:N"))
+        for side in ("left", "right")
+        if (named["side"] == side).any()
+    ]
+    return labels
 
 
 def nlb_capacity_comparison_chart(
