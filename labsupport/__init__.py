@@ -3,7 +3,7 @@
 Modules, bottom layer first (nothing imports upward; ``tests/base/test_import_graph.py`` checks it)::
 
     base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy, predict
-              (+ private _validate, _sweep, _engine, _models, _memo, _quiz_html)
+              (+ private _validate, _sweep, _engine, _models, _lazy, _memo, _quiz_html)
     models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) [-> sweep]
     composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same parts each
               game/ (on chain)

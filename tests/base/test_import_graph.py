@@ -44,6 +44,7 @@ LAYERS: dict[str, int] = {
     "labsupport._sweep": 0,
     "labsupport._engine": 0,
     "labsupport._models": 0,
+    "labsupport._lazy": 0,
     "labsupport._memo": 0,
     "labsupport.presets": 0,
     "labsupport.route53": 0,
