@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ConfigError, LimitExceeded
+from ..race import Guards
 from ..strategy import DeleteRequest, WriteRequest, call_strategy
 from .config import ExploreConfig
 
@@ -72,15 +73,13 @@ _M = 7  # three bits per generation field
 
 
 class Params(NamedTuple):
-    """The bounds and guards the steps depend on (``explore.ExploreConfig``'s, its guards flattened)."""
+    """The bounds and guards the steps depend on (``explore.ExploreConfig``'s)."""
 
     endpoint_count: int
     generation_count: int
     cleanup_keep_generations: int
-    check_version_on_write: bool
-    delete_only_unreferenced: bool
-    reject_empty_records: bool
-    self_repair: bool
+    #: The four guards: :class:`labsupport.race.Guards`, the course's one guards type.
+    guards: Guards
     #: (endpoint index, active plan, new plan) -> may the write commit; None: guard 1's rule.
     write_allowed: Callable[[int, int, int], bool] | None = None
     #: (endpoint index, plan, active plan, rollback plan, applied plan) -> may the tree be deleted;
@@ -179,12 +178,12 @@ def _write(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
         1 + endpoints + ep,
         1 + 2 * endpoints + ep,
     )  # this endpoint's alias, rollback, trees
-    t, a, trees, newest = list(s), s[alias_at], s[trees_at], s[0]
-    if not p.write_allowed(ep, a, plan) if p.write_allowed is not None else p.check_version_on_write and a >= plan:
+    t, a, trees, newest, g = list(s), s[alias_at], s[trees_at], s[0], p.guards
+    if not p.write_allowed(ep, a, plan) if p.write_allowed is not None else g.check_version_on_write and a >= plan:
         action, what = "write_refused", f"conditional write refused: endpoint on plan {a}"
         t[at] = _after_write(s, endpoints, ep, plan, last, failed, keep)
     elif not trees >> a & 1:  # the rollback record cannot point at the missing active plan
-        if p.self_repair:
+        if g.self_repair:
             t[alias_at], t[rollback_at], t[trees_at] = newest, newest, trees | 1 << newest
             action, what = "self_repair", f"active plan {a} missing: rebuilt newest plan {newest}"
             t[at] = _after_write(s, endpoints, ep, plan, last, failed, keep)
@@ -221,9 +220,9 @@ def _cleanup(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
     # A cleanup_delete strategy replaces guards 2 and 3 (the config refuses both at once).
     if p.delete_allowed is not None and not p.delete_allowed(k, g, s[1 + k], s[1 + endpoints + k], plan):
         action, what = "delete_skipped", f"kept plan {g}: cleanup_delete kept it"
-    elif p.delete_only_unreferenced and (active or s[1 + endpoints + k] == g):
+    elif p.guards.delete_only_unreferenced and (active or s[1 + endpoints + k] == g):
         action, what = "delete_skipped", f"kept plan {g}: still referenced"
-    elif p.reject_empty_records and active:
+    elif p.guards.reject_empty_records and active:
         action, what = "refused_empty", f"refused: deleting plan {g} would empty the endpoint (alert)"
     else:
         t[1 + 2 * endpoints + k] &= ~(1 << g)
@@ -271,15 +270,11 @@ def goal(s: tuple[int, ...], endpoints: int, generations: int) -> bool:
 # -- the search ------------------------------------------------------------------------------
 def params(cfg: ExploreConfig) -> Params:
     """The bounds and guards of ``cfg`` as the steps read them."""
-    g = cfg.guards
     return Params(
         cfg.endpoint_count,
         cfg.generation_count,
         cfg.cleanup_keep_generations,
-        g.check_version_on_write,
-        g.delete_only_unreferenced,
-        g.reject_empty_records,
-        g.self_repair,
+        cfg.guards,
         _write_allowed(cfg),
         _delete_allowed(cfg),
     )

@@ -105,15 +105,7 @@ def test_initial_state_and_first_steps():
     assert s0 == (1, 1, 1, 0b10, 1 << 9, 1 << 9)
     steps = proto.successors(
         s0,
-        proto.Params(
-            endpoint_count=1,
-            generation_count=2,
-            cleanup_keep_generations=0,
-            check_version_on_write=False,
-            delete_only_unreferenced=False,
-            reject_empty_records=False,
-            self_repair=False,
-        ),
+        proto.Params(endpoint_count=1, generation_count=2, cleanup_keep_generations=0, guards=Guards()),
     )
     assert [(t.actor, t.kind, t.plan) for t in steps] == [(-1, "plan produced", 2)]
 
@@ -157,7 +149,7 @@ def test_counterexample_is_shortest_with_or_without_symmetry(incident):
 
 def test_replaying_the_counterexample_step_by_step_reaches_the_empty_state(incident):
     # An independent replay through the transition function, matching by the table's columns.
-    p = proto.Params(1, 4, 1, False, False, False, False)
+    p = proto.Params(1, 4, 1, Guards())
     state = proto.initial(3, 1)
     for row in incident.events.itertuples():
         actor = -1 if row.actor == "planner" else proto.ENACTOR_NAMES.index(row.actor)
