@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -18,13 +17,15 @@ __all__ = ["ExploreResult", "ExploreSummary", "run", "states_table"]
 
 @dataclass(frozen=True)
 class ExploreSummary:
-    """Headline figures of one check. Counts are exact; ``elapsed_s`` is wall-clock seconds.
+    """Headline figures of one check: exact counts and verdicts, a function of the config alone.
+
+    How long a check takes is the machine's, not the model's: ``benchmarks/bench_explore.py``
+    measures it (``python benchmarks/run.py explore``).
 
     Attributes:
         states_count, transitions_count: distinct states reached, and steps explored (one per
             enabled actor step in each state).
         depth_count: the most steps any state needs from the start (breadth-first depth).
-        elapsed_s, states_per_s: wall-clock time of the search and its speed.
         safe: no reachable state has an endpoint whose alias points at a deleted plan tree.
         recovers: every reachable state can still reach "newest plan applied on every endpoint".
         violating_states_count, stuck_states_count: states breaking safety, and states that can
@@ -40,8 +41,6 @@ class ExploreSummary:
     states_count: int
     transitions_count: int
     depth_count: int
-    elapsed_s: float
-    states_per_s: float
     safe: bool
     recovers: bool
     violating_states_count: int
@@ -96,18 +95,14 @@ def run(cfg: ExploreConfig = INCIDENT) -> ExploreResult:
         LimitExceeded: if more than ``cfg.max_states`` states are reachable.
         ConfigError: if ``cfg`` is not an ExploreConfig.
     """
-    t0 = time.perf_counter()
     g = proto.search(cfg)
     n, stuck, actions = len(g.states), g.stuck, g.actions
     events = _path_table(cfg, g, g.first_bad)
     stuck_path = _path_table(cfg, g, int(stuck[0]) if stuck.size else -1)
-    elapsed = time.perf_counter() - t0
     summary = ExploreSummary(
         states_count=n,
         transitions_count=len(g.src),
         depth_count=max(g.depth),
-        elapsed_s=elapsed,
-        states_per_s=n / elapsed if elapsed > 0 else float("inf"),
         safe=g.first_bad < 0,
         recovers=stuck.size == 0,
         violating_states_count=int(g.bad.sum()),

@@ -28,7 +28,6 @@ _VERDICT = (
     "transitions_count",
     "counterexample_steps_count",
     "stuck_states_count",
-    "elapsed_s",
 )
 
 
@@ -38,7 +37,7 @@ def sweep(configs: Iterable[ExploreConfig], *, executor: Executor | None = None)
     Args:
         configs: the configs to check.
         executor: optional ``concurrent.futures.Executor``; ``None`` checks in this process. The
-            result is the same either way, but for the wall-clock ``elapsed_s`` and ``states_per_s``.
+            result is the same either way.
 
     Returns:
         ``run`` (int64, the position in ``configs``), then one column per :class:`ExploreConfig`
@@ -65,8 +64,7 @@ def verdict_table(base: ExploreConfig = INCIDENT, *, executor: Executor | None =
         ``labsupport.race.guard_table``). Columns: the four guard names (bool), ``guards`` str
         ("none", "1", "1+2", ...), ``safe``, ``recovers``, ``empty_reachable``,
         ``stale_overwrite_reachable``, ``alert_reachable`` (bool), ``states_count``,
-        ``transitions_count``, ``counterexample_steps_count``, ``stuck_states_count`` (int64),
-        ``elapsed_s`` (float64, wall clock).
+        ``transitions_count``, ``counterexample_steps_count``, ``stuck_states_count`` (int64).
 
     Raises:
         LimitExceeded: if one combination exceeds ``base.max_states``.

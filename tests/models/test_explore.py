@@ -171,6 +171,9 @@ def test_stuck_path_ends_in_a_state_that_cannot_recover(incident):
 
 def test_same_config_same_tables(incident):
     again = run(INCIDENT)
+    # The summary too is a function of the config alone: no wall-clock time in it (issue 42; the
+    # benchmark times the check).
+    assert again.summary == incident.summary
     assert again.events.to_csv() == incident.events.to_csv()
     assert again.stuck_path.to_csv() == incident.stuck_path.to_csv()
 
@@ -232,8 +235,7 @@ def test_one_enactor_is_always_safe():
 def test_executor_gives_the_same_table(table):
     with ThreadPoolExecutor(max_workers=2) as pool:
         threaded = verdict_table(executor=pool)
-    cols = [c for c in table.columns if c != "elapsed_s"]
-    pd.testing.assert_frame_equal(threaded[cols], table[cols])
+    pd.testing.assert_frame_equal(threaded, table)
 
 
 # --- bounds --------------------------------------------------------------------------------------
