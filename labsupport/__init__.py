@@ -2,7 +2,7 @@
 
 Modules, bottom layer first (nothing imports upward; ``tests/base/test_import_graph.py`` checks it)::
 
-    base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy, predict
+    base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy, enactor, predict
               (+ private _validate, _sweep, _engine, _models, _lazy, _memo, _quiz_html)
     models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) [-> sweep]
     composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same parts each
@@ -23,6 +23,7 @@ which this package and the tests read.
 * :mod:`labsupport.quiz`: the concept quiz on the common misconceptions, and its scoring.
 * :mod:`labsupport.predict`: a lab's predictions, kept before the runs and compared after them.
 * :mod:`labsupport.strategy`: student code the engines run (a conditional write, a failover decision), bounded.
+* :mod:`labsupport.enactor`: a DNS Enactor's step written by a student, one Route 53 operation per ``yield``.
 * :mod:`labsupport.race`: the DNS Planner/Enactor race (simpy), its guards and sweeps.
 * :mod:`labsupport.dwfm`: EC2's DropletWorkflow Manager: lease expiry, congestive collapse, sweeps.
 * :mod:`labsupport.network`: Network Manager's propagation queue and its backlog.
@@ -71,7 +72,9 @@ __version__ = "0.1.0"
 
 #: The modules ``labsupport.<name>`` gives without an import of its own (imported on first use):
 #: every registered model, and these.
-_LAZY = tuple(sorted({*model_names(), "charts", "clock", "dependencies", "presets", "route53", "timeline", "widgets"}))
+_LAZY = tuple(
+    sorted({*model_names(), "charts", "clock", "dependencies", "enactor", "presets", "route53", "timeline", "widgets"})
+)
 
 __all__ = ["ConfigError", "LabSupportError", "LimitExceeded", "StrategyTimeout", "__version__", *_LAZY]
 

@@ -6,7 +6,8 @@ imports, bottom layer first.
 Layers (a module may import only from its own layer or a lower one)::
 
     0  base      errors, clock, _validate, _sweep, _engine, _models, _memo, presets, route53, timeline,
-                 dependencies, strategy, quiz (with _quiz_html): the concept quiz's data, scoring and HTML
+                 dependencies, strategy, enactor (a student's Enactor step: its contract and how the engines
+                 drive it), quiz (with _quiz_html): the concept quiz's data, scoring and HTML
     1  models    one package per model: race/, dwfm/, network/, dns_cache/
     2  composed  models built on other models: nlb/ (on network), explore/ (on race), chain/ (on all),
                  game/ (on chain)
@@ -54,6 +55,7 @@ LAYERS: dict[str, int] = {
     "labsupport._quiz_html": 0,
     "labsupport.predict": 0,
     "labsupport.strategy": 0,
+    "labsupport.enactor": 0,
     **{m.module: 2 if m.on else 1 for m in REGISTERED},
     "labsupport.charts": 3,
     "labsupport.widgets": 4,
