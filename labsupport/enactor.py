@@ -50,7 +50,8 @@ from __future__ import annotations
 import contextlib
 import inspect
 from collections.abc import Callable, Generator
-from typing import NamedTuple, NoReturn
+from dataclasses import dataclass
+from typing import NoReturn
 
 from . import route53 as r53
 from .errors import ConfigError
@@ -330,7 +331,8 @@ class StepReplayer:
         return self.memo[key]
 
 
-class Operated(NamedTuple):
+@dataclass(frozen=True)
+class Operated:
     """One operation carried out on a packed hosted zone (the checker's form of an endpoint).
 
     Attributes:

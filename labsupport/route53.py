@@ -52,7 +52,7 @@ DELETED_ACTIVE = "deleted_active"
 SKIPPED_REFERENCED = "skipped_referenced"
 CONDITION_FAILED = "condition_failed"
 MISSING = "missing"
-#: Outcome kinds of a batch that committed: a student's write or delete gets ``True`` for these.
+#: The outcome kinds of a batch that committed (a student's write or delete gets ``True`` for these).
 COMMITTED = frozenset({APPLIED, STALE_APPLIED, NOOP, DELETED, DELETED_ACTIVE})
 
 
