@@ -42,7 +42,7 @@ steps (Python lines and instructions; the calls of one run share its
 Errors: a step that raises, yields anything but an operation, names an endpoint the run does not
 have, writes a plan the DNS Planner has not made, or yields other operations when replayed raises
 :class:`~labsupport.errors.ConfigError` naming the config field and the function; one that takes
-too many steps or operations raises :class:`~labsupport.strategy.StrategyTimeout` (a ConfigError).
+too many steps or operations raises :class:`~labsupport.errors.StrategyTimeout` (a ConfigError).
 """
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 from . import route53 as r53
-from .errors import ConfigError
+from .errors import ConfigError, StrategyTimeout
 from .route53 import Delete, HostedZone, Read, Write, ZoneView
-from .strategy import STEP_BUDGET, RunBudget, StrategyTimeout, bounded_call, strategy_name
+from .strategy import STEP_BUDGET, RunBudget, bounded_call, strategy_name
 
 __all__ = [
     "OPERATION_BUDGET",

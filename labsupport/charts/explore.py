@@ -101,6 +101,13 @@ def explore_sequence_data(steps: pd.DataFrame) -> pd.DataFrame:
     return d
 
 
+def _sequence_tooltip(d: pd.DataFrame) -> list[alt.Tooltip]:
+    """The sequence chart's tooltip: a student's operation and its reply too, where the path has them."""
+    fields = ["step:Q", "actor:N", "group:N", "plan:N", "endpoint:N"]
+    fields += ["operation:N", "reply:N"] if d["operation"].ne("").any() else []
+    return [alt.Tooltip(f) for f in [*fields, "outcome:N"]]
+
+
 def explore_sequence_chart(
     steps: pd.DataFrame, *, width: int = 540, title: str = "The shortest counterexample, step by step"
 ) -> alt.LayerChart:
@@ -153,15 +160,7 @@ def explore_sequence_chart(
                 legend=alt.Legend(orient="bottom", columns=3),
             ),
             shape=alt.Shape("group:N", scale=alt.Scale(domain=groups, range=[styles[g][1] for g in groups])),
-            tooltip=[
-                alt.Tooltip("step:Q"),
-                alt.Tooltip("actor:N"),
-                alt.Tooltip("group:N"),
-                alt.Tooltip("plan:N"),
-                alt.Tooltip("endpoint:N"),
-                *([alt.Tooltip("operation:N"), alt.Tooltip("reply:N")] if d["operation"].ne("").any() else []),
-                alt.Tooltip("outcome:N"),
-            ],
+            tooltip=_sequence_tooltip(d),
         )
     )
     plans = alt.Chart(d).mark_text(dy=-13, fontSize=11, color="#222").encode(x=x, y=y, text=alt.Text("plan:N"))

@@ -24,7 +24,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("_lazy.py", "AttributeError"): "PEP 562, as above: the lazily exported names of charts and widgets",
     ("pdf.py", "SystemExit"): "the command line's exit status (python -m labsupport.pdf)",
     ("dependencies.py", "RuntimeError"): "the package's own dependencies.csv is broken: a packaging bug, not input",
-    ("race/engine.py", "AssertionError"): "an unreachable branch (pragma: no cover)",
     ("grading/_shared.py", "AssertionError"): "otter's protocol: a failed check is an AssertionError (grading branch)",
     ("grading/concept_quiz.py", "AssertionError"): "otter's protocol, as above (grading branch)",
 }
