@@ -8,8 +8,9 @@ Scenario:
     answer from the id with :mod:`labsupport.race` and :mod:`labsupport.explore` at grading time:
     no answer is stored anywhere.
 Covers:
-    The PES's DynamoDB race (stale overwrite, clean-up of the active plan) and the fix AWS
-    announced for the Enactor's writes, written by the student as a conditional write
+    The PES's DynamoDB race (stale overwrite, clean-up of the active plan). The summary says only
+    that AWS would fix the race and add protections against applying incorrect plans; the student
+    writes the course's guard 1, a conditional write (compare-and-set) in the Enactor's writes
     (:attr:`labsupport.race.RaceConfig.conditional_write`).
 
 ::

@@ -10,8 +10,10 @@ Scenario:
 Covers:
     The PES's DWFM section: droplet leases lapse while DynamoDB is unreachable, the backlog of
     lease re-establishments takes longer than the work's timeout, the work is retried and DWFM
-    enters congestive collapse; AWS's fix adds queue-based throttling. The student writes the
-    admission control (:attr:`labsupport.dwfm.DwfmConfig.admission_policy`).
+    enters congestive collapse. For DWFM the summary announces a test suite of its recovery
+    workflow; the throttling by the size of the waiting queue it announces is for EC2's data
+    propagation systems. The student writes admission control for DWFM, the course's stop point 5
+    (:attr:`labsupport.dwfm.DwfmConfig.admission_policy`).
 
 ::
 
