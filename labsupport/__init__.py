@@ -3,7 +3,7 @@
 Modules, bottom layer first (nothing imports upward; ``tests/base/test_import_graph.py`` checks it)::
 
     base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy, enactor, predict
-              (+ private _validate, _sweep, _engine, _models, _lazy, _memo, _quiz_html)
+              (+ private _validate, _sweep, _engine, _models, _lazy, _memo)
     models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) [-> sweep]
     composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same parts each
               game/ (on chain)
@@ -11,7 +11,7 @@ Modules, bottom layer first (nothing imports upward; ``tests/base/test_import_gr
 The models are registered once, in ``labsupport._models`` (their parts, layer, clock, API page),
 which this package and the tests read.
     charts    charts/ (one module per model)                        data -> DataFrame -> encoding
-    wiring    widgets/ (panel, one module per lab), book, apidoc, colab, student, grading/
+    wiring    widgets/ (panel, one module per lab), book, apidoc, colab, student, assignments/
               (controls -> run -> charts)
 
 * :mod:`labsupport.errors`: the errors this package raises.
@@ -20,7 +20,8 @@ which this package and the tests read.
 * :mod:`labsupport.timeline`: the incident timeline as data, from the AWS post-event summary.
 * :mod:`labsupport.route53`: the Route 53 hosted-zone rules the race's Enactors write through.
 * :mod:`labsupport.dependencies`: hidden single-Region dependencies as a graph (stop point 6).
-* :mod:`labsupport.quiz`: the concept quiz on the common misconceptions, and its scoring.
+* :mod:`labsupport.quiz`: the concept quiz's questions, one per common misconception (its key is the
+  grader's, in ``coursetools``).
 * :mod:`labsupport.predict`: a lab's predictions, kept before the runs and compared after them.
 * :mod:`labsupport.strategy`: student code the engines run (a conditional write, a failover decision), bounded.
 * :mod:`labsupport.enactor`: a DNS Enactor's step written by a student, one Route 53 operation per ``yield``.
@@ -39,7 +40,9 @@ which this package and the tests read.
   Sphinx extension).
 * :mod:`labsupport.book`: the Sphinx extension that bundles the Vega JavaScript into the book.
 * :mod:`labsupport.apidoc`: the Sphinx extension that documents the constants a package re-exports.
-* :mod:`labsupport.grading`: graded assignments: each student's parameters and key, grading with otter.
+* :mod:`labsupport.assignments`: graded assignments, the student's side: each student's parameters,
+  predictions and public checks (the key, the hidden checks and the grader are ``coursetools``, a
+  second package that this one never imports).
 * :mod:`labsupport.pdf`: ``python -m labsupport.pdf``, a PDF of the whole built book (Chromium, pypdf).
 
 Every model's ``sweep(configs, *, executor=None)`` runs configs and returns one summary row each.

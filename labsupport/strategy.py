@@ -20,8 +20,8 @@ wrong with code written by someone else, and each becomes the course's
 Limits: a loop inside C code (``sum(range(10**12))``, ``time.sleep``) executes no Python step
 and is not counted. The stop is raised as a ``BaseException``, so ``except Exception`` cannot catch
 it; a strategy that catches everything (``except BaseException``, a bare ``except``) can swallow it,
-and CPython then stops tracing (a trace function that raises is removed). The grading scan flags
-such handlers, and a grading run's per-submission timeout is the last line of defence.
+and CPython then stops tracing (a trace function that raises is removed). The grader refuses such
+handlers when it compiles a design answer, and a check's time limit is the last line of defence.
 
 ::
 

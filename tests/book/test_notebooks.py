@@ -101,12 +101,13 @@ def test_notebook_is_in_the_book_and_collected(path):
         return
     if path.parts[0] == "assignments":
         # An assignment's source is otter-grader's input, not a page: the book leaves it out, and
-        # tests/grading builds it with otter assign and grades submissions made from it.
+        # tests/grading builds it with otter assign and grades submissions made from it with the
+        # course's grader (coursetools.grading).
         config = (ROOT / "_config.yml").read_text(encoding="utf-8")
         assert re.search(r"^exclude_patterns:.*\bassignments\b", config, re.MULTILINE), "the book reads assignments/"
-        from labsupport.grading.__main__ import ASSIGNMENTS
+        from coursetools.grading.assignments import SPECS
 
-        assert path.parent.name in ASSIGNMENTS, f"{path} is no assignment that python -m labsupport.grading knows"
+        assert path.parent.name in SPECS, f"{path} is no assignment that python -m coursetools.grading knows"
         return
     assert str(path.with_suffix("")) in _toc_files(), f"{path} is not in _toc.yml"
     # pytest's testpaths include labs/, so nbval collects every notebook there.

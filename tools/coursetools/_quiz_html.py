@@ -1,7 +1,7 @@
-"""The concept quiz's HTML (see :mod:`labsupport.quiz`): a form of fieldsets, and the answers under it.
+"""The concept quiz's HTML (see :mod:`coursetools.quiz`): a form of fieldsets, and the answers under it.
 
 The markup works without JavaScript (a form to fill in, the answers in a closed ``<details>``, both
-printable) and is what ``labsupport/book_js/quiz.js`` enhances: it shows the buttons (``hidden``
+printable) and is what ``the book's quiz.js (labsupport/book_js/quiz.js)`` enhances: it shows the buttons (``hidden``
 until then), reads ``data-correct`` on each input, and copies an option's explanation from the
 answers (``<li id="…-why">``) into the question's feedback. Every control has a ``<label>``; each
 question is a ``<fieldset>`` whose ``<legend>`` holds its number and prompt; the verdicts and the
@@ -18,8 +18,8 @@ from typing import Protocol
 __all__ = ["answers_html", "form_html"]
 
 
-# What the HTML needs of labsupport.quiz's Reference, Option and Question (described here, not
-# imported: labsupport.quiz imports this module). Read-only, as the frozen dataclasses' fields are.
+# What the HTML needs of coursetools.quiz's Reference, AnsweredOption and AnsweredQuestion (described here, not
+# imported: coursetools.quiz imports this module). Read-only, as the frozen dataclasses' fields are.
 class _Reference(Protocol):
     @property
     def section(self) -> str: ...

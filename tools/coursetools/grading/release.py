@@ -37,8 +37,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..colab import Published, published, student_install_cell
-from ..errors import ConfigError
+from labsupport.colab import Published, published, student_install_cell
+from labsupport.errors import ConfigError
 
 __all__ = ["SETUP_KEY", "build_colab", "is_setup_cell", "link_to_book", "setup_cell_source", "strip_setup_cells"]
 

@@ -1,20 +1,20 @@
-"""The concept quiz's graded version: the course's quiz, auto-scored with otter, one point a question.
+"""The concept quiz's graded version, the student's side: the questions, shown without their answers.
 
 Scenario:
     The book's two quiz pages (``chapters/quiz-before.md``, ``chapters/quiz-after.md``) score a
     reader in the browser, for the reader alone. A course that grades the quiz gives the same
     questions as an otter assignment (``assignments/00-concept-quiz``): each question is shown from
-    the quiz's one data file (:func:`question_markdown`), the student sets ``answers[question_id]``
-    to the letters they choose, and a hidden test gives the point for the exact right set
-    (:func:`check_answer`, which scores with :func:`labsupport.quiz.score`). No answer is stored in
-    the assignment: the key is the data file's.
+    the quiz's one data file (:func:`question_markdown`) and the student sets ``answers[question_id]``
+    to the letters they choose; :func:`check_form` checks only that they are letters of that
+    question. The right letters are in the grader's key (``coursetools``, which students do not
+    install), which gives the point for the exact right set.
 Covers:
     The misconceptions page of the instructor guide, one question per entry (:mod:`labsupport.quiz`).
 
 ::
 
-    quiz.json --quiz.load()--> question_markdown(id) --> the student's notebook
-                            '--> check_answer(id, answers[id]) --quiz.score--> 1 or 0 point
+    quiz.json --quiz.load()--> question_markdown(id) --> the student's notebook --check_form--> right form?
+    (the grader: coursetools' quiz key --score--> 1 or 0 point a question)
 """
 
 from __future__ import annotations
@@ -22,14 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import quiz
-from ._shared import check_course_intact, digest
+from ._shared import digest
 
 __all__ = [
     "ASSIGNMENT",
     "QuizParams",
-    "check_answer",
     "check_form",
-    "key",
     "params",
     "question_ids",
     "question_markdown",
@@ -84,11 +82,6 @@ def question_markdown(question_id: str) -> str:
     return "\n".join(lines)
 
 
-def key(student_id: str) -> dict[str, object]:
-    """The instructor's key: the right letters of every question (the same for every id)."""
-    return {"student_id": params(student_id).student_id, **quiz.answer_key()}
-
-
 def check_form(question_id: str, answer: object) -> None:
     """The public check: ``answer`` is a list of this question's letters (one for a single-answer
     question); raises AssertionError saying what to change."""
@@ -100,11 +93,3 @@ def check_form(question_id: str, answer: object) -> None:
     assert not unknown, f'answers["{question_id}"] has {unknown}; the options are {letters}'
     if q.kind == "single":
         assert len(set(answer)) == 1, f'answers["{question_id}"] takes one letter, got {answer}'
-
-
-def check_answer(question_id: str, answer: object) -> None:
-    """The hidden check: the point for exactly the right set of letters (:func:`labsupport.quiz.score`)."""
-    check_course_intact()
-    check_form(question_id, answer)
-    table = quiz.score({question_id: answer}, [_question(question_id)])  # type: ignore[dict-item]
-    assert bool(table["correct"].iloc[0]), f"question {question_id}: not the right choice"

