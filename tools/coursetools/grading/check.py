@@ -136,6 +136,7 @@ def run_checks(job: dict[str, Any], check_timeout_s: float) -> dict[str, Any]:
         out["notes"].append(f"the key could not be computed: {type(exc).__name__}: {exc}")
     for check in spec.checks:
         start = time.perf_counter()
+        result: dict[str, Any]
         if check.uses == "strategy" and not job["design"]["source"]:
             result = {"passed": False, "message": f"no function {spec.strategy} defined at the top level of a cell"}
         else:

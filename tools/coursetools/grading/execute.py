@@ -47,6 +47,7 @@ class Execution:
         errors: notebook cell index -> the name of the error it raised.
         notes: what went wrong with the run itself (timed out, killed, no report).
         seconds: the phase's wall time.
+        cpu_s: its CPU seconds, where a cgroup counted them.
     """
 
     answers: dict[str, Any] = field(default_factory=dict)
@@ -54,6 +55,7 @@ class Execution:
     errors: dict[int, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    cpu_s: float | None = None
 
 
 def prepare(nb: dict[str, Any], student_id: str) -> tuple[dict[str, Any], Cells, int | None, str | None]:
@@ -88,7 +90,7 @@ def execute(ready: dict[str, Any], cells: Cells, spec: Spec, limits: Limits, cel
     inside = f"{GRADER_DIR}/runner.py"
     stdin = json.dumps(job).encode()
     out = run([sys.executable, "-I", inside], stdin, limits, with_coursetools=False, files={inside: RUNNER})
-    result = Execution(seconds=out.seconds)
+    result = Execution(seconds=out.seconds, cpu_s=out.cpu_s)
     result.notes += out.notes
     if out.timed_out:
         result.notes.append(f"the notebook did not finish within {limits.wall_s:g} s: it was stopped")

@@ -74,6 +74,8 @@ class Grade:
         flags: reasons the submission needs the instructor's eye (empty if none); none changes a score.
         feedback: question name -> what each check found (passed, or why not).
         seconds: wall-clock time of the two phases.
+        phase_seconds: each phase's wall-clock time (``execute``, ``check``), and the CPU seconds of
+            both (``cpu``) where a cgroup counted them.
         design_tokens: the normalised design answer (for the class's similarity check).
     """
 
@@ -83,6 +85,7 @@ class Grade:
     flags: list[str] = field(default_factory=list)
     feedback: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    phase_seconds: dict[str, float] = field(default_factory=dict)
     design_tokens: list[str] = field(default_factory=list)
 
     @property
@@ -118,7 +121,7 @@ def _read(notebook: Path, grade: Grade) -> dict[str, Any] | None:
     return nb
 
 
-def _check_phase(job: dict[str, Any], options: GradeOptions) -> tuple[dict[str, Any], float]:
+def _check_phase(job: dict[str, Any], options: GradeOptions) -> tuple[dict[str, Any], float, float | None]:
     out = run(
         [sys.executable, "-I", "-m", "coursetools.grading.check"],
         json.dumps(job).encode(),
@@ -135,7 +138,7 @@ def _check_phase(job: dict[str, Any], options: GradeOptions) -> tuple[dict[str, 
         verdict = {"checks": [], "notes": [f"the checking process gave no verdict (exit {out.returncode}) {tail}"]}
     if out.timed_out:
         verdict.setdefault("notes", []).append(f"the checks did not finish within {options.check.wall_s:g} s")
-    return verdict, out.seconds
+    return verdict, out.seconds, out.cpu_s
 
 
 def grade_one(student_id: str, notebook: Path, spec: Spec, options: GradeOptions | None = None) -> Grade:
@@ -182,7 +185,10 @@ def grade_one(student_id: str, notebook: Path, spec: Spec, options: GradeOptions
         "design": vars(design) if design else {"name": "", "source": ""},
         "check_timeout_s": options.check_timeout_s,
     }
-    verdict, _ = _check_phase(job, options)
+    verdict, grade.phase_seconds["check"], check_cpu = _check_phase(job, options)
+    grade.phase_seconds["execute"] = ran.seconds
+    if ran.cpu_s is not None and check_cpu is not None:
+        grade.phase_seconds["cpu"] = ran.cpu_s + check_cpu
     grade.flags += [f"grader: {n}" for n in verdict.get("notes", [])]
     lines: dict[str, list[str]] = {q.name: [] for q in spec.auto_questions}
     for c in verdict.get("checks", []):

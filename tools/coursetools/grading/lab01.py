@@ -121,6 +121,10 @@ def check_conditional_write_explorer(strategy: Callable[[WriteRequest], bool], *
         )
 
 
+def _prepare(student_id: str) -> None:
+    key(student_id)
+
+
 SPEC = Spec(
     assignment=ASSIGNMENT,
     questions=(
@@ -164,7 +168,7 @@ SPEC = Spec(
         ),
     ),
     references=(reference_conditional_write,),
-    prepare=key,
+    prepare=_prepare,
     params=lambda i: {k: v for k, v in asdict(params(i)).items() if k != "student_id"},
     key=key,
     prediction=("stale_overwrites",),

@@ -86,13 +86,15 @@ class Limits:
 
 @dataclass
 class Outcome:
-    """What a sandboxed phase left: its exit status, its output (capped), whether it was killed."""
+    """What a sandboxed phase left: its exit status, its output (capped), whether it was killed, its
+    wall-clock seconds and, where a cgroup counted them, the CPU seconds of all its processes."""
 
     returncode: int | None
     stdout: bytes = b""
     stderr: bytes = b""
     timed_out: bool = False
     seconds: float = 0.0
+    cpu_s: float | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -205,9 +207,10 @@ def command(argv: list[str], limits: Limits, *, with_coursetools: bool, extra: l
 
 
 def _cgroup_roots() -> dict[str, Path]:
-    """Writable cgroup v1 controllers for processes and memory (root on a machine that mounts them)."""
+    """Writable cgroup v1 controllers for processes, memory and CPU accounting (root on a machine
+    that mounts them)."""
     roots = {}
-    for name in ("pids", "memory"):
+    for name in ("pids", "memory", "cpuacct"):
         root = Path("/sys/fs/cgroup") / name
         if (root / "cgroup.procs").exists() and os.access(root, os.W_OK):
             roots[name] = root
@@ -258,7 +261,7 @@ def _cgroups(tag: str, limits: Limits) -> list[Path]:
             group.mkdir()
             if name == "pids":
                 (group / "pids.max").write_text(str(limits.processes))
-            else:
+            elif name == "memory":
                 (group / "memory.limit_in_bytes").write_text(str(limits.memory_mb * 2**20))
             groups.append(group)
         except OSError:
@@ -327,6 +330,9 @@ def run(
         stdout, stderr = proc.communicate()
     finally:
         for group in cgroups:
+            if group.parent.name == "cpuacct":
+                with contextlib.suppress(OSError, ValueError):
+                    out.cpu_s = int((group / "cpuacct.usage").read_text()) / 1e9
             _empty(group)
         if fallback:
             _kill_user(FALLBACK_UID)
