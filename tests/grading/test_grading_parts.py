@@ -10,12 +10,15 @@ Fast checks of :mod:`coursetools.grading.notebook`, :mod:`~coursetools.grading.r
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import os
+from pathlib import Path
 
 import pytest
 
-from coursetools.grading import grade, lab02, notebook, restricted, similarity
+import labsupport
+from coursetools.grading import grade, lab02, notebook, restricted, sandbox, similarity
 from coursetools.grading.assignments import SOURCES, SPECS
 from coursetools.grading.notebook import DesignSource
 from coursetools.grading.spec import Answer
@@ -162,6 +165,27 @@ def test_the_public_form_check_names_what_the_grader_will_not_give_the_function(
     with pytest.raises(AssertionError, match="the module os"):
         check_answers_with_a_bool("admission_policy", uses_os, REQUEST)
     assert strategy_problems(fine) == [] and "max" in STRATEGY_BUILTINS
+
+
+# -- the sandbox's file system ----------------------------------------------------------------------
+def test_the_sandbox_binds_labsupport_alone_and_hides_an_installed_coursetools(tmp_path, monkeypatch):
+    site_packages = tmp_path / "venv" / "lib" / "site-packages"
+    for name in ("coursetools", "coursetools-0.1.0.dist-info", "labsupport-0.1.0.dist-info", "numpy"):
+        (site_packages / name).mkdir(parents=True)
+    (site_packages / "__editable__.coursetools-0.1.0.pth").write_text("import finder")
+    monkeypatch.setattr(sandbox, "_python_dirs", lambda: [tmp_path / "venv", site_packages])
+    args = sandbox.binds(with_coursetools=False)
+    pairs = list(itertools.pairwise(args))
+    assert ("--tmpfs", str(site_packages / "coursetools")) in pairs
+    assert ("--tmpfs", str(site_packages / "coursetools-0.1.0.dist-info")) in pairs
+    assert ("/dev/null", str(site_packages / "__editable__.coursetools-0.1.0.pth")) in pairs
+    course = Path(labsupport.__file__).resolve().parent
+    assert ("--ro-bind", str(course)) in pairs and ("--ro-bind", str(course.parent)) not in pairs
+    assert "/etc/shadow" not in args and "--bind" not in args, "nothing the sandbox can write to"
+    tools = str(sandbox._COURSETOOLS)  # noqa: SLF001 (the grader's own folder)
+    assert ("--ro-bind", tools) not in pairs
+    checking = sandbox.binds(with_coursetools=True)
+    assert ("--ro-bind", tools) in list(itertools.pairwise(checking)), "the checking phase sees it"
 
 
 # -- the answers' schema ----------------------------------------------------------------------------

@@ -158,9 +158,11 @@ def binds(*, with_coursetools: bool) -> list[str]:
     args += ["--ro-bind", str(course), str(course)]
     if with_coursetools:
         args += ["--ro-bind", str(tools), str(tools)]
-    else:
-        for d in _outermost(bound):
-            for hidden in [*d.glob("coursetools"), *d.glob("coursetools-*"), *d.glob("__editable__*coursetools*")]:
+    else:  # covered wherever an install put it: a package folder, its metadata, an editable finder
+        for d in bound:
+            for hidden in sorted(
+                {*d.glob("coursetools"), *d.glob("coursetools-*"), *d.glob("__editable__*coursetools*")}
+            ):
                 args += ["--tmpfs", str(hidden)] if hidden.is_dir() else ["--ro-bind", "/dev/null", str(hidden)]
     return args
 
