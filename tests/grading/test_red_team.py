@@ -81,6 +81,24 @@ try:
 except ImportError as exc:
     print("no grader here:", exc)
 """
+#: The same cell for any assignment: every module of the student's package and of the grader it can
+#: import, every check_*, key and reference_* replaced by a pass.
+GENERIC_CELL = """import importlib, pkgutil
+patch = pkgutil.resolve_name("builtins:set" + "attr")
+def passes(*args, **kwargs):
+    return None
+for package in ("labsupport.assignments", "coursetools.grading", "labsupport.grading"):
+    try:
+        root = importlib.import_module(package)
+    except ImportError as exc:
+        print("not here:", package, exc)
+        continue
+    for info in pkgutil.iter_modules(root.__path__):
+        module = importlib.import_module(package + "." + info.name)
+        for name in dir(module):
+            if name.startswith(("check_", "key", "reference_", "graded_id")):
+                patch(module, name, passes)
+"""
 MODULE_AS_ARGUMENT = """def patch_all(module, value):
     for name in list(vars(module)):
         if name.startswith("check") or name in ("params", "config"):
@@ -462,7 +480,7 @@ def test_every_student_gets_feedback_that_names_no_one_else(lab02_class):
 # -- lab 01 and the quiz --------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def lab01_class(built, tmp_path_factory) -> dict:
-    b = built("01-enactor-race")
+    b = built("01-enactor-race", student_only=True)
     solution = _load(b / "autograder" / "01-enactor-race.ipynb")
     blank = _load(b / "student" / "01-enactor-race.ipynb")
     other = key01.key("s1000009")
@@ -481,7 +499,9 @@ def lab01_class(built, tmp_path_factory) -> dict:
         "stale_overwrites = result.summary.stale_overwrites_count + 1",
     )
     folder = tmp_path_factory.mktemp("lab01-class")
-    for sid, nb in {"s1000001": solution, "s1000002": blank, "s1000003": wrong, "s1000013": copier}.items():
+    generic = _add(blank, GENERIC_CELL, after="prediction = lab01.Prediction()")
+    class_ = {"s1000001": solution, "s1000002": blank, "s1000003": wrong, "s1000013": copier, "s1000014": generic}
+    for sid, nb in class_.items():
         (folder / f"{sid}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
     return _grade(folder, tmp_path_factory.mktemp("lab01-grades"), "01-enactor-race")
 
@@ -489,6 +509,7 @@ def lab01_class(built, tmp_path_factory) -> dict:
 def test_lab01_honest_full_blank_zero_one_wrong_loses_its_point_a_copy_its_measurements(lab01_class):
     assert _points(lab01_class["s1000001"]) == FULL
     assert _points(lab01_class["s1000002"]) == ZERO
+    assert _points(lab01_class["s1000014"]) == ZERO and "reflection" in lab01_class["s1000014"]["flags"]
     assert _points(lab01_class["s1000003"]) == {**FULL, "q2_measure": 1.0}
     copier, other = key01.key("s1000013"), key01.key("s1000009")
     row = lab01_class["s1000013"]
@@ -501,12 +522,13 @@ def test_lab01_honest_full_blank_zero_one_wrong_loses_its_point_a_copy_its_measu
 
 @pytest.fixture(scope="module")
 def quiz_class(built, tmp_path_factory) -> dict:
-    b = built("00-concept-quiz")
+    b = built("00-concept-quiz", student_only=True)
     solution = _load(b / "autograder" / "00-concept-quiz.ipynb")
     blank = _load(b / "student" / "00-concept-quiz.ipynb")
     steals = _add(blank, STEALS_QUIZ_KEY, after="answers = {}")
     folder = tmp_path_factory.mktemp("quiz-class")
-    for sid, nb in {"s1": solution, "s2": blank, "s3-steals-the-key": steals}.items():
+    generic = _add(blank, GENERIC_CELL, after="answers = {}")
+    for sid, nb in {"s1": solution, "s2": blank, "s3-steals-the-key": steals, "s4-generic-cell": generic}.items():
         (folder / f"{sid}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
     return _grade(folder, tmp_path_factory.mktemp("quiz-grades"), "00-concept-quiz")
 
@@ -516,3 +538,30 @@ def test_the_quiz_key_reaches_no_submission(quiz_class):
     assert float(quiz_class["s2"]["auto_total"]) == 0.0
     thief = quiz_class["s3-steals-the-key"]
     assert float(thief["auto_total"]) == 0.0 and "reaches the grader's package" in thief["flags"]
+    assert float(quiz_class["s4-generic-cell"]["auto_total"]) == 0.0
+
+
+#: Where each assignment's student copy has a cell to put the generic cell after.
+AFTER = {"03-nlb-flapping": "prediction = lab03.Prediction()",
+         "04-dns-caches": "prediction = lab04.Prediction()", "05-six-stop-points": "prediction = lab05.Prediction()",
+         "06-every-interleaving": "prediction = lab06.Prediction()"}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def generic_cell_everywhere(built, tmp_path_factory) -> dict[str, dict]:
+    """The issue's one generic cell, added to the blank copy of every other assignment, each graded."""
+    rows = {}
+    for assignment, after in AFTER.items():
+        blank = _load(built(assignment, student_only=True) / "student" / f"{assignment}.ipynb")
+        folder = tmp_path_factory.mktemp(f"generic-{assignment}")
+        (folder / "s3000001.ipynb").write_text(json.dumps(_add(blank, GENERIC_CELL, after=after)), encoding="utf-8")
+        rows[assignment] = _grade(folder, tmp_path_factory.mktemp(f"generic-grades-{assignment}"), assignment)[
+            "s3000001"
+        ]
+    return rows
+
+
+@pytest.mark.parametrize("assignment", sorted(AFTER))
+def test_the_issues_one_generic_cell_earns_nothing_on_any_assignment(generic_cell_everywhere, assignment):
+    row = generic_cell_everywhere[assignment]
+    assert float(row["auto_total"]) == 0.0 and "reflection" in row["flags"], row
