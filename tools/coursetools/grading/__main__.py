@@ -66,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
 def _options(args: argparse.Namespace) -> grade.GradeOptions:
     return grade.GradeOptions(
         execute=sandbox.Limits(wall_s=args.timeout, memory_mb=args.memory_mb),
-        check=sandbox.Limits(wall_s=max(600.0, args.timeout), memory_mb=args.memory_mb),
+        check=sandbox.Limits(wall_s=max(600.0, args.timeout), memory_mb=args.memory_mb, cpus=2.0),
         cell_timeout_s=min(args.cell_timeout, args.timeout),
     )
 

@@ -9,7 +9,9 @@ the kernel for each expression's type and value, and prints one line::
     <nonce> {"answers": {...}, "student_id": ..., "errors": {cell: error name}, "timeouts": [...]}
 
 The kernel's own output goes to /dev/null; the line goes to a copy of standard output the kernel
-does not inherit. Everything in it comes from the submission's kernel and is treated by the host
+does not inherit. After each cell every other process of the sandbox's user is killed (the kernel,
+the runner and the sandbox's init aside): a background process or a fork bomb's children end with
+the cell that started them. Everything in it comes from the submission's kernel and is treated by the host
 as the student's claim: the host validates every value against the assignment's schema, and the
 verdict is computed elsewhere.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 
 _EXPORT = r"""
@@ -53,6 +56,39 @@ print(_grader_export(%s))
 """
 
 
+def _uid(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def reap_strays(keep: set[int]) -> int:
+    """SIGKILL every process of this user but ``keep`` (the runner, its parent, the kernel, the
+    sandbox's init), until none is left; return how many there were. Run after each cell, so that
+    nothing a cell starts (a background shell, a fork bomb's children) lives on into the next one."""
+    me, killed = os.getuid(), set()
+    for _ in range(50):
+        strays = [
+            pid
+            for pid in (int(p) for p in os.listdir("/proc") if p.isdigit())
+            if pid not in keep and pid != 1 and _uid(pid) == me
+        ]
+        if not strays:
+            break
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except OSError:
+                pass
+    return len(killed)
+
+
 def main() -> int:
     job = json.loads(sys.stdin.read())
     sys.stdin.close()
@@ -79,6 +115,14 @@ def main() -> int:
         resources={"metadata": {"path": os.getcwd()}},
     )
     result: dict = {"answers": {}, "student_id": None, "errors": {}, "notes": []}
+    strays = [0]
+
+    def after_cell(**_: object) -> None:
+        kernel = getattr(getattr(client.km, "provisioner", None), "process", None)
+        keep = {os.getpid(), os.getppid(), *([kernel.pid] if kernel is not None else [])}
+        strays[0] += reap_strays(keep)
+
+    client.on_cell_executed = after_cell
     try:
         client.execute()
     except (CellTimeoutError, DeadKernelError, RuntimeError) as exc:
@@ -96,6 +140,8 @@ def main() -> int:
                 result["answers"], result["student_id"] = exported["answers"], exported["student_id"]
             except (ValueError, KeyError, IndexError, TypeError):
                 result["notes"].append("the export printed something else")
+    if strays[0]:
+        result["notes"].append(f"{strays[0]} processes a cell started were stopped when it ended")
     report.write(job["nonce"] + " " + json.dumps(result) + "\n")
     report.flush()
     return 0

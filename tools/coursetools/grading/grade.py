@@ -12,7 +12,9 @@ Scenario:
        the assignment's schema, its final ``STUDENT_ID`` and each cell's error;
     2. *check* (:mod:`~coursetools.grading.check`): a fresh process, which the submission never ran
        in, loads the checks first, compiles the design function's source (read by the host from the
-       notebook's cells) restricted, and computes the verdict.
+       notebook's cells) restricted, and computes the verdict. It starts beside phase 1 with the
+       design function alone (whose checks need nothing of the run), and gets the run's answers
+       when phase 1 is over.
 
     Flags for the instructor, which never change a score: another id named or set in the notebook,
     a design answer that matches the public reference solution or another student's (after
@@ -42,11 +44,11 @@ from typing import Any
 
 from labsupport.errors import ConfigError
 
-from . import similarity
+from . import sandbox, similarity
 from .assignments import spec as spec_of
 from .execute import Execution, execute, prepare
 from .notebook import design_source, id_flags, prediction_before_run, suspicious
-from .sandbox import Limits, run
+from .sandbox import Limits
 from .spec import Spec
 
 __all__ = ["Grade", "GradeOptions", "find_submissions", "grade_folder", "grade_one", "write_csv"]
@@ -58,7 +60,7 @@ class GradeOptions:
     seconds one cell of the notebook and one check may take."""
 
     execute: Limits = field(default_factory=Limits)
-    check: Limits = field(default_factory=lambda: Limits(wall_s=600.0))
+    check: Limits = field(default_factory=lambda: Limits(wall_s=600.0, cpus=2.0))
     cell_timeout_s: float = 120.0
     check_timeout_s: float = 120.0
 
@@ -121,13 +123,18 @@ def _read(notebook: Path, grade: Grade) -> dict[str, Any] | None:
     return nb
 
 
-def _check_phase(job: dict[str, Any], options: GradeOptions) -> tuple[dict[str, Any], float, float | None]:
-    out = run(
-        [sys.executable, "-I", "-m", "coursetools.grading.check"],
-        json.dumps(job).encode(),
-        options.check,
-        with_coursetools=True,
-    )
+def _start_checks(job: dict[str, Any], options: GradeOptions) -> sandbox.Running:
+    """Start the check phase with the first half of its job (the id and the design function's source):
+    it loads the checks and runs the design function's while the notebook runs."""
+    argv = [sys.executable, "-I", "-m", "coursetools.grading.check"]
+    return sandbox.start(argv, options.check, with_coursetools=True, first=(json.dumps(job) + "\n").encode())
+
+
+def _verdict(
+    running: sandbox.Running, rest: dict[str, Any], options: GradeOptions
+) -> tuple[dict[str, Any], sandbox.Outcome]:
+    """Give the check phase what the notebook's run exported and read its verdict."""
+    out = running.finish((json.dumps(rest) + "\n").encode())
     lines = out.stdout.decode(errors="replace").strip().splitlines()
     try:
         verdict = json.loads(lines[-1]) if lines else {}
@@ -138,7 +145,7 @@ def _check_phase(job: dict[str, Any], options: GradeOptions) -> tuple[dict[str, 
         verdict = {"checks": [], "notes": [f"the checking process gave no verdict (exit {out.returncode}) {tail}"]}
     if out.timed_out:
         verdict.setdefault("notes", []).append(f"the checks did not finish within {options.check.wall_s:g} s")
-    return verdict, out.seconds, out.cpu_s
+    return verdict, out
 
 
 def grade_one(student_id: str, notebook: Path, spec: Spec, options: GradeOptions | None = None) -> Grade:
@@ -167,28 +174,27 @@ def grade_one(student_id: str, notebook: Path, spec: Spec, options: GradeOptions
     if said is not None:
         grade.flags.append(f"STUDENT_ID said {said[:60]!r}: graded as the collected id {student_id!r}")
     grade.flags += id_flags(cells, pinned)
+    design = design_source(cells, spec.strategy) if spec.strategy else None
+    first = {
+        "assignment": spec.assignment,
+        "student_id": student_id,
+        "design": vars(design) if design else {"name": "", "source": ""},
+        "check_timeout_s": options.check_timeout_s,
+    }
+    checking = _start_checks(first, options)  # beside the notebook's run: it never sees the notebook
     ran: Execution = execute(ready, cells, spec, options.execute, options.cell_timeout_s)
     grade.flags += ran.notes
     if ran.student_id not in (None, student_id):
         said_last = str(ran.student_id)[:60]
         grade.flags.append(f"the notebook ended with STUDENT_ID = {said_last!r}: graded as {student_id!r}")
-    design = design_source(cells, spec.strategy) if spec.strategy else None
     prediction = {
         "recorded": bool(spec.prediction) and all(f"prediction.{f}" in ran.answers for f in spec.prediction),
         "before_run": prediction_before_run(cells),
     }
-    job = {
-        "assignment": spec.assignment,
-        "student_id": student_id,
-        "answers": ran.answers,
-        "prediction": prediction,
-        "design": vars(design) if design else {"name": "", "source": ""},
-        "check_timeout_s": options.check_timeout_s,
-    }
-    verdict, grade.phase_seconds["check"], check_cpu = _check_phase(job, options)
-    grade.phase_seconds["execute"] = ran.seconds
-    if ran.cpu_s is not None and check_cpu is not None:
-        grade.phase_seconds["cpu"] = ran.cpu_s + check_cpu
+    verdict, checked = _verdict(checking, {"answers": ran.answers, "prediction": prediction}, options)
+    grade.phase_seconds |= {"execute": ran.seconds, "check": checked.seconds}
+    if ran.cpu_s is not None and checked.cpu_s is not None:
+        grade.phase_seconds["cpu"] = ran.cpu_s + checked.cpu_s
     grade.flags += [f"grader: {n}" for n in verdict.get("notes", [])]
     lines: dict[str, list[str]] = {q.name: [] for q in spec.auto_questions}
     for c in verdict.get("checks", []):
@@ -229,6 +235,8 @@ def grade_folder(folder: Path, *, assignment: str, jobs: int = 1, options: Grade
     """Grade every submission of ``folder`` (see :func:`find_submissions`), ``jobs`` at a time, then
     compare the class's design answers with the references and with each other."""
     spec = spec_of(assignment)
+    if sandbox.mode() == "user":
+        jobs = 1  # the fallback ends a phase by killing its user's processes: one submission at a time
     subs = find_submissions(folder)
     if not subs:
         raise ConfigError(f"no submissions (*.ipynb or <id>/*.ipynb) in {folder}")

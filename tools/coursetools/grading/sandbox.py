@@ -14,8 +14,9 @@ Scenario:
 
     Limits: a wall clock (the host kills the whole process group), an address-space limit per
     process, a file-size limit, and where the machine allows it (root with cgroups, as CI's
-    machines) a cgroup per phase that caps the number of processes and the memory of all of them
-    together; elsewhere ``RLIMIT_NPROC`` caps processes per user. Output is read with a size cap.
+    machines) a cgroup per phase that caps the number of processes, the memory of all of them
+    together and the cores they share (a fork bomb spins on one core, not on the machine's);
+    elsewhere ``RLIMIT_NPROC`` caps processes per user. Output is read with a size cap.
 Covers:
     Grading practice (Gradescope's container per submission, Data 100's otter); not the incident.
 
@@ -37,6 +38,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -49,12 +51,14 @@ __all__ = [
     "FALLBACK_UID",
     "Limits",
     "Outcome",
+    "Running",
     "binds",
     "bwrap_path",
     "command",
     "mode",
     "probe",
     "run",
+    "start",
 ]
 
 #: Files of /etc a Python and a Jupyter kernel read; nothing else of /etc is there.
@@ -75,6 +79,7 @@ class Limits:
         processes: processes (and threads) the phase may have at once.
         tmp_mb: size of the private ``/tmp`` (a tmpfs in memory), MiB.
         output_kb: most of its standard output the host reads, KiB.
+        cpus: cores the phase's processes may use together, where a cgroup caps it (as root).
     """
 
     wall_s: float = 300.0
@@ -82,6 +87,7 @@ class Limits:
     processes: int = 256
     tmp_mb: int = 256
     output_kb: int = 2048
+    cpus: float = 1.0
 
 
 @dataclass
@@ -212,7 +218,7 @@ def _cgroup_roots() -> dict[str, Path]:
     """Writable cgroup v1 controllers for processes, memory and CPU accounting (root on a machine
     that mounts them)."""
     roots = {}
-    for name in ("pids", "memory", "cpuacct"):
+    for name in ("pids", "memory", "cpu", "cpuacct"):
         root = Path("/sys/fs/cgroup") / name
         if (root / "cgroup.procs").exists() and os.access(root, os.W_OK):
             roots[name] = root
@@ -265,6 +271,9 @@ def _cgroups(tag: str, limits: Limits) -> list[Path]:
                 (group / "pids.max").write_text(str(limits.processes))
             elif name == "memory":
                 (group / "memory.limit_in_bytes").write_text(str(limits.memory_mb * 2**20))
+            elif name == "cpu":
+                period = int((group / "cpu.cfs_period_us").read_text())
+                (group / "cpu.cfs_quota_us").write_text(str(int(period * limits.cpus)))
             groups.append(group)
         except OSError:
             with contextlib.suppress(OSError):
@@ -272,20 +281,70 @@ def _cgroups(tag: str, limits: Limits) -> list[Path]:
     return groups
 
 
-def run(
+@dataclass
+class Running:
+    """A phase started by :func:`start`, to be fed and awaited by :meth:`finish`."""
+
+    proc: subprocess.Popen[bytes]
+    limits: Limits
+    cgroups: list[Path]
+    work: Path | None
+    started: float
+    feeding: threading.Thread | None = None
+
+    def finish(self, stdin: bytes = b"") -> Outcome:
+        """Give the phase the rest of its standard input, close it, and wait for the phase (at most
+        what is left of its wall clock); then empty its cgroups and, in the fallback, kill every
+        process of the fallback's user."""
+        out, proc = Outcome(None), self.proc
+        if self.feeding is not None:
+            self.feeding.join()
+        try:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                if proc.stdin is not None:
+                    proc.stdin.write(stdin)
+                    proc.stdin.close()
+            proc.stdin = None
+            left = max(0.1, self.limits.wall_s - (time.perf_counter() - self.started))
+            try:
+                stdout, stderr = proc.communicate(timeout=left)
+            except subprocess.TimeoutExpired:
+                out.timed_out = True
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                stdout, stderr = proc.communicate()
+        finally:
+            for group in self.cgroups:
+                if group.parent.name == "cpuacct":
+                    with contextlib.suppress(OSError, ValueError):
+                        out.cpu_s = int((group / "cpuacct.usage").read_text()) / 1e9
+                _empty(group)
+            if self.work is not None:  # the fallback
+                _kill_user(FALLBACK_UID)
+                with contextlib.suppress(OSError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                shutil.rmtree(self.work, ignore_errors=True)
+        out.returncode = proc.returncode
+        cap = self.limits.output_kb * 1024
+        if len(stdout) > cap:
+            out.notes.append(f"printed more than {self.limits.output_kb} KiB; the rest was not read")
+        out.stdout, out.stderr = stdout[:cap], stderr[-cap:]
+        out.seconds = time.perf_counter() - self.started
+        return out
+
+
+def start(
     argv: list[str],
-    stdin: bytes,
     limits: Limits,
     *,
     with_coursetools: bool,
     files: dict[str, Path] | None = None,
-) -> Outcome:
-    """Run ``argv`` in a fresh sandbox, feed it ``stdin``, and return what it printed (capped).
+    first: bytes = b"",
+) -> Running:
+    """Start ``argv`` in a fresh sandbox and give it ``first``, the start of its standard input
+    (from a thread: the phase reads it when it is ready); :meth:`Running.finish` gives the rest.
 
     ``files`` maps a path inside the sandbox to a host file bound there read-only (the runner).
-    The phase is killed at ``limits.wall_s``; whatever happens, every process it started is gone
-    when this returns (its PID namespace ends with it, and its cgroup, where there is one, is
-    emptied and removed; in the fallback, every process of the fallback's user is killed).
     """
     files = files or {}
     fallback = mode() == "user"
@@ -318,37 +377,38 @@ def run(
             os.chown(work, FALLBACK_UID, FALLBACK_UID)
         spec |= {"cwd": str(work), "uid": FALLBACK_UID if as_user else None, "home": str(work)}
     launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, json.dumps(spec)]
-    start = time.perf_counter()
-    out = Outcome(None)
     proc = subprocess.Popen(
         launcher, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
-    try:
-        stdout, stderr = proc.communicate(stdin, timeout=limits.wall_s)
-    except subprocess.TimeoutExpired:
-        out.timed_out = True
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
-    finally:
-        for group in cgroups:
-            if group.parent.name == "cpuacct":
-                with contextlib.suppress(OSError, ValueError):
-                    out.cpu_s = int((group / "cpuacct.usage").read_text()) / 1e9
-            _empty(group)
-        if fallback:
-            _kill_user(FALLBACK_UID)
-            with contextlib.suppress(OSError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            if work is not None:
-                shutil.rmtree(work, ignore_errors=True)
-    out.returncode = proc.returncode
-    cap = limits.output_kb * 1024
-    if len(stdout) > cap:
-        out.notes.append(f"printed more than {limits.output_kb} KiB; the rest was not read")
-    out.stdout, out.stderr = stdout[:cap], stderr[-cap:]
-    out.seconds = time.perf_counter() - start
-    return out
+    running = Running(proc, limits, cgroups, work, time.perf_counter())
+    if first and proc.stdin is not None:
+        stream = proc.stdin
+
+        def feed() -> None:
+            with contextlib.suppress(BrokenPipeError, OSError, ValueError):
+                stream.write(first)
+                stream.flush()
+
+        running.feeding = threading.Thread(target=feed, daemon=True)
+        running.feeding.start()
+    return running
+
+
+def run(
+    argv: list[str],
+    stdin: bytes,
+    limits: Limits,
+    *,
+    with_coursetools: bool,
+    files: dict[str, Path] | None = None,
+) -> Outcome:
+    """Run ``argv`` in a fresh sandbox, feed it ``stdin``, and return what it printed (capped).
+
+    The phase is killed at ``limits.wall_s``; whatever happens, every process it started is gone
+    when this returns (its PID namespace ends with it, and its cgroup, where there is one, is
+    emptied and removed; in the fallback, every process of the fallback's user is killed).
+    """
+    return start(argv, limits, with_coursetools=with_coursetools, files=files).finish(stdin)
 
 
 def _kill_user(uid: int) -> None:
