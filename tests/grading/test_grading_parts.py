@@ -237,6 +237,8 @@ def test_renaming_and_reformatting_the_reference_is_the_same_answer():
     assert similarity.similar(similarity.normalise(copied), reference) == 1.0
     other = _design("def admission_policy(r):\n    return r.queue_count < r.host_concurrency_count * 5")
     assert similarity.similar(similarity.normalise(other), reference) is None
+    stub = _design('def admission_policy(request):\n    """Yours."""\n    ...')
+    assert similarity.is_stub(similarity.normalise(stub)) and not similarity.is_stub(reference)
 
 
 # -- the class's files ------------------------------------------------------------------------------

@@ -100,7 +100,10 @@ def execute(ready: dict[str, Any], cells: Cells, spec: Spec, limits: Limits, cel
             report = line[len(nonce) + 1 :]
     if report is None:
         if not out.timed_out:
-            result.notes.append(f"the notebook's run ended without a report (exit {out.returncode}; out of memory?)")
+            how = "killed: out of memory, or a process of the notebook killed it" if out.returncode in (-9, 137) else ""
+            result.notes.append(
+                f"the notebook's run ended without a report (exit {out.returncode}{'; ' + how if how else ''})"
+            )
         return result
     try:
         data = json.loads(report)

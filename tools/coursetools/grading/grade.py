@@ -217,18 +217,23 @@ def grade_one(student_id: str, notebook: Path, spec: Spec, options: GradeOptions
 
 
 def _similarity_flags(grades: list[Grade], spec: Spec) -> None:
+    """One flag for a likeness to a reference, one for the classmates it is like (the first three named)."""
     references = [similarity.normalise_function(r) for r in spec.references]
     for g in grades:
+        if similarity.is_stub(g.design_tokens):
+            continue  # the student copy's own empty function: nothing to compare
         for ref in references:
             ratio = similarity.similar(g.design_tokens, ref)
             if ratio is not None:
                 g.flags.append(similarity.Match("the reference solution", ratio, len(g.design_tokens)).sentence())
-        for other in grades:
-            if other is g:
-                continue
-            ratio = similarity.similar(g.design_tokens, other.design_tokens)
-            if ratio is not None:
-                g.flags.append(similarity.Match(other.student_id, ratio, len(g.design_tokens)).sentence())
+        alike = [
+            (o.student_id, r)
+            for o in grades
+            if o is not g and (r := similarity.similar(g.design_tokens, o.design_tokens)) is not None
+        ]
+        if alike:
+            names = ", ".join(i for i, _ in alike[:3]) + (f" and {len(alike) - 3} more" if len(alike) > 3 else "")
+            g.flags.append(similarity.Match(names, max(r for _, r in alike), len(g.design_tokens)).sentence())
 
 
 def grade_folder(folder: Path, *, assignment: str, jobs: int = 1, options: GradeOptions | None = None) -> list[Grade]:

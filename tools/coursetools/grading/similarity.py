@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from .notebook import DesignSource
 
-__all__ = ["FLAG", "MIN_TOKENS", "NEAR", "Match", "normalise", "normalise_function", "similar"]
+__all__ = ["FLAG", "MIN_TOKENS", "NEAR", "Match", "is_stub", "normalise", "normalise_function", "similar"]
 
 #: How every likeness flag begins (the feedback files leave them out: they name other students).
 FLAG = "design answer"
@@ -124,6 +124,12 @@ class Match:
     def sentence(self) -> str:
         how = "the same, up to names and formatting," if self.ratio == 1.0 else f"{self.ratio:.0%} alike"
         return f"{FLAG} {how} as {self.other} ({self.tokens} tokens; compare by hand)"
+
+
+def is_stub(tokens: list[str]) -> bool:
+    """Whether a normalised answer is an empty function (``...`` or ``pass``: the student copy's own)."""
+    body = tokens[tokens.index(":") + 1 :] if ":" in tokens else tokens
+    return body in ([], ["..."], ["pass"])
 
 
 def similar(mine: list[str], theirs: list[str]) -> float | None:
