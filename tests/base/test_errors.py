@@ -24,8 +24,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("_lazy.py", "AttributeError"): "PEP 562, as above: the lazily exported names of charts and widgets",
     ("pdf.py", "SystemExit"): "the command line's exit status (python -m labsupport.pdf)",
     ("dependencies.py", "RuntimeError"): "the package's own dependencies.csv is broken: a packaging bug, not input",
-    ("grading/_shared.py", "AssertionError"): "otter's protocol: a failed check is an AssertionError (grading branch)",
-    ("grading/concept_quiz.py", "AssertionError"): "otter's protocol, as above (grading branch)",
+    ("assignments/_shared.py", "AssertionError"): "otter's protocol: a failed public check is an AssertionError",
+    ("assignments/concept_quiz.py", "AssertionError"): "otter's protocol, as above",
 }
 #: Exception classes defined outside errors.py, and why: control flow, never raised to a caller.
 OWN_EXCEPTIONS = {

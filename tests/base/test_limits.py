@@ -50,9 +50,6 @@ ALLOWED: dict[str, Allowed] = {
     "game/engine.py:dashboards": Allowed("89 lines", "every dashboard signal in one function", "game"),
     "widgets/game.py:game_panel": Allowed("101 lines, complexity 18", "lab 07's panel and its callbacks", "game"),
     "charts/game.py:game_debrief_chart": Allowed("73 lines", "the debrief's layers in one function", "game"),
-    "grading/grade.py": Allowed("517 lines", "the sandboxed grader and its scan", f"grading; {_TWO_PACKAGES}"),
-    "grading/grade.py:grade_one": Allowed("70 lines", "one submission from sandbox to verdict", "grading"),
-    "grading/__main__.py:main": Allowed("73 lines", "the grading command line", "grading"),
 }
 
 

@@ -137,6 +137,29 @@ def prediction_before_run(cells: Cells) -> bool:
     return bool(records) and max(records) < first_run
 
 
+def _node_flags(node: ast.AST, where: str, pinned_here: bool) -> list[str]:
+    """What one node of a cell does to the id: sets ``STUDENT_ID``, names it, sets an environment variable."""
+    flags = []
+    targets: list[ast.AST] = []
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = list(node.targets) if isinstance(node, ast.Assign) else [node.target]
+    elif isinstance(node, (ast.Global, ast.Nonlocal)) and "STUDENT_ID" in node.names:
+        flags.append(f"{where} declares STUDENT_ID global")
+    if not pinned_here and any(isinstance(t, ast.Name) and t.id == "STUDENT_ID" for t in targets):
+        flags.append(f"{where} sets STUDENT_ID again")
+    if not pinned_here and isinstance(node, ast.Constant) and node.value == "STUDENT_ID":
+        flags.append(f"{where} names STUDENT_ID as a string (globals()['STUDENT_ID'], setattr ...)")
+    if isinstance(node, ast.Call):
+        magic = _magic(node)
+        if magic and magic[1] in ("env", "set_env"):
+            flags.append(f"{where} sets an environment variable (%{magic[1]})")
+        if _called_name(node) in ("putenv", "setdefault", "update") and "environ" in ast.unparse(node.func):
+            flags.append(f"{where} sets an environment variable ({ast.unparse(node.func)})")
+    if any(isinstance(t, ast.Subscript) and "environ" in ast.unparse(t.value) for t in targets):
+        flags.append(f"{where} sets an environment variable (os.environ[...] = ...)")
+    return flags
+
+
 def id_flags(cells: Cells, pinned: int | None) -> list[str]:
     """Why the notebook's id handling needs the instructor's eye: another cell that sets
     ``STUDENT_ID`` (the grader's ``pinned`` cell aside), a cell that sets an environment variable
@@ -146,27 +169,8 @@ def id_flags(cells: Cells, pinned: int | None) -> list[str]:
         where = f"cell {cells.index[k]}"
         if FORMER_ID_VARIABLE in src:
             flags.append(f"{where} names {FORMER_ID_VARIABLE}, the id variable of the former grader")
-        if tree is None:
-            continue
-        for node in ast.walk(tree):
-            targets: list[ast.AST] = []
-            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                targets = list(node.targets) if isinstance(node, ast.Assign) else [node.target]
-            elif isinstance(node, (ast.Global, ast.Nonlocal)) and "STUDENT_ID" in node.names:
-                flags.append(f"{where} declares STUDENT_ID global")
-            sets_id = any(isinstance(t, ast.Name) and t.id == "STUDENT_ID" for t in targets)
-            if sets_id and cells.index[k] != pinned:
-                flags.append(f"{where} sets STUDENT_ID again")
-            if isinstance(node, ast.Constant) and node.value == "STUDENT_ID" and cells.index[k] != pinned:
-                flags.append(f"{where} names STUDENT_ID as a string (globals()['STUDENT_ID'], setattr ...)")
-            if isinstance(node, ast.Call):
-                magic = _magic(node)
-                if magic and magic[1] in ("env", "set_env"):
-                    flags.append(f"{where} sets an environment variable (%{magic[1]})")
-                if _called_name(node) in ("putenv", "setdefault", "update") and "environ" in ast.unparse(node.func):
-                    flags.append(f"{where} sets an environment variable ({ast.unparse(node.func)})")
-            if any(isinstance(t, ast.Subscript) and "environ" in ast.unparse(t.value) for t in targets):
-                flags.append(f"{where} sets an environment variable (os.environ[...] = ...)")
+        for node in ast.walk(tree) if tree is not None else ():
+            flags += _node_flags(node, where, cells.index[k] == pinned)
     return sorted(set(flags))
 
 
@@ -201,36 +205,34 @@ def _literal(node: ast.AST) -> bool:
     return True
 
 
+def _take(node: ast.stmt, out: DesignSource, cell: int) -> None:
+    """What one top-level statement adds to the design answer (run top to bottom: a later one wins)."""
+    if isinstance(node, ast.FunctionDef):
+        if node.name == out.name:
+            out.source, out.cell = ast.unparse(node), cell
+            out.helpers.pop(out.name, None)
+        else:
+            out.helpers[node.name] = ast.unparse(node)
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        target = node.targets[0].id
+        if target == out.name and isinstance(node.value, ast.Lambda):
+            out.source, out.cell = ast.unparse(node), cell
+        elif _literal(node.value) and len(ast.unparse(node.value)) <= 2_000:
+            out.constants[target] = ast.unparse(node.value)
+        else:
+            out.constants.pop(target, None)
+    elif isinstance(node, ast.Import):
+        out.math_names |= {a.asname or "math": "" for a in node.names if a.name == "math"}
+    elif isinstance(node, ast.ImportFrom) and node.module == "math" and not node.level:
+        out.math_names |= {a.asname or a.name: a.name for a in node.names if a.name != "*"}
+
+
 def design_source(cells: Cells, name: str) -> DesignSource:
     """The design function ``name`` as the notebook defines it, read from its cells in order."""
     out = DesignSource(name)
     for k, tree in enumerate(cells.tree):
-        if tree is None:
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef):
-                text = ast.unparse(node)
-                if node.name == name:
-                    out.source, out.cell = text, cells.index[k]
-                    out.helpers.pop(name, None)
-                else:
-                    out.helpers[node.name] = text
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                target = node.targets[0].id
-                if target == name and isinstance(node.value, ast.Lambda):
-                    out.source, out.cell = ast.unparse(node), cells.index[k]
-                elif _literal(node.value) and len(ast.unparse(node.value)) <= 2_000:
-                    out.constants[target] = ast.unparse(node.value)
-                else:
-                    out.constants.pop(target, None)
-            elif isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.name == "math":
-                        out.math_names[a.asname or "math"] = ""
-            elif isinstance(node, ast.ImportFrom) and node.module == "math" and not node.level:
-                for a in node.names:
-                    if a.name != "*":
-                        out.math_names[a.asname or a.name] = a.name
+        for node in tree.body if tree is not None else ():
+            _take(node, out, cells.index[k])
     for taken in (name, *out.helpers):
         out.constants.pop(taken, None)
     return out
