@@ -87,6 +87,13 @@ def test_another_id_set_or_exported_is_flagged(source, words):
     assert any(words in f for f in notebook.id_flags(notebook.cells_of(nb), pinned)), words
 
 
+def test_the_id_the_grader_wrote_is_no_sign_of_an_attack():
+    nb = _nb('STUDENT_ID = "s0000000"', "print(1)")
+    notebook.pin_student_id(nb, "a05-writes-tests-with-setattr")  # an LMS may name a file anything
+    cells = notebook.cells_of(nb)
+    assert notebook.suspicious(cells, 0) == [] and notebook.suspicious(cells) != []
+
+
 def test_the_prediction_counts_only_in_a_cell_before_the_first_run():
     record, run = "prediction.record(recovers=True, wasted_fraction=0.2)", "result = prediction.run(STUDENT_ID)"
     assert notebook.prediction_before_run(notebook.cells_of(_nb(record, run)))

@@ -211,7 +211,7 @@ def grade_one(student_id: str, notebook: Path, spec: Spec, options: GradeOptions
         grade.feedback["_errors"] = f"cells that raised when the grader ran your notebook: {shown}"
     if design is not None:
         grade.design_tokens = similarity.normalise(design)
-    grade.flags += suspicious(cells)
+    grade.flags += suspicious(cells, pinned)
     grade.seconds = time.perf_counter() - start
     return grade
 

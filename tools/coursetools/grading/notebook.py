@@ -256,13 +256,14 @@ _SIGNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )  # fmt: skip
 
 
-def suspicious(cells: Cells) -> list[str]:
-    """Signs of an attack in the notebook's own cells, as flags for the instructor (otter's cells
-    aside). A second layer only: it never changes a score, and code that hides from it gains
-    nothing, since the verdict does not come from the notebook's kernel."""
+def suspicious(cells: Cells, pinned: int | None = None) -> list[str]:
+    """Signs of an attack in the notebook's own cells, as flags for the instructor (otter's cells,
+    and the ``STUDENT_ID`` cell the grader wrote, ``pinned``, aside: an id may hold any word). A
+    second layer only: it never changes a score, and code that hides from it gains nothing, since
+    the verdict does not come from the notebook's kernel."""
     flags = []
     for k, src in enumerate(cells.source):
-        if cells.otter[k]:
+        if cells.otter[k] or cells.index[k] == pinned:
             continue
         for what, pattern in _SIGNS:
             if pattern.search(src):
