@@ -28,7 +28,8 @@ __all__ = [
 
 #: PES: the race emptied the regional endpoint at 11:48 PM PDT on 19 October 2025 [AWS-verbatim].
 PES_EMPTY_AT_PDT = INCIDENT_CLOCK.origin.to_pydatetime()
-#: PES: "All DNS information was restored" at 2:25 AM PDT on 20 October 2025 [AWS-paraphrase].
+#: PES: all DNS information was restored at 2:25 AM PDT on 20 October 2025 [AWS-paraphrase: its
+#: exact wording is unconfirmed, so it is not quoted].
 PES_DNS_RESTORED_PDT = datetime(2025, 10, 20, 2, 25)
 #: 9420 s = 2 h 37 min from empty to restored, computed from the two PES times above.
 PES_EMPTY_TO_RESTORED_S = (PES_DNS_RESTORED_PDT - PES_EMPTY_AT_PDT).total_seconds()
@@ -123,7 +124,8 @@ class EnactorDelay(Config):
         return not self.endpoints or endpoint in self.endpoints
 
 
-#: The incident's fault: enactor-a loses the lock 9 times in a row on every endpoint (DAT453).
+#: The incident's fault, the model's choice: enactor-a loses the lock 9 times in a row on every
+#: endpoint. DAT453 says only that one Enactor failed to get the lock several times in a row.
 INCIDENT_DELAY = EnactorDelay(enactor="enactor-a", start_s=120.0, lock_losses_count=9)
 
 
