@@ -2,8 +2,8 @@
 
 Modules, bottom layer first (nothing imports upward; ``tests/base/test_import_graph.py`` checks it)::
 
-    base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy, enactor, predict
-              (+ private _validate, _sweep, _engine, _models, _lazy, _memo)
+    base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy, enactor, predict,
+              feedback (+ private _validate, _sweep, _engine, _models, _lazy, _memo)
     models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) [-> sweep]
     composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same parts each
               game/ (on chain)
@@ -11,6 +11,7 @@ Modules, bottom layer first (nothing imports upward; ``tests/base/test_import_gr
 The models are registered once, in ``labsupport._models`` (their parts, layer, clock, API page),
 which this package and the tests read.
     charts    charts/ (one module per model)                        data -> DataFrame -> encoding
+              practice/ (one generator per model), exercises/ (one module of checks per lab)
     wiring    widgets/ (panel, one module per lab), book, apidoc, colab, student, assignments/
               (controls -> run -> charts)
 
@@ -23,6 +24,7 @@ which this package and the tests read.
 * :mod:`labsupport.quiz`: the concept quiz's questions, one per common misconception (its key is the
   grader's, in ``coursetools``).
 * :mod:`labsupport.predict`: a lab's predictions, kept before the runs and compared after them.
+* :mod:`labsupport.feedback`: what a check says about a learner's answer, part by part, and why.
 * :mod:`labsupport.strategy`: student code the engines run (a conditional write, a failover decision), bounded.
 * :mod:`labsupport.enactor`: a DNS Enactor's step written by a student, one Route 53 operation per ``yield``.
 * :mod:`labsupport.race`: the DNS Planner/Enactor race (simpy), its guards and sweeps.
@@ -34,6 +36,8 @@ which this package and the tests read.
 * :mod:`labsupport.chain`: the whole chain end to end, and the six stop points.
 * :mod:`labsupport.game`: the night played as the operators saw it, scored against the real timeline.
 * :mod:`labsupport.charts`: Altair charts of model output, and the offline renderer.
+* :mod:`labsupport.practice`: practice problems, a fresh one per seed for each model, with their checks.
+* :mod:`labsupport.exercises`: the labs' exercises' public checks, computed from the models.
 * :mod:`labsupport.widgets`: ipywidgets panels for readers who run the labs live.
 * :mod:`labsupport.colab`: the one setting (the published repository) and the install cells derived from it.
 * :mod:`labsupport.student`: student notebooks, the labs in plain CommonMark for any front end (also a

@@ -7,11 +7,13 @@ Layers (a module may import only from its own layer or a lower one)::
 
     0  base      errors, clock, _validate, _sweep, _engine, _models, _memo, presets, route53, timeline,
                  dependencies, strategy, enactor (a student's Enactor step: its contract and how the engines
-                 drive it), quiz: the concept quiz's questions (its key, scoring and HTML are coursetools')
+                 drive it), quiz: the concept quiz's questions (its key, scoring and HTML are coursetools');
+                 feedback (a check's report)
     1  models    one package per model: race/, dwfm/, network/, dns_cache/
     2  composed  models built on other models: nlb/ (on network), explore/ (on race), chain/ (on all),
                  game/ (on chain)
-    3  charts    labsupport.charts and its per-model modules
+    3  charts    labsupport.charts and its per-model modules; beside them, what a learner practises
+                 with: practice/ (a problem generator per model) and exercises/ (the labs' checks)
     4  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf, assignments/
 
 ``labsupport`` never imports ``coursetools`` (the course's second package, in ``tools/``: the
@@ -62,7 +64,10 @@ LAYERS: dict[str, int] = {
     "labsupport.strategy": 0,
     "labsupport.enactor": 0,
     **{m.module: 2 if m.on else 1 for m in REGISTERED},
+    "labsupport.feedback": 0,
     "labsupport.charts": 3,
+    "labsupport.practice": 3,
+    "labsupport.exercises": 3,
     "labsupport.widgets": 4,
     "labsupport.book": 4,
     "labsupport.colab": 4,

@@ -87,13 +87,18 @@ def test_notebook_is_saved_as_jupyter_saves_it(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=str)
 def test_notebook_is_in_the_book_and_collected(path):
     if path.parts[0] == "student":
-        # Student copies are written from the labs and from the chapters' exercises
-        # (labsupport.student); the book serves them from those pages, and nbval collects them
+        # Student copies are written from the labs (each with its solutions notebook) and from the
+        # chapters' exercises (labsupport.student); the book serves them from those pages, and nbval collects them
         # because student/ is in pytest's testpaths.
         chapter = path.name.removeprefix("chapter-").removesuffix(".ipynb")
-        assert (ROOT / "labs" / path.name).is_file() or (
+        lab = (
+            path.name.removesuffix("-solutions.ipynb") + ".ipynb"
+            if path.name.endswith("-solutions.ipynb")
+            else path.name
+        )
+        assert (ROOT / "labs" / lab).is_file() or (
             path.name.startswith("chapter-") and (ROOT / "chapters" / f"{chapter}.md").is_file()
-        ), f"{path} is the copy of no lab and no chapter"
+        ), f"{path} is the copy (or the solutions) of no lab, and the copy of no chapter"
         testpaths = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"][
             "testpaths"
         ]

@@ -1,0 +1,9 @@
+"""``python -m labsupport.student [--check] [--freeze]``: rewrite (or check) ``student/``."""
+
+from __future__ import annotations
+
+import sys
+
+from . import main
+
+sys.exit(main())
