@@ -9,6 +9,7 @@ asks. Each ``exN(answer)`` returns a :class:`~labsupport.feedback.Feedback` and 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -25,7 +26,7 @@ def _minutes(delta: pd.Timedelta) -> float:
 
 
 @functools.cache
-def model_ex1() -> MappingProxyType[str, Any]:
+def model_ex1() -> Mapping[str, Any]:
     """``summary_min`` (11:48 PM to the cause identified, 12:38 AM), ``dashboard_min`` (the
     Dashboard's 11:49 PM start to its 12:26 AM identification) and ``gap_min`` (12:38 AM - 12:26 AM),
     all in minutes; ``start_gap_min`` (the Dashboard's start minus the summary's)."""
@@ -76,7 +77,7 @@ def ex1(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex2() -> MappingProxyType[str, Any]:
+def model_ex2() -> Mapping[str, Any]:
     """``service`` (str, the service with the most verified rows, the Dashboard left out; ties
     give every leader in ``leaders``), ``rows`` (int) and ``counts`` (service -> rows)."""
     counts = timeline.load(include_unverified=False).query("service != 'Health Dashboard'").value_counts("service")
@@ -107,7 +108,7 @@ def ex2(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex3() -> MappingProxyType[str, Any]:
+def model_ex3() -> Mapping[str, Any]:
     """``covered_min`` (the union of the three impact periods, minutes), ``whole_min`` (the whole
     event) and ``shorter_min`` (how much shorter the union is), from the summary's own rows."""
     p = timeline.impact_periods().sort_values("start_pdt")
@@ -157,7 +158,7 @@ EX4_POINTS = (
 
 
 @functools.cache
-def model_ex4() -> MappingProxyType[str, Any]:
+def model_ex4() -> Mapping[str, Any]:
     """``course_columns``: the columns of the course's own timeline table, to compare with."""
     return MappingProxyType({"course_columns": tuple(timeline.load().columns)})
 

@@ -10,6 +10,7 @@ says. Each ``exN(answer)`` returns a :class:`~labsupport.feedback.Feedback` and 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
@@ -28,7 +29,7 @@ def _sweep(cfg: race.RaceConfig) -> Any:
 
 
 @functools.cache
-def model_ex1() -> MappingProxyType[str, Any]:
+def model_ex1() -> Mapping[str, Any]:
     """Clean-up keeping 6 generations, no guards: on the incident's seed, ``regional_empty_s``
     (float) and ``stale_overwrites`` (int); over :data:`SWEEP_SEEDS` seeds, ``sweep_regional`` and
     ``sweep_any`` (runs that empty the regional endpoint, or any endpoint) and ``sweep_stale``
@@ -72,7 +73,7 @@ def ex1(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex2() -> MappingProxyType[str, Any]:
+def model_ex2() -> Mapping[str, Any]:
     """For 6, 9 and 12 lock losses, runs of :data:`SWEEP_SEEDS` that empty the regional endpoint
     (``regional``), some endpoint (``anywhere``) and that make a stale write (``stale``): dicts keyed
     by the number of lock losses."""
@@ -103,7 +104,7 @@ def ex2(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex3() -> MappingProxyType[str, Any]:
+def model_ex3() -> Mapping[str, Any]:
     """Guard 2 alone on the incident's schedule: ``seconds_in_past`` (float, s the regional endpoint
     served a plan older than one it had served) and ``generations_back`` (int, how far back)."""
     g2 = race.run(replace(race.INCIDENT, guards=race.Guards(delete_only_unreferenced=True)))
@@ -134,7 +135,7 @@ def ex3(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex4() -> MappingProxyType[str, Any]:
+def model_ex4() -> Mapping[str, Any]:
     """Exercise 4 is a design question: no model answer (an empty dict)."""
     return MappingProxyType({})
 

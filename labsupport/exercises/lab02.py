@@ -10,6 +10,7 @@ answer as a read-only dict (cached: the same runs serve the check and the lab's 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
@@ -19,6 +20,7 @@ from ..feedback import Feedback, Part, answered, boolean, feedback, number, revi
 from ..timeline import format_duration
 
 __all__ = [
+    "CAPS_S",
     "UNATTENDED",
     "ex1",
     "ex2",
@@ -33,7 +35,7 @@ __all__ = [
 ]
 
 INC = dwfm.INCIDENT
-#: The incident preset without the operators' 4:14 AM restart and throttle.
+#: The incident preset without the operators' restart and throttle.
 UNATTENDED = replace(INC, operator_restart_at_s=None, operator_throttle_at_s=None)
 #: The backoff caps Exercise 3 tries, in seconds (30 min, 1 h, 2 h, 4 h).
 CAPS_S = (1_800.0, 3_600.0, 7_200.0, 14_400.0)
@@ -55,7 +57,7 @@ def _clock(t_s: float | None) -> str:
 
 
 @functools.cache
-def model_ex1() -> MappingProxyType[str, Any]:
+def model_ex1() -> Mapping[str, Any]:
     """A one-hour deadline, no operators: ``recovers`` (bool), ``hours_after_dns`` (float, h after
     2:25 AM until every lease is back, NaN if never), ``recovered_at_s``, ``first_pass`` and
     ``per_host`` (items a host finishes in time from a fresh queue; droplets per host)."""
@@ -96,7 +98,7 @@ def ex1(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex2() -> MappingProxyType[str, Any]:
+def model_ex2() -> Mapping[str, Any]:
     """The 4:14 AM restart without the throttle, and the same after a 12:38 AM repair.
 
     Keys: ``recovers`` (bool, the 4:14 AM restart alone), ``missing_at_restart`` (int, droplets
@@ -156,7 +158,7 @@ def ex2(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex3() -> MappingProxyType[str, Any]:
+def model_ex3() -> Mapping[str, Any]:
     """Backoff with full jitter, no operators, for each cap of :data:`CAPS_S`: ``recovered`` (tuple
     of bool) and ``leases`` (tuple of int, leases established by the end of the run), in cap order."""
     runs = [
@@ -191,7 +193,7 @@ def ex3(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex4() -> MappingProxyType[str, Any]:
+def model_ex4() -> Mapping[str, Any]:
     """The largest fleet (to 10 droplets) that recovers by itself, by bisection: ``threshold`` (int,
     a fleet that recovers; ``threshold + 10`` does not), ``per_host`` and ``first_pass`` (items)."""
     lo, hi = 500, 6_000
@@ -219,7 +221,7 @@ def ex4(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex5() -> MappingProxyType[str, Any]:
+def model_ex5() -> Mapping[str, Any]:
     """Admission control's limit: ``bound`` (float, the largest queue whose last item still finishes
     in time), and ``recovers`` (a function-free dict of limit -> bool for 50 and 100)."""
     per_s = INC.host_concurrency_count / INC.lease_establish_s

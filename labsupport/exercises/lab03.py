@@ -10,6 +10,7 @@ never raises; each ``model_exN()`` returns the model's answer as a read-only dic
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
@@ -17,15 +18,15 @@ from typing import Any
 from .. import nlb
 from ..feedback import Feedback, boolean, feedback, number, review
 
-__all__ = ["ex1", "ex2", "ex3", "ex4", "model_ex1", "model_ex2", "model_ex3", "model_ex4"]
+__all__ = ["CAPS", "ex1", "ex2", "ex3", "ex4", "model_ex1", "model_ex2", "model_ex3", "model_ex4"]
 
 INC = nlb.INCIDENT
-#: Exercise 3's caps: 5 % to 50 % of the NLB's capacity per window, in steps of 5 %.
+#: Exercise 3's caps, from 5 % to 50 % of the NLB's capacity per window, in steps of 5 %.
 CAPS = tuple(round(0.05 * k, 2) for k in range(1, 11))
 
 
 @functools.cache
-def model_ex1() -> MappingProxyType[str, Any]:
+def model_ex1() -> Mapping[str, Any]:
     """Health checks every 10, 30 and 60 s: ``flaps``, ``first_failover_s`` and ``error_min`` (minutes
     with more than 1 % of connections failing), each a dict keyed by the interval in seconds."""
     runs = {i: nlb.run(replace(INC, health_check_interval_s=float(i))).summary for i in (10, 30, 60)}
@@ -56,7 +57,7 @@ def ex1(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex2() -> MappingProxyType[str, Any]:
+def model_ex2() -> Mapping[str, Any]:
     """Network Manager's backlog at 5:28 AM of 0, the incident's and 600 items: ``failovers`` (count),
     ``normal_min`` (minutes after 5:28 AM until propagation is normal), keyed by the backlog."""
     out: dict[str, dict[int, Any]] = {"failovers": {}, "normal_min": {}}
@@ -98,7 +99,7 @@ def ex2(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex3() -> MappingProxyType[str, Any]:
+def model_ex3() -> Mapping[str, Any]:
     """Each cap of :data:`CAPS` on the velocity-control preset: ``peak_error`` (cap -> the worst
     fraction of failing connections) and ``largest_cap`` (the largest cap under 10 %, or None)."""
     grid = nlb.sweep([replace(nlb.VELOCITY_CONTROL, max_removal_fraction=c) for c in CAPS])
@@ -121,7 +122,7 @@ def ex3(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex4() -> MappingProxyType[str, Any]:
+def model_ex4() -> Mapping[str, Any]:
     """Exercise 4 is a design question: no model answer (an empty dict)."""
     return MappingProxyType({})
 

@@ -10,6 +10,7 @@ Each ``exN(answer)`` returns a :class:`~labsupport.feedback.Feedback` and never 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
@@ -27,7 +28,7 @@ EX3_OFFSETS_S = tuple(300.0 * k for k in range(12))
 
 
 @functools.cache
-def model_ex1() -> MappingProxyType[str, Any]:
+def model_ex1() -> Mapping[str, Any]:
     """``half_failing_s``: record TTL (5, 60 or 600 s) -> seconds until half the clients fail."""
     out = {}
     for ttl in (5, 60, 600):
@@ -50,7 +51,7 @@ def ex1(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex2() -> MappingProxyType[str, Any]:
+def model_ex2() -> Mapping[str, Any]:
     """``spread_min``: clients per cache (1 or 200) -> minutes between the 5th and the 95th
     percentile of the clients' recovery times, with a lookup every two minutes."""
     out = {}
@@ -77,7 +78,7 @@ def ex2(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex3() -> MappingProxyType[str, Any]:
+def model_ex3() -> Mapping[str, Any]:
     """``mean_min``: negative TTL (s) -> the 99 % recovery in minutes, averaged over twelve restore
     times an hour apart (2,000 clients); ``largest_min``: the largest TTL, in minutes, under five."""
     base = replace(INC, clients_count=2_000)
@@ -111,7 +112,7 @@ def ex3(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex4() -> MappingProxyType[str, Any]:
+def model_ex4() -> Mapping[str, Any]:
     """Exercise 4: ``serve_stale_helps`` is False (RFC 8767 serves stale records when the
     authoritative servers cannot be reached; on the night they answered, with an empty answer)."""
     return MappingProxyType({"serve_stale_helps": False})

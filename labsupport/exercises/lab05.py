@@ -11,6 +11,7 @@ returns the model's answer as a read-only dict (cached).
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
@@ -28,7 +29,7 @@ def _with(*points: int, base: chain.ChainConfig = INC) -> chain.ChainConfig:
 
 
 @functools.cache
-def model_ex1() -> MappingProxyType[str, Any]:
+def model_ex1() -> Mapping[str, Any]:
     """Stop point 4 alone with a one-minute SOA TTL: ``dynamodb_min`` (the DynamoDB stage, minutes),
     ``dns_empty_s`` and ``incident_ttl_dynamodb_min`` (the same stage with the incident's TTL)."""
     short = chain.run(replace(_with(4), dns=replace(dns_cache.INCIDENT, soa_ttl_s=60.0))).summary
@@ -56,7 +57,7 @@ def ex1(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex2() -> MappingProxyType[str, Any]:
+def model_ex2() -> Mapping[str, Any]:
     """Stop point 5 alone with its queue limit and ten times it: ``launches_min`` and ``nlb_min``
     (stage lengths in minutes) and ``refused`` (launches refused), each keyed by the limit."""
     out: dict[str, dict[int, Any]] = {"launches_min": {}, "nlb_min": {}, "refused": {}}
@@ -88,7 +89,7 @@ def ex2(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex3() -> MappingProxyType[str, Any]:
+def model_ex3() -> Mapping[str, Any]:
     """The incident with seeds 0 to 9: ``totals_h`` (the whole event, hours, per seed) and
     ``all_within`` (every run within 20 % of the summary on every boundary)."""
     runs = [chain.run(replace(INC, seed=k)) for k in range(10)]
@@ -115,7 +116,7 @@ def ex3(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex4() -> MappingProxyType[str, Any]:
+def model_ex4() -> Mapping[str, Any]:
     """A four-hour manual repair: the whole event in hours with no stop point (``none_h``), stop
     point 4 alone (``four_h``) and 5 alone (``five_h``), the same for the incident's repair time
     (``incident``), ``gain_h`` (how much each one's saving grows, hours) and ``gains_most`` ("4" or
@@ -160,7 +161,7 @@ def ex4(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex5() -> MappingProxyType[str, Any]:
+def model_ex5() -> Mapping[str, Any]:
     """``cross_region`` (the dependents of the rows with ``cross_region`` true, in order) and
     ``wrong_answer`` (the dependent whose bypass met invalid rather than failed responses)."""
     d = dependencies.load()

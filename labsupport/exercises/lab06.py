@@ -11,6 +11,7 @@ talk. Each ``exN(answer)`` returns a :class:`~labsupport.feedback.Feedback` and 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
@@ -26,7 +27,7 @@ INC = explore.INCIDENT
 
 
 @functools.cache
-def model_ex1() -> MappingProxyType[str, Any]:
+def model_ex1() -> Mapping[str, Any]:
     """One Enactor, six plan generations, no guard: ``safe``, ``recovers`` and
     ``stale_overwrite_reachable`` (bools)."""
     s = explore.run(replace(INC, enactor_count=1, generation_count=6)).summary
@@ -53,7 +54,7 @@ def ex1(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex2() -> MappingProxyType[str, Any]:
+def model_ex2() -> Mapping[str, Any]:
     """Clean-up keeping 2 generations, no guard: ``safe`` keyed by the plan generations (4 and 5)."""
     return MappingProxyType(
         {
@@ -93,7 +94,7 @@ def rollback_dangles(states: pd.DataFrame) -> pd.Series:
 
 
 @functools.cache
-def model_ex3() -> MappingProxyType[str, Any]:
+def model_ex3() -> Mapping[str, Any]:
     """Each guard alone: ``dangling`` (guard name -> safe states whose rollback record dangles) and
     ``keeps`` (the guards with none, sorted)."""
     dangling = {}
@@ -140,7 +141,7 @@ def ex3(answer: object) -> Feedback:
 
 
 @functools.cache
-def model_ex4() -> MappingProxyType[str, Any]:
+def model_ex4() -> Mapping[str, Any]:
     """Exercise 4 is a design question: no model answer (an empty dict)."""
     return MappingProxyType({})
 

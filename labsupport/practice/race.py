@@ -29,7 +29,7 @@ from ._problem import Problem, rng
 
 __all__ = ["RaceProblem", "practice"]
 
-#: Every practice run lasts 30 minutes: long enough for the race to fire or not.
+#: Every practice run lasts 30 minutes, long enough for the race to fire or not.
 HORIZON_S = 1_800.0
 
 
