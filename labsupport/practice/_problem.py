@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import html
 import random
+import textwrap
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -74,8 +75,11 @@ class Problem(ABC):
         return f"Practice ({self.model}, seed {self.seed})"
 
     def skeleton(self) -> str:
-        """The answer's skeleton as Python source, ``answer = {"field": ...,  # what it takes}``."""
-        rows = [f'    "{name}": ...,  # {takes}' for name, takes in self.fields]
+        """The answer's skeleton as Python source: ``answer = {...}``, each field under a comment
+        that says what it takes."""
+        rows = []
+        for name, takes in self.fields:
+            rows += ["    # " + line for line in textwrap.wrap(takes, 72)] + [f'    "{name}": ...,']
         return "answer = {\n" + "\n".join(rows) + "\n}"
 
     def answer(self) -> dict[str, Any]:
