@@ -9,7 +9,9 @@ A lab's exercise is a run of cells (``tests/book/test_exercises.py`` checks the 
 
 The student copy (:func:`convert`) keeps the answer and check cells and leaves the solution out: in
 its place a line points at the solutions notebook and at the lab's page, where the solution is
-folded. The solutions notebook (:func:`convert_solutions`) is the same lab with the solution code
+folded. An exercise without an answer cell (a lab not converted yet) keeps its solution in the
+copy, its code under a comment naming the exercise and its explanation folded, so that the lab's
+later cells, which may read the solution's names, still run. The solutions notebook (:func:`convert_solutions`) is the same lab with the solution code
 and its explanation in place of the answer and check cells (each solution ends by running the
 exercise's check on its own answer), and without the optional "More practice" cells.
 """
@@ -60,7 +62,7 @@ def _solution_label(source: str) -> str | None:
     return labels[0]
 
 
-def _intro(where: Published, lab: str, title: str, *, solutions: bool) -> str:
+def _intro(where: Published, lab: str, title: str, *, solutions: bool, answer_cells: bool = True) -> str:
     page = where.page_url(f"labs/{lab}")
     course = f"the course [us-east-1, 19–20 October 2025: an executable course]({where.book_url})"
     if solutions:
@@ -70,6 +72,14 @@ def _intro(where: Published, lab: str, title: str, *, solutions: bool) -> str:
             "the answer cell: the solution's code, which ends by running the exercise's public check on its own "
             f"answer, and its explanation. The student copy, `{lab}`, has the exercises without them. Run the "
             "cells from the top (Run all): the first installs the course where it is missing.*"
+        )
+    if not answer_cells:
+        return (
+            f"*This is the student copy of **{title}**, written from `labs/{lab}` of {course}; the lab's page in "
+            f"the book is [{title}]({page}). Run the cells from the top (Run all): the first installs the course "
+            "where it is missing, and the cells that start with `Markdown(` print the paragraphs that quote the "
+            "model's numbers. Exercises are numbered; each solution's code follows its exercise, and its "
+            "explanation is folded under **Solution**: open it once you have tried.*"
         )
     return (
         f"*This is the student copy of **{title}**, written from `labs/{lab}` of {course}; the lab's page in the "
@@ -100,10 +110,13 @@ def _convert(lab_nb: Any, where: Published, lab: str, *, solutions: bool) -> Any
         raise ConfigError(f"{lab}: the second cell must be the install cell")
     conv = Converter(where, lab, fold_solutions=not solutions)
     title = cells[0].source[2:].splitlines()[0].strip()
-    out = [cells[0], nbformat.v4.new_markdown_cell(_intro(where, lab, title, solutions=solutions), id="student-copy")]
+    answer_cells = any(ANSWER_TAG in c.metadata.get("tags", []) for c in cells)
+    intro = _intro(where, lab, title, solutions=solutions, answer_cells=answer_cells)
+    out = [cells[0], nbformat.v4.new_markdown_cell(intro, id="student-copy")]
     install = cells[1]
     install.source = student_install_cell(where)
     out.append(install)
+    answered = False  # whether the open exercise has an answer cell (a lab without them keeps its solutions)
     for cell in cells[2:]:
         tags = set(cell.metadata.get("tags", []))
         if cell.cell_type == "markdown":
@@ -111,17 +124,24 @@ def _convert(lab_nb: Any, where: Published, lab: str, *, solutions: bool) -> Any
                 label = _solution_label(cell.source)
             except ConfigError as err:
                 raise ConfigError(f"{lab}: {err}") from None
-            if label is not None and not solutions:
+            if label is not None and answered and not solutions:
                 if label not in conv.exercises:
                     raise ConfigError(f"{lab}: solution label must name an exercise above it, got {label!r}")
                 cell.source = _pointer(where, lab, title, conv.exercises[label])
             else:
+                before = len(conv.exercises)
                 cell.source = conv.markdown(cell.source)
+                answered = answered and len(conv.exercises) == before
         elif cell.source.startswith(SOLUTION_COMMENT):
-            if not solutions:
+            if not solutions and answered:
                 continue
-            cell.source = cell.source.replace(SOLUTION_COMMENT, f"# Solution to Exercise {len(conv.exercises)}", 1)
-        elif solutions and tags & ({ANSWER_TAG, CHECK_TAG} | PRACTICE_TAGS):
+            note = "" if solutions else ": try the exercise before you run this cell"
+            cell.source = cell.source.replace(SOLUTION_COMMENT, f"# Solution to Exercise {len(conv.exercises)}{note}", 1)
+        elif ANSWER_TAG in tags:
+            answered = True
+            if solutions:
+                continue
+        elif solutions and tags & ({CHECK_TAG} | PRACTICE_TAGS):
             continue
         out.append(cell)
     if solutions:  # the "More practice" heading goes with its cells
