@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any, Final
 
+from .errors import ConfigError
+
 __all__ = [
     "Feedback",
     "Part",
@@ -64,7 +66,7 @@ class Part:
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
-            raise ValueError(f"Part.verdict must be one of {VERDICTS}, got {self.verdict!r}")
+            raise ConfigError(f"Part.verdict must be one of {VERDICTS}, got {self.verdict!r}")
 
 
 @dataclass(frozen=True)

@@ -20,14 +20,19 @@ Covers:
 from __future__ import annotations
 
 import importlib
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from . import chain, dns_cache, dwfm, explore, nlb, race, timeline
 
 __all__ = ["chain", "dns_cache", "dwfm", "explore", "nlb", "race", "timeline"]
 
 
 def __getattr__(name: str) -> object:
-    """``practice.dwfm`` and the other generators of :data:`__all__`, imported when first used."""
+    """``practice.dwfm`` and the other generators of :data:`__all__`, imported when first used (PEP 562)."""
     if name in __all__:
         module = importlib.import_module(f".{name}", __name__)
-        globals()[name] = module
+        vars(sys.modules[__name__])[name] = module
         return module
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
