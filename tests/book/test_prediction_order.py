@@ -48,13 +48,15 @@ except ImportError:  # run as a script: python tests/book/test_prediction_order.
 
 ROOT = Path(__file__).resolve().parents[2]
 QUIZ_DATA = ROOT / "labsupport" / "data" / "quiz.json"
+#: The quiz's key, whose explanations the quiz pages show once a question is answered.
+QUIZ_KEY = ROOT / "tools" / "coursetools" / "data" / "quiz_key.json"
 QUIZ_PAGES = {"chapters/quiz-before", "chapters/quiz-after"}
 
 #: Findings that other work in this wave removes, each with its reason: (question, page, figure).
 KNOWN: dict[tuple[str, str, str], str] = {
     ("labs/00-timeline#predict", "chapters/quiz-before", "glue:after_dns"): (
-        "a quiz explanation (the answer key, which the grading branch moves out of quiz.json) quotes the "
-        "share after the DNS repair; the before page reveals an explanation once its question is answered"
+        "a quiz explanation (the answer key, tools/coursetools/data/quiz_key.json, the grading branch's) quotes "
+        "the share after the DNS repair; the before page reveals an explanation once its question is answered"
     ),
     ("labs/01-enactor-race#predict", "chapters/quiz-before", "text:makes none"): (
         "a quiz explanation (answer key, grading branch) says the conditional write makes no stale overwrite"
@@ -131,12 +133,17 @@ _CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?P<body>.*?)^```[ \t]*$", re.MULT
 
 
 def _quiz_strings() -> list[str]:
+    """The quiz's text as its pages show it: the questions, their options and, from the key, every
+    option's explanation (the pages reveal them once a question is answered)."""
     data = json.loads(QUIZ_DATA.read_text(encoding="utf-8"))
     out = []
     for q in data["questions"]:
         out.append(q["prompt"])
         for option in q["options"]:
             out += [v for k, v in option.items() if k in ("text", "explanation") and isinstance(v, str)]
+    if QUIZ_KEY.is_file():
+        for options in json.loads(QUIZ_KEY.read_text(encoding="utf-8"))["answers"].values():
+            out += [o["explanation"] for o in options.values() if isinstance(o.get("explanation"), str)]
     return out
 
 
