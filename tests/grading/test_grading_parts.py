@@ -13,6 +13,7 @@ import csv
 import itertools
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ import labsupport
 from coursetools.grading import grade, lab02, notebook, restricted, sandbox, similarity
 from coursetools.grading.assignments import SPECS
 from coursetools.grading.assignments import source as source_of
+from coursetools.grading.limits import Limits
 from coursetools.grading.notebook import DesignSource
 from coursetools.grading.spec import Answer
 from labsupport.assignments import STRATEGY_BUILTINS, check_answers_with_a_bool, strategy_problems
@@ -269,3 +271,19 @@ def test_the_csv_has_a_row_per_student_and_the_feedback_names_no_other_student(t
     assert [r["auto_total"] for r in rows] == ["1", "0"] and "s2" in rows[0]["flags"]
     feedback = (tmp_path / "fb" / "s1.md").read_text()
     assert "s2" not in feedback and "compared by hand" in feedback
+
+
+def test_a_python_install_under_tmp_is_seen_inside_the_sandbox(tmp_path, monkeypatch):
+    """A venv or checkout under /tmp (a CI clone, an instructor's scratch folder) is bound on top of
+    the sandbox's own /tmp, not hidden by it (CI once failed every grading test from a clone there)."""
+    if sandbox.mode() == "user":
+        pytest.skip("no bubblewrap here: the fallback binds nothing")
+    install = tmp_path / "venv"
+    install.mkdir()
+    (install / "marker.txt").write_text("seen", encoding="utf-8")
+    assert str(install).startswith("/tmp/")
+    dirs = sandbox._python_dirs()  # noqa: SLF001 (the folders the sandbox binds)
+    monkeypatch.setattr(sandbox, "_python_dirs", lambda: [*dirs, install])
+    code = f"print(open({str(install / 'marker.txt')!r}).read())"
+    done = sandbox.run([sys.executable, "-I", "-c", code], b"", Limits(wall_s=30.0), with_coursetools=False)
+    assert done.stdout.strip() == b"seen", done.stderr.decode(errors="replace")[-500:]

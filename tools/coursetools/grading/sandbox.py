@@ -168,11 +168,13 @@ def command(argv: list[str], limits: Limits, *, with_coursetools: bool, extra: l
         "--cap-drop", "ALL",
         "--die-with-parent",
         "--new-session",
-        *binds(with_coursetools=with_coursetools),
+        # The writable tmpfs first, the read-only binds after: a later mount lies on top of an
+        # earlier one, so a Python install, a venv or a course checkout under /tmp stays visible.
         "--dev", "/dev",
         "--proc", "/proc",
         "--size", str(limits.tmp_mb * 2**20), "--tmpfs", "/tmp",
         "--size", str(16 * 2**20), "--tmpfs", "/dev/shm",
+        *binds(with_coursetools=with_coursetools),
         "--dir", home,
         "--dir", "/tmp/work",
         "--chdir", "/tmp/work",
