@@ -82,6 +82,9 @@ def _cleanup_only(*, expect: bool, stop_on_refusal: bool) -> StepFunction:
                     yield (delete(endpoint, old, expect=zone) if expect else delete(endpoint, old))
 
     step.__name__ = step.__qualname__ = f"cleanup_{'careful' if expect else 'careless'}_reference"
+    delete = "with expect=zone on its delete" if expect else "without expect= on its delete (read, decide, then delete)"
+    refusal = "ends the step on a refused write, as the incident's does" if stop_on_refusal else "goes on after one"
+    step.__doc__ = f"Exercise 3's step: the incident's blind writes, then the careful clean-up, {delete}; {refusal}."
     return step
 
 
@@ -254,26 +257,27 @@ def _step_passes(step: object) -> tuple[Part, str]:
         return Part("step", "cannot check", f"{rows['why'].iat[0]}."), ""
     if failed.empty:
         return Part("step", "right", f"every row of the check passes: {'; '.join(rows['check'])}."), ""
-    said = "; ".join(f"{c}: {w}" for c, w in zip(failed["check"], failed["why"], strict=True))
-    part = Part("step", "wrong", f"{len(failed)} of {len(rows)} checks fail. {said}.")
+    part = Part("step", "wrong", f"{len(failed)} of {len(rows)} checks fail: {'; '.join(failed['check'])}.")
+    why = "Why each fails:\n\n" + "\n".join(f"- {c}: {w}." for c, w in zip(failed["check"], failed["why"], strict=True))
     try:
         events = _summary(cast(StepFunction, step)).events
     except (ConfigError, LimitExceeded):
-        return part, ""
+        return part, why
     if events.empty:
-        return part, ""
-    note = (
-        "Your step's shortest counterexample (2 Enactors, plans 1 to 4, the regional endpoint), one atomic step "
-        "a line:\n\n" + "\n".join(_counterexample_lines(events))
+        return part, why
+    lines = "\n".join(_counterexample_lines(events))
+    return part, (
+        f"{why}\n\nYour step's shortest counterexample (2 Enactors, plans 1 to 4, the regional endpoint), one atomic "
+        f"step a line:\n\n{lines}"
     )
-    return part, note
 
 
 def ex1(answer: object) -> Feedback:
     """Check Exercise 1: ``{"step": my_step}``, a step that passes every row of :func:`~labsupport.explore.check_step`.
 
     Feedback: the rows that fail with their figures, and the step's shortest counterexample at
-    :data:`~labsupport.explore.INCIDENT_STEP`'s bounds while there is one. Takes about 10 s.
+    :data:`~labsupport.explore.INCIDENT_STEP`'s bounds while there is one. Takes 10 to 30 s (the
+    explorer at two bounds and 50 race runs).
     """
     notes: list[str] = []
 
