@@ -3,7 +3,8 @@
 The shape of an exercise in a lab (``coursetools.student`` writes the student copy and the solutions
 notebook from it)::
 
-    {exercise} Markdown ─> answer cell: ``answer_N = {...}`` whose values are ``...`` (tag exercise-answer)
+    {exercise} Markdown ─> answer cell: ``answer_N = {...}`` whose values are ``...`` (tag exercise-answer),
+                           below the functions the learner writes when the answer is code (lab 08's steps)
                        ─> check cell: exactly ``check.exN(answer_N)`` (tag exercise-check)
                        ─> solution code cells, "# Solution to the exercise above", hidden in the book
                        ─> the {solution} Markdown, alone in its cell
@@ -14,8 +15,9 @@ the solutions (the self-check, the predictions, the explanations) may read a nam
 solution binds (:func:`solution_only_names`). The student copy drops the solutions; this test is
 what keeps its Run all working.
 
-Labs 07 and 08 are left out (:data:`NOT_YET`, with the reasons): their branches own them and
-change their exercises in the same wave; their student copies still work, keeping their solutions.
+Lab 07 is left out (:data:`NOT_YET`, with the reason): the game branch owns it and changes its
+exercises in the same wave; its student copy still works, keeping its solutions. Lab 08's answers
+are code: its answer cells define the learner's step above the dict, whose ``"step"`` names it.
 """
 
 from __future__ import annotations
@@ -32,9 +34,6 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Labs whose exercises do not have answer and check cells yet, each with the reason.
 NOT_YET = {
     "07-game-day.ipynb": "owned by the game branch, which rewrites its exercises in the same wave",
-    "08-write-the-enactor.ipynb": "the student-enactor branch's new lab, landed in the same wave: its "
-    "exercises are code the learner writes and the lab checks in place; answer cells and public checks "
-    "are that branch's next step",
 }
 LABS = [p for p in sorted((ROOT / "labs").glob("0*.ipynb")) if p.name not in NOT_YET]
 SOLUTION = "# Solution to the exercise above"
@@ -112,8 +111,11 @@ def test_every_exercise_has_an_answer_cell_and_its_public_check(path):
         where = f"{run['label']} (exercise {n})"
         assert "exercise-answer" in _tags(answer), f"{where}: the cell after the exercise is its answer cell"
         tree = ast.parse(answer.source)
-        assert [type(s) for s in tree.body] == [ast.Assign], f"{where}: the answer cell only assigns answer_{n}"
-        (target,), value = tree.body[0].targets, tree.body[0].value
+        *defs, last = tree.body
+        assert all(isinstance(s, ast.FunctionDef) for s in defs) and isinstance(last, ast.Assign), (
+            f"{where}: the answer cell only assigns answer_{n}, after the functions a code answer defines"
+        )
+        (target,), value = last.targets, last.value
         assert isinstance(target, ast.Name) and target.id == f"answer_{n}", where
         assert isinstance(value, ast.Dict) and value.values, where
         assert all(isinstance(v, ast.Constant) and v.value is Ellipsis for v in value.values), (

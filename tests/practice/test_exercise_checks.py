@@ -10,7 +10,8 @@ import importlib
 
 import pytest
 
-from labsupport import predict
+from labsupport import enactor, predict
+from labsupport.exercises import lab08
 
 WORDS = (
     "a written answer long enough for the check to call it answered, whatever a person who reads it "
@@ -18,6 +19,9 @@ WORDS = (
 )
 #: Wrong values where a generic change would still be right (another limit too high, say).
 WRONG = {
+    ("08", 1, "step"): enactor.incident_step,
+    ("08", 2, "step"): enactor.incident_step,
+    ("08", 3, "step"): lab08.cas_only_reference,
     ("00", 2, "service"): "Lambda",
     ("05", 5, "wrong_answer_case"): "Redshift queries with IAM user credentials",
     ("02", 5, "limit_too_high"): 50,
@@ -81,14 +85,41 @@ def _right(lab: str, n: int) -> dict:
             "guard_3_keeps_it": "reject_empty_records" in e["keeps"],
         },
         ("06", 4): lambda: {"mechanism_1": WORDS, "mechanism_2": WORDS},
+        ("08", 1): lambda: {"step": compare_and_set_step},
+        ("08", 2): lambda: {
+            "step": lab08.cas_only_reference,
+            "safe": e["safe"],
+            "stale_overwrite_reachable": e["stale_overwrite_reachable"],
+        },
+        ("08", 3): lambda: {
+            "step": lab08.cleanup_careful_reference,
+            "safe_with_expect": e["safe_with_expect"],
+            "safe_without_expect": e["safe_without_expect"],
+            "stale_overwrite_reachable": e["stale_overwrite_reachable"],
+        },
     }[(lab, n)]()
+
+
+def compare_and_set_step(plan, endpoints, keep, read, write, delete):
+    """A step that passes lab 08's Exercise 1 (its check is what this asserts): both compare-and-sets."""
+    for endpoint in endpoints:
+        zone = yield read(endpoint)
+        while zone.alias < plan:
+            if (yield write(endpoint, plan, expect=zone)):
+                break
+            zone = yield read(endpoint)
+    for endpoint in endpoints:
+        zone = yield read(endpoint)
+        for old in zone.trees:
+            if old < plan - keep and old not in (zone.alias, zone.rollback):
+                yield delete(endpoint, old, expect=zone)
 
 
 CASES = [
     ("00", 1), ("00", 2), ("00", 3), ("00", 4), ("01", 1), ("01", 2), ("01", 3), ("01", 4),
     ("02", 1), ("02", 2), ("02", 3), ("02", 4), ("02", 5), ("03", 1), ("03", 2), ("03", 3), ("03", 4),
     ("04", 1), ("04", 2), ("04", 3), ("04", 4), ("05", 1), ("05", 2), ("05", 3), ("05", 4), ("05", 5),
-    ("06", 1), ("06", 2), ("06", 3), ("06", 4),
+    ("06", 1), ("06", 2), ("06", 3), ("06", 4), ("08", 1), ("08", 2), ("08", 3),
 ]  # fmt: skip
 
 
@@ -125,3 +156,69 @@ def test_a_design_checks_written_parts_are_only_reviewed():
     fb = lab02.ex5({"limit_that_works": 50, "limit_too_high": 100, "dashboard": WORDS})
     assert fb.status == "reviewed" and [p.verdict for p in fb.parts] == ["right", "right", "reviewed"]
     assert "goodput" in fb.note
+
+
+def _ordered_steps(careful: bool):
+    """Exercise 3's step with each endpoint written and cleaned before the next: not the step described."""
+
+    def step(plan, endpoints, keep, read, write, delete):
+        for endpoint in endpoints:
+            yield write(endpoint, plan)
+            zone = yield read(endpoint)
+            for old in zone.trees:
+                if old < plan - keep and old not in (zone.alias, zone.rollback):
+                    yield delete(endpoint, old, expect=zone) if careful else delete(endpoint, old)
+
+    return step
+
+
+def retrying_step(plan, endpoints, keep, read, write, delete):
+    """Exercise 2's step with a retry after a refused write (the fix), which Exercise 2 does not ask for."""
+    for endpoint in endpoints:
+        zone = yield read(endpoint)
+        while zone.alias < plan:
+            if (yield write(endpoint, plan, expect=zone)):
+                break
+            zone = yield read(endpoint)
+    for endpoint in endpoints:
+        zone = yield read(endpoint)
+        for old in zone.trees:
+            if old < plan - keep:
+                yield delete(endpoint, old)
+
+
+def test_lab08_steps_are_compared_with_the_step_the_exercise_describes():
+    # Either delete of Exercise 3, and a write loop that stops on a refusal or goes on, is the step described.
+    refs = lab08.REFERENCE_STEPS[3]
+    assert lab08.first_difference(lab08.cleanup_careless_reference, lab08.cleanup_careful_reference) is not None
+    assert all(lab08.ex3({"step": ref}).parts[0].verdict == "right" for ref in refs.values())
+    # A retry is where Exercise 2's step and the fix part: after a refused write and a read, the fix writes again.
+    history, want, got = lab08.first_difference(retrying_step, lab08.cas_only_reference)
+    assert (str(history[1][0]).startswith("write("), history[1][1]) == (True, False)
+    assert str(want).startswith("delete(") and str(got).startswith("write(")
+    part = lab08.ex2({"step": retrying_step}).parts[0]
+    assert part.verdict == "wrong" and "-> False" in part.message
+    # One endpoint cannot tell the order of writes and clean-ups apart; the two-endpoint state space can.
+    for careful in (True, False):
+        step = _ordered_steps(careful)
+        assert (
+            lab08.first_difference(
+                step,
+                lab08.REFERENCE_STEPS[3][
+                    "with expect=zone on its delete, going on after a refused write"
+                    if careful
+                    else "without expect= on its delete, going on after a refused write"
+                ],
+            )
+            is None
+        )
+        part = lab08.ex3({"step": step}).parts[0]
+        assert part.verdict == "wrong" and "two endpoints" in part.message, part.message
+
+
+def test_lab08_exercise_1_lists_the_counterexample_of_the_learners_step():
+    fb = lab08.ex1({"step": enactor.incident_step})
+    assert fb.status == "wrong" and "delete('regional', 2) -> True" in fb.note
+    assert fb.note.count("\n") >= 12 and "the ACTIVE plan" in fb.note.splitlines()[-1]
+    skeleton = lab08.ex2({"step": lambda plan, endpoints, keep, read, write, delete: None}).parts[0]
+    assert skeleton.verdict == "cannot check" and "generator function" in skeleton.message
