@@ -109,10 +109,10 @@ def run(config: NetworkConfig = INCIDENT) -> NetworkResult:
             f"backlog_count={config.backlog_count} items need more than max_events="
             f"{config.max_events} steps; raise max_events or lower backlog_count"
         )
-    rng = random.Random(config.seed)
+    rng = random.Random(config.seed)  # arrivals (gaps and AZs); the retries' stream is drawn from it first
     env = simpy.Environment()
     log: list[tuple] = []
-    nm = _sim.NetworkManager(env, config, log)
+    nm = _sim.NetworkManager(env, config, log, random.Random(f"{config.seed}:shed"))
     env.process(_sim.network_manager(env, nm))
     env.process(_sim.launcher(env, nm, rng))
     env.process(_sim.retrier(env, nm, random.Random(rng.random())))

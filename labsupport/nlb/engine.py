@@ -77,7 +77,7 @@ class _Nlb:
     """The simulated NLB: AZs, health-check cells, DNS weights, the velocity-control ledger."""
 
     def __init__(self, env: simpy.Environment, cfg: NlbConfig, net: NetworkResult, rng: random.Random) -> None:
-        self.env, self.cfg, self.rng = env, cfg, rng
+        self.env, self.cfg = env, cfg
         self.log: list[tuple[float, str, int, int, float]] = []
         self.rows: list[tuple] = []
         self.failover_on = cfg.automatic_failover
@@ -87,7 +87,14 @@ class _Nlb:
         self.flap_rate = flap_transitions_per_check(
             cfg.unconfigured_pass_fraction, cfg.healthy_threshold_count, cfg.unhealthy_threshold_count
         )
-        self.azs = self._build_azs(net)
+        # Two streams, one per purpose, so that nothing done at time t changes a draw made before it.
+        # Target choice takes the run generator's first draws, one per launch of the network run,
+        # refused or not: their number is fixed when the run starts (a throttle that refuses later
+        # launches shifts no choice). The health checks' stream starts where target choice ends, and
+        # its draws come in time order. (The incident's draws are those of the single stream before.)
+        self.azs = self._build_azs(net, rng)
+        self.rng = random.Random()
+        self.rng.setstate(rng.getstate())
         # Times that are compared with each other are whole milliseconds: probe ticks, the failover
         # threshold and the velocity window. Float sums would decide ties by rounding error
         # (12.3 s x 20 ticks is 246.00000000000364 s > 246 s).
@@ -96,11 +103,16 @@ class _Nlb:
         self.window_ms = to_ms(cfg.removal_window_s)
         self.strategy_budget = RunBudget()  # the steps the run's failover_decision calls may take together
 
-    def _build_azs(self, net: NetworkResult) -> list[_Az]:
+    def _build_azs(self, net: NetworkResult, choice: random.Random) -> list[_Az]:
+        """The AZs and this NLB's new targets: each launch is one with ``target_share_fraction``'s chance
+        (one draw of ``choice`` per launch, in launch order, refused or not), if it was admitted."""
         items = net.items
-        launches = items[items["is_launch"] & ~items["refused"]]
+        every = items[items["is_launch"]]
+        drawn = np.array([choice.random() < self.cfg.target_share_fraction for _ in range(len(every))], dtype=bool)
+        admitted = ~every["refused"].to_numpy(dtype=bool)
+        launches = every[admitted]
         configured_s = launches["propagated_s"].fillna(np.inf).to_numpy()
-        chosen = [self.rng.random() < self.cfg.target_share_fraction for _ in range(len(launches))]
+        chosen = drawn[admitted].tolist()
         azs = []
         for a in range(self.cfg.network.az_count):
             mask = (launches["az"] == a).to_numpy()

@@ -89,6 +89,26 @@ def test_shedding_load_brings_propagation_back_sooner():
     assert shed.propagation_normal_s < base.propagation_normal_s
 
 
+def test_shedding_has_its_own_random_stream_and_changes_no_arrival():
+    plain = network.run(network.INCIDENT)
+    shed = network.run(replace(network.INCIDENT, shed_load_at_s=10_000.0, shed_load_until_s=20_000.0))
+    cols = ["item", "queued_s", "az", "is_launch"]
+    pd.testing.assert_frame_equal(shed.items[cols], plain.items[cols])  # the same launches, at the same times
+    assert shed.items["refused"].any() and not plain.items["refused"].any()
+
+
+def test_a_throttle_at_t_changes_no_nlb_event_before_t():
+    # The NLB drew its targets and its health checks from one stream: a launch refused at t moved every
+    # later target draw and so every probe, even those long before t (the game-day issue's bug 5).
+    t = 11_700.0  # 8:43 AM on the NLB's clock
+    base = nlb.INCIDENT
+    shed = replace(base, network=replace(base.network, shed_load_at_s=t))
+    a, b = nlb.run(base), nlb.run(shed)
+    pd.testing.assert_frame_equal(a.events[a.events["time_s"] < t], b.events[b.events["time_s"] < t])
+    pd.testing.assert_frame_equal(a.timeseries[a.timeseries["time_s"] < t], b.timeseries[b.timeseries["time_s"] < t])
+    assert not a.events.equals(b.events)  # and the throttle does change what comes after
+
+
 def test_incident_calibration_matches_the_summary_times():
     s = network.run(network.INCIDENT).summary
     assert abs(s.first_late_config_s - network.CLOCK.seconds("06:21")) <= 120  # PES: 6:21 AM
