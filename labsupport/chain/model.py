@@ -13,7 +13,7 @@ import pandas as pd
 from .. import dependencies
 from ..errors import ConfigError
 from . import engine as _st
-from .config import INCIDENT, STOP_POINT_TITLES, ChainConfig, OperatorActions
+from .config import INCIDENT, RULES, STOP_POINT_TITLES, ChainConfig, OperatorActions, OperatorRules
 
 __all__ = ["ChainResult", "ChainSummary", "EVENT_KINDS", "STAGES", "run", "stop_point_costs", "stop_point_levers"]
 
@@ -156,6 +156,9 @@ class ChainResult:
             :data:`EVENT_KINDS`), ``stage`` (string, NA if none), ``detail`` (string).
         runs: the sub-model results (``.race``, ``.dns``, ``.dwfm``, ``.network``, ``.nlb``;
             ``None`` where a model had nothing to do). Read-only.
+        times: what the pipeline handed from model to model, on the chain clock
+            (:class:`labsupport.chain.engine.ChainTimes`: the outage, leases back, propagation
+            normal, EC2 recovered, the failover moments...), whether or not a stage happened.
         summary: the :class:`ChainSummary`.
     """
 
@@ -165,25 +168,28 @@ class ChainResult:
     impact: pd.DataFrame
     events: pd.DataFrame
     runs: _st.Runs
+    times: _st.ChainTimes
     summary: ChainSummary
 
 
-def run(config: ChainConfig = INCIDENT, *, operators: OperatorActions | None = None) -> ChainResult:
+def run(config: ChainConfig = INCIDENT, *, operators: OperatorActions | OperatorRules | None = None) -> ChainResult:
     """Run the whole chain once: race, DNS caches, DWFM, Network Manager, NLB, dependencies.
 
     Args:
         config: a :class:`ChainConfig`; the default is :data:`INCIDENT`.
-        operators: ``None`` (the default) runs the operator rules A-C; an :class:`OperatorActions`
-            replaces them with actions at fixed times (the game-day lab's players), and DNS is
-            repaired by hand only at ``operators.dns_repair_at_s``.
+        operators: the :class:`~labsupport.chain.config.Operators` strategy the one pipeline asks
+            before each model: ``None`` (the default) or :data:`RULES` runs the operator rules
+            A-C; an :class:`OperatorActions` replaces them with actions at fixed times (the
+            game-day lab's players), and DNS is repaired by hand only at
+            ``operators.dns_repair_at_s``.
 
     Returns:
         A :class:`ChainResult`.
 
     Raises:
-        ConfigError: ``config`` is not a ChainConfig; ``race_lead_s`` puts the empty record before
-            t = 0; a calibrated factor turns DWFM's damage into more work than the network model
-            allows (the message names the chain field).
+        ConfigError: ``config`` is not a ChainConfig, ``operators`` not one of those; ``race_lead_s``
+            puts the empty record before t = 0; a calibrated factor turns DWFM's damage into more
+            work than the network model allows (the message names the chain field).
         LimitExceeded: a sub-model hit its own ``max_events`` bound, or the regional endpoint was
             still empty at the race model's horizon (lengthen ``race.horizon_s``).
 
@@ -191,10 +197,12 @@ def run(config: ChainConfig = INCIDENT, *, operators: OperatorActions | None = N
     """
     _check(config)
     if operators is None:
-        return _assemble(config, *_st.run_models(config))
-    if not isinstance(operators, OperatorActions):
-        raise ConfigError(f"operators must be an OperatorActions or None, got {type(operators).__name__}")
-    return _assemble(config, *_st.run_operated(config, operators))
+        operators = RULES
+    if not isinstance(operators, (OperatorActions, OperatorRules)):
+        raise ConfigError(
+            f"operators must be an OperatorActions, an OperatorRules or None, got {type(operators).__name__}"
+        )
+    return _assemble(config, *_st.run_models(config, operators), ruled=isinstance(operators, OperatorRules))
 
 
 def _check(config: object) -> None:
@@ -202,10 +210,10 @@ def _check(config: object) -> None:
         raise ConfigError(f"config must be a ChainConfig, got {type(config).__name__}")
 
 
-def _assemble(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes) -> ChainResult:
+def _assemble(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes, *, ruled: bool = True) -> ChainResult:
     windows = _st.stage_windows(cfg, runs, t)
     impact = _st.impact_rows(runs, t, windows)
-    miles = _st.milestones(cfg, runs, t, windows)
+    miles = _st.milestones(cfg, runs, t, windows, ruled=ruled)
     rows = []
     for name, a, b in windows:
         part = impact[impact["stage"] == name]
@@ -249,6 +257,7 @@ def _assemble(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes) -> ChainResul
         impact=impact,
         events=_events(stages, miles),
         runs=runs,
+        times=t,
         summary=_summarise(cfg, runs, t, stages),
     )
 

@@ -44,7 +44,7 @@ def _results(configs: object, executor: Executor | None) -> tuple[list[ChainConf
     keys: dict[ChainConfig, int] = {}
     for c in configs:
         keys.setdefault(_model_key(c), len(keys))
-    runs = map_items(_st.run_models, list(keys), executor)
+    runs = map_items(_st.run_models, list(keys), executor)  # with the default operators, rules A-C
     return configs, [_assemble(c, *runs[keys[_model_key(c)]]) for c in configs]
 
 

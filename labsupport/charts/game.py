@@ -41,20 +41,24 @@ def game_dashboard_data(dashboards: pd.DataFrame) -> pd.DataFrame:
 
     Returns:
         ``time`` (str, naive PDT ISO time: x), ``gauge`` (str, "panel: signal (unit)": one small
-        chart each), ``value`` (float64: y).
+        chart each), ``value`` (float64: y). Within a gauge, a sample whose value repeats the one
+        before is left out but for the gauge's last: the steps drawn are the same, with fewer rows.
 
     Raises:
         ConfigError: ``dashboards`` is not a DataFrame or lacks a column.
     """
     frame = _frame("dashboards", dashboards, _DASH_COLUMNS, numeric=("time_s", "value"))
     gauge = frame["panel"].astype(str) + ": " + frame["signal"].astype(str) + " (" + frame["unit"].astype(str) + ")"
-    return pd.DataFrame(
+    data = pd.DataFrame(
         {
             "time": INCIDENT_CLOCK.wall_clock(frame["time_s"]).to_numpy(),
             "gauge": gauge.to_numpy(),
             "value": frame["value"].to_numpy(dtype=float),
         }
     )
+    same = data["gauge"].eq(data["gauge"].shift()) & data["value"].eq(data["value"].shift())
+    last = data["gauge"].ne(data["gauge"].shift(-1))
+    return data[~same | last].reset_index(drop=True)
 
 
 def game_dashboard_chart(dashboards: pd.DataFrame, *, width: int = 250) -> alt.FacetChart:
@@ -76,7 +80,7 @@ def game_dashboard_chart(dashboards: pd.DataFrame, *, width: int = 250) -> alt.F
     gauges = list(dict.fromkeys(data["gauge"]))
     chart = (
         alt.Chart(data)
-        .mark_line(interpolate="step-after", color="#1f4e79")
+        .mark_line(interpolate="step-after", color="#1f4e79")  # a step per sample: repeats need no row
         .encode(
             x=_X,
             # A fixed width for every y axis keeps the two columns of small charts aligned on time.

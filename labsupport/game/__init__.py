@@ -9,13 +9,19 @@ Covers:
     The post-event summary's three impact periods, through :func:`labsupport.chain.run` with
     :class:`labsupport.chain.OperatorActions` in place of the chain's operator rules::
 
-        log of (time, action) --fold--> OperatorActions --chain.run--> stages, impact, runs
-                                                                     |
-                       dashboards (model) + feed (timeline, OTHER)  <+--> score vs timeline.csv
+        log of (time, action) --fold--> OperatorActions --chain.run--> stages, impact, runs, times
+                                        (the chain's operators strategy)   |
+          signals up to the clock (model) + feed (timeline, OTHER)  <------+--> score vs timeline.csv
 
 Every dashboard curve is the chain model's (``source`` = ``"model"``); every action carries the
-timeline row, time and tag of AWS's operators' own action; the score sets the players' stage ends
-beside AWS's real ones. A run is a function of its log: the same actions give the same score.
+timeline row, time and tag of AWS's operators' own action, where the sources give one; the score
+sets the players' stage ends beside AWS's real ones. A run is a function of its log: the same
+actions give the same score, and nothing shown before a time depends on what is done after it.
+
+For what is built on it (alarms, investigations, exports): ``GameResult.actions`` is the log as
+played, with times and outcomes; ``GameResult.signals`` every model signal up to the clock
+(:data:`SIGNALS` on the dashboards, :data:`EXTRA_SIGNALS` beyond them); ``engine.signals(run,
+horizon_s)`` the same over the whole game, so that a dashboard at any clock is a filter of it.
 
 Modules: ``config`` (:class:`GameConfig`, :data:`ACTIONS`, :data:`AWS_ACTIONS`), ``engine`` (log
 to actions, dashboards, feed), ``model`` (:func:`play`; :func:`inject_cards`, the facilitated game's
@@ -24,8 +30,17 @@ printed deck) and ``sweep`` (:func:`search`, the best player a search finds).
 
 from __future__ import annotations
 
-from .config import ACTION_NAMES, ACTIONS, AWS_ACTIONS, CLOCK, HORIZON_S, STEPS_S, Action, GameConfig
-from .engine import NOTES, SIGNALS
+from .config import (
+    ACTION_NAMES,
+    ACTIONS,
+    AWS_ACTIONS,
+    CLOCK,
+    HORIZON_S,
+    STEPS_S,
+    Action,
+    GameConfig,
+)
+from .engine import EXTRA_SIGNALS, NOTES, SIGNALS
 from .model import (
     AWS_ENDS,
     CARD_COLUMNS,
@@ -49,6 +64,7 @@ __all__ = [
     "CARD_KINDS",
     "CARD_PROMPTS",
     "CLOCK",
+    "EXTRA_SIGNALS",
     "GameConfig",
     "GameResult",
     "GameSummary",

@@ -11,7 +11,16 @@ from .._validate import Config, check_choice, check_number, show
 from ..chain import CLOCK
 from ..errors import ConfigError
 
-__all__ = ["ACTIONS", "ACTION_NAMES", "AWS_ACTIONS", "CLOCK", "HORIZON_S", "STEPS_S", "Action", "GameConfig"]
+__all__ = [
+    "ACTIONS",
+    "ACTION_NAMES",
+    "AWS_ACTIONS",
+    "CLOCK",
+    "HORIZON_S",
+    "STEPS_S",
+    "Action",
+    "GameConfig",
+]
 
 #: The clock's steps the players choose from: 5, 15 and 60 minutes (seconds).
 STEPS_S: tuple[float, ...] = (300.0, 900.0, 3600.0)
@@ -27,7 +36,7 @@ class Action:
         name: the key a player's log uses (``"repair_dns"``).
         label: the button's words.
         field: the :class:`labsupport.chain.OperatorActions` field it sets, or ``""`` (communicate,
-            undo: no effect in the model).
+            undo, relax: :func:`labsupport.game.engine.fold` reads them).
         aws_id: the timeline row (:func:`labsupport.timeline.load`) at which AWS's operators took it,
             or ``""`` if the sources give no time.
         effect: what the chain model does with it (the model's, not a fact about AWS).
@@ -68,7 +77,8 @@ ACTIONS: tuple[Action, ...] = (
         "Throttle EC2 launches (DWFM admission control)",
         "ec2_throttle_at_s",
         "dwfm-intervention",
-        "DWFM admits no more work to a full queue; a throttle that must be relaxed later",
+        "DWFM admits no more work to a full queue (in the model this stays once taken); a request throttle "
+        "that must be relaxed before EC2 counts as recovered",
     ),
     Action(
         "restart_dwfm",
@@ -82,21 +92,23 @@ ACTIONS: tuple[Action, ...] = (
         "Throttle network propagation work",
         "network_throttle_at_s",
         "dash-root-cause",
-        "half of new launches are refused before they reach Network Manager (they count as failed launches)",
+        "half of new launches are refused before they reach Network Manager (they count as failed "
+        "launches) until the throttles are relaxed; the model has one such window a night",
     ),
     Action(
         "relax_throttles",
         "Relax the throttles",
-        "throttles_relaxed_at_s",
+        "",
         "ec2-throttles-relaxed",
-        "launches are no longer refused; EC2 is normal once the throttles have unwound",
+        "every request throttle in force is relaxed: launches are no longer refused; EC2 counts as "
+        "recovered once the throttles have unwound",
     ),
     Action(
         "disable_failover",
         "Disable NLB automatic AZ failover",
         "failover_disabled_at_s",
         "nlb-failover-off",
-        "health checks no longer take an AZ out of DNS",
+        "health checks no longer take an AZ out of DNS; the model has one such window a night",
     ),
     Action(
         "reenable_failover",
@@ -105,7 +117,14 @@ ACTIONS: tuple[Action, ...] = (
         "nlb-failover-on",
         "health checks may fail an AZ over again",
     ),
-    Action("undo", "Undo the last action", "", "", "withdraws the latest earlier action, as if not taken"),
+    Action(
+        "undo",
+        "Undo the last action",
+        "",
+        "",
+        "withdraws the latest action if it was taken at this same clock time; one taken earlier stays in "
+        "force (take its opposite: relax, re-enable)",
+    ),
 )
 #: The action names, in button order.
 ACTION_NAMES: tuple[str, ...] = tuple(a.name for a in ACTIONS)
@@ -144,8 +163,10 @@ class GameConfig(Config):
     Attributes:
         actions: the log, ``(time_s, action)`` pairs in any order (sorted by time, stably, when
             played): ``time_s`` seconds since 11:48 PM PDT (0 to ``horizon_s``), ``action`` one of
-            :data:`ACTION_NAMES`. Taking an action twice keeps the first; ``undo`` withdraws the
-            latest earlier action not yet withdrawn (none: ignored).
+            :data:`ACTION_NAMES`. Taking an action again while it is in force changes nothing;
+            ``undo`` withdraws the latest earlier action not yet withdrawn if it was taken at the
+            undo's own time, and leaves one taken earlier in force (see
+            :func:`labsupport.game.engine.fold`).
         clock_s: where the clock stands (0 to ``horizon_s``): dashboards and posts up to it are visible.
         horizon_s: the game's end (3,600 s to :data:`HORIZON_S`, 16 hours, the span its charts draw;
             default :data:`HORIZON_S`).

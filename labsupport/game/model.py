@@ -52,21 +52,26 @@ class GameSummary:
     """The game's score in numbers (seconds on the chain clock; ``None`` where not reached by the horizon).
 
     Attributes:
-        over: every stage ended, EC2's throttles (if any) unwound and NLB failover (if disabled)
-            back on, by the horizon: the game's rule for "the event is over".
-        total_s: 11:48 PM to that moment, or ``None`` if not over.
+        over: every stage ended, every request throttle relaxed and unwound (EC2 recovered) and NLB
+            failover, if disabled, back on, all by the horizon: the game's rule for "the event is over".
+        over_at_s: when it was over (the latest of those moments), or ``None``.
+        total_s: the whole event, from its first stage's start (or, with no stage, the first request
+            throttle, whose "request limit exceeded" errors the summary reports) to ``over_at_s``; 0 if
+            the event never began and no throttle was taken; ``None`` if not over.
         dynamodb_end_s, launches_end_s, nlb_end_s: when each stage ended (``None``: did not
             happen, or still going at the horizon).
-        first_update_s: the first status update.
+        first_update_s: the first status update (``None``: none posted).
         impact_s: the chain's client-visible impact summed over the stages (fraction of requests
             or launches failing, integrated over time: seconds).
         refused_launches_count: launches DWFM refused for lack of capacity plus launches refused
             before Network Manager.
-        health_check_flaps_count: NLB health-check state changes (most on healthy targets).
+        health_check_flaps_count: NLB health-check state changes (of new instances still waiting for
+            their network state, in the model).
         failover_left_disabled: NLB automatic failover was disabled and never re-enabled.
     """
 
     over: bool
+    over_at_s: float | None
     total_s: float | None
     dynamodb_end_s: float | None
     launches_end_s: float | None
@@ -86,21 +91,24 @@ class GameResult:
         config: the :class:`GameConfig` played.
         dashboards: the operator-visible signals up to ``config.clock_s``
             (the columns of ``labsupport.game.engine.dashboards``).
+        signals: every signal of the run up to ``config.clock_s``, the dashboards' and those an alarm
+            or an investigation could read (``labsupport.game.engine.signals``' columns).
         feed: the Health Dashboard posts up to the clock (``labsupport.game.engine.feed``'s columns).
         actions: the log as played: ``labsupport.game.engine.fold``'s columns, then ``effect``
             (string, the model's), ``aws_time_s`` (float64, when AWS's operators took it; NaN if the
-            sources give no time) and ``aws_tag`` (string, that timeline row's confidence tag).
+            sources give no time) and ``aws_tag`` (string, that timeline row's confidence tag, "" if none).
         score: one row per :data:`SCORE_ROWS`: ``stage`` (string), ``player_end_s`` (float64, NaN if
-            not reached by the horizon), ``aws_end_s`` (float64, AWS's real time), ``aws_id`` and
-            ``aws_tag`` (string, the timeline row), ``saved_s`` (float64, AWS's time minus the
-            player's: positive is faster than the real night) and ``impact_s`` (float64, the
-            chain's impact in that stage; NaN for the last two rows).
+            not reached by the horizon or, for the first update, none posted), ``aws_end_s`` (float64,
+            AWS's real time), ``aws_id`` and ``aws_tag`` (string, the timeline row), ``saved_s``
+            (float64, AWS's time minus the player's: positive is faster than the real night) and
+            ``impact_s`` (float64, the chain's impact in that stage; NaN for the last two rows).
         summary: a :class:`GameSummary`.
         chain: the :class:`labsupport.chain.ChainResult` behind it all (the debrief's, not the players').
     """
 
     config: GameConfig
     dashboards: pd.DataFrame
+    signals: pd.DataFrame
     feed: pd.DataFrame
     actions: pd.DataFrame
     score: pd.DataFrame
@@ -109,9 +117,9 @@ class GameResult:
 
 
 @functools.lru_cache(maxsize=64)
-def _dashboards(ops: chain.OperatorActions) -> pd.DataFrame:
-    """The whole game's dashboards for ``ops`` (cached; :func:`play` filters them by the clock)."""
-    return _en.dashboards(_en.chain_run(ops), ops.horizon_s)
+def _signals(ops: chain.OperatorActions) -> pd.DataFrame:
+    """The whole game's signals for ``ops`` (cached; :func:`play` filters them by the clock)."""
+    return _en.signals(_en.chain_run(ops), ops.horizon_s)
 
 
 @functools.lru_cache(maxsize=1)
@@ -133,7 +141,8 @@ def play(config: GameConfig | None = None) -> GameResult:
         config: a :class:`GameConfig` (``None``: no actions, clock at 11:48 PM).
 
     Returns:
-        A :class:`GameResult`. The same config always gives the same result.
+        A :class:`GameResult`. The same config always gives the same result, and what it shows up to
+        the clock (signals, dashboards, posts, outcomes) does not depend on actions taken later.
 
     Raises:
         ConfigError: ``config`` is not a GameConfig.
@@ -147,7 +156,8 @@ def play(config: GameConfig | None = None) -> GameResult:
         raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
     ops, table = _en.fold(config.actions, config.horizon_s)
     result = _en.chain_run(ops)
-    dash = _dashboards(ops)
+    sig = _signals(ops)
+    sig = sig[sig["time_s"] <= config.clock_s].reset_index(drop=True)
     feed = _feed()
     aws = _aws_rows()
     by_name = {a.name: a for a in ACTIONS}
@@ -162,7 +172,8 @@ def play(config: GameConfig | None = None) -> GameResult:
     summary = _summarise(config, ops, table, result)
     return GameResult(
         config=config,
-        dashboards=dash[dash["time_s"] <= config.clock_s].reset_index(drop=True),
+        dashboards=sig[sig["dashboard"]].drop(columns="dashboard").reset_index(drop=True),
+        signals=sig,
         feed=feed[feed["time_s"] <= config.clock_s].reset_index(drop=True),
         actions=table,
         score=_score(summary, result, aws),
@@ -171,37 +182,42 @@ def play(config: GameConfig | None = None) -> GameResult:
     )
 
 
-def _summarise(
-    config: GameConfig, ops: chain.OperatorActions, table: pd.DataFrame, result: chain.ChainResult
-) -> GameSummary:
-    horizon, st = config.horizon_s, result.stages
-    trunc = result.summary.truncated
+def _stage_ends(result: chain.ChainResult, horizon: float) -> dict[str, float | None]:
+    """Each stage's end if it ended by the horizon, else ``None`` (also for a stage that never began)."""
+    st, trunc = result.stages, result.summary.truncated
     ends: dict[str, float | None] = {}
     for name in chain.STAGES:
         row = st[st["stage"] == name]
         end = float(row["end_s"].iloc[0]) if len(row) else None
         ends[name] = None if end is not None and (end > horizon or (trunc and end >= horizon)) else end
+    return ends
+
+
+def _summarise(
+    config: GameConfig, ops: chain.OperatorActions, table: pd.DataFrame, result: chain.ChainResult
+) -> GameSummary:
+    horizon, st = config.horizon_s, result.stages
+    ends = _stage_ends(result, horizon)
     happened = [name for name in chain.STAGES if (st["stage"] == name).any()]
-    s = result.summary
+    ec2 = result.times.ec2_recovered_s
     left_disabled = ops.failover_disabled_at_s is not None and ops.failover_reenabled_at_s is None
-    throttled = ops.throttled_at_s() is not None
-    over = not trunc and all(ends[n] is not None for n in happened) and not left_disabled
-    over = over and not (throttled and (s.ec2_recovered_at_s is None or s.ec2_recovered_at_s > horizon))
-    moments = [ends[n] for n in happened if ends[n] is not None]
-    if throttled and s.ec2_recovered_at_s is not None:
-        moments.append(s.ec2_recovered_at_s)
-    on = result.milestones.loc[result.milestones["milestone"].str.contains("re-enable"), "time_s"]
-    moments += [float(v) for v in on]
-    known = [m for m in moments if m is not None]
-    # Over with no stage at all (DNS repaired at 11:48 PM): the event never began, so it lasted 0 s.
-    total = (max(known) - float(st["start_s"].min()) if known else 0.0) if over else None
+    throttled = ops.throttled_at_s()
+    unwound = throttled is None or (ec2 is not None and ec2 <= horizon)
+    over = not result.summary.truncated and all(ends[n] is not None for n in happened) and not left_disabled
+    over = over and unwound
+    moments = [e for e in (ends[n] for n in happened) if e is not None]
+    moments += [m for m in (ec2 if throttled is not None else None, ops.failover_reenabled_at_s) if m is not None]
+    starts = [*st["start_s"].astype(float), *([throttled] if throttled is not None else [])]
+    over_at = (max(moments) if moments else 0.0) if over else None
+    total = None if over_at is None else (max(0.0, over_at - min(starts)) if starts and moments else 0.0)
     posts = table[(table["action"] == "communicate") & table["in_effect"]]["time_s"]
     runs = result.runs
     refused = int(runs.dwfm.summary.insufficient_capacity_count)
     refused += int(runs.network.summary.refused_count) if runs.network is not None else 0
     return GameSummary(
         over=bool(over),
-        total_s=None if total is None or total > horizon else float(total),
+        over_at_s=None if over_at is None else float(over_at),
+        total_s=None if total is None else float(total),
         dynamodb_end_s=ends[chain.STAGES[0]],
         launches_end_s=ends[chain.STAGES[1]],
         nlb_end_s=ends[chain.STAGES[2]],
@@ -214,25 +230,21 @@ def _summarise(
 
 
 def _score(summary: GameSummary, result: chain.ChainResult, aws: pd.DataFrame) -> pd.DataFrame:
-    st = result.stages.set_index(result.stages["stage"].astype(str))
+    st = result.stages
+    impact_of = dict(zip(st["stage"].astype(str), st["impact_s"].astype(float), strict=True))
     player = [
         summary.dynamodb_end_s,
         summary.launches_end_s,
         summary.nlb_end_s,
-        summary.total_s,
+        summary.over_at_s,
         summary.first_update_s,
     ]
+    impacts = [impact_of.get(name, 0.0) for name in chain.STAGES] + [math.nan, math.nan]
     rows = []
     times, tags = aws["time_s"].to_dict(), aws["tag"].astype(str).to_dict()
-    for name, end in zip(SCORE_ROWS, player, strict=True):
+    for name, end, impact in zip(SCORE_ROWS, player, impacts, strict=True):
         rid = AWS_ENDS[name]
-        aws_s = float(times[rid])
-        if name == "Whole event" and end is not None and len(result.stages):
-            end = end + float(result.stages["start_s"].min())
-        impact = (
-            float(st["impact_s"].get(name, 0.0)) if name in st.index else (0.0 if name in chain.STAGES else math.nan)
-        )
-        rows.append((name, math.nan if end is None else float(end), aws_s, rid, tags[rid], impact))
+        rows.append((name, math.nan if end is None else float(end), float(times[rid]), rid, tags[rid], impact))
     frame = pd.DataFrame(rows, columns=["stage", "player_end_s", "aws_end_s", "aws_id", "aws_tag", "impact_s"])
     frame["saved_s"] = frame["aws_end_s"] - frame["player_end_s"]
     frame = frame.astype({"stage": "string", "aws_id": "string", "aws_tag": "string", "player_end_s": "float64"})

@@ -170,7 +170,7 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
         aws_total = format_duration(float(whole["aws_end_s"].iloc[0]))
         score = result.score.assign(
             yours=[
-                _when(v) if v == v else ("never began" if stage in absent else f"not over by {_when(config.horizon_s)}")
+                _yours(stage, v, absent, config.horizon_s)
                 for stage, v in zip(result.score["stage"], result.score["player_end_s"], strict=True)
             ],
             aws=[_when(v) for v in result.score["aws_end_s"]],
@@ -192,6 +192,15 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
             ),
         ]
     return items
+
+
+def _yours(stage: str, end_s: float, absent: set[str], horizon_s: float) -> str:
+    """The debrief's words for the team's end of one score row."""
+    if end_s == end_s:
+        return _when(end_s)
+    if stage == "First status update":
+        return "none posted"
+    return "never began" if stage in absent else f"not over by {_when(horizon_s)}"
 
 
 def game_cards(cards: pd.DataFrame | None = None) -> HTML:
@@ -311,13 +320,15 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
 
     def take(name: str) -> Any:
         def on_click(_button: Any) -> None:
+            entry = (float(clock.value), name)
             if name == "undo":
                 taken = [e for e in log.value if e[1] != "undo"]  # an "undo" in a given log is not undone
-                if taken:
-                    last = max(taken, key=lambda e: (e[0], place(e)))
+                last = max(taken, key=lambda e: (e[0], place(e))) if taken else None
+                if last is not None and last[0] == entry[0]:  # taken at this clock time: nothing shown since
                     log.value = tuple(e for e in log.value if e != last)
-                return
-            entry = (float(clock.value), name)
+                    return
+                # Taken earlier (it has been in force since) or nothing to undo: the log says so
+                # (labsupport.game.engine.fold); nothing changes back in time.
             if entry in log.value:  # taken at this time already
                 return
             # New, or taken at this time before and then undone: at the end of the list, as the

@@ -86,8 +86,9 @@ def test_player_who_acts_earlier_than_aws_ends_the_dynamodb_stage_earlier(aws):
 def test_throttling_without_relaxing_never_ends_the_event(aws):
     log = tuple(e for e in AWS_ACTIONS if e[1] != "relax_throttles")
     res = play(replace(END, actions=log))
-    assert not res.summary.over
-    assert res.summary.launches_end_s is None or res.summary.launches_end_s > aws.summary.launches_end_s
+    assert not res.summary.over and res.summary.total_s is None and res.summary.over_at_s is None
+    assert res.chain.times.ec2_recovered_s is None  # a throttle in force: EC2 never counts as recovered
+    assert aws.chain.times.ec2_recovered_s is not None
 
 
 def test_failover_left_disabled_is_flagged_and_not_over():
@@ -104,13 +105,14 @@ def test_actions_in_any_order_give_the_same_score(aws):
 
 
 def test_an_action_taken_twice_counts_once(aws):
-    twice = play(replace(END, actions=(*AWS_ACTIONS, (45_000.0, "repair_dns"), (45_000.0, "throttle_ec2"))))
+    twice = play(replace(END, actions=(*AWS_ACTIONS, (40_000.0, "repair_dns"), (40_000.0, "throttle_ec2"))))
     pd.testing.assert_frame_equal(twice.score, aws.score)
-    assert (twice.actions["outcome"] == "already in force").sum() == 2
+    repeats = twice.actions[twice.actions["time_s"] == 40_000.0]
+    assert list(repeats["outcome"]) == ["already taken", "already in force"]
 
 
-def test_an_undone_action_is_withdrawn(idle):
-    undone = play(replace(END, actions=((600.0, "repair_dns"), (900.0, "undo"))))
+def test_an_undo_withdraws_an_action_taken_at_its_own_clock_time(idle):
+    undone = play(replace(END, actions=((600.0, "repair_dns"), (600.0, "undo"))))
     pd.testing.assert_frame_equal(undone.score, idle.score)
     assert list(undone.actions["outcome"]) == ["withdrawn", "undo"]
     nothing = play(replace(END, actions=((0.0, "undo"),)))
@@ -169,10 +171,11 @@ def test_play_refuses_what_is_not_a_game_config():
 
 def test_runs_are_deterministic(aws):
     clear_run_cache()
-    game_model._dashboards.cache_clear()
+    game_model._signals.cache_clear()
     again = play(replace(END, actions=AWS_ACTIONS))
     pd.testing.assert_frame_equal(again.score, aws.score)
     pd.testing.assert_frame_equal(again.dashboards, aws.dashboards)
+    pd.testing.assert_frame_equal(again.signals, aws.signals)
     assert again.summary == aws.summary
 
 

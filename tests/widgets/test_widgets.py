@@ -643,7 +643,8 @@ def test_game_cards_show_every_card_escaped_and_refuse_a_frame_without_the_decks
     with pytest.raises(ConfigError, match=r"cards\['source'\] must hold text in every row"):
         widgets.game_cards(cards.astype({"source": object}).assign(source=None))
     with pytest.raises(
-        ConfigError, match=r"cards\['kind'\] must be one of \['start', 'post', 'debrief'\], got \['bad kind'\]"
+        ConfigError,
+        match=r"cards\['kind'\] must be one of \['start', 'post', 'debrief'\], got \['bad kind'\]",
     ):
         widgets.game_cards(cards.assign(kind="bad kind"))
     with pytest.raises(ConfigError, match=r"cards\['card'\] must hold whole card numbers"):
@@ -663,6 +664,18 @@ def test_game_buttons_take_undo_and_retake_an_action_at_the_same_clock_time():
     assert log.value == ((3600.0, "restart_dwfm"),) and len(log.options) == 1
     panel.buttons["restart_dwfm"].click()  # twice in a row: still once
     assert log.value == ((3600.0, "restart_dwfm"),)
+
+
+def test_game_undo_after_the_clock_moved_changes_nothing_back_in_time():
+    panel = widgets.game_panel()
+    log = panel.controls["log"]
+    panel.buttons["repair_dns"].click()
+    panel.steps[3600.0].click()
+    panel.buttons["undo"].click()  # the repair has been in force for an hour: it stays, and the log says so
+    assert log.value == ((0.0, "repair_dns"), (3600.0, "undo"))
+    assert list(panel._items[2]["outcome"]) == ["taken", "too late to undo: take its opposite"]
+    panel.buttons["undo"].click()  # twice at one time: still one entry
+    assert log.value == ((0.0, "repair_dns"), (3600.0, "undo"))
 
 
 def test_game_plays_actions_at_one_time_in_click_order_whatever_order_the_selection_comes_back_in(monkeypatch):
