@@ -4,7 +4,9 @@ Scenario:
     From 11:48 PM PDT (t = 0 of ``CLOCK``) the players advance the clock in steps of 5, 15 or
     60 minutes (:data:`STEPS_S`) to a 16-hour horizon and take the actions the operators had
     (:data:`ACTIONS`). At each step they see only operator-visible dashboards drawn from the chain
-    model's run and the Health Dashboard's posts at their real times.
+    model's run and the Health Dashboard's posts made during the event (:data:`POSTS`), at their
+    real times; the final summary the Dashboard wrote afterwards (:data:`FINAL_SUMMARY`) and AWS's
+    own times are the debrief's.
 Covers:
     The post-event summary's three impact periods, through :func:`labsupport.chain.run` with
     :class:`labsupport.chain.OperatorActions` in place of the chain's operator rules::
@@ -35,7 +37,9 @@ from .config import (
     ACTIONS,
     AWS_ACTIONS,
     CLOCK,
+    FINAL_SUMMARY,
     HORIZON_S,
+    POSTS,
     STEPS_S,
     Action,
     GameConfig,
@@ -65,6 +69,7 @@ __all__ = [
     "CARD_PROMPTS",
     "CLOCK",
     "EXTRA_SIGNALS",
+    "FINAL_SUMMARY",
     "GameConfig",
     "GameResult",
     "GameSummary",
@@ -72,6 +77,7 @@ __all__ = [
     "inject_cards",
     "NOTES",
     "play",
+    "POSTS",
     "SCORE_ROWS",
     "search",
     "SIGNALS",

@@ -16,7 +16,9 @@ __all__ = [
     "ACTION_NAMES",
     "AWS_ACTIONS",
     "CLOCK",
+    "FINAL_SUMMARY",
     "HORIZON_S",
+    "POSTS",
     "STEPS_S",
     "Action",
     "GameConfig",
@@ -40,6 +42,7 @@ class Action:
         aws_id: the timeline row (:func:`labsupport.timeline.load`) at which AWS's operators took it,
             or ``""`` if the sources give no time.
         effect: what the chain model does with it (the model's, not a fact about AWS).
+        aws_note: for an action with no time in the sources, what they say of it (with its tag), or ``""``.
     """
 
     name: str
@@ -47,6 +50,7 @@ class Action:
     field: str
     aws_id: str
     effect: str
+    aws_note: str = ""
 
 
 #: The operators' actions, in the order the buttons show them.
@@ -91,9 +95,11 @@ ACTIONS: tuple[Action, ...] = (
         "throttle_network",
         "Throttle network propagation work",
         "network_throttle_at_s",
-        "dash-root-cause",
+        "",
         "half of new launches are refused before they reach Network Manager (they count as failed "
         "launches) until the throttles are relaxed; the model has one such window a night",
+        "A secondary account says engineers also reduced the load on Network Manager; no available copy "
+        "of the summary confirms it, and no source gives a time [UNVERIFIED].",
     ),
     Action(
         "relax_throttles",
@@ -129,6 +135,43 @@ ACTIONS: tuple[Action, ...] = (
 #: The action names, in button order.
 ACTION_NAMES: tuple[str, ...] = tuple(a.name for a in ACTIONS)
 
+#: The Health Dashboard's posts made during the event, as the players see them: (timeline row, the
+#: post's words as the course's fact sheet gives them: quoted where the sheet quotes). Sources: the
+#: Dashboard's updates as a Korean blog post (KB) and kuray.dev list them [OTHER].
+POSTS: tuple[tuple[str, str], ...] = (
+    ("dash-first-post", 'AWS is "investigating increased error rates and latencies".'),
+    (
+        "dash-potential-cause",
+        'A "potential root cause": DNS resolution of the DynamoDB API endpoint.',
+    ),
+    ("dash-mitigations", "Initial mitigations have been applied."),
+    ("dash-dns-mitigated", 'The "underlying DNS issue has been fully mitigated".'),
+    (
+        "dash-root-cause",
+        'The root cause is "an underlying internal subsystem responsible for monitoring the health of our '
+        'network load balancers"; AWS is throttling requests for new EC2 instance launches.',
+    ),
+    (
+        "dash-lambda-sqs",
+        "Lambda invocation errors have fully recovered; SQS polling is back to pre-event levels.",
+    ),
+)
+#: The Dashboard's final summary, written after the event (never in the game's feed; the debrief's):
+#: (the timeline rows a line dates, its words as the fact sheet quotes them, via a slide deck, DECK) [OTHER].
+FINAL_SUMMARY: tuple[tuple[tuple[str, ...], str], ...] = (
+    (
+        ("dash-start", "dash-ddb-end"),
+        '"Between 11:49 PM PDT on October 19 and 2:24 AM PDT on October 20, we experienced increased error '
+        'rates and latencies..."',
+    ),
+    (
+        ("dash-trigger",),
+        '"At 12:26 AM on October 20, we identified the trigger of the event as DNS resolution issues for the '
+        'regional DynamoDB service endpoints"',
+    ),
+    (("dash-end",), '"By 3:01 PM, all AWS services returned to normal operations."'),
+)
+
 
 def _aws_time_s(row_id: str) -> float:
     rows = timeline.load()
@@ -139,7 +182,8 @@ def _aws_time_s(row_id: str) -> float:
 def aws_actions() -> tuple[tuple[float, str], ...]:
     """AWS's operators' actions at the times the sources give, as a game log (seconds, name).
 
-    Communicate is the Health Dashboard's first post. Sorted by time."""
+    Communicate is the Health Dashboard's first post. An action the sources give no time for
+    (throttling network propagation work, [UNVERIFIED]) is not in it. Sorted by time."""
     log = [(_aws_time_s(a.aws_id), a.name) for a in ACTIONS if a.aws_id]
     return tuple(sorted(log))
 

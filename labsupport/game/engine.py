@@ -4,7 +4,8 @@
 one pipeline asks before each model) and says what each entry did; :func:`chain_run` runs the
 chain with them (cached: a run is a function of its actions); :func:`signals` reads every signal a
 team or an alarm could watch off the chain's run, :func:`dashboards` the ones the game's panel
-draws; :func:`feed` lists the public posts of the night at their real times.
+draws; :func:`feed` lists the Health Dashboard's posts of the night at their real times, and
+:func:`final_summary` the lines it wrote afterwards (the debrief's).
 
 Causality: every value of :func:`signals` at time ``t`` is computed from what the models had
 done by ``t`` (a launch counts as failed when it is refused, or once it has waited longer than
@@ -20,7 +21,7 @@ import pandas as pd
 from .. import chain, timeline
 from .._memo import cached_run
 from ..chain import OperatorActions
-from .config import ACTIONS, CLOCK
+from .config import ACTIONS, CLOCK, FINAL_SUMMARY, POSTS
 
 _BY_NAME = {a.name: a for a in ACTIONS}
 
@@ -51,7 +52,8 @@ NOTES: dict[tuple[str, str], str] = {
     (
         "NLB",
         "health-check flaps per minute",
-    ): "misleading: the checks fail targets that are healthy; their network state is late (PES)",
+    ): "misleading: the flapping targets are new instances still waiting for their network state; the "
+    "summary calls the targets healthy, and in the model their connections fail until the state arrives",
     ("EC2", "launch error rate"): "refused launches, and launches once they have waited longer than normal "
     "for their network state",
 }
@@ -332,29 +334,44 @@ def dashboards(result: chain.ChainResult, horizon_s: float) -> pd.DataFrame:
     return frame[frame["dashboard"]].drop(columns="dashboard").reset_index(drop=True)
 
 
-def feed() -> pd.DataFrame:
-    """The night's public posts (AWS Health Dashboard) at their real times, as the players see them.
-
-    The Dashboard's final summary, written afterwards, is left out.
-
-    Returns:
-        ``time_s`` (float64, chain clock), ``time`` (string, "12:11 AM"), ``id``, ``event``,
-        ``source`` (string), ``tag`` (string: the timeline's confidence tag, ``OTHER`` here).
-    """
-    rows = timeline.load(services="Health Dashboard")
-    rows = rows[~rows["event"].str.contains("final summary")]  # written afterwards, not posted that night
+def _rows(ids: list[str]) -> pd.DataFrame:
+    rows = timeline.load().set_index("id").loc[ids]
     t = (rows["time_pdt"].dt.tz_localize(None) - CLOCK.origin).dt.total_seconds()
-    frame = pd.DataFrame(
+    return pd.DataFrame(
         {
-            "time_s": t.astype("float64"),
+            "time_s": t.astype("float64").to_numpy(),
             "time": [CLOCK.time_of_day(x) for x in t],
-            "id": rows["id"],
-            "event": rows["event"],
-            "source": rows["source"],
-            "tag": rows["tag"].astype(str),
+            "id": ids,
+            "source": rows["source"].to_numpy(),
+            "tag": rows["tag"].astype(str).to_numpy(),
         }
     )
-    frame = frame[frame["time_s"] >= 0]
-    return frame.astype(
-        {"time": "string", "id": "string", "event": "string", "source": "string", "tag": "string"}
-    ).reset_index(drop=True)
+
+
+def feed() -> pd.DataFrame:
+    """The Health Dashboard's posts made during the event, at their real times, as the players see them.
+
+    The Dashboard's final summary, written afterwards, is not in it (see :func:`final_summary`).
+
+    Returns:
+        ``time_s`` (float64, chain clock), ``time`` (string, "12:11 AM"), ``id`` (the timeline row),
+        ``event`` (the post's words as the course's fact sheet gives them, quoted where it quotes),
+        ``source`` and ``tag`` (string: the timeline row's; ``OTHER``, not the summary). In time order.
+    """
+    frame = _rows([i for i, _ in POSTS]).assign(event=[words for _, words in POSTS])
+    frame = frame[["time_s", "time", "id", "event", "source", "tag"]]
+    return frame.astype({c: "string" for c in ("time", "id", "event", "source", "tag")})
+
+
+def final_summary() -> pd.DataFrame:
+    """The Dashboard's final summary, written after the event: for the debrief, never the feed.
+
+    Returns:
+        One row per line: ``time_s`` (float64: the first moment the line names, chain clock), ``time``
+        (string), ``id`` (the timeline rows it dates, comma-separated), ``event`` (the line, as the fact
+        sheet quotes it), ``source``, ``tag`` (string, the first row's). In time order.
+    """
+    frame = _rows([ids[0] for ids, _ in FINAL_SUMMARY])
+    frame = frame.assign(id=[", ".join(ids) for ids, _ in FINAL_SUMMARY], event=[w for _, w in FINAL_SUMMARY])
+    frame = frame[["time_s", "time", "id", "event", "source", "tag"]].sort_values("time_s", kind="stable")
+    return frame.astype({c: "string" for c in ("time", "id", "event", "source", "tag")}).reset_index(drop=True)

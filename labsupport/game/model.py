@@ -14,7 +14,7 @@ from . import engine as _en
 from .config import ACTIONS, AWS_ACTIONS, CLOCK, GameConfig
 
 #: The kinds of :func:`inject_cards`, in the order the deck holds them.
-CARD_KINDS: tuple[str, ...] = ("start", "post", "debrief")
+CARD_KINDS: tuple[str, ...] = ("start", "post", "debrief", "afterwards")
 
 #: The columns of :func:`inject_cards`, in order.
 CARD_COLUMNS: tuple[str, ...] = ("card", "time_s", "time", "kind", "title", "text", "source", "tag", "effect", "prompt")
@@ -32,6 +32,10 @@ CARD_PROMPTS: dict[str, str] = {
     "debrief": (
         "Debrief only, face down until then: set AWS's action and its time beside the team's own, and ask "
         "what the operators knew when they took it."
+    ),
+    "afterwards": (
+        "Debrief only, face down until then: written after the event, never posted during it. Set its "
+        "times beside the posts the team saw that night: what did the Dashboard know, and when?"
     ),
 }
 
@@ -252,67 +256,56 @@ def _score(summary: GameSummary, result: chain.ChainResult, aws: pd.DataFrame) -
 
 
 def inject_cards() -> pd.DataFrame:
-    """The facilitated game's printed deck: the start, each public post, then AWS's actions for the debrief.
+    """The facilitated game's printed deck: the start, each public post, then the debrief's cards.
 
-    One card per inject: ``start`` at 11:48 PM (t = 0); one ``post`` per Health Dashboard post the
-    players see (``labsupport.game.engine.feed``, at its real time); one ``debrief`` card per action
-    of :data:`AWS_ACTIONS`, at the time the sources give it, which the facilitator keeps face down
-    until the debrief. No card depends on what the players do: the dashboards, which do, stay on the
-    screen.
+    One card per inject: ``start`` at 11:48 PM (t = 0); one ``post`` per Health Dashboard post made
+    during the event (``labsupport.game.engine.feed``, at its real time, in the words the course's
+    sources give); one ``debrief`` card per action of :data:`AWS_ACTIONS`, at the time the sources
+    give it, and one per action they give no time for (its ``time`` reads "no time given"); one
+    ``afterwards`` card per line of the Dashboard's final summary, written after the event. The
+    facilitator keeps the debrief and afterwards cards face down until the debrief. No card depends
+    on what the players do: the dashboards, which do, stay on the screen.
 
     Returns:
-        One row per card, in deck order (kind, then time): ``card`` (int64, from 1), ``time_s``
-        (float64, seconds on the game's clock), ``time`` (string, "12:11 AM"), ``kind`` (string, one of
-        :data:`CARD_KINDS`), ``title``, ``text``, ``source``, ``tag`` (string: the timeline row's
-        confidence tag; empty for the start card), ``effect`` (string: what the chain model does
-        with the action, the model's; empty but for debrief cards) and ``prompt`` (string, the
-        facilitator's question, :data:`CARD_PROMPTS`).
+        One row per card, in deck order (kind, then time; a card with no time last): ``card``
+        (int64, from 1), ``time_s`` (float64, seconds on the game's clock; NaN: no time given),
+        ``time`` (string, "12:11 AM"), ``kind`` (string, one of :data:`CARD_KINDS`), ``title``,
+        ``text``, ``source``, ``tag`` (string: the timeline row's confidence tag; empty for the
+        start card), ``effect`` (string: what the chain model does with the action, the model's;
+        empty but for debrief cards) and ``prompt`` (string, the facilitator's question,
+        :data:`CARD_PROMPTS`).
 
-    Follows the timeline's rows (``timeline.csv``): the Health Dashboard's posts and the post-event
-    summary's operator actions, each with its tag.
+    Follows the timeline's rows (``timeline.csv``): the Health Dashboard's posts and final summary
+    and the post-event summary's operator actions, each with its tag.
     """
     aws = _aws_rows()
     by_name = {a.name: a for a in ACTIONS}
-    rows = [
-        (
-            0.0,
-            "start",
-            "The clock starts",
-            "Every dashboard is the chain model's; the posts are the real ones, at their real times.",
-            "",
-            "",
-            "",
-        )
-    ]
+    start = (
+        "Every dashboard is the chain model's; the posts are the Health Dashboard's real posts of the night, at "
+        "their real times, in the words the course's sources give."
+    )
+    rows = [(0.0, "start", "The clock starts", start, "", "", "")]
     posts = _feed()
     for at, event, source, tag in zip(posts["time_s"], posts["event"], posts["source"], posts["tag"], strict=True):
-        rows.append(
-            (
-                float(at),
-                "post",
-                "AWS Health Dashboard post",
-                str(event),
-                str(source),
-                str(tag),
-                "",
-            )
-        )
+        rows.append((float(at), "post", "AWS Health Dashboard post", str(event), str(source), str(tag), ""))
     for at, name in AWS_ACTIONS:
         action, row = by_name[name], aws.loc[by_name[name].aws_id]
+        title = f"AWS's operators: {action.label}"
         rows.append(
-            (
-                float(at),
-                "debrief",
-                f"AWS's operators: {action.label}",
-                str(row["event"]),
-                str(row["source"]),
-                str(row["tag"]),
-                action.effect,
-            )
+            (float(at), "debrief", title, str(row["event"]), str(row["source"]), str(row["tag"]), action.effect)
         )
+    for action in ACTIONS:
+        if action.aws_note:
+            title = f"AWS's operators: {action.label} (unconfirmed)"
+            source = "a secondary account, not the summary"
+            rows.append((math.nan, "debrief", title, action.aws_note, source, "UNVERIFIED", action.effect))
+    later = _en.final_summary()
+    title = "Written afterwards: the Health Dashboard's final summary"
+    for at, event, source, tag in zip(later["time_s"], later["event"], later["source"], later["tag"], strict=True):
+        rows.append((float(at), "afterwards", title, str(event), str(source), str(tag), ""))
     frame = pd.DataFrame(rows, columns=["time_s", "kind", "title", "text", "source", "tag", "effect"])
     frame["prompt"] = frame["kind"].map(CARD_PROMPTS)
     frame.insert(0, "card", pd.Series(range(1, len(frame) + 1), dtype="int64"))
-    frame.insert(2, "time", [CLOCK.time_of_day(t) for t in frame["time_s"]])
+    frame.insert(2, "time", [CLOCK.time_of_day(t) if t == t else "no time given" for t in frame["time_s"]])
     strings = [c for c in CARD_COLUMNS if c not in ("card", "time_s")]
     return frame.astype({"time_s": "float64", **{c: "string" for c in strings}})[list(CARD_COLUMNS)]

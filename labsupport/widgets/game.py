@@ -141,9 +141,9 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
     posts = "".join(f"\n- **{r.time}** (Health Dashboard, [{r.tag}]): {r.event}" for r in result.feed.itertuples())
     text = (
         f"**Clock: {_when(c)}** ({format_duration(c)} since 11:48 PM; the game ends at "
-        f"{_when(config.horizon_s)}). Dashboards are the chain model's; posts are the real ones, at their "
-        f"real times. An action takes effect from the clock's time: advance the clock to see it on the "
-        f"dashboards.\n\n**Public posts so far:**{posts or ' none yet.'}"
+        f"{_when(config.horizon_s)}). Dashboards are the chain model's; posts are the Health Dashboard's "
+        f"real posts of the night, at their real times. An action takes effect from the clock's time: "
+        f"advance the clock to see it on the dashboards.\n\n**Public posts so far:**{posts or ' none yet.'}"
     )
     note = relapse_note(result, c)
     if note:
@@ -185,6 +185,8 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
                 f"Refused launches (model): {s.refused_launches_count:,}; NLB health-check flaps "
                 f"(model): {s.health_check_flaps_count:,}."
                 + (" Automatic failover was left disabled." if s.failover_left_disabled else "")
+                + "\n\n"
+                + _afterwards()
             ),
             score,
             charts.game_debrief_chart(
@@ -201,6 +203,19 @@ def _yours(stage: str, end_s: float, absent: set[str], horizon_s: float) -> str:
     if stage == "First status update":
         return "none posted"
     return "never began" if stage in absent else f"not over by {_when(horizon_s)}"
+
+
+def _afterwards() -> str:
+    """What the debrief adds that nobody had on the night: the Dashboard's final summary, AWS's undated actions."""
+    lines = "".join(
+        f"\n- **{r.time}** ({r.source}, [{r.tag}]): {r.event}" for r in game.engine.final_summary().itertuples()
+    )
+    unconfirmed = "".join(f"\n- {a.label}: {a.aws_note}" for a in game.ACTIONS if a.aws_note)
+    return (
+        "**Written afterwards.** The Health Dashboard's final summary, not posted during the night (its times "
+        f"differ from the post-event summary's):{lines}"
+        + (f"\n\n**No time in the sources:**{unconfirmed}" if unconfirmed else "")
+    )
 
 
 def game_cards(cards: pd.DataFrame | None = None) -> HTML:

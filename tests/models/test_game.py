@@ -16,7 +16,9 @@ from labsupport._memo import clear_run_cache
 from labsupport.errors import ConfigError
 from labsupport.game import (
     ACTION_NAMES,
+    ACTIONS,
     AWS_ACTIONS,
+    FINAL_SUMMARY,
     HORIZON_S,
     SCORE_ROWS,
     SIGNALS,
@@ -25,6 +27,7 @@ from labsupport.game import (
     play,
     search,
 )
+from labsupport.game import config as game_config
 from labsupport.game import model as game_model
 
 END = GameConfig(clock_s=HORIZON_S)
@@ -268,20 +271,69 @@ def test_inject_cards_are_the_start_each_post_and_each_of_awss_actions_in_deck_o
     assert all(str(cards[c].dtype) == "string" for c in cards.columns[2:] if c != "time_s")
     assert cards["card"].tolist() == list(range(1, len(cards) + 1))
     assert list(cards["kind"].unique()) == list(CARD_KINDS)
-    for kind in CARD_KINDS:  # within a kind, by time
-        assert cards.loc[cards["kind"] == kind, "time_s"].is_monotonic_increasing, kind
+    for kind in CARD_KINDS:  # within a kind, by time; a card with no time last
+        times = cards.loc[cards["kind"] == kind, "time_s"]
+        timed = times.dropna()
+        assert timed.is_monotonic_increasing and times.iloc[: len(timed)].notna().all(), kind
     start = cards[cards["kind"] == "start"]
     assert len(start) == 1 and start["time_s"].iloc[0] == 0.0
     # one card per post the players see over the whole game, at the post's time, with its text and tag
     posts, feed = cards[cards["kind"] == "post"], aws.feed
     assert posts["time_s"].tolist() == feed["time_s"].tolist()
     assert posts["text"].tolist() == feed["event"].tolist() and posts["tag"].tolist() == feed["tag"].tolist()
-    # one face-down card per action of AWS's night, at AWS's time, tagged as the timeline row is
+    # one face-down card per action of AWS's night, at AWS's time, tagged as the timeline row is ...
     debrief = cards[cards["kind"] == "debrief"]
-    assert sorted(debrief["time_s"].tolist()) == sorted(t for t, _ in AWS_ACTIONS)
+    timed = debrief[debrief["time_s"].notna()]
+    assert sorted(timed["time_s"].tolist()) == sorted(t for t, _ in AWS_ACTIONS)
     played = aws.actions[aws.actions["in_effect"]]
-    assert sorted(zip(debrief["time_s"], debrief["tag"], strict=True)) == sorted(
+    assert sorted(zip(timed["time_s"], timed["tag"], strict=True)) == sorted(
         zip(played["aws_time_s"], played["aws_tag"], strict=True)
     )
+    # ... and one, with no time, per action the sources give no time for: tagged UNVERIFIED, undated
+    undated = debrief[debrief["time_s"].isna()]
+    assert list(undated["time"]) == ["no time given"] * len(undated) and set(undated["tag"]) == {"UNVERIFIED"}
+    assert len(undated) == sum(1 for a in ACTIONS if a.aws_note) == 1
     assert (debrief["effect"].str.len() > 0).all() and (cards.loc[cards["kind"] != "debrief", "effect"] == "").all()
     assert cards["prompt"].notna().all() and cards.groupby("kind")["prompt"].nunique().eq(1).all()
+    # the Dashboard's final summary only face down, for the debrief, said to be written afterwards
+    later = cards[cards["kind"] == "afterwards"]
+    assert len(later) == len(FINAL_SUMMARY) and later["title"].str.contains("Written afterwards").all()
+    assert not posts["text"].str.contains("12:26|3:01 PM").any() and later["text"].str.contains("12:26").any()
+
+
+def test_the_facilitator_packs_posts_are_the_games_feed_and_the_final_summary_is_only_the_debriefs():
+    import re
+    from pathlib import Path
+
+    from labsupport.game.engine import feed, final_summary
+
+    text = (Path(__file__).resolve().parents[2] / "chapters" / "instructor-guide" / "game-day.md").read_text(
+        encoding="utf-8"
+    )
+    step = text.split("- **At each post:**", 1)[1].split("\n- **", 1)[0]
+    listed = re.findall(r"^  - (\d{1,2}:\d\d [AP]M):", step, re.M)
+    assert listed == list(feed()["time"])  # the posts made during the event, in order
+    later = set(final_summary()["time"])
+    assert later.isdisjoint(listed) and "12:26 AM" in later
+
+
+def test_every_health_dashboard_row_is_a_post_or_a_line_of_the_final_summary():
+    rows = timeline.load(services="Health Dashboard")
+    posts = {i for i, _ in game_config.POSTS}
+    afterwards = {i for ids, _ in FINAL_SUMMARY for i in ids}
+    assert set(rows["id"]) == posts | afterwards and posts.isdisjoint(afterwards)
+    tagged = rows.set_index("id")
+    assert set(tagged["tag"]) == {"OTHER"}
+    assert tagged.loc[sorted(afterwards), "event"].str.contains("final summary").all()
+    assert not tagged.loc[sorted(posts), "event"].str.contains("final summary").any()
+
+
+def test_no_unverified_action_is_given_a_time():
+    rows = timeline.load().set_index("id")
+    for action in ACTIONS:
+        if action.aws_id:
+            assert rows.at[action.aws_id, "tag"] != "UNVERIFIED", action.name
+        assert bool(action.aws_note) <= (not action.aws_id), action.name
+    throttle = next(a for a in ACTIONS if a.name == "throttle_network")
+    assert throttle.aws_id == "" and "[UNVERIFIED]" in throttle.aws_note
+    assert "throttle_network" not in {n for _, n in AWS_ACTIONS}

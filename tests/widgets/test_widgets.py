@@ -644,7 +644,7 @@ def test_game_cards_show_every_card_escaped_and_refuse_a_frame_without_the_decks
         widgets.game_cards(cards.astype({"source": object}).assign(source=None))
     with pytest.raises(
         ConfigError,
-        match=r"cards\['kind'\] must be one of \['start', 'post', 'debrief'\], got \['bad kind'\]",
+        match=r"cards\['kind'\] must be one of \['start', 'post', 'debrief', 'afterwards'\], got \['bad kind'\]",
     ):
         widgets.game_cards(cards.assign(kind="bad kind"))
     with pytest.raises(ConfigError, match=r"cards\['card'\] must hold whole card numbers"):
