@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 from .. import timeline
@@ -50,15 +51,14 @@ def game_dashboard_data(dashboards: pd.DataFrame) -> pd.DataFrame:
     frame = _frame("dashboards", dashboards, _DASH_COLUMNS, numeric=("time_s", "value"))
     gauge = frame["panel"].astype(str) + ": " + frame["signal"].astype(str) + " (" + frame["unit"].astype(str) + ")"
     data = pd.DataFrame(
-        {
-            "time": INCIDENT_CLOCK.wall_clock(frame["time_s"]).to_numpy(),
-            "gauge": gauge.to_numpy(),
-            "value": frame["value"].to_numpy(dtype=float),
-        }
-    )
+        {"time_s": frame["time_s"].to_numpy(dtype=float), "gauge": gauge.to_numpy(), "value": frame["value"]}
+    ).astype({"value": "float64"})
     same = data["gauge"].eq(data["gauge"].shift()) & data["value"].eq(data["value"].shift())
     last = data["gauge"].ne(data["gauge"].shift(-1))
-    return data[~same | last].reset_index(drop=True)
+    data = data[~same | last].reset_index(drop=True)
+    moments, at = np.unique(data["time_s"].to_numpy(), return_inverse=True)  # the gauges share their moments
+    data.insert(0, "time", INCIDENT_CLOCK.wall_clock(pd.Series(moments)).to_numpy()[at])
+    return data.drop(columns="time_s")
 
 
 def game_dashboard_chart(dashboards: pd.DataFrame, *, width: int = 250) -> alt.FacetChart:

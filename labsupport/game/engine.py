@@ -305,20 +305,16 @@ def signals(result: chain.ChainResult, horizon_s: float) -> pd.DataFrame:
     )
     worst = impact.groupby("time_s", as_index=False)["value"].max()
     parts.append(_series("Customers", "requests failing", worst["time_s"], worst["value"]))
-    frame = pd.concat(parts, ignore_index=True)
-    frame = frame[frame["time_s"] <= horizon_s]
     units = {(p, s): u for p, s, u in (*SIGNALS, *EXTRA_SIGNALS)}
     order = {key: i for i, key in enumerate(units)}
-    keys = list(zip(frame["panel"], frame["signal"], strict=True))
-    frame = frame.assign(
-        unit=[units[k] for k in keys],
-        source="model",
-        note=[NOTES.get(k, "") for k in keys],
-        dashboard=[order[k] < len(SIGNALS) for k in keys],
-        _order=[order[k] for k in keys],
-    )
-    frame = frame.sort_values(["_order", "time_s"], kind="stable").reset_index(drop=True)
-    frame["time_pdt"] = CLOCK.wall_clock(frame["time_s"]).to_numpy()
+    labelled = []
+    for part in sorted(parts, key=lambda f: order[(f["panel"].iloc[0], f["signal"].iloc[0])]):
+        key = (part["panel"].iloc[0], part["signal"].iloc[0])  # one signal per part: label it once
+        part = part[part["time_s"] <= horizon_s].sort_values("time_s", kind="stable")
+        labelled.append(part.assign(unit=units[key], note=NOTES.get(key, ""), dashboard=order[key] < len(SIGNALS)))
+    frame = pd.concat(labelled, ignore_index=True).assign(source="model")
+    moments, at = np.unique(frame["time_s"].to_numpy(), return_inverse=True)  # signals share their moments
+    frame["time_pdt"] = CLOCK.wall_clock(pd.Series(moments)).to_numpy()[at]
     cols = ["time_s", "time_pdt", "panel", "signal", "unit", "value", "source", "note", "dashboard"]
     return frame[cols].astype({c: "string" for c in ("time_pdt", "panel", "signal", "unit", "source", "note")})
 
