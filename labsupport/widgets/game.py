@@ -43,10 +43,15 @@ _CARDS_CSS = (
     " color: #1a1a1a; break-inside: avoid; }"
     ".labsupport-card p { margin: 0 0 0.5rem; }"
     ".labsupport-card__head { font-size: 1.1rem; }"
-    ".labsupport-card--debrief { border-color: #8a2be2; }"
+    ".labsupport-card--debrief, .labsupport-card--afterwards { border-color: #8a2be2; }"
     "</style>"
 )
-_KIND_WORDS = {"start": "Start", "post": "Inject", "debrief": "Debrief card (keep face down)"}
+_KIND_WORDS = {
+    "start": "Start",
+    "post": "Inject",
+    "debrief": "Debrief card (keep face down)",
+    "afterwards": "Written afterwards (keep face down)",
+}
 
 
 def _aws_actions() -> pd.DataFrame:

@@ -19,6 +19,7 @@ import contextlib
 import importlib
 import io
 import itertools
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -628,6 +629,9 @@ def test_game_cards_show_every_card_escaped_and_refuse_a_frame_without_the_decks
     assert page.count('<section class="labsupport-card ') == len(cards)
     for c in cards.itertuples():
         assert f'aria-label="Card {c.card}, {c.time}"' in page
+    heads = re.findall(r'card__head"><b>([^<·]+?) \d+ ·', page)
+    assert heads.count("Written afterwards (keep face down)") == int((cards["kind"] == "afterwards").sum()) > 0
+    assert not set(heads) & set(game.CARD_KINDS)  # every kind is named in words, never by its key
     odd = cards.head(1).assign(text="<script>alert(1)</script> & more")
     shown = widgets.game_cards(odd).data
     assert "<script>" not in shown and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in shown
