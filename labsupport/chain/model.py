@@ -177,7 +177,7 @@ def run(config: ChainConfig = INCIDENT, *, operators: OperatorActions | Operator
 
     Args:
         config: a :class:`ChainConfig`; the default is :data:`INCIDENT`.
-        operators: the :class:`~labsupport.chain.config.Operators` strategy the one pipeline asks
+        operators: the :class:`~labsupport.chain.Operators` strategy the one pipeline asks
             before each model: ``None`` (the default) or :data:`RULES` runs the operator rules
             A-C; an :class:`OperatorActions` replaces them with actions at fixed times (the
             game-day lab's players), and DNS is repaired by hand only at

@@ -38,7 +38,7 @@ class Action:
         name: the key a player's log uses (``"repair_dns"``).
         label: the button's words.
         field: the :class:`labsupport.chain.OperatorActions` field it sets, or ``""`` (communicate,
-            undo, relax: :func:`labsupport.game.engine.fold` reads them).
+            undo, relax: ``labsupport.game.engine.fold`` reads them).
         aws_id: the timeline row (:func:`labsupport.timeline.load`) at which AWS's operators took it,
             or ``""`` if the sources give no time.
         effect: what the chain model does with it (the model's, not a fact about AWS).
@@ -210,7 +210,7 @@ class GameConfig(Config):
             :data:`ACTION_NAMES`. Taking an action again while it is in force changes nothing;
             ``undo`` withdraws the latest earlier action not yet withdrawn if it was taken at the
             undo's own time, and leaves one taken earlier in force (see
-            :func:`labsupport.game.engine.fold`).
+            ``labsupport.game.engine.fold``).
         clock_s: where the clock stands (0 to ``horizon_s``): dashboards and posts up to it are visible.
         horizon_s: the game's end (3,600 s to :data:`HORIZON_S`, 16 hours, the span its charts draw;
             default :data:`HORIZON_S`).

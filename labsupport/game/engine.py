@@ -58,7 +58,8 @@ NOTES: dict[tuple[str, str], str] = {
     "for their network state",
 }
 
-_OUTCOMES = (
+#: Every outcome :func:`fold` can give an entry of the log.
+OUTCOMES: tuple[str, ...] = (
     "taken",
     "another update",
     "already in force",
@@ -136,7 +137,7 @@ def fold(log: tuple[tuple[float, str], ...], horizon_s: float) -> tuple[Operator
     Returns:
         The :class:`~labsupport.chain.OperatorActions`, and one row per entry in the order played:
         ``time_s`` (float64), ``action``, ``label`` (string), ``outcome`` (string, one of the
-        module's ``_OUTCOMES``: ``"taken"``, ``"already in force"``, ``"withdrawn"``, ``"too late to
+        :data:`OUTCOMES`: ``"taken"``, ``"already in force"``, ``"withdrawn"``, ``"too late to
         undo: take its opposite"``...), ``in_effect`` (bool: taken, or another status update).
     """
     order = sorted(range(len(log)), key=lambda i: (log[i][0], i))

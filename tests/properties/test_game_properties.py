@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from labsupport import game
 from labsupport.errors import ConfigError
 from labsupport.game import ACTION_NAMES, HORIZON_S, SCORE_ROWS, STEPS_S, GameConfig, play
-from labsupport.game.engine import _OUTCOMES
+from labsupport.game.engine import OUTCOMES
 
 STEP_S = 300.0
 #: Moments a night often turns on: the posts, AWS's times, the leases' return, the horizon.
@@ -89,7 +89,7 @@ def random_player(seed: int) -> GameConfig:
 def _keeps_the_rules(config: GameConfig, result: game.GameResult) -> None:
     s, h = result.summary, config.horizon_s
     assert list(result.score["stage"]) == list(SCORE_ROWS)
-    assert len(result.actions) == len(config.actions) and set(result.actions["outcome"]) <= set(_OUTCOMES)
+    assert len(result.actions) == len(config.actions) and set(result.actions["outcome"]) <= set(OUTCOMES)
     assert (result.signals["time_s"] <= config.clock_s).all() and (result.feed["time_s"] <= config.clock_s).all()
     assert s.over == (s.total_s is not None) == (s.over_at_s is not None)
     if s.over:
