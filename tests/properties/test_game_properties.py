@@ -10,8 +10,8 @@
 
 Run time: the file plays about 280 nights of the chain model (40 examples x 2, 200 players);
 sub-model runs are shared through the package's run memo, which the players' common actions
-hit. Measured on the project's 2-core machine while other jobs shared it: 54-59 s of CPU for
-the file (112-200 s wall), the causality property a sixth of it, the rest four even chunks of 50
+hit. Measured on the project's 2-core machine while other jobs shared it: 43-59 s of CPU for
+the file (74-200 s wall), the causality property a sixth of it, the rest four even chunks of 50
 players (pytest-xdist can run the chunks on two workers).
 """
 
