@@ -16,7 +16,8 @@ unless a row's note says otherwise. Nothing here asserts absolute speed: a miss 
 
 Groups: the models' own figures (``race``, ``explore``, ``dwfm``, ``recovery``: sweeps, the
 explorer's states per second), ``simpy`` (events per second of each simpy model next to a bare
-simpy loop), ``scale`` (each model at region scale: time and peak memory), ``labs`` (each lab's
+simpy loop), ``scale`` (each model at region scale: time and peak memory), ``imports`` (a
+learner's first import of the charts and widgets, and each lab's kernel start), ``labs`` (each lab's
 widget update, median and p90, and each notebook top to bottom in a fresh kernel), ``live`` (each
 lab's widget panel in a real JupyterLab in headless Chromium, per control kind: from the move
 until every output of the panel is redrawn, beside the Python-side update and the model alone), ``book``

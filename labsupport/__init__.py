@@ -3,10 +3,13 @@
 Modules, bottom layer first (nothing imports upward; ``tests/base/test_import_graph.py`` checks it)::
 
     base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy, predict
-              (+ private _validate, _sweep, _engine, _memo, _quiz_html)
-    models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) -> sweep
-    composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same four parts each
+              (+ private _validate, _sweep, _engine, _models, _lazy, _memo, _quiz_html)
+    models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) [-> sweep]
+    composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same parts each
               game/ (on chain)
+
+The models are registered once, in ``labsupport._models`` (their parts, layer, clock, API page),
+which this package and the tests read.
     charts    charts/ (one module per model)                        data -> DataFrame -> encoding
     wiring    widgets/ (panel, one module per lab), book, apidoc, colab, student, grading/
               (controls -> run -> charts)
@@ -61,30 +64,16 @@ from __future__ import annotations
 
 import importlib
 
-from .errors import ConfigError, LabSupportError, LimitExceeded
+from ._models import model_names
+from .errors import ConfigError, LabSupportError, LimitExceeded, StrategyTimeout
 
 __version__ = "0.1.0"
 
-#: The modules ``labsupport.<name>`` gives without an import of its own (imported on first use).
-_LAZY = (
-    "chain",
-    "charts",
-    "clock",
-    "dependencies",
-    "dns_cache",
-    "dwfm",
-    "explore",
-    "game",
-    "network",
-    "nlb",
-    "presets",
-    "race",
-    "route53",
-    "timeline",
-    "widgets",
-)
+#: The modules ``labsupport.<name>`` gives without an import of its own (imported on first use):
+#: every registered model, and these.
+_LAZY = tuple(sorted({*model_names(), "charts", "clock", "dependencies", "presets", "route53", "timeline", "widgets"}))
 
-__all__ = ["ConfigError", "LabSupportError", "LimitExceeded", "__version__", *_LAZY]
+__all__ = ["ConfigError", "LabSupportError", "LimitExceeded", "StrategyTimeout", "__version__", *_LAZY]
 
 
 def __getattr__(name: str) -> object:

@@ -29,6 +29,9 @@ from typing import Any, Final
 
 import pandas as pd
 
+from ._validate import check_number, show
+from .errors import ConfigError
+
 __all__ = ["COLUMNS", "NEVER", "NO_GUESS", "Never", "Question", "compare", "nearest", "verdict"]
 
 
@@ -81,6 +84,10 @@ class Question:
         choices: when given, the only values the question accepts (besides ``None``); a guess
             outside them is reported, not compared.
         allow_never: whether :data:`NEVER` is an acceptable guess for a numeric question.
+
+    Raises:
+        ConfigError: ``text`` is not a non-empty string, or ``tolerance`` is not a finite number >= 0
+            (the guess is never refused here: :func:`verdict` reports a guess it cannot compare).
     """
 
     text: str
@@ -92,10 +99,9 @@ class Question:
     allow_never: bool = False
 
     def __post_init__(self) -> None:
-        if not self.text.strip():
-            raise ValueError("Question.text must name the question, got an empty string")
-        if not (_is_number(self.tolerance) and self.tolerance >= 0 and math.isfinite(self.tolerance)):
-            raise ValueError(f"Question.tolerance must be a finite number >= 0, got {self.tolerance!r}")
+        if not isinstance(self.text, str) or not self.text.strip():
+            raise ConfigError(f"Question.text must be a string naming the question, got {show(self.text)}")
+        check_number("Question.tolerance", self.tolerance, lo=0)
 
     def show(self, value: Any) -> str:
         """``value`` as the table prints it: numbers with the question's unit, percentages for "%"."""
@@ -185,8 +191,11 @@ def nearest(value: float, options: Collection[float]) -> float:
     """The option closest to ``value`` on a logarithmic scale ("about a hundred, a thousand, ...").
 
     Raises:
-        ValueError: if ``value`` or an option is not > 0.
+        ConfigError: ``value`` or an option is not a finite number > 0, or there are no options.
     """
-    if value <= 0 or any(o <= 0 for o in options) or not options:
-        raise ValueError(f"nearest needs a value > 0 and options > 0, got {value!r} and {list(options)!r}")
-    return min(options, key=lambda o: abs(math.log10(o / value)))
+    v = check_number("value", value, lo=0, lo_open=True)
+    if isinstance(options, (str, bytes)) or not isinstance(options, Collection) or not options:
+        raise ConfigError(f"options must be a non-empty collection of numbers > 0, got {show(options)}")
+    for i, o in enumerate(options):
+        check_number(f"options[{i}]", o, lo=0, lo_open=True)
+    return min(options, key=lambda o: abs(math.log10(o / v)))

@@ -9,7 +9,8 @@ wrong with code written by someone else, and each becomes the course's
 * it returns something other than a ``bool`` (``1``, ``None``, ``"yes"``, ``numpy.True_``);
 * it never returns, or is so slow that a run would take minutes: each call may take at most
   :data:`STEP_BUDGET` steps, and all the calls of one run together at most
-  :data:`RUN_STEP_BUDGET` (each engine gives its run one :class:`RunBudget`). A step is one
+  :data:`RUN_STEP_BUDGET` (each engine gives its run one :class:`RunBudget`): past either, the
+  call raises :class:`~labsupport.errors.StrategyTimeout`, a ConfigError. A step is one
   Python line or one bytecode instruction (counted with ``sys.settrace`` and
   ``frame.f_trace_opcodes``: a loop written on one line, ``while True: pass``, starts no new
   line and is counted by its instructions);
@@ -41,7 +42,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
-from .errors import ConfigError
+from .errors import ConfigError, StrategyTimeout
 
 __all__ = [
     "AdmissionRequest",
@@ -52,7 +53,6 @@ __all__ = [
     "RUN_STEP_BUDGET",
     "RunBudget",
     "STEP_BUDGET",
-    "StrategyTimeout",
     "WriteRequest",
     "call_strategy",
     "check_strategy",
@@ -252,10 +252,6 @@ class EmptyAnswerRequest:
 class _StepLimit(BaseException):
     """Raised inside a strategy at the step budget; a ``BaseException``, so that a strategy's
     ``except Exception`` cannot swallow it (:func:`call_strategy` turns it into StrategyTimeout)."""
-
-
-class StrategyTimeout(ConfigError):
-    """A strategy call took more than :data:`STEP_BUDGET` steps, Python lines and instructions (it would not return)."""
 
 
 def strategy_name(fn: object) -> str:

@@ -1,12 +1,14 @@
-"""The models the cross-cutting tests cover (robustness, determinism): one entry per model.
+"""The models the cross-cutting tests cover (robustness, determinism, executors): one entry per model.
 
-Adding a model is one line in :data:`MODELS`: its module, its config class, a small valid config
-that runs in milliseconds (the base that the robustness tests mutate) and a realistic preset for
-the determinism tests. Config classes nested in a config (a field typed ``Guards`` or
-``tuple[EnactorDelay, ...]``) are found from the type hints and tested on their own too.
-``tests/properties/test_robustness.py`` and ``tests/base/test_determinism.py`` read this registry;
-``tests/base/test_executors.py`` and ``tests/widgets/test_widgets.py`` keep their own one-line registries of
-sweep helpers and panels.
+A model is registered once, in the package (``labsupport._models``: its module, config class and
+run function come from there). What the tests add is here, in :data:`TEST_CONFIGS`: a small valid
+config that runs in milliseconds (the base that the robustness tests mutate) and a realistic
+preset for the determinism tests; :func:`test_every_registered_model_has_test_configs` fails for a
+registered model that has none and is not in :data:`NOT_COVERED`. Config classes nested in a config
+(a field typed ``Guards`` or ``tuple[EnactorDelay, ...]``) are found from the type hints and tested
+on their own too. ``tests/properties/test_robustness.py``, ``tests/base/test_determinism.py`` and
+``tests/base/test_executors.py`` read this registry; ``tests/widgets/test_widgets.py`` keeps its own
+one-line registry of panels (one per lab, not per model).
 """
 
 from __future__ import annotations
@@ -21,22 +23,38 @@ from typing import Any
 
 import pandas as pd
 
+from labsupport._models import MODELS as REGISTERED
+
 
 @dataclass(frozen=True)
-class Model:
-    """How the cross-cutting tests reach one model.
+class TestConfigs:
+    """What the cross-cutting tests run of one registered model.
 
     Attributes:
-        module: the model's module, e.g. ``"labsupport.race"``.
-        config: name of its config class in that module.
         small: ``small(module) -> config``, a valid config that runs in a few milliseconds; bounded
             tightly (``max_events``, ``max_states``, a short horizon) so that any mutation of one
             field still finishes fast.
-        run: name of the function that runs a config (``run``).
         strings: extra strings worth trying in string fields (names that exist in some configs but
             not in the base one, e.g. a fourth Enactor).
         stochastic: whether the seed changes the run (False for an exhaustive checker).
         preset: ``preset(module, seed) -> config`` for the determinism tests (a realistic run).
+    """
+
+    small: Callable[[Any], Any]
+    strings: tuple[str, ...] = ()
+    stochastic: bool = True
+    preset: Callable[[Any, int], Any] | None = None
+
+
+@dataclass(frozen=True)
+class Model:
+    """How the cross-cutting tests reach one model: its registry entry's names and its :class:`TestConfigs`.
+
+    Attributes:
+        module: the model's module, e.g. ``"labsupport.race"``.
+        config: name of its config class in that module.
+        small, strings, stochastic, preset: as in :class:`TestConfigs`.
+        run: name of the function that runs a config (``run``).
     """
 
     module: str
@@ -60,41 +78,34 @@ class Model:
         return getattr(self.mod(), self.run)
 
 
-MODELS: dict[str, Model] = {
-    "race": Model(
-        "labsupport.race",
-        "RaceConfig",
+#: Registered models the cross-cutting tests leave out, and why.
+NOT_COVERED = {"game": "played through the chain, step by step; tests/models/test_game.py tests its configs and plays"}
+
+TEST_CONFIGS: dict[str, TestConfigs] = {
+    "race": TestConfigs(
         small=lambda m: replace(m.INCIDENT, horizon_s=600.0, max_events=4_000),
         strings=("enactor-b", "enactor-c", "enactor-d", "enactor-i", "enactor-z", "ipv6", "global"),
         preset=lambda m, seed: replace(m.INCIDENT, seed=seed),
     ),
-    "explore": Model(
-        "labsupport.explore",
-        "ExploreConfig",
+    "explore": TestConfigs(
         small=lambda m: replace(m.INCIDENT, enactor_count=2, max_states=5_000),
         stochastic=False,
         preset=lambda m, seed: m.INCIDENT,
     ),
-    "dwfm": Model(
-        "labsupport.dwfm",
-        "DwfmConfig",
+    "dwfm": TestConfigs(
         small=lambda m: replace(
             m.SMALL_FLEET, fleet_droplets_count=300, horizon_s=7_200.0, outage_end_s=1_800.0, max_events=50_000
         ),
         strings=("immediate", "backoff_full_jitter"),
         preset=lambda m, seed: replace(m.INCIDENT, seed=seed),
     ),
-    "network": Model(
-        "labsupport.network",
-        "NetworkConfig",
+    "network": TestConfigs(
         small=lambda m: replace(
             m.INCIDENT, backlog_count=30, retry_launches_count=60, horizon_s=3_600.0, max_events=20_000
         ),
         preset=lambda m, seed: replace(m.INCIDENT, seed=seed),
     ),
-    "nlb": Model(
-        "labsupport.nlb",
-        "NlbConfig",
+    "nlb": TestConfigs(
         small=lambda m: replace(
             m.INCIDENT,
             network=MODELS["network"].base(),
@@ -104,19 +115,28 @@ MODELS: dict[str, Model] = {
         ),
         preset=lambda m, seed: replace(m.INCIDENT, seed=seed),
     ),
-    "dns_cache": Model(
-        "labsupport.dns_cache",
-        "DnsCacheConfig",
+    "dns_cache": TestConfigs(
         small=lambda m: replace(m.INCIDENT, clients_count=200, empty_duration_s=1_800.0, horizon_s=3_600.0),
         preset=lambda m, seed: replace(m.INCIDENT, seed=seed),
     ),
-    "chain": Model(
-        "labsupport.chain",
-        "ChainConfig",
+    "chain": TestConfigs(
         small=lambda m: _small_chain(m),
         preset=lambda m, seed: replace(m.INCIDENT, seed=seed),
     ),
 }
+
+
+#: The cross-cutting tests' view of every registered model they cover, in the registry's order.
+MODELS: dict[str, Model] = {
+    m.name: Model(m.module, m.config, run=m.run, **dataclasses.asdict(TEST_CONFIGS[m.name]))
+    for m in REGISTERED
+    if m.name in TEST_CONFIGS
+}
+
+
+def uncovered() -> set[str]:
+    """Registered models that have no :data:`TEST_CONFIGS` and no reason in :data:`NOT_COVERED`."""
+    return {m.name for m in REGISTERED} - set(TEST_CONFIGS) - set(NOT_COVERED)
 
 
 def _small_chain(m: Any) -> Any:

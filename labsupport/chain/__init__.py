@@ -43,8 +43,9 @@ Everything else is either a sub-model's own calibrated preset or a PES interval 
 Sweeps: :func:`sweep`, :func:`stop_point_table` (all 64 combinations) and
 :func:`single_point_savings` ("which single stop point buys the most time?").
 
-Modules: ``config`` (:class:`StopPoints`, :class:`ChainConfig`, :data:`INCIDENT`, the operators),
-``engine`` (the one pipeline that runs the five models in order, and the stages read off them),
+Modules: ``config`` (:class:`StopPoints`, :class:`ChainConfig`, :data:`INCIDENT`), ``operators``
+(:class:`Operators`, :data:`RULES`, :class:`OperatorActions`), ``engine`` (the one pipeline that
+runs the five models in order), ``stages`` (the stages, impact and milestones read off its runs),
 ``model`` (:func:`run`, the result and summary) and ``sweep``.
 """
 
@@ -53,16 +54,13 @@ from __future__ import annotations
 from .config import (
     CLOCK,
     INCIDENT,
-    RULES,
     STOP_POINT_NAMES,
     STOP_POINT_TITLES,
     ChainConfig,
-    OperatorActions,
-    OperatorRules,
-    Operators,
     StopPoints,
 )
 from .model import EVENT_KINDS, STAGES, ChainResult, ChainSummary, run, stop_point_costs, stop_point_levers
+from .operators import RULES, OperatorActions, OperatorRules, Operators
 from .sweep import (
     all_stop_point_configs,
     calibration,

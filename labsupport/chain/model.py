@@ -12,8 +12,10 @@ import pandas as pd
 
 from .. import dependencies
 from ..errors import ConfigError
-from . import engine as _st
-from .config import INCIDENT, RULES, STOP_POINT_TITLES, ChainConfig, OperatorActions, OperatorRules
+from . import engine as _en
+from . import stages as _st
+from .config import INCIDENT, STOP_POINT_TITLES, ChainConfig
+from .operators import RULES, OperatorActions, OperatorRules
 
 __all__ = ["ChainResult", "ChainSummary", "EVENT_KINDS", "STAGES", "run", "stop_point_costs", "stop_point_levers"]
 
@@ -167,8 +169,8 @@ class ChainResult:
     milestones: pd.DataFrame
     impact: pd.DataFrame
     events: pd.DataFrame
-    runs: _st.Runs
-    times: _st.ChainTimes
+    runs: _en.Runs
+    times: _en.ChainTimes
     summary: ChainSummary
 
 
@@ -202,7 +204,7 @@ def run(config: ChainConfig = INCIDENT, *, operators: OperatorActions | Operator
         raise ConfigError(
             f"operators must be an OperatorActions, an OperatorRules or None, got {type(operators).__name__}"
         )
-    return _assemble(config, *_st.run_models(config, operators), ruled=isinstance(operators, OperatorRules))
+    return _assemble(config, *_en.run_models(config, operators), ruled=isinstance(operators, OperatorRules))
 
 
 def _check(config: object) -> None:
@@ -210,7 +212,7 @@ def _check(config: object) -> None:
         raise ConfigError(f"config must be a ChainConfig, got {type(config).__name__}")
 
 
-def _assemble(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes, *, ruled: bool = True) -> ChainResult:
+def _assemble(cfg: ChainConfig, runs: _en.Runs, t: _en.ChainTimes, *, ruled: bool = True) -> ChainResult:
     windows = _st.stage_windows(cfg, runs, t)
     impact = _st.impact_rows(runs, t, windows)
     miles = _st.milestones(cfg, runs, t, windows, ruled=ruled)
@@ -280,7 +282,7 @@ def _events(stages: pd.DataFrame, miles: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["time_s", "kind"], kind="stable").reset_index(drop=True)
 
 
-def _summarise(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes, stages: pd.DataFrame) -> ChainSummary:
+def _summarise(cfg: ChainConfig, runs: _en.Runs, t: _en.ChainTimes, stages: pd.DataFrame) -> ChainSummary:
     dur = dict(zip(stages["stage"].astype(str), stages["duration_s"], strict=False))
     out, later = t.outage, STAGES[1] in dur
     outside = 0

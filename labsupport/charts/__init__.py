@@ -31,7 +31,7 @@ Inputs
 ------
 Every chart checks its arguments with the same few helpers (:func:`_frame` for DataFrames,
 :func:`_runs` for label -> frame mappings, :func:`_number` / :func:`_seconds` for numbers, through
-:func:`labsupport._validate.check_number`, and :func:`_origin` for clock origins). A bad argument
+:func:`labsupport._validate.check_number`, and :func:`_clock` for the clock ``time_s`` counts on). A bad argument
 raises ``ConfigError`` (a ``ValueError``) naming it (``"events must be a pandas DataFrame, got NoneType"``,
 ``"timeseries is missing columns ['time_s']"``, ``"normal_delay_s must be a finite number ..."``),
 never ``TypeError``, ``AttributeError`` or ``IndexError``.
@@ -68,51 +68,76 @@ is thinned silently. The charts that draw one colour per run or series
 
 from __future__ import annotations
 
-from ._common import RACE_ACTION_GROUPS
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 from ._palette import CONCEPT_COLOURS, PALETTE, PERIOD_COLOURS, legend_colours
 from ._render import ALTAIR_MAX_ROWS, BOOK_BUILD_ENV, reflow_usermeta, render_bundle
-from ._tables import DETAILS_MAX_ROWS
-from .chain import (
-    CHAIN_STAGE_COLOURS,
-    chain_explorer_chart,
-    chain_explorer_data,
-    chain_impact_chart,
-    chain_impact_data,
-    chain_savings_chart,
-    chain_savings_data,
-    chain_timeline_chart,
-    chain_timeline_data,
-)
-from .dependencies import DEPENDENCY_STATUS_COLOURS, dependency_blast_chart, dependency_blast_data
-from .dns import dns_failing_chart, dns_failing_data, dns_ttl_chart, dns_ttl_data
-from .dwfm import (
-    dwfm_explorer_chart,
-    dwfm_explorer_data,
-    dwfm_phase_chart,
-    dwfm_phase_data,
-    dwfm_timeseries_chart,
-    dwfm_timeseries_data,
-)
-from .dwfm_backoff import BACKOFF_PLACES, dwfm_backoff_chart, dwfm_backoff_data
-from .explore import explore_sequence_chart, explore_sequence_data, explore_verdict_chart, explore_verdict_data
-from .game import game_dashboard_chart, game_dashboard_data, game_debrief_chart, game_debrief_data
-from .network import network_backlog_chart, network_backlog_data
-from .nlb import (
-    nlb_capacity_comparison_chart,
-    nlb_capacity_comparison_data,
-    nlb_timeseries_chart,
-    nlb_timeseries_data,
-)
-from .race import (
-    race_generation_chart,
-    race_generation_data,
-    race_guard_explorer_chart,
-    race_guard_explorer_data,
-    race_records_chart,
-    race_records_data,
-)
-from .race_sequence import race_sequence_chart, race_sequence_data, race_sequence_wait_data
-from .timeline import timeline_chart, timeline_data
+
+#: The names each chart module gives this package, imported when first used (:mod:`labsupport._lazy`):
+#: a lab that draws one model's charts imports that model alone. The same names are imported
+#: below under ``TYPE_CHECKING``, for mypy and a reader (a test checks that the two agree).
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "_common": ("RACE_ACTION_GROUPS",),
+    "_tables": ("DETAILS_MAX_ROWS",),
+    "chain": (
+        "CHAIN_STAGE_COLOURS",
+        "chain_impact_chart",
+        "chain_impact_data",
+        "chain_timeline_chart",
+        "chain_timeline_data",
+    ),
+    "chain_stop_points": ("chain_explorer_chart", "chain_explorer_data", "chain_savings_chart", "chain_savings_data"),
+    "dependencies": ("DEPENDENCY_STATUS_COLOURS", "dependency_blast_chart", "dependency_blast_data"),
+    "dns": ("dns_failing_chart", "dns_failing_data", "dns_ttl_chart", "dns_ttl_data"),
+    "dwfm": ("dwfm_timeseries_chart", "dwfm_timeseries_data"),
+    "dwfm_backoff": ("BACKOFF_PLACES", "dwfm_backoff_chart", "dwfm_backoff_data"),
+    "dwfm_grids": ("dwfm_explorer_chart", "dwfm_explorer_data", "dwfm_phase_chart", "dwfm_phase_data"),
+    "explore": ("explore_sequence_chart", "explore_sequence_data", "explore_verdict_chart", "explore_verdict_data"),
+    "game": ("game_dashboard_chart", "game_dashboard_data", "game_debrief_chart", "game_debrief_data"),
+    "network": ("network_backlog_chart", "network_backlog_data"),
+    "nlb": (
+        "nlb_capacity_comparison_chart",
+        "nlb_capacity_comparison_data",
+        "nlb_timeseries_chart",
+        "nlb_timeseries_data",
+    ),
+    "race": ("race_generation_chart", "race_generation_data", "race_records_chart", "race_records_data"),
+    "race_guards": ("race_guard_explorer_chart", "race_guard_explorer_data"),
+    "race_sequence": ("race_sequence_chart", "race_sequence_data", "race_sequence_wait_data"),
+    "timeline": ("timeline_chart", "timeline_data"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:
+    from ._common import RACE_ACTION_GROUPS
+    from ._tables import DETAILS_MAX_ROWS
+    from .chain import (
+        CHAIN_STAGE_COLOURS,
+        chain_impact_chart,
+        chain_impact_data,
+        chain_timeline_chart,
+        chain_timeline_data,
+    )
+    from .chain_stop_points import chain_explorer_chart, chain_explorer_data, chain_savings_chart, chain_savings_data
+    from .dependencies import DEPENDENCY_STATUS_COLOURS, dependency_blast_chart, dependency_blast_data
+    from .dns import dns_failing_chart, dns_failing_data, dns_ttl_chart, dns_ttl_data
+    from .dwfm import dwfm_timeseries_chart, dwfm_timeseries_data
+    from .dwfm_backoff import BACKOFF_PLACES, dwfm_backoff_chart, dwfm_backoff_data
+    from .dwfm_grids import dwfm_explorer_chart, dwfm_explorer_data, dwfm_phase_chart, dwfm_phase_data
+    from .explore import explore_sequence_chart, explore_sequence_data, explore_verdict_chart, explore_verdict_data
+    from .game import game_dashboard_chart, game_dashboard_data, game_debrief_chart, game_debrief_data
+    from .network import network_backlog_chart, network_backlog_data
+    from .nlb import (
+        nlb_capacity_comparison_chart,
+        nlb_capacity_comparison_data,
+        nlb_timeseries_chart,
+        nlb_timeseries_data,
+    )
+    from .race import race_generation_chart, race_generation_data, race_records_chart, race_records_data
+    from .race_guards import race_guard_explorer_chart, race_guard_explorer_data
+    from .race_sequence import race_sequence_chart, race_sequence_data, race_sequence_wait_data
+    from .timeline import timeline_chart, timeline_data
 
 __all__ = [
     "ALTAIR_MAX_ROWS",

@@ -72,7 +72,7 @@ def _binned_note(bin_s: float | None, what: str) -> str:
     )
 
 
-def _recovery_rules(marks: dict[str, float | None], origin: pd.Timestamp) -> list[alt.Chart]:
+def _recovery_rules(marks: dict[str, float | None], clock: Clock) -> list[alt.Chart]:
     """Dashed vertical rules with a tooltip, one per named moment (``None`` moments are skipped).
 
     ``marks`` is checked here: a mapping of non-empty strings to ``None`` or a time in seconds
@@ -87,7 +87,7 @@ def _recovery_rules(marks: dict[str, float | None], origin: pd.Timestamp) -> lis
     rows = [(what, float(at)) for what, at in marks.items() if at is not None]
     if not rows:
         return []
-    data = pd.DataFrame({"what": [w for w, _ in rows], "at": Clock(origin).wall_clock([float(a) for _, a in rows])})
+    data = pd.DataFrame({"what": [w for w, _ in rows], "at": clock.wall_clock([float(a) for _, a in rows])})
     return [
         alt.Chart(data)
         .mark_rule(color=PALETTE[3], strokeDash=[5, 3], size=2)

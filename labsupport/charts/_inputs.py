@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Literal, overload
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
-from .._validate import check_int, check_number
+from .._validate import check_int, check_number, show
+from ..clock import YEAR_S, Clock
 from ..errors import ConfigError
 from ._palette import PALETTE
 from ._render import _base_config
@@ -18,8 +18,9 @@ from ._render import _base_config
 __all__: list[str] = []
 
 
-#: Times a chart accepts, in seconds since a scenario's start: up to a year either side.
-_MAX_S = 366 * 86_400.0
+#: Times a chart accepts, in seconds since a scenario's start: up to a year either side, the range
+#: of every :class:`~labsupport.clock.Clock` conversion.
+_MAX_S = YEAR_S
 
 
 #: Most rows a chart's aggregated series may hold (Altair refuses more than 5,000 per dataset).
@@ -133,21 +134,16 @@ def _seconds(name: str, value: object, *, window: bool = False, optional: bool =
     return _number(name, value, lo=-_MAX_S if window else 0.0, hi=_MAX_S, optional=optional)
 
 
-def _origin(value: object, default: pd.Timestamp) -> pd.Timestamp:
-    """The wall-clock time of ``time_s = 0``: ``default`` for ``None``, else a valid timestamp."""
+def _clock(value: object, default: Clock) -> Clock:
+    """The clock ``time_s`` counts on: ``default`` for ``None``, else a :class:`~labsupport.clock.Clock`."""
     if value is None:
         return default
-    if not isinstance(value, (pd.Timestamp, datetime, np.datetime64)) or pd.isna(value):
+    if not isinstance(value, Clock):
         raise ConfigError(
-            f"origin must be a pandas Timestamp (naive PDT wall-clock time) or None, "
-            f"got {value!r} of type {type(value).__name__}"
+            "clock must be a labsupport.clock.Clock (such as the model's CLOCK) or None, "
+            f"got {show(value)} of type {type(value).__name__}"
         )
-    ts = pd.Timestamp(value)
-    try:
-        ts - pd.Timedelta(seconds=_MAX_S), ts + pd.Timedelta(seconds=_MAX_S)
-    except (OverflowError, ValueError):
-        raise ConfigError(f"origin must leave a year either side within pandas' dates, got {ts}") from None
-    return ts
+    return value
 
 
 def _width(value: object, name: str = "width") -> int:

@@ -71,22 +71,24 @@ def _fields(spec: Any) -> tuple[set[str], dict[str, str]]:
     return used, {**other, **tip}
 
 
+def _rows_of(data: Any, named: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The rows of a spec's ``data`` entry: inline ``values``, or a named dataset's; ``None`` if neither."""
+    if isinstance(data, dict):
+        if isinstance(data.get("values"), list):
+            return data["values"]
+        if isinstance(data.get("name"), str) and isinstance(named.get(data["name"]), list):
+            return named[data["name"]]
+    return None
+
+
 def _drawn_datasets(spec: dict[str, Any]) -> list[tuple[list[dict[str, Any]], list[str]]]:
     """Each dataset a spec draws (its rows) with the marks drawn from it, in the spec's order."""
     named: dict[str, Any] = spec["datasets"] if isinstance(spec.get("datasets"), dict) else {}
     found: dict[int, tuple[list[dict[str, Any]], list[str]]] = {}
 
-    def rows_of(data: Any) -> list[dict[str, Any]] | None:
-        if isinstance(data, dict):
-            if isinstance(data.get("values"), list):
-                return data["values"]
-            if isinstance(data.get("name"), str) and isinstance(named.get(data["name"]), list):
-                return named[data["name"]]
-        return None
-
     def walk(node: Any, rows: list[dict[str, Any]] | None) -> None:
         if isinstance(node, dict):
-            own = rows_of(node.get("data"))
+            own = _rows_of(node.get("data"), named)
             rows = own if own is not None else rows
             mark = node.get("mark")
             mark = mark.get("type") if isinstance(mark, dict) else mark

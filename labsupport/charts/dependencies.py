@@ -126,12 +126,39 @@ def dependency_blast_chart(
     ):
         raise ConfigError(f"labels must be two different non-empty strings, got {labels!r}")
     data = dependency_blast_data(radius, compare=compare, labels=labels)
+    statuses = [st for st in STATUSES if st in set(data["status"])]
+    cells = _blast_cells(data, labels[0], statuses, cell_px)
+    counts = "; ".join(
+        f"{lab}: "
+        + ", ".join(f"{s} {int(((data['scenario'] == lab) & (data['status'] == s)).sum())}" for s in statuses)
+        for lab in data["scenario"].unique()
+    )
+    chart = (
+        alt.layer(cells, data=data)
+        .facet(
+            column=alt.Column(
+                "scenario:N", sort=list(labels), title=None, header=alt.Header(labelFontSize=13, labelFontWeight="bold")
+            )
+        )
+        .properties(
+            title=alt.Title(title, subtitle="Hollow: the failure rests on a link the course inferred"),
+            description=(
+                f"A grid of services (rows) by Region (columns: {', '.join(REGIONS)}), one panel per scenario. "
+                f"Each square is one service in one Region, coloured by its status. {counts}. Hollow squares "
+                "rest on a link the course inferred rather than one the sources state."
+            ),
+        )
+    )
+    return _base_config(chart)
+
+
+def _blast_cells(data: pd.DataFrame, first_label: str, statuses: list[str], cell_px: int) -> alt.Chart:
+    """The grid's squares: services (rows, ordered by their status in the first panel) by Region."""
     rank = {k: i for i, k in enumerate(STATUSES)}
-    first = data.loc[data["scenario"] == labels[0]]
+    first = data.loc[data["scenario"] == first_label]
     first = first.assign(r=first["status"].map(rank)).sort_values(["r", "service"], kind="stable")
     order = first["service"].drop_duplicates().tolist()
     order += sorted(set(data["service"]) - set(order))
-    statuses = [s for s in STATUSES if s in set(data["status"])]
     colours = alt.Scale(domain=statuses, range=[DEPENDENCY_STATUS_COLOURS[s] for s in statuses])
     # The axis shows each full name, wrapped (labelExpr splits the wrapped copy into lines).
     lines = dict(zip(data["service"], data["name"], strict=False))
@@ -177,25 +204,4 @@ def dependency_blast_chart(
         )
         .properties(width=cell_px * len(REGIONS), height=row_px * len(order))
     )
-    counts = "; ".join(
-        f"{lab}: "
-        + ", ".join(f"{s} {int(((data['scenario'] == lab) & (data['status'] == s)).sum())}" for s in statuses)
-        for lab in data["scenario"].unique()
-    )
-    chart = (
-        alt.layer(cells, data=data)
-        .facet(
-            column=alt.Column(
-                "scenario:N", sort=list(labels), title=None, header=alt.Header(labelFontSize=13, labelFontWeight="bold")
-            )
-        )
-        .properties(
-            title=alt.Title(title, subtitle="Hollow: the failure rests on a link the course inferred"),
-            description=(
-                f"A grid of services (rows) by Region (columns: {', '.join(REGIONS)}), one panel per scenario. "
-                f"Each square is one service in one Region, coloured by its status. {counts}. Hollow squares "
-                "rest on a link the course inferred rather than one the sources state."
-            ),
-        )
-    )
-    return _base_config(chart)
+    return cells

@@ -8,7 +8,7 @@ import pandas as pd
 from ..clock import INCIDENT_CLOCK, Clock
 from ..errors import ConfigError
 from ._common import _SAMPLED_FROM_0, _bin_label, _bin_width_s, _recovery_rules
-from ._inputs import _MAX_ROWS, _frame, _note_chart, _origin, _runs, _seconds, _width
+from ._inputs import _MAX_ROWS, _clock, _frame, _note_chart, _runs, _seconds, _width
 from ._palette import PALETTE, _series_range
 from ._render import _base_config
 
@@ -16,12 +16,12 @@ __all__ = ["dns_failing_chart", "dns_failing_data", "dns_ttl_chart", "dns_ttl_da
 
 
 def dns_failing_data(
-    runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | None = None, start_s: float = 0.0
+    runs: dict[str, pd.DataFrame], *, clock: Clock | None = None, start_s: float = 0.0
 ) -> pd.DataFrame:
     """The data :func:`dns_failing_chart` draws: one row per run and sample (or bin) from ``start_s`` on.
 
     Args:
-        runs, origin, start_s: as for :func:`dns_failing_chart`.
+        runs, clock, start_s: as for :func:`dns_failing_chart`.
 
     Returns:
         ``clock`` (str, naive PDT ISO time), ``run`` (str, the run's label), ``failing`` (float64,
@@ -31,12 +31,12 @@ def dns_failing_data(
         when no run has a sample in the window.
 
     Raises:
-        ConfigError: a bad ``runs``, ``origin`` or ``start_s``, as :func:`dns_failing_chart` says.
+        ConfigError: a bad ``runs``, ``clock`` or ``start_s``, as :func:`dns_failing_chart` says.
     """
     cols = ("time_s", "failing_fraction")
     runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
     start_s = _seconds("start_s", start_s, window=True)
-    origin = _origin(origin, INCIDENT_CLOCK.origin)
+    clock = _clock(clock, INCIDENT_CLOCK)
     windows = {
         label: ts.loc[ts["time_s"] >= start_s].sort_values("time_s", kind="stable") for label, ts in runs.items()
     }
@@ -50,7 +50,7 @@ def dns_failing_data(
             frames.append(
                 pd.DataFrame(
                     {
-                        "clock": Clock(origin).wall_clock(w["time_s"]).to_numpy(),
+                        "clock": clock.wall_clock(w["time_s"]).to_numpy(),
                         "run": label,
                         "failing": w["failing_fraction"].round(4).to_numpy(),
                     }
@@ -62,7 +62,7 @@ def dns_failing_data(
         frames.append(
             pd.DataFrame(
                 {
-                    "clock": Clock(origin).wall_clock(mean.index.to_series()).to_numpy(),
+                    "clock": clock.wall_clock(mean.index.to_series()).to_numpy(),
                     "run": label,
                     "failing": mean.round(4).to_numpy(),
                     "lo": g.min().round(4).to_numpy(),
@@ -110,7 +110,7 @@ def dns_failing_chart(
     runs: dict[str, pd.DataFrame],
     *,
     restored_s: float,
-    origin: pd.Timestamp | None = None,
+    clock: Clock | None = None,
     start_s: float = 0.0,
     width: int = 560,
 ) -> alt.LayerChart:
@@ -120,7 +120,8 @@ def dns_failing_chart(
         runs: label -> :attr:`labsupport.dns_cache.DnsCacheResult.timeseries` (columns
             ``time_s``, ``failing_fraction``); 1 to 7 runs, none empty.
         restored_s: when the authoritative record came back (seconds), drawn as a rule.
-        origin: naive PDT time of ``time_s = 0``; default 11:48 PM on 19 Oct 2025.
+        clock: the :class:`~labsupport.clock.Clock` that ``time_s`` counts on; default
+            :data:`~labsupport.clock.INCIDENT_CLOCK` (11:48 PM on 19 Oct 2025).
         start_s: leave out rows before this time (seconds), to zoom on the recovery.
         width: chart width in pixels (100 to 4000).
 
@@ -134,29 +135,62 @@ def dns_failing_chart(
     Raises:
         ConfigError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled by
             non-empty strings; ``restored_s`` or ``start_s`` not a finite time (seconds, within a
-            year); a bad ``origin`` or width.
+            year); a bad ``clock`` or width.
     """
     _width(width)
-    data = dns_failing_data(runs, origin=origin, start_s=start_s)
+    data = dns_failing_data(runs, clock=clock, start_s=start_s)
     restored_s = _seconds("restored_s", restored_s)
     start_s = _seconds("start_s", start_s, window=True)
-    origin = _origin(origin, INCIDENT_CLOCK.origin)
+    clock = _clock(clock, INCIDENT_CLOCK)
     labels, bin_s = list(runs), data.attrs["bin_s"]
     title = "Clients failing to resolve the endpoint"
     if data.empty:
-        last = max(float(ts["time_s"].max()) for ts in runs.values())
-        at = Clock(origin).wall_clock([start_s, last]).str.slice(11, 16).tolist()
-        nothing = f"No sample from {at[0]} PDT on: {'the runs end' if len(runs) > 1 else 'the run ends'} at {at[1]} PDT"
-        return _note_chart(
-            nothing,
-            title=title,
-            width=width,
-            height=220,
-            description=(
-                f"Fraction of clients failing, one line per run ({', '.join(labels)}): no run has a sample at or "
-                f"after {start_s:.0f} s (the last is at {last:.0f} s), so there is nothing to draw."
-            ),
-        )
+        return _nothing_from(runs, start_s, clock, title, width)
+    layers = [*_recovery_rules({"Authoritative record restored": restored_s}, clock), *_failing_layers(data, labels)]
+    missing = [label for label in labels if label not in set(data["run"])]
+    chart = alt.layer(*layers).properties(
+        width=width,
+        height=220,
+        title=title,
+        description=(
+            f"Fraction of clients whose last lookup returned the empty answer, over PDT clock time, "
+            f"one line per run ({', '.join(labels)}); a dashed rule marks the moment the "
+            "authoritative record was restored."
+            + (
+                ""
+                if bin_s is None
+                else f" The model's samples are aggregated into {_bin_label(bin_s)} bins: each line is the bin's mean "
+                "and the faint band spans its lowest to highest value."
+            )
+            + (f" No sample in the window for: {', '.join(missing)}." if missing else "")
+        ),
+    )
+    return _base_config(chart)
+
+
+def _nothing_from(
+    runs: dict[str, pd.DataFrame], start_s: float, clock: Clock, title: str, width: int
+) -> alt.LayerChart:
+    """The chart when no run has a sample at or after ``start_s``: a note saying so."""
+    labels = list(runs)
+    last = max(float(ts["time_s"].max()) for ts in runs.values())
+    at = clock.wall_clock([start_s, last]).str.slice(11, 16).tolist()
+    nothing = f"No sample from {at[0]} PDT on: {'the runs end' if len(runs) > 1 else 'the run ends'} at {at[1]} PDT"
+    return _note_chart(
+        nothing,
+        title=title,
+        width=width,
+        height=220,
+        description=(
+            f"Fraction of clients failing, one line per run ({', '.join(labels)}): no run has a sample at or "
+            f"after {start_s:.0f} s (the last is at {last:.0f} s), so there is nothing to draw."
+        ),
+    )
+
+
+def _failing_layers(data: pd.DataFrame, labels: list[str]) -> list[alt.Chart]:
+    """One step line per run, under a faint min-max band per run when the samples are binned."""
+    bin_s = data.attrs["bin_s"]
     binned = "" if bin_s is None else f" (mean per {_bin_label(bin_s)} bin)"
     x = alt.X("clock:T", title="19–20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
     colour = alt.Color(
@@ -183,7 +217,7 @@ def dns_failing_chart(
             tooltip=tip,
         )
     )
-    layers = [*_recovery_rules({"Authoritative record restored": restored_s}, origin)]
+    layers: list[alt.Chart] = []
     if bin_s is not None:
         layers.append(
             alt.Chart(data)
@@ -198,25 +232,7 @@ def dns_failing_chart(
             )
         )
     layers.append(lines)
-    missing = [label for label in labels if label not in set(data["run"])]
-    chart = alt.layer(*layers).properties(
-        width=width,
-        height=220,
-        title=title,
-        description=(
-            f"Fraction of clients whose last lookup returned the empty answer, over PDT clock time, "
-            f"one line per run ({', '.join(labels)}); a dashed rule marks the moment the "
-            "authoritative record was restored."
-            + (
-                ""
-                if bin_s is None
-                else f" The model's samples are aggregated into {_bin_label(bin_s)} bins: each line is the bin's mean "
-                "and the faint band spans its lowest to highest value."
-            )
-            + (f" No sample in the window for: {', '.join(missing)}." if missing else "")
-        ),
-    )
-    return _base_config(chart)
+    return layers
 
 
 def dns_ttl_chart(frame: pd.DataFrame, *, width: int = 560) -> alt.Chart:

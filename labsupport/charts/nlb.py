@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..clock import NETWORK_CLOCK, Clock
 from ._common import _SAMPLED_FROM_0, _binned_note, _recovery_rules, _to_resolution
-from ._inputs import _MAX_S, _frame, _number, _origin, _runs, _width
+from ._inputs import _MAX_S, _clock, _frame, _number, _runs, _width
 from ._palette import PALETTE, _series_range
 from ._render import _base_config
 
@@ -31,7 +31,7 @@ _CAPACITY_COLOURS = {
 }
 
 
-def _action_labels(actions: dict[str, float | None], origin: pd.Timestamp, clock: pd.Series) -> pd.DataFrame:
+def _action_labels(actions: dict[str, float | None], clock: Clock, drawn: pd.Series) -> pd.DataFrame:
     """One text per operator action: ``at`` (PDT ISO string), ``what`` (its name), ``side``
     ("left" to write it right of its rule, "right" when the rule stands in the last third of the
     run) and ``ypx`` (its height in the panel, pixels from the top). Bad ``actions`` are refused by
@@ -39,8 +39,8 @@ def _action_labels(actions: dict[str, float | None], origin: pd.Timestamp, clock
     rows = [(what, float(at)) for what, at in actions.items() if at is not None]
     if not rows:
         return pd.DataFrame({"at": [], "what": [], "side": []})
-    at = Clock(origin).wall_clock([a for _, a in rows])
-    first, last = pd.Timestamp(clock.iloc[0]), pd.Timestamp(clock.iloc[-1])
+    at = clock.wall_clock([a for _, a in rows])
+    first, last = pd.Timestamp(drawn.iloc[0]), pd.Timestamp(drawn.iloc[-1])
     cut = first + (last - first) * 2 / 3
     side = ["right" if pd.Timestamp(t) > cut else "left" for t in at]
     # Stacked 16 px apart, from the panel's lower half up, so two labels never overlap.
@@ -49,11 +49,11 @@ def _action_labels(actions: dict[str, float | None], origin: pd.Timestamp, clock
     )
 
 
-def nlb_timeseries_data(timeseries: pd.DataFrame, *, origin: pd.Timestamp | None = None) -> pd.DataFrame:
+def nlb_timeseries_data(timeseries: pd.DataFrame, *, clock: Clock | None = None) -> pd.DataFrame:
     """The data :func:`nlb_timeseries_chart` draws: one row per sample of an NLB run, or per bin.
 
     Args:
-        timeseries, origin: as for :func:`nlb_timeseries_chart`.
+        timeseries, clock: as for :func:`nlb_timeseries_chart`.
 
     Returns:
         ``clock`` (str, naive PDT ISO time); "Capacity in service", "Working capacity in service"
@@ -64,7 +64,7 @@ def nlb_timeseries_data(timeseries: pd.DataFrame, *, origin: pd.Timestamp | None
         (float), ``None`` when not binned.
 
     Raises:
-        ConfigError: a bad ``timeseries`` or ``origin``, as :func:`nlb_timeseries_chart` says.
+        ConfigError: a bad ``timeseries`` or ``clock``, as :func:`nlb_timeseries_chart` says.
     """
     cols = (
         "time_s",
@@ -76,12 +76,12 @@ def nlb_timeseries_data(timeseries: pd.DataFrame, *, origin: pd.Timestamp | None
         "fleet_flaps_per_min",
     )
     _frame("timeseries", timeseries, cols, numeric=cols, empty=_SAMPLED_FROM_0)
-    origin = _origin(origin, NETWORK_CLOCK.origin)
+    clock = _clock(clock, NETWORK_CLOCK)
     ts, bin_s = _to_resolution(timeseries.sort_values("time_s", kind="stable"))
     names: list[str | alt.FieldName] = ["Capacity in service", "Working capacity in service", "Demand"]
     data = pd.DataFrame(
         {
-            "clock": Clock(origin).wall_clock(ts["time_s"]),
+            "clock": clock.wall_clock(ts["time_s"]),
             names[0]: ts["capacity_fraction"].round(4).to_numpy(),
             names[1]: ts["working_capacity_fraction"].round(4).to_numpy(),
             names[2]: ts["demand_fraction"].to_numpy(),
@@ -94,26 +94,26 @@ def nlb_timeseries_data(timeseries: pd.DataFrame, *, origin: pd.Timestamp | None
     return data
 
 
-def nlb_capacity_comparison_data(runs: dict[str, pd.DataFrame], *, origin: pd.Timestamp | None = None) -> pd.DataFrame:
+def nlb_capacity_comparison_data(runs: dict[str, pd.DataFrame], *, clock: Clock | None = None) -> pd.DataFrame:
     """The data :func:`nlb_capacity_comparison_chart` draws: one row per run and sample.
 
     Args:
-        runs, origin: as for :func:`nlb_capacity_comparison_chart`.
+        runs, clock: as for :func:`nlb_capacity_comparison_chart`.
 
     Returns:
         ``clock`` (str, naive PDT ISO time), ``run`` (str, the run's label) and ``fraction``
         (float64, ``capacity_fraction``: capacity in service, of registered capacity).
 
     Raises:
-        ConfigError: a bad ``runs`` or ``origin``, as :func:`nlb_capacity_comparison_chart` says.
+        ConfigError: a bad ``runs`` or ``clock``, as :func:`nlb_capacity_comparison_chart` says.
     """
     cols = ("time_s", "capacity_fraction", "demand_fraction")
     runs = _runs("runs", runs, cols, numeric=cols, empty=_SAMPLED_FROM_0)
-    origin = _origin(origin, NETWORK_CLOCK.origin)
+    clock = _clock(clock, NETWORK_CLOCK)
     frames = [
         pd.DataFrame(
             {
-                "clock": Clock(origin).wall_clock(ts["time_s"]),
+                "clock": clock.wall_clock(ts["time_s"]),
                 "run": label,
                 "fraction": ts["capacity_fraction"].round(4).to_numpy(),
             }
@@ -128,7 +128,7 @@ def nlb_timeseries_chart(
     *,
     actions: dict[str, float | None] | None = None,
     threshold_s: float | None = None,
-    origin: pd.Timestamp | None = None,
+    clock: Clock | None = None,
     width: int = 560,
 ) -> alt.VConcatChart:
     """One NLB run: capacity vs demand, connection errors, fleet flaps, health-check latency.
@@ -138,7 +138,8 @@ def nlb_timeseries_chart(
         actions: name -> time (seconds) of moments to mark with dashed rules (e.g. failover
             disabled), ``None`` times skipped.
         threshold_s: the failover delay threshold, drawn on the latency panel; ``None`` for none.
-        origin: naive PDT time of ``time_s = 0``; default 5:28 AM on 20 Oct 2025.
+        clock: the :class:`~labsupport.clock.Clock` that ``time_s`` counts on; default
+            :data:`~labsupport.clock.NETWORK_CLOCK` (5:28 AM on 20 Oct 2025).
         width: chart width in pixels (100 to 4000).
 
     Returns:
@@ -147,34 +148,19 @@ def nlb_timeseries_chart(
     Raises:
         ConfigError: ``timeseries`` not a DataFrame, missing a column or empty; ``actions`` not
             ``None`` or a dict of names to ``None``/seconds; ``threshold_s`` not ``None`` or a
-            finite number >= 0; a bad ``origin`` or width.
+            finite number >= 0; a bad ``clock`` or width.
     """
     _width(width)
-    data = nlb_timeseries_data(timeseries, origin=origin)
+    data = nlb_timeseries_data(timeseries, clock=clock)
     names, bin_s = [str(c) for c in data.columns[1:4]], data.attrs["bin_s"]
-    folded: list[str | alt.FieldName] = [*names]
     threshold_s = _number("threshold_s", threshold_s, lo=0.0, hi=_MAX_S, optional=True)
-    origin = _origin(origin, NETWORK_CLOCK.origin)
-    rules = _recovery_rules({} if actions is None else actions, origin)
+    clock = _clock(clock, NETWORK_CLOCK)
+    rules = _recovery_rules({} if actions is None else actions, clock)
     x_top = alt.X("clock:T", title=None, axis=alt.Axis(format="%H:%M", labels=False))
     x = alt.X("clock:T", title="20 October 2025, PDT", axis=alt.Axis(format="%H:%M"))
     when = alt.Tooltip("clock:T", format="%H:%M", title="time")
     base = alt.Chart(data)
-    # One colour and one dash per line, and one legend for both, so every line style is named.
-    styles = alt.Scale(domain=names, range=[_CAPACITY_COLOURS[n] for n in names])
-    dashes = alt.Scale(domain=names, range=[[1, 0], [6, 3], [2, 2]])
-    legend = alt.Legend(title=None, orient="top", labelLimit=400, symbolStrokeWidth=2.5, symbolSize=400)
-    capacity = (
-        base.transform_fold(folded, as_=["what", "fraction"])
-        .mark_line(strokeWidth=2)
-        .encode(
-            x=x_top,
-            y=alt.Y("fraction:Q", title="Fraction of capacity", axis=alt.Axis(format="%")),
-            color=alt.Color("what:N", scale=styles, legend=legend),
-            strokeDash=alt.StrokeDash("what:N", scale=dashes, legend=legend),
-            tooltip=[when, alt.Tooltip("what:N"), alt.Tooltip("fraction:Q", format=".0%")],
-        )
-    )
+    capacity = _capacity_lines(base, names, x_top, when)
     errors = base.mark_area(color=PALETTE[5], opacity=0.8).encode(
         x=x_top,
         y=alt.Y("errors:Q", title="Connections failing", axis=alt.Axis(format="%")),
@@ -185,35 +171,8 @@ def nlb_timeseries_chart(
         y=alt.Y("flaps:Q", title="Fleet flaps / min"),
         tooltip=[when, alt.Tooltip("flaps:Q", format=",.0f", title="flaps per minute")],
     )
-    latency = [
-        base.mark_line(color=PALETTE[6], strokeWidth=2).encode(
-            x=x,
-            y=alt.Y("latency:Q", title="Check latency (s)"),
-            tooltip=[when, alt.Tooltip("latency:Q", format=",.0f", title="seconds")],
-        )
-    ]
-    if threshold_s is not None:
-        level = pd.DataFrame({"y": [float(threshold_s)], "label": [f"failover threshold, {float(threshold_s):.0f} s"]})
-        latency.append(
-            alt.Chart(level)
-            .mark_rule(color=_DEMAND_GREY, strokeDash=[2, 2])
-            .encode(y=alt.Y("y:Q"), tooltip=[alt.Tooltip("y:Q", title="failover threshold (s)")])
-        )
-        latency.append(
-            alt.Chart(level)
-            .mark_text(align="right", baseline="bottom", dy=-3, fontSize=11, color="#333")
-            .encode(x=alt.XValue(width), y=alt.Y("y:Q"), text=alt.Text("label:N"))
-        )
-    # Each dashed rule named where it stands, in the top panel (the legend names the lines).
-    named = _action_labels({} if actions is None else actions, origin, data["clock"])
-    labels = [
-        alt.Chart(named)
-        .transform_filter(f"datum.side == '{side}'")
-        .mark_text(align=side, dx=5 if side == "left" else -5, fontSize=11, color=PALETTE[3], fontWeight="bold")
-        .encode(x=alt.X("at:T"), y=alt.Y("ypx:Q", scale=None), text=alt.Text("what:N"))
-        for side in ("left", "right")
-        if (named["side"] == side).any()
-    ]
+    latency = _latency_layers(base, x, when, threshold_s, width)
+    labels = _action_texts(_action_labels({} if actions is None else actions, clock, data["clock"]))
     panels = [
         alt.layer(*rules, capacity, *labels).properties(width=width, height=150),
         alt.layer(*rules, errors).properties(width=width, height=90),
@@ -234,8 +193,68 @@ def nlb_timeseries_chart(
     return _base_config(chart)
 
 
+def _capacity_lines(base: alt.Chart, names: list[str], x: alt.X, when: alt.Tooltip) -> alt.Chart:
+    """The top panel: capacity in service, working capacity and demand, as fractions of capacity."""
+    folded: list[str | alt.FieldName] = [*names]
+    # One colour and one dash per line, and one legend for both, so every line style is named.
+    styles = alt.Scale(domain=names, range=[_CAPACITY_COLOURS[n] for n in names])
+    dashes = alt.Scale(domain=names, range=[[1, 0], [6, 3], [2, 2]])
+    legend = alt.Legend(title=None, orient="top", labelLimit=400, symbolStrokeWidth=2.5, symbolSize=400)
+    capacity = (
+        base.transform_fold(folded, as_=["what", "fraction"])
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=x,
+            y=alt.Y("fraction:Q", title="Fraction of capacity", axis=alt.Axis(format="%")),
+            color=alt.Color("what:N", scale=styles, legend=legend),
+            strokeDash=alt.StrokeDash("what:N", scale=dashes, legend=legend),
+            tooltip=[when, alt.Tooltip("what:N"), alt.Tooltip("fraction:Q", format=".0%")],
+        )
+    )
+    return capacity
+
+
+def _latency_layers(
+    base: alt.Chart, x: alt.X, when: alt.Tooltip, threshold_s: float | None, width: int
+) -> list[alt.Chart]:
+    """The bottom panel: the worst AZ's health-check latency, and the failover threshold, labelled."""
+    latency = [
+        base.mark_line(color=PALETTE[6], strokeWidth=2).encode(
+            x=x,
+            y=alt.Y("latency:Q", title="Check latency (s)"),
+            tooltip=[when, alt.Tooltip("latency:Q", format=",.0f", title="seconds")],
+        )
+    ]
+    if threshold_s is not None:
+        level = pd.DataFrame({"y": [threshold_s], "label": [f"failover threshold, {threshold_s:.0f} s"]})
+        latency.append(
+            alt.Chart(level)
+            .mark_rule(color=_DEMAND_GREY, strokeDash=[2, 2])
+            .encode(y=alt.Y("y:Q"), tooltip=[alt.Tooltip("y:Q", title="failover threshold (s)")])
+        )
+        latency.append(
+            alt.Chart(level)
+            .mark_text(align="right", baseline="bottom", dy=-3, fontSize=11, color="#333")
+            .encode(x=alt.XValue(width), y=alt.Y("y:Q"), text=alt.Text("label:N"))
+        )
+    return latency
+
+
+def _action_texts(named: pd.DataFrame) -> list[alt.Chart]:
+    """Each dashed rule named where it stands, in the top panel (the legend names the lines)."""
+    labels = [
+        alt.Chart(named)
+        .transform_filter(f"datum.side == '{side}'")
+        .mark_text(align=side, dx=5 if side == "left" else -5, fontSize=11, color=PALETTE[3], fontWeight="bold")
+        .encode(x=alt.X("at:T"), y=alt.Y("ypx:Q", scale=None), text=alt.Text("what:N"))
+        for side in ("left", "right")
+        if (named["side"] == side).any()
+    ]
+    return labels
+
+
 def nlb_capacity_comparison_chart(
-    runs: dict[str, pd.DataFrame], *, floor: float | None = None, origin: pd.Timestamp | None = None, width: int = 560
+    runs: dict[str, pd.DataFrame], *, floor: float | None = None, clock: Clock | None = None, width: int = 560
 ) -> alt.LayerChart:
     """Capacity in service of several NLB runs on one axis, with an optional floor line.
 
@@ -243,7 +262,8 @@ def nlb_capacity_comparison_chart(
         runs: label -> :attr:`labsupport.nlb.NlbResult.timeseries` (columns ``time_s``,
             ``capacity_fraction``, ``demand_fraction``); at most 7 runs.
         floor: a capacity fraction to draw as a horizontal rule (e.g. the velocity control's floor).
-        origin: naive PDT time of ``time_s = 0``; default 5:28 AM on 20 Oct 2025.
+        clock: the :class:`~labsupport.clock.Clock` that ``time_s`` counts on; default
+            :data:`~labsupport.clock.NETWORK_CLOCK` (5:28 AM on 20 Oct 2025).
         width: chart width in pixels (100 to 4000).
 
     Returns:
@@ -251,11 +271,11 @@ def nlb_capacity_comparison_chart(
 
     Raises:
         ConfigError: ``runs`` not a dict of 1 to 7 non-empty DataFrames with the columns, labelled
-            by non-empty strings; ``floor`` not ``None`` or a fraction in [0, 1]; a bad ``origin``
+            by non-empty strings; ``floor`` not ``None`` or a fraction in [0, 1]; a bad ``clock``
             or width.
     """
     _width(width)
-    data = nlb_capacity_comparison_data(runs, origin=origin)
+    data = nlb_capacity_comparison_data(runs, clock=clock)
     runs = _runs("runs", runs, ("time_s", "capacity_fraction", "demand_fraction"))
     floor = _number("floor", floor, lo=0.0, hi=1.0, optional=True)
     labels = list(runs)

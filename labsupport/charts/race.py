@@ -1,8 +1,11 @@
-"""Charts of the DNS Planner/Enactor race (labsupport.race)."""
+"""Charts of one run of the DNS Planner/Enactor race (labsupport.race): plan generations and records.
+
+The race's event sequence is :mod:`labsupport.charts.race_sequence`; the guard explorer (every guard
+combination over many seeds) is :mod:`labsupport.charts.race_guards`.
+"""
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import altair as alt
@@ -10,22 +13,13 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
-from ..race import GUARD_NAMES
 from ..timeline import format_duration
 from ._common import _RACE_NOT_EMPTY
 from ._inputs import _MAX_ROWS, _frame, _seconds, _width
 from ._palette import PALETTE
-from ._render import _base_config, reflow_usermeta
-from ._text import _state_text, _wrapped
+from ._render import _base_config
 
-__all__ = [
-    "race_generation_chart",
-    "race_generation_data",
-    "race_guard_explorer_chart",
-    "race_guard_explorer_data",
-    "race_records_chart",
-    "race_records_data",
-]
+__all__ = ["race_generation_chart", "race_generation_data", "race_records_chart", "race_records_data"]
 
 
 def race_generation_data(
@@ -47,6 +41,15 @@ def race_generation_data(
     Raises:
         ConfigError: a bad argument, as :func:`race_generation_chart` says (the row limit aside).
     """
+    start_s, end_s = _window(states, events, start_s, end_s)
+    return pd.concat(
+        [_generation_lines(states, events, start_s, end_s), _generation_writes(events, start_s, end_s)],
+        ignore_index=True,
+    )
+
+
+def _window(states: pd.DataFrame, events: pd.DataFrame, start_s: float, end_s: float | None) -> tuple[float, float]:
+    """The frames and window of :func:`race_generation_data` checked; the window as ``(start_s, end_s)``."""
     _frame(
         "states",
         states,
@@ -61,33 +64,45 @@ def race_generation_data(
         numeric=("time_s",),
         empty=_RACE_NOT_EMPTY,
     )
-    start_s = _seconds("start_s", start_s, window=True)
-    end_s = float(events["time_s"].max()) if end_s is None else _seconds("end_s", end_s, window=True)
-    if not end_s > start_s:
-        raise ConfigError(f"end_s must be > start_s, got start_s={start_s!r}, end_s={end_s!r}")
-    if not (states["time_s"] <= end_s).any():
+    start = _seconds("start_s", start_s, window=True)
+    end = float(events["time_s"].max()) if end_s is None else _seconds("end_s", end_s, window=True)
+    if not end > start:
+        raise ConfigError(f"end_s must be > start_s, got start_s={start!r}, end_s={end!r}")
+    if not (states["time_s"] <= end).any():
         raise ConfigError(
-            f"states has no row at or before end_s={end_s!r} (its first is at {float(states['time_s'].min()):.1f} s)"
+            f"states has no row at or before end_s={end!r} (its first is at {float(states['time_s'].min()):.1f} s)"
         )
-    kinds = {
-        "write": "applied",
-        "write_noop": "applied",
-        "stale_write": "stale write",
-        "write_refused": "refused",
-        "refused_empty": "refused",
-        "self_repair": "applied",
-        "inconsistent": "failed: active plan missing",
-    }
-    w = events.loc[events["action"].isin(kinds) & events["time_s"].between(start_s, end_s)]
-    writes = pd.DataFrame(
+    return start, end
+
+
+#: The Enactors' write actions the chart marks, and the outcome (the mark's shape) each stands for.
+_WRITE_KINDS = {
+    "write": "applied",
+    "write_noop": "applied",
+    "stale_write": "stale write",
+    "write_refused": "refused",
+    "refused_empty": "refused",
+    "self_repair": "applied",
+    "inconsistent": "failed: active plan missing",
+}
+
+
+def _generation_writes(events: pd.DataFrame, start_s: float, end_s: float) -> pd.DataFrame:
+    """One row per Enactor write in the window, coloured by its Enactor, shaped by its outcome."""
+    w = events.loc[events["action"].isin(_WRITE_KINDS) & events["time_s"].between(start_s, end_s)]
+    return pd.DataFrame(
         {
             "time_min": w["time_s"] / 60,
             "endpoint": w["endpoint"].astype(str),
             "generation": w["generation"].astype(int),
             "series": w["actor"].astype(str),
-            "kind": w["action"].astype(str).map(kinds),
+            "kind": w["action"].astype(str).map(_WRITE_KINDS),
         }
     )
+
+
+def _generation_lines(states: pd.DataFrame, events: pd.DataFrame, start_s: float, end_s: float) -> pd.DataFrame:
+    """The two step lines per endpoint over the window: the generation it served, and the newest plan."""
     s = states.loc[states["time_s"] <= end_s]
     # Carry the state at start_s into the window, and extend each line to end_s.
     s = pd.concat(
@@ -112,7 +127,7 @@ def race_generation_data(
             last,
         ]
     )
-    lines = pd.concat(
+    return pd.concat(
         [
             pd.DataFrame(
                 {
@@ -132,8 +147,6 @@ def race_generation_data(
             ),
         ]
     ).assign(kind="line")
-    data = pd.concat([lines, writes], ignore_index=True)
-    return data
 
 
 def race_generation_chart(
@@ -163,6 +176,39 @@ def race_generation_chart(
     data = race_generation_data(states, events, start_s=start_s, end_s=end_s)
     start_s = _seconds("start_s", start_s, window=True)
     end_s = float(events["time_s"].max()) if end_s is None else _seconds("end_s", end_s, window=True)
+    chart = (
+        alt.layer(*_generation_layers(data, start_s, end_s), data=data)
+        .properties(width=width, height=80)
+        .facet(
+            row=alt.Row(
+                "endpoint:N",
+                sort=list(dict.fromkeys(states["endpoint"].astype(str))),
+                title="plan generation at each endpoint",
+                header=alt.Header(labelAngle=0, labelAlign="left"),
+            ),
+        )
+        .properties(
+            title=["Plan generation per endpoint", "served (black), newest (dashed), each Enactor's writes (marks)"],
+            description=(
+                "One panel per endpoint over time in minutes. A black step line shows the plan the endpoint "
+                "serves, a dashed grey line the newest plan; marks are Enactor writes, coloured by Enactor, "
+                "squares for stale writes, triangles for writes refused by a guard."
+            ),
+        )
+    )
+    if len(data) > _MAX_ROWS:
+        span_min = (end_s - start_s) / 60
+        fit_min = max(1.0, math.floor(span_min * _MAX_ROWS / len(data)))
+        raise ConfigError(
+            f"start_s={start_s:g} to end_s={end_s:g} holds {len(data):,} plan steps and writes, more "
+            f"than the {_MAX_ROWS:,} this chart draws (one mark per write, one step per plan); "
+            f"narrow the window to about {fit_min:.0f} minutes or fewer"
+        )
+    return _base_config(chart)
+
+
+def _generation_layers(data: pd.DataFrame, start_s: float, end_s: float) -> list[alt.Chart]:
+    """The two layers of each endpoint's panel: the step lines, and a mark per Enactor write."""
     writes = data.loc[data["kind"] != "line"]
     enactors = sorted(set(writes["series"]))
     domain = ["served by the endpoint", "newest plan", *enactors]
@@ -205,35 +251,7 @@ def race_generation_chart(
             ],
         )
     )
-    chart = (
-        alt.layer(line, marks, data=data)
-        .properties(width=width, height=80)
-        .facet(
-            row=alt.Row(
-                "endpoint:N",
-                sort=list(dict.fromkeys(states["endpoint"].astype(str))),
-                title="plan generation at each endpoint",
-                header=alt.Header(labelAngle=0, labelAlign="left"),
-            ),
-        )
-        .properties(
-            title=["Plan generation per endpoint", "served (black), newest (dashed), each Enactor's writes (marks)"],
-            description=(
-                "One panel per endpoint over time in minutes. A black step line shows the plan the endpoint "
-                "serves, a dashed grey line the newest plan; marks are Enactor writes, coloured by Enactor, "
-                "squares for stale writes, triangles for writes refused by a guard."
-            ),
-        )
-    )
-    if len(data) > _MAX_ROWS:
-        span_min = (end_s - start_s) / 60
-        fit_min = max(1.0, math.floor(span_min * _MAX_ROWS / len(data)))
-        raise ConfigError(
-            f"start_s={start_s:g} to end_s={end_s:g} holds {len(data):,} plan steps and writes, more "
-            f"than the {_MAX_ROWS:,} this chart draws (one mark per write, one step per plan); "
-            f"narrow the window to about {fit_min:.0f} minutes or fewer"
-        )
-    return _base_config(chart)
+    return [line, marks]
 
 
 def race_records_data(
@@ -337,138 +355,3 @@ def race_records_chart(
         ),
     )
     return _base_config(chart)
-
-
-_GUARDS = GUARD_NAMES
-
-
-def race_guard_explorer_data(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The data :func:`race_guard_explorer_chart` draws: the binned series and one label per combination.
-
-    Args:
-        data: as for :func:`race_guard_explorer_chart` (the model's
-            :func:`labsupport.race.guard_explorer_data`).
-
-    Returns:
-        ``(series, labels)``. ``series``, one row per combination and time bin: ``g1`` .. ``g4``
-        (bool, the four guards: the checkboxes' keys), ``t`` (float64, bin start in minutes) and
-        ``r`` (int64, fewest records answered in the bin). ``labels``, one row per combination:
-        ``g1`` .. ``g4``, ``label`` (str, what the chart prints: its ``regional_empty_s`` in words),
-        ``label_lines`` (str, the label wrapped for a narrow plot) and ``label_px`` (int64, its
-        width unwrapped, in pixels).
-
-    Raises:
-        ConfigError: a bad ``data``, as :func:`race_guard_explorer_chart` says.
-    """
-    guards = _GUARDS
-    _frame(
-        "data",
-        data,
-        (*guards, "time_min", "records", "regional_empty_s"),
-        numeric=("time_min", "records", "regional_empty_s"),
-        empty="guard_explorer_data() holds all 16 guard combinations",
-    )
-    if data.groupby(list(guards)).ngroups != 16:
-        raise ConfigError("data must hold all 16 guard combinations")
-    # Short column names keep the page small: the spec carries every row of all 16 combinations.
-    short = {g: f"g{i + 1}" for i, g in enumerate(guards)}
-    d = data[[*guards, "time_min", "records"]].rename(columns={**short, "time_min": "t", "records": "r"})
-    d["t"] = d["t"].round(3)
-    extra = [c for c in ("alerts_count", "manual_repair") if c in data.columns]
-    totals = data.groupby(list(guards), as_index=False)[["regional_empty_s", *extra]].first().rename(columns=short)
-    totals["label"] = [_explorer_label(row) for row in totals.to_dict("records")]
-    return d, _wrapped(totals[["g1", "g2", "g3", "g4", "label"]], "label", chars=40, offset_px=12)
-
-
-def race_guard_explorer_chart(data: pd.DataFrame, *, width: int = 520) -> alt.LayerChart:
-    """One chart, four checkboxes: toggle guards 1-4 and see the regional record count change.
-
-    The checkboxes are Vega-Lite parameters bound to inputs, so the chart works in the static book
-    with no kernel: it filters precomputed data for all 16 guard combinations.
-
-    Args:
-        data: :func:`labsupport.race.guard_explorer_data` (the four guard columns, ``time_min``,
-            ``records``, ``regional_empty_s``), 16 combinations.
-        width: chart width in pixels (100-4000).
-
-    Returns:
-        A layered chart with four bound checkbox parameters; red bars mark bins with an empty answer
-        and a line of text gives the combination's total empty time. In the book it takes its width
-        from the page (at most ``width``), and the line of text wraps when the plot is narrow.
-
-    Raises:
-        ConfigError: ``data`` not a DataFrame, missing a column, empty or without all 16 guard
-            combinations; a bad width.
-    """
-    _width(width)
-    d, totals = race_guard_explorer_data(data)
-    times = sorted(set(d["t"]))
-    step = min(b - a for a, b in itertools.pairwise(times)) if len(times) > 1 else 1.0
-    guards = _GUARDS
-    params = [
-        alt.param(name=f"g{i + 1}", value=False, bind=alt.binding_checkbox(name=f"Guard {i + 1}: {g} "))
-        for i, g in enumerate(guards)
-    ]
-    chosen = " && ".join(f"datum.g{i} == g{i}" for i in range(1, 5))
-    x = alt.X("t:Q", title="minutes since the scenario start")
-    line = (
-        alt.Chart(d)
-        .transform_filter(chosen)
-        .mark_line(interpolate="step-after", color=PALETTE[0])
-        .encode(
-            x=x,
-            y=alt.Y(
-                "r:Q",
-                title="fewest records answered per bin",
-                scale=alt.Scale(domain=[0, float(d["r"].max()) * 1.3 or 1.0]),
-            ),
-            tooltip=[alt.Tooltip("t:Q", title="minute"), alt.Tooltip("r:Q", title="records")],
-        )
-    )
-    empty = (
-        alt.Chart(d)
-        .transform_filter(chosen)
-        .transform_filter("datum.r == 0")
-        .transform_calculate(t2=f"datum.t + {step!r}")
-        .mark_rect(color=PALETTE[5], opacity=0.35, stroke=None)
-        .encode(x=alt.X("t:Q"), x2=alt.X2("t2:Q"))
-    )
-    # The state line wraps when the plot is too narrow for it (a phone): see _state_text.
-    label = (
-        alt.Chart(totals)
-        .transform_filter(chosen)
-        .mark_text(align="left", baseline="top", dx=6, dy=6, fontSize=13, color=PALETTE[5], lineBreak="\n")
-        .encode(x=alt.XValue(0), y=alt.YValue(0), text=_state_text("label"))
-    )
-    chart = (
-        alt.layer(empty, line, label)
-        .add_params(*params)
-        .properties(
-            width=width,
-            height=220,
-            title="Toggle the guards: regional endpoint records over time",
-            usermeta=reflow_usermeta(),
-            description=(
-                "Interactive chart with four checkboxes, one per guard. For the chosen combination it shows "
-                "the fewest records the regional endpoint answered with in each time bin, with red bars where "
-                "the answer was empty, and the total empty time. All 16 combinations were computed by the model."
-            ),
-        )
-    )
-    return _base_config(chart)
-
-
-def _explorer_label(row: dict) -> str:
-    v = row["regional_empty_s"]
-    text = (
-        ("regional endpoint empty for " + (format_duration(v) if v >= 60 else f"{v:.0f} s"))
-        if v > 0
-        else "regional endpoint never empty"
-    )
-    if row.get("manual_repair"):
-        text += ", until the manual repair"
-    elif v > 0:
-        text += ", no manual repair"
-    if row.get("alerts_count"):
-        text += f"; {int(row['alerts_count'])} alert(s) raised"
-    return text

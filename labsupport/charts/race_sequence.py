@@ -212,24 +212,7 @@ def _sequence_panel(
     shape = alt.Shape("group:N", scale=alt.Scale(domain=groups, range=[_RACE_GROUP_STYLE[g][1] for g in groups]))
     tip = ["time_s:Q", "actor:N", "action:N", "endpoint:N", "plan:N", "detail:N"]
     base = alt.Chart(d).encode(x=x, y=y, color=colour, shape=shape, tooltip=tip)
-    layers = []
-    if waits is not None and len(waits):
-        layers.append(
-            alt.Chart(waits)
-            .mark_rect(color=PALETTE[4], opacity=0.14, height=24)
-            .encode(
-                x=alt.X("start:Q", scale=alt.Scale(domain=list(domain), zero=False, nice=False)),
-                x2=alt.X2("end:Q"),
-                y=alt.Y("actor:N", sort=lanes),
-                tooltip=[alt.Tooltip("label:N", title="wait")],
-            )
-        )
-        layers.append(
-            alt.Chart(waits)
-            .transform_calculate(mid="(datum.start + datum.end) / 2")
-            .mark_text(align="center", baseline="middle", fontSize=11, color="#5c4a00")
-            .encode(x=alt.X("mid:Q"), y=alt.Y("actor:N", sort=lanes), text=alt.Text("label:N"))
-        )
+    layers = _wait_band(waits, lanes, domain) if waits is not None and len(waits) else []
     routine = "datum.step == '' && datum.action != 'lock_lost'"
     layers += [
         base.transform_filter(routine).mark_point(size=36, filled=True, opacity=0.4),
@@ -241,6 +224,34 @@ def _sequence_panel(
             size=260, filled=True, opacity=1, stroke="#111", strokeWidth=1.2
         ),
     ]
+    layers += _step_texts(d, x, lanes, domain, short=short)
+    return alt.layer(*layers).properties(width=width, height=44 * max(len(lanes), 3), title=title)
+
+
+def _wait_band(waits: pd.DataFrame, lanes: list[str], domain: tuple[float, float]) -> list[alt.Chart]:
+    """The stale writer's wait between its check and its write: a band on its lane, labelled."""
+    return [
+        alt.Chart(waits)
+        .mark_rect(color=PALETTE[4], opacity=0.14, height=24)
+        .encode(
+            x=alt.X("start:Q", scale=alt.Scale(domain=list(domain), zero=False, nice=False)),
+            x2=alt.X2("end:Q"),
+            y=alt.Y("actor:N", sort=lanes),
+            tooltip=[alt.Tooltip("label:N", title="wait")],
+        ),
+        alt.Chart(waits)
+        .transform_calculate(mid="(datum.start + datum.end) / 2")
+        .mark_text(align="center", baseline="middle", fontSize=11, color="#5c4a00")
+        .encode(x=alt.X("mid:Q"), y=alt.Y("actor:N", sort=lanes), text=alt.Text("label:N")),
+    ]
+
+
+def _step_texts(
+    d: pd.DataFrame, x: alt.X, lanes: list[str], domain: tuple[float, float], *, short: bool
+) -> list[alt.Chart]:
+    """The race's steps named beside their marks, haloed in white: right of a mark in the window's
+    first half, left of it in the second."""
+    layers: list[alt.Chart] = []
     labels = _step_labels(d, short=short)
     if len(labels):
         right = labels["time_s"] <= domain[0] + 0.5 * (domain[1] - domain[0])
@@ -258,7 +269,7 @@ def _sequence_panel(
                     text.mark_text(**kw, stroke="white", strokeWidth=4, strokeOpacity=0.9),
                     text.mark_text(**kw, color="#111"),
                 ]
-    return alt.layer(*layers).properties(width=width, height=44 * max(len(lanes), 3), title=title)
+    return layers
 
 
 def race_sequence_chart(
@@ -294,36 +305,15 @@ def race_sequence_chart(
     start_s, end_s = _seconds("start_s", start_s, window=True), _seconds("end_s", end_s, window=True)
     title = f"The race, second by second ({start_s:.0f}-{end_s:.0f} s)"
     if d.empty:
-        nothing = f"No events between {start_s:.0f} s and {end_s:.0f} s"
-        return _note_chart(
-            nothing,
-            title=title,
-            width=width,
-            description=(
-                f"Sequence chart from one model run: {nothing[0].lower() + nothing[1:]} (the run's events span "
-                f"{float(events['time_s'].min()):.0f} s to {float(events['time_s'].max()):.0f} s), "
-                "so there is no action to draw."
-            ),
-        )
+        return _nothing_between(events, start_s, end_s, title, width)
     lanes = (
         [a for a in events["actor"].cat.categories if a in set(d["actor"])]
         if hasattr(events["actor"], "cat")
         else sorted(set(d["actor"]))
     )
     groups = [g for g in _RACE_GROUP_STYLE if g in set(d["group"])]
-    steps = d.loc[d["step"] != ""]
     waits = race_sequence_wait_data(d)
-    described = (
-        f"Sequence chart from one model run: lanes for {', '.join(lanes)}; each mark is one action "
-        f"({', '.join(groups)}); "
-        + (
-            "the steps of the race are drawn large and labelled: " + "; ".join(_step_labels(d)["label"])
-            if len(steps)
-            else "no stale write in this window"
-        )
-        + (f"; a shaded band on {waits['actor'].iloc[0]}'s lane: {waits['label'].iloc[0]}" if len(waits) else "")
-        + "."
-    )
+    described = _sequence_description(d, lanes, groups, waits)
     stale = d.loc[d["step"] == _RACE_STEPS[1]]
     deleted = d.loc[d["step"] == _RACE_STEPS[2]]
     if stale.empty:
@@ -335,16 +325,8 @@ def race_sequence_chart(
     zoomed = d.loc[d["time_s"].between(z0, z1)]
     zoom_lanes = [a for a in lanes if a in set(zoomed["actor"])]
     zoom_groups = [g for g in groups if g in set(zoomed["group"])]
-    box = pd.DataFrame({"start": [z0], "end": [z1], "label": ["zoomed below"]})
-    xs = alt.Scale(domain=[start_s, end_s], zero=False, nice=False)
-    marker = [
-        alt.Chart(box).mark_rect(color="#888", opacity=0.16).encode(x=alt.X("start:Q", scale=xs), x2=alt.X2("end:Q")),
-        alt.Chart(box)
-        .mark_text(align="right", baseline="bottom", dx=-4, dy=-2, fontSize=11, color="#444")
-        .encode(x=alt.X("start:Q"), y=alt.YValue(0), text=alt.Text("label:N")),
-    ]
     whole = alt.layer(
-        *marker,
+        *_zoom_marker(z0, z1, start_s, end_s),
         _sequence_panel(d, lanes, groups, domain=(start_s, end_s), width=width, title="", waits=waits, short=True),
     )
     zoom = _sequence_panel(
@@ -361,3 +343,46 @@ def race_sequence_chart(
         .properties(title=title, description=described + (f" A second panel zooms on {z0:.1f}-{z1:.1f} s."))
     )
     return _base_config(chart)
+
+
+def _nothing_between(events: pd.DataFrame, start_s: float, end_s: float, title: str, width: int) -> alt.LayerChart:
+    """The chart when the window holds no event: a note saying so."""
+    nothing = f"No events between {start_s:.0f} s and {end_s:.0f} s"
+    return _note_chart(
+        nothing,
+        title=title,
+        width=width,
+        description=(
+            f"Sequence chart from one model run: {nothing[0].lower() + nothing[1:]} (the run's events span "
+            f"{float(events['time_s'].min()):.0f} s to {float(events['time_s'].max()):.0f} s), "
+            "so there is no action to draw."
+        ),
+    )
+
+
+def _sequence_description(d: pd.DataFrame, lanes: list[str], groups: list[str], waits: pd.DataFrame) -> str:
+    """The text alternative of :func:`race_sequence_chart`'s panel: lanes, actions, the race's steps, the wait."""
+    steps = d.loc[d["step"] != ""]
+    return (
+        f"Sequence chart from one model run: lanes for {', '.join(lanes)}; each mark is one action "
+        f"({', '.join(groups)}); "
+        + (
+            "the steps of the race are drawn large and labelled: " + "; ".join(_step_labels(d)["label"])
+            if len(steps)
+            else "no stale write in this window"
+        )
+        + (f"; a shaded band on {waits['actor'].iloc[0]}'s lane: {waits['label'].iloc[0]}" if len(waits) else "")
+        + "."
+    )
+
+
+def _zoom_marker(z0: float, z1: float, start_s: float, end_s: float) -> list[alt.Chart]:
+    """A grey box on the whole window over the seconds the second panel zooms on, labelled."""
+    box = pd.DataFrame({"start": [z0], "end": [z1], "label": ["zoomed below"]})
+    xs = alt.Scale(domain=[start_s, end_s], zero=False, nice=False)
+    return [
+        alt.Chart(box).mark_rect(color="#888", opacity=0.16).encode(x=alt.X("start:Q", scale=xs), x2=alt.X2("end:Q")),
+        alt.Chart(box)
+        .mark_text(align="right", baseline="bottom", dx=-4, dy=-2, fontSize=11, color="#444")
+        .encode(x=alt.X("start:Q"), y=alt.YValue(0), text=alt.Text("label:N")),
+    ]

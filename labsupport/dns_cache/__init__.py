@@ -36,14 +36,14 @@ client keeps no cache of its own. The PES gives no TTLs: every TTL here is an as
 serves its old records stale instead of the empty answer, the course's extension of RFC 8767's
 serve-stale (which covers unreachable servers, not empty answers); in October no rule ran.
 
-Modules: ``config`` (:class:`DnsCacheConfig`, the presets), ``engine`` (the resolvers' windows,
-vectorised), ``model`` (:func:`run`, the result and summary) and ``sweep``.
+Modules: ``config`` (:class:`DnsCacheConfig`, the presets), ``resolvers`` (when each resolver cache
+serves the empty answer, vectorised with numpy: nothing queues, so no simpy) and ``model`` (:func:`run`,
+:func:`sweep`, the result and summary).
 """
 
 from .config import CLOCK, INCIDENT, LONG_NEGATIVE_TTL, DnsCacheConfig
-from .engine import resolver_windows
-from .model import EVENT_KINDS, DnsCacheResult, DnsCacheSummary, run
-from .sweep import sweep
+from .model import EVENT_KINDS, DnsCacheResult, DnsCacheSummary, run, sweep
+from .resolvers import resolver_windows
 
 __all__ = [
     "CLOCK",

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from .. import _sweep
 from ..clock import sample_times
 from ..errors import ConfigError
 from .config import INCIDENT, DnsCacheConfig
-from .engine import later_unless_trigger, resolver_windows
+from .resolvers import later_unless_trigger, resolver_windows
 
-__all__ = ["DnsCacheResult", "DnsCacheSummary", "EVENT_KINDS", "run"]
+__all__ = ["DnsCacheResult", "DnsCacheSummary", "EVENT_KINDS", "run", "sweep"]
 
 #: Values of the ``kind`` column of :attr:`DnsCacheResult.events`.
 EVENT_KINDS: tuple[str, ...] = (
@@ -134,6 +137,26 @@ def run(config: DnsCacheConfig = INCIDENT) -> DnsCacheResult:
     return DnsCacheResult(
         config=cfg, events=events, clients=clients, timeseries=series, summary=_summarise(cfg, clients, series)
     )
+
+
+def sweep(configs: Iterable[DnsCacheConfig], *, executor: Executor | None = None) -> pd.DataFrame:
+    """Run many configs; one row per config, in the order given (every model's sweep, ``labsupport._sweep``).
+
+    Args:
+        configs: the configs to run.
+        executor: optional ``concurrent.futures.Executor`` (threads, processes, a Dask client's
+            executor); ``None`` runs in this process. The result is the same either way.
+
+    Returns:
+        ``run`` (int64, the position in ``configs``), one column per :class:`DnsCacheConfig` field (nested
+        configs flattened as ``<field>.<subfield>``), one per :class:`DnsCacheSummary` field; tuples as
+        comma-joined text, ``None`` as NaN in number columns.
+
+    Raises:
+        ConfigError: ``configs`` is not an iterable of DnsCacheConfig values, or ``executor`` is neither ``None``
+            nor a ``concurrent.futures.Executor``.
+    """
+    return _sweep.sweep(run, configs, DnsCacheConfig, executor)
 
 
 def _series(cfg: DnsCacheConfig, failing_s: np.ndarray, recovered_s: np.ndarray) -> pd.DataFrame:

@@ -1,6 +1,9 @@
-"""The simpy actors behind :mod:`labsupport.dwfm` (private: use :func:`labsupport.dwfm.run`).
+"""The simpy actors behind :mod:`labsupport.dwfm`, and :func:`simulate`, which runs them (private:
+use :func:`labsupport.dwfm.run`).
 
-Actors, each a generator that takes ``env`` first:
+:func:`simulate` builds one ``_Model`` on the environment :func:`labsupport._engine.simulate` makes,
+runs it to the horizon and hands back a :class:`DwfmRecord`, all that :func:`labsupport.dwfm.run`
+reads. Actors, each a generator that takes ``env`` first:
 
 * :meth:`_Model.state_checker`: every ``state_check_interval_s / COHORTS`` seconds it checks one
   cohort of droplets (renew the lease, notice an expired one, ask for a new one) and releases the
@@ -9,8 +12,11 @@ Actors, each a generator that takes ``env`` first:
   items (oldest or newest first, dropping expired ones if configured), works on them for
   ``lease_establish_s``, then commits each lease or wastes the work; failed items go through the
   optional retry budget (a token bucket per host) to the retry policy;
-* :meth:`_Model.operator`: the optional operator actions (throttle, selective restart);
 * :meth:`_Model.monitor`: one time-series row every ``report_interval_s``.
+
+What acts on the load rather than doing the work is in :mod:`labsupport.dwfm.control`, a part of
+``_Model``: admission control, which every lease request passes first (the queue limit, then the
+``admission_policy``), and the ``operator`` actor (throttle, selective restart).
 
 Per-droplet state lives in numpy arrays; work items are ``(droplet, enqueued_at_s, attempt)``
 tuples in one ``collections.deque`` per host.
@@ -22,14 +28,19 @@ import heapq
 import random
 from array import array
 from collections import deque
+from dataclasses import dataclass
 
 import numpy as np
 import simpy
 
+from .. import _engine
 from .._validate import to_ms
 from ..errors import LimitExceeded
-from ..strategy import AdmissionRequest, RunBudget, call_strategy
+from ..strategy import RunBudget
 from .config import RETRY_POLICIES, DwfmConfig
+from .control import LoadControl
+
+__all__ = ["EVENT_KINDS", "SERIES_COLUMNS", "DwfmRecord", "simulate"]
 
 #: State checks are aggregated into this many cohorts per state-check interval.
 COHORTS = 30
@@ -79,12 +90,47 @@ SERIES_COLUMNS: tuple[str, ...] = (
 )
 
 
-class _Model:
-    """All state of one run; ``run()`` builds one, starts its processes and reads it back."""
+@dataclass(frozen=True)
+class DwfmRecord:
+    """What one simulated run leaves for :func:`labsupport.dwfm.run` to read.
 
-    def __init__(self, cfg: DwfmConfig, rng: random.Random) -> None:
-        self.cfg, self.rng = cfg, rng
-        self.env = simpy.Environment()
+    Attributes:
+        events: the event columns ``(time_s, kind code in EVENT_KINDS, host, count)``, as recorded
+            (in time order but for ``leases_restored``, added last).
+        series: the time-series rows ``(time_s, *SERIES_COLUMNS)``, one per ``report_interval_s``
+            and one at the horizon.
+        peak_queue_count: most items waiting in all hosts' queues at once.
+        restored_at_s: when every droplet held a lease again (``outage_end_s`` if none was lost), or
+            ``None`` if some droplet has none at the horizon.
+    """
+
+    events: tuple[array, array, array, array]
+    series: list[tuple]
+    peak_queue_count: int
+    restored_at_s: float | None
+
+
+def simulate(cfg: DwfmConfig) -> DwfmRecord:
+    """Run DWFM's actors on a simpy clock from 0 to ``cfg.horizon_s`` (closed); see :class:`DwfmRecord`.
+
+    Raises:
+        LimitExceeded: the run needed more than ``cfg.max_events`` units of work (charged as it goes).
+        ConfigError: the ``admission_policy`` raised, returned a non-bool or did not return.
+    """
+    model, _ = _engine.simulate(lambda env: _Model(env, cfg, random.Random(cfg.seed)), cfg.horizon_s)
+    model.sample(cfg.horizon_s)  # the last row, after every event at the horizon
+    restored_at = None
+    if bool(np.all(model.leased_until > cfg.horizon_s)):
+        restored_at = max(cfg.outage_end_s, model.last_established_s or 0.0)
+        model.add_event(restored_at, _KIND_CODE["leases_restored"], -1, 0)
+    return DwfmRecord(model.events, model.series, model.peak_queue, restored_at)
+
+
+class _Model(LoadControl):
+    """All state of one run, its actors and their processes, started on ``env``."""
+
+    def __init__(self, env: simpy.Environment, cfg: DwfmConfig, rng: random.Random) -> None:
+        self.cfg, self.rng, self.env = cfg, rng, env
         n, k = cfg.fleet_droplets_count, COHORTS
         lo, hi = cfg.lease_ttl_min_s, cfg.lease_ttl_max_s
         self.ttl = [lo + (hi - lo) * rng.random() for _ in range(n)]
@@ -123,10 +169,6 @@ class _Model:
     def dynamodb_up(self, t: float) -> bool:
         return not (self.cfg.outage_start_s <= t < self.cfg.outage_end_s)
 
-    def throttled(self, t: float) -> bool:
-        at = self.cfg.operator_throttle_at_s
-        return self.cfg.throttle_by_queue_length or (at is not None and t >= at)
-
     def record(self, kind: str, count: int = 0, host: int = -1) -> None:
         self.add_event(self.env.now, _KIND_CODE[kind], host, count)
 
@@ -149,42 +191,6 @@ class _Model:
                 "host_concurrency_count or fleet_droplets_count, or shorten horizon_s"
             )
 
-    def admits(self, h: int, now: float, attempt: int) -> bool:
-        """The config's ``admission_policy`` on an item arriving at host ``h`` (True without one)."""
-        policy = self.cfg.admission_policy
-        if policy is None:
-            return True
-        cfg, q = self.cfg, self.queues[h]
-        request = AdmissionRequest(
-            time_s=now,
-            host=h,
-            queue_count=len(q),
-            in_flight_count=len(self.inflight[h]),
-            oldest_wait_s=now - q[0][1] if q else 0.0,  # the left end is the oldest, FIFO or LIFO
-            attempt=attempt,
-            host_concurrency_count=cfg.host_concurrency_count,
-            lease_establish_s=cfg.lease_establish_s,
-            work_deadline_s=cfg.work_deadline_s,
-        )
-        return call_strategy("admission_policy", policy, request, run_budget=self.strategy_budget)
-
-    def enqueue(self, d: int, now: float, attempt: int) -> bool:
-        """Admit an item for droplet ``d`` unless admission control (throttle, then policy) refuses it."""
-        h = self.host_of[d]
-        q = self.queues[h]
-        if (self.throttled(now) and len(q) >= self.cfg.queue_limit_count) or not self.admits(h, now, attempt):
-            self.outstanding[d] = False  # held back: the droplet asks again at its next check
-            self.counts["held_back"] += 1
-            return False
-        q.append((d, now, attempt))
-        self.outstanding[d] = True
-        self.queue_total += 1
-        self.peak_queue = max(self.peak_queue, self.queue_total)
-        w = self.wake[h]
-        if w is not None and not w.triggered:
-            w.succeed()
-        return True
-
     # -- actors --------------------------------------------------------------------------------
     def dynamodb(self, env: simpy.Environment):
         """Record DynamoDB's outage window (the other actors read :meth:`dynamodb_up`)."""
@@ -194,35 +200,6 @@ class _Model:
             self.record("dynamodb_unreachable")
             yield env.timeout(end - start)
             self.record("dynamodb_restored")
-
-    def enqueue_new(self, droplets: list[int], now: float) -> int:
-        """:meth:`enqueue` for each droplet in turn (first attempts, none outstanding); the count admitted.
-
-        The same effects, in the same order, as one ``enqueue(d, now, 0)`` per droplet: within one
-        call the throttle's state cannot change, and a host woken by an earlier item cannot run
-        before this call returns, so the loop is kept tight and the bookkeeping done once. With an
-        ``admission_policy`` (student code, asked item by item) it is exactly that loop.
-        """
-        if self.cfg.admission_policy is not None:
-            return sum(self.enqueue(d, now, 0) for d in droplets)
-        queues, host_of, wake = self.queues, self.host_of, self.wake
-        limit = self.cfg.queue_limit_count if self.throttled(now) else None
-        admitted: list[int] = []
-        for d in droplets:
-            h = host_of[d]
-            q = queues[h]
-            if limit is not None and len(q) >= limit:
-                continue  # held back (it was not outstanding): the droplet asks again at its next check
-            q.append((d, now, 0))
-            admitted.append(d)
-            w = wake[h]
-            if w is not None and not w.triggered:
-                w.succeed()
-        self.outstanding[admitted] = True
-        self.counts["held_back"] += len(droplets) - len(admitted)
-        self.queue_total += len(admitted)
-        self.peak_queue = max(self.peak_queue, self.queue_total)
-        return len(admitted)
 
     def state_checker(self, env: simpy.Environment):
         """Check one cohort per tick: renew live leases, notice lapsed ones, request new ones."""
@@ -386,38 +363,6 @@ class _Model:
             self.seq += 1
             heapq.heappush(self.backoff[h], (now + self.rng.random() * ceiling, self.seq, d, attempt))
         self.backoff_total += len(failed)
-
-    def operator(self, env: simpy.Environment):
-        """Throttle incoming work and selectively restart congested hosts, at the configured times."""
-        cfg = self.cfg
-        actions = [
-            (t, name)
-            for t, name in ((cfg.operator_throttle_at_s, "throttle"), (cfg.operator_restart_at_s, "restart"))
-            if t is not None
-        ]
-        for t, name in sorted(actions):
-            yield env.timeout(t - env.now)
-            if name == "throttle":
-                self.record("operator_throttle")
-                continue
-            for h in range(cfg.dwfm_hosts_count):
-                if len(self.queues[h]) > cfg.queue_limit_count:
-                    self.restart(h)
-
-    def restart(self, h: int) -> None:
-        """Clear host ``h``'s queue, in-flight round and backoff list; its droplets ask again later."""
-        dropped = [d for d, _, _ in self.queues[h]] + [d for d, _, _ in self.inflight[h]]
-        dropped += [d for _, _, d, _ in self.backoff[h]]
-        self.charge(len(dropped))
-        self.queue_total -= len(self.queues[h])
-        self.inflight_total -= len(self.inflight[h])
-        self.backoff_total -= len(self.backoff[h])
-        if self.inflight[h]:
-            self.hosts[h].interrupt("operator restart")
-        self.queues[h].clear()
-        self.inflight[h], self.backoff[h] = [], []
-        self.outstanding[dropped] = False
-        self.record("host_restarted", len(dropped), h)
 
     def monitor(self, env: simpy.Environment):
         """Append one time-series row per ``report_interval_s`` (counts since the previous row)."""

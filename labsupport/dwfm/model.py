@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .._engine import run_until
 from .._validate import check_number
 from ..errors import ConfigError
 from . import engine as sim
@@ -107,18 +105,11 @@ def run(config: DwfmConfig = INCIDENT) -> DwfmResult:
     """
     if not isinstance(config, DwfmConfig):
         raise ConfigError(f"config must be a DwfmConfig, got {type(config).__name__}")
-    model = sim._Model(config, random.Random(config.seed))
-    run_until(model.env, config.horizon_s)  # DWFM charges its own work against max_events
-    model.sample(config.horizon_s)  # the last row, after every event at the horizon
-    restored = bool(np.all(model.leased_until > config.horizon_s))
-    at = None
-    if restored:
-        at = max(config.outage_end_s, model.last_established_s or 0.0)
-        model.add_event(at, sim.EVENT_KINDS.index("leases_restored"), -1, 0)
-    events = _events_frame(model.events)
-    series = pd.DataFrame(model.series, columns=["time_s", *sim.SERIES_COLUMNS])
+    record = sim.simulate(config)
+    events = _events_frame(record.events)
+    series = pd.DataFrame(record.series, columns=["time_s", *sim.SERIES_COLUMNS])
     series = series.astype({"time_s": "float64", **dict.fromkeys(sim.SERIES_COLUMNS, "int64")})
-    summary = _summarise(config, model, events, series, at)
+    summary = _summarise(config, record, events, series)
     return DwfmResult(config=config, events=events, timeseries=series, summary=summary)
 
 
@@ -158,9 +149,8 @@ def _events_frame(columns: tuple) -> pd.DataFrame:
     return pd.DataFrame({"time_s": time_s[order], "kind": kinds, "host": host[order], "count": count[order]})
 
 
-def _summarise(
-    cfg: DwfmConfig, model: sim._Model, events: pd.DataFrame, series: pd.DataFrame, at: float | None
-) -> DwfmSummary:
+def _summarise(cfg: DwfmConfig, record: sim.DwfmRecord, events: pd.DataFrame, series: pd.DataFrame) -> DwfmSummary:
+    at = record.restored_at_s
     totals = series.sum(numeric_only=True)
     by_kind = events.groupby("kind", observed=False)["count"].sum()
     done = int(totals["goodput_count"] + totals["wasted_count"])
@@ -170,7 +160,7 @@ def _summarise(
         recovery_after_outage_s=None if at is None else at - cfg.outage_end_s,
         leases_lost_count=int(by_kind["lease_expired"]),
         min_leased_count=int(series["leased_count"].min()),
-        peak_queue_count=int(model.peak_queue),
+        peak_queue_count=int(record.peak_queue_count),
         started_count=int(totals["started_count"]),
         goodput_count=int(totals["goodput_count"]),
         wasted_count=int(totals["wasted_count"]),

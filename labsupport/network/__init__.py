@@ -31,13 +31,12 @@ rate. Item counts are a scaled-down sample of the Region: only rates and times m
 :mod:`labsupport.nlb` takes this model's per-instance propagation times as the moments when new
 NLB targets get their network state.
 
-Modules: ``config`` (:class:`NetworkConfig`, the presets), ``engine`` (the simpy actors), ``model``
-(:func:`run`, the result and summary) and ``sweep``.
+Modules: ``config`` (:class:`NetworkConfig`, the presets), ``engine`` (the simpy actors and
+``simulate``, which runs them) and ``model`` (:func:`run`, :func:`sweep`, the result and summary).
 """
 
 from .config import CLOCK, INCIDENT, MAX_ITEMS, SHED_AT_0700, NetworkConfig
-from .model import EVENT_KINDS, NetworkResult, NetworkSummary, run
-from .sweep import sweep
+from .model import EVENT_KINDS, NetworkResult, NetworkSummary, run, sweep
 
 __all__ = [
     "CLOCK",

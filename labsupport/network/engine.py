@@ -1,4 +1,5 @@
-"""The actors of the Network Manager model on a simpy clock (use :func:`labsupport.network.run`).
+"""The actors of the Network Manager model on a simpy clock, and :func:`simulate`, which runs them
+(use :func:`labsupport.network.run`).
 
 Scenario:
     One FIFO queue and one server stand for Network Manager's propagation pipeline. The
@@ -18,14 +19,64 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from dataclasses import dataclass
 
 import numpy as np
 import simpy
 
+from .. import _engine
 from ..strategy import LaunchRequest, RunBudget, call_strategy
 from .config import NetworkConfig
 
-__all__ = ["NetworkManager", "launcher", "network_manager", "retrier"]
+__all__ = ["NetworkManager", "NetworkRecord", "launcher", "network_manager", "retrier", "simulate"]
+
+
+@dataclass(frozen=True)
+class NetworkRecord:
+    """What one simulated run leaves for :func:`labsupport.network.run` to read.
+
+    Attributes:
+        log: the events ``(time_s, kind, item, az)``, as recorded.
+        queued_s, propagated_s, az, refused: one entry per item, by item id: when it was queued (a
+            launch's launch time), when it was propagated (NaN if not), its AZ (-1 for the backlog),
+            whether admission refused it.
+        peak_queue_count: most items waiting at once.
+        steps: simpy events processed.
+    """
+
+    log: list[tuple]
+    queued_s: list[float]
+    propagated_s: list[float]
+    az: list[int]
+    refused: list[bool]
+    peak_queue_count: int
+    steps: int
+
+
+def simulate(cfg: NetworkConfig) -> NetworkRecord:
+    """Run Network Manager, the launcher and the retrier from 0 to ``cfg.horizon_s`` (closed).
+
+    Raises:
+        LimitExceeded: the run needed more than ``cfg.max_events`` simulation steps.
+        ConfigError: the ``launch_admission`` raised, returned a non-bool or did not return.
+    """
+    rng = random.Random(cfg.seed)  # arrivals (gaps and AZs); the retries' stream is drawn from it first
+    log: list[tuple] = []
+
+    def start(env: simpy.Environment) -> NetworkManager:
+        nm = NetworkManager(env, cfg, log, random.Random(f"{cfg.seed}:shed"))
+        env.process(network_manager(env, nm))
+        env.process(launcher(env, nm, rng))
+        env.process(retrier(env, nm, random.Random(rng.random())))
+        return nm
+
+    nm, steps = _engine.simulate(
+        start,
+        cfg.horizon_s,
+        max_events=cfg.max_events,
+        advice="raise max_events or lower launch_rate_per_min/horizon_s",
+    )
+    return NetworkRecord(log, nm.queued_s, nm.propagated_s, nm.az, nm.refused, nm.peak, steps)
 
 
 class NetworkManager:

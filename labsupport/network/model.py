@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import random
+from collections.abc import Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import simpy
 
-from .._engine import run_until
+from .. import _sweep
 from ..clock import sample_times
 from ..errors import ConfigError, LimitExceeded
 from . import engine as _sim
 from .config import INCIDENT, NetworkConfig
 
-__all__ = ["EVENT_KINDS", "NetworkResult", "NetworkSummary", "run"]
+__all__ = ["EVENT_KINDS", "NetworkResult", "NetworkSummary", "run", "sweep"]
 
 #: Values of the ``kind`` column of :attr:`NetworkResult.events`.
 EVENT_KINDS: tuple[str, ...] = ("backlog_queued", "launch_queued", "launch_refused", "propagated")
@@ -109,35 +109,42 @@ def run(config: NetworkConfig = INCIDENT) -> NetworkResult:
             f"backlog_count={config.backlog_count} items need more than max_events="
             f"{config.max_events} steps; raise max_events or lower backlog_count"
         )
-    rng = random.Random(config.seed)  # arrivals (gaps and AZs); the retries' stream is drawn from it first
-    env = simpy.Environment()
-    log: list[tuple] = []
-    nm = _sim.NetworkManager(env, config, log, random.Random(f"{config.seed}:shed"))
-    env.process(_sim.network_manager(env, nm))
-    env.process(_sim.launcher(env, nm, rng))
-    env.process(_sim.retrier(env, nm, random.Random(rng.random())))
-    steps = run_until(
-        env,
-        config.horizon_s,
-        max_events=config.max_events,
-        advice="raise max_events or lower launch_rate_per_min/horizon_s",
-    )
-    items = _items_frame(nm)
-    events = _events_frame(log)
+    record = _sim.simulate(config)
+    items = _items_frame(record)
     series = _series(config, items)
     return NetworkResult(
         config=config,
-        events=events,
+        events=_events_frame(record.log),
         items=items,
         timeseries=series,
-        summary=_summarise(config, nm, items, series, steps),
+        summary=_summarise(config, record, items, series),
     )
 
 
-def _items_frame(nm: _sim.NetworkManager) -> pd.DataFrame:
-    az = np.asarray(nm.az, dtype="int64")
-    queued = np.asarray(nm.queued_s, dtype="float64")
-    prop = np.asarray(nm.propagated_s, dtype="float64")
+def sweep(configs: Iterable[NetworkConfig], *, executor: Executor | None = None) -> pd.DataFrame:
+    """Run many configs; one row per config, in the order given (every model's sweep, ``labsupport._sweep``).
+
+    Args:
+        configs: the configs to run.
+        executor: optional ``concurrent.futures.Executor`` (threads, processes, a Dask client's
+            executor); ``None`` runs in this process. The result is the same either way.
+
+    Returns:
+        ``run`` (int64, the position in ``configs``), one column per :class:`NetworkConfig` field (nested
+        configs flattened as ``<field>.<subfield>``), one per :class:`NetworkSummary` field; tuples as
+        comma-joined text, ``None`` as NaN in number columns.
+
+    Raises:
+        ConfigError: ``configs`` is not an iterable of NetworkConfig values, or ``executor`` is neither ``None``
+            nor a ``concurrent.futures.Executor``.
+    """
+    return _sweep.sweep(run, configs, NetworkConfig, executor)
+
+
+def _items_frame(record: _sim.NetworkRecord) -> pd.DataFrame:
+    az = np.asarray(record.az, dtype="int64")
+    queued = np.asarray(record.queued_s, dtype="float64")
+    prop = np.asarray(record.propagated_s, dtype="float64")
     return pd.DataFrame(
         {
             "item": np.arange(len(az), dtype="int64"),
@@ -145,7 +152,7 @@ def _items_frame(nm: _sim.NetworkManager) -> pd.DataFrame:
             "az": az,
             "queued_s": queued,
             "propagated_s": prop,
-            "refused": np.asarray(nm.refused, dtype=bool),
+            "refused": np.asarray(record.refused, dtype=bool),
             "delay_s": prop - queued,
         }
     )
@@ -186,7 +193,7 @@ def _series(cfg: NetworkConfig, items: pd.DataFrame) -> pd.DataFrame:
 
 
 def _summarise(
-    cfg: NetworkConfig, nm: _sim.NetworkManager, items: pd.DataFrame, series: pd.DataFrame, steps: int
+    cfg: NetworkConfig, record: _sim.NetworkRecord, items: pd.DataFrame, series: pd.DataFrame
 ) -> NetworkSummary:
     launches = items[items["is_launch"]]
     admitted = launches[~launches["refused"]]
@@ -210,7 +217,7 @@ def _summarise(
         launches_count=len(launches),
         refused_count=int(launches["refused"].sum()),
         propagated_count=int(items["propagated_s"].notna().sum()),
-        peak_queue_count=int(nm.peak),
+        peak_queue_count=int(record.peak_queue_count),
         first_late_config_s=float(late["propagated_s"].min()) if len(late) else None,
         max_delay_s=max_delay,
         propagation_normal_s=normal,
@@ -219,5 +226,5 @@ def _summarise(
             if len(backlog) and backlog.notna().all()
             else (cfg.drain_start_s if not len(backlog) else None)
         ),
-        sim_events_count=steps,
+        sim_events_count=record.steps,
     )

@@ -35,13 +35,13 @@ This NLB's own targets are simulated probe by probe, so their flaps are a sample
 process. What the model leaves out: NLB nodes as separate from targets (a node is folded into its
 AZ's DNS weight), cross-zone load balancing (off, the NLB default), and the Lambda, STS and
 Connect knock-on effects. Modules: ``config`` (:class:`NlbConfig`, the presets), ``engine`` (the
-simpy actors), ``model`` (:func:`run`, the result and summary) and ``sweep``.
+simpy actors and ``simulate``, which runs them) and ``model`` (:func:`run`, :func:`sweep`, the result
+and summary).
 """
 
 from .config import CLOCK, INCIDENT, VELOCITY_CONTROL, NlbConfig
 from .engine import flap_transitions_per_check
-from .model import EVENT_KINDS, NlbResult, NlbSummary, run
-from .sweep import sweep
+from .model import EVENT_KINDS, NlbResult, NlbSummary, run, sweep
 
 __all__ = [
     "CLOCK",

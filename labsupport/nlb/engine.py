@@ -1,8 +1,9 @@
 """Simulation internals of :mod:`labsupport.nlb`: the AZs, their health-check cells, DNS failover.
 
-Not public: :func:`labsupport.nlb.run` builds a :class:`_Nlb`, starts the simpy processes below
-(``prober`` per AZ, ``operator``, ``sampler``) and steps them. See :mod:`labsupport.nlb` for the
-mechanism and its sources.
+Not public: :func:`labsupport.nlb.run` calls :func:`simulate`, which builds a :class:`_Nlb` on the
+environment :func:`labsupport._engine.simulate` makes, starts the simpy processes below (``prober``
+per AZ, ``operator``, ``sampler``), steps them to the horizon and hands back an :class:`NlbRecord`.
+See :mod:`labsupport.nlb` for the mechanism and its sources.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import simpy
 
+from .. import _engine
 from .._validate import check_int, check_number, tick_s, to_ms
 from ..network import NetworkResult
 from ..strategy import FailoverRequest, RunBudget, call_strategy
 from .config import NlbConfig
 
-__all__ = ["SERIES", "flap_transitions_per_check"]
+__all__ = ["SERIES", "NlbRecord", "flap_transitions_per_check", "simulate"]
 
 
 def flap_transitions_per_check(pass_fraction: float, healthy_count: int, unhealthy_count: int) -> float:
@@ -301,6 +303,52 @@ class _Nlb:
             )
         )
         self.flaps_since_sample = 0
+
+
+@dataclass(frozen=True)
+class NlbRecord:
+    """What one simulated run leaves for :func:`labsupport.nlb.run` to read.
+
+    Attributes:
+        log: the events ``(time_s, kind, az, target, value)``, as recorded.
+        rows: the time-series rows ``(time_s, *SERIES)``, one per ``sample_interval_s``.
+        steps: simpy events processed.
+    """
+
+    log: list[tuple[float, str, int, int, float]]
+    rows: list[tuple]
+    steps: int
+
+
+def simulate(cfg: NlbConfig, net: NetworkResult) -> NlbRecord:
+    """Run the NLB's probers, its operator and its sampler from 0 to ``cfg.network.horizon_s`` (closed).
+
+    Args:
+        cfg: the run's config.
+        net: the Network Manager run whose propagation times the new targets get their network state at.
+
+    Raises:
+        LimitExceeded: the run needed more than ``cfg.max_events`` simulation steps plus target probes.
+        ConfigError: the ``failover_decision`` raised, returned a non-bool or did not return.
+    """
+
+    def start(env: simpy.Environment) -> _Nlb:
+        nlb = _Nlb(env, cfg, net, random.Random(cfg.seed))
+        for az in nlb.azs:
+            env.process(prober(env, nlb, az))
+        env.process(operator(env, nlb))
+        env.process(sampler(env, nlb))
+        return nlb
+
+    nlb, steps = _engine.simulate(
+        start,
+        cfg.network.horizon_s,
+        max_events=cfg.max_events,
+        count=lambda nlb, steps: steps + nlb.probes,
+        counted="simulation steps plus target probes",
+        advice="raise max_events, health_check_interval_s or lower target_share_fraction",
+    )
+    return NlbRecord(nlb.log, nlb.rows, steps)
 
 
 def prober(env: simpy.Environment, nlb: _Nlb, az: _Az):

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import random
+from collections.abc import Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import pandas as pd
-import simpy
 
-from .. import network
-from .._engine import run_until
+from .. import _sweep, network
 from ..errors import ConfigError
 from . import engine as sim
 from .config import INCIDENT, NlbConfig
 
-__all__ = ["EVENT_KINDS", "NlbResult", "NlbSummary", "run"]
+__all__ = ["EVENT_KINDS", "NlbResult", "NlbSummary", "run", "sweep"]
 
 #: Values of the ``kind`` column of :attr:`NlbResult.events`.
 EVENT_KINDS: tuple[str, ...] = (
@@ -112,27 +111,33 @@ def run(config: NlbConfig = INCIDENT) -> NlbResult:
     if not isinstance(config, NlbConfig):
         raise ConfigError(f"config must be an NlbConfig, got {type(config).__name__}")
     net = network.run(config.network)
-    env = simpy.Environment()
-    nlb = sim._Nlb(env, config, net, random.Random(config.seed))
-    for az in nlb.azs:
-        env.process(sim.prober(env, nlb, az))
-    env.process(sim.operator(env, nlb))
-    env.process(sim.sampler(env, nlb))
-    steps = run_until(
-        env,
-        config.network.horizon_s,
-        max_events=config.max_events,
-        count=lambda steps: steps + nlb.probes,
-        counted="simulation steps plus target probes",
-        advice="raise max_events, health_check_interval_s or lower target_share_fraction",
-    )
-    events = pd.DataFrame(nlb.log, columns=["time_s", "kind", "az", "target", "value"])
+    record = sim.simulate(config, net)
+    events = pd.DataFrame(record.log, columns=["time_s", "kind", "az", "target", "value"])
     events = events.astype({"time_s": "float64", "az": "int64", "target": "int64", "value": "float64"})
     events["kind"] = pd.Categorical(events["kind"], categories=list(EVENT_KINDS))
-    series = pd.DataFrame(nlb.rows, columns=["time_s", *sim.SERIES]).astype("float64")
-    return NlbResult(
-        config=config, network=net, events=events, timeseries=series, summary=_summarise(config, events, series, steps)
-    )
+    series = pd.DataFrame(record.rows, columns=["time_s", *sim.SERIES]).astype("float64")
+    summary = _summarise(config, events, series, record.steps)
+    return NlbResult(config=config, network=net, events=events, timeseries=series, summary=summary)
+
+
+def sweep(configs: Iterable[NlbConfig], *, executor: Executor | None = None) -> pd.DataFrame:
+    """Run many configs; one row per config, in the order given (every model's sweep, ``labsupport._sweep``).
+
+    Args:
+        configs: the configs to run.
+        executor: optional ``concurrent.futures.Executor`` (threads, processes, a Dask client's
+            executor); ``None`` runs in this process. The result is the same either way.
+
+    Returns:
+        ``run`` (int64, the position in ``configs``), one column per :class:`NlbConfig` field (nested
+        configs flattened as ``<field>.<subfield>``), one per :class:`NlbSummary` field; tuples as
+        comma-joined text, ``None`` as NaN in number columns.
+
+    Raises:
+        ConfigError: ``configs`` is not an iterable of NlbConfig values, or ``executor`` is neither ``None``
+            nor a ``concurrent.futures.Executor``.
+    """
+    return _sweep.sweep(run, configs, NlbConfig, executor)
 
 
 def _summarise(cfg: NlbConfig, events: pd.DataFrame, series: pd.DataFrame, steps: int) -> NlbSummary:

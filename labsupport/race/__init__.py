@@ -22,6 +22,10 @@ Covers:
                           v  one transaction per endpoint (lock, tree, alias flip, rollback record)
     Route 53: regional, ipv6, fips, account-1, account-2        Operator: manual repair
 
+Horizon: a run covers ``[0, horizon_s]``, closed. An event due at exactly ``horizon_s`` happens and
+is kept in ``run(cfg).events`` (a plan due then is made and logged); nothing after it is simulated.
+An endpoint still empty at ``horizon_s`` counts as empty up to ``horizon_s``.
+
 For other modules:
 
 * how long the regional endpoint answered empty: ``run(cfg).summary.regional_empty_s``, with

@@ -153,7 +153,9 @@ class RaceConfig(Config):
         delays: injected faults, see :class:`EnactorDelay`.
         manual_repair_after_s: seconds from an endpoint going empty to the operators' repair;
             default :data:`PES_EMPTY_TO_RESTORED_S` (PES, 11:48 PM to 2:25 AM).
-        horizon_s: simulated seconds (1 to 7 days); closed, as in every config (:class:`~labsupport._validate.Config`).
+        horizon_s: simulated seconds (1 to 7 days); closed, as in every config
+            (:class:`~labsupport._validate.Config`): an event due at exactly ``horizon_s`` happens and is
+            kept in the run's events; nothing after it is simulated.
         seed: seed of the run's one ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`).
         max_events: the run raises :class:`~labsupport.errors.LimitExceeded` past this many events.
         guards: the four guards.

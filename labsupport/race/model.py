@@ -51,10 +51,11 @@ class RaceResult:
 
     Attributes:
         config: the :class:`RaceConfig` that was run.
-        events: one row per event, columns ``time_s`` (float64, seconds since the start), ``actor``
-            and ``action`` (category), ``endpoint`` (string, NA if none), ``generation`` (Int64, the
-            plan concerned), ``records`` (Int64, records the endpoint answers with after the event,
-            NA if not about an endpoint) and ``detail`` (string).
+        events: one row per event from 0 to ``config.horizon_s`` inclusive (an event due at exactly
+            ``horizon_s`` is kept; none comes after it), columns ``time_s`` (float64, seconds since
+            the start), ``actor`` and ``action`` (category), ``endpoint`` (string, NA if none),
+            ``generation`` (Int64, the plan concerned), ``records`` (Int64, records the endpoint
+            answers with after the event, NA if not about an endpoint) and ``detail`` (string).
         summary: a :class:`RaceSummary`.
     """
 
@@ -79,6 +80,9 @@ def run(config: RaceConfig = INCIDENT) -> RaceResult:
 
     Returns:
         A :class:`RaceResult` (``.events`` as documented there, ``.summary`` a :class:`RaceSummary`).
+        The run covers ``[0, config.horizon_s]``, closed: an event due at exactly ``horizon_s``
+        happens and is in ``.events``; nothing after it is simulated, and an endpoint still empty
+        then counts as empty up to ``horizon_s``.
 
     Raises:
         LimitExceeded: if the run produces more than ``config.max_events`` events.

@@ -28,39 +28,7 @@ def dwfm_panel() -> Panel:
     insufficient-capacity launches).
     """
     base = dwfm.INCIDENT
-    times = sorted(
-        {
-            cast(float, base.operator_restart_at_s),
-            *(  # the incident's operators act
-                1_800.0 * k + 2_520.0 for k in range(20)
-            ),
-        }
-    )
-    style = {"description_width": "initial"}
-    controls = {
-        "fleet_droplets_count": int_slider(base.fleet_droplets_count, 500, 12_000, "Fleet (droplets)", step=100),
-        "outage_min": int_slider(round(base.outage_end_s / 60), 0, 240, "DynamoDB outage (min)"),
-        "work_deadline_s": int_slider(round(base.work_deadline_s), 120, 1_800, "Deadline per item (s)", step=30),
-        "retry_policy": widgets.Dropdown(
-            options=list(dwfm.RETRY_POLICIES), value=base.retry_policy, description="Retries", style=style
-        ),
-        "drop_expired_work": widgets.Checkbox(value=base.drop_expired_work, description="drop_expired_work"),
-        "queue_order": widgets.Dropdown(
-            options=list(dwfm.QUEUE_ORDERS), value=base.queue_order, description="Queue order", style=style
-        ),
-        "retry_budget_per_s": dropdown(
-            [("none", None)] + [(f"{r:g} retries/s per host", r) for r in (0.005, 0.02, 0.1)],
-            base.retry_budget_per_s,
-            "Retry budget",
-        ),
-        "throttle_by_queue_length": widgets.Checkbox(value=False, description="throttle_by_queue_length"),
-        "queue_limit_count": int_slider(base.queue_limit_count, 5, 400, "Queue limit per host (items)", step=5),
-        "operators_at_s": dropdown(
-            [("never", None), *[(dwfm.CLOCK.time_of_day(t), t) for t in times]],
-            base.operator_restart_at_s,
-            "Operators act at",
-        ),
-    }
+    controls = _controls(base)
 
     def render(
         fleet_droplets_count: int,
@@ -90,30 +58,71 @@ def dwfm_panel() -> Panel:
             operator_throttle_at_s=operators_at_s,
         )
         result = cached_run(dwfm.run, cfg)
-        s = result.summary
-        table = pd.DataFrame(
-            {
-                "figure": [
-                    "All leases back",
-                    "Peak queue, all hosts (items)",
-                    # Where the retry policy shows: items out of the queue, waiting out their backoff
-                    # (0 with immediate retries; the first wave's peak queue comes before any retry).
-                    "Peak waiting out a backoff, all hosts (items)",
-                    "Work wasted",
-                    "Insufficient-capacity launches",
-                ],
-                "value": [
-                    dwfm.CLOCK.time_of_day(cast(float, s.recovered_at_s)) if s.recovered else "not within the horizon",
-                    f"{s.peak_queue_count:,}",
-                    f"{int(result.timeseries['backoff_count'].max()):,}",
-                    f"{s.wasted_fraction:.0%}",
-                    f"{s.insufficient_capacity_count:,} of {s.launch_attempts_count:,}",
-                ],
-            }
-        )
         chart = charts.dwfm_timeseries_chart(
             result.timeseries, config=cfg, outage_s=(cfg.outage_start_s, cfg.outage_end_s), operator_at_s=operators_at_s
         )
-        return [chart, table]
+        return [chart, _summary_table(result)]
 
     return make_panel(controls, render)
+
+
+def _controls(base: dwfm.DwfmConfig) -> dict[str, widgets.Widget]:
+    """The panel's controls, each starting at ``base``'s value (see :func:`dwfm_panel`)."""
+    times = sorted(
+        {
+            cast(float, base.operator_restart_at_s),
+            *(  # the incident's operators act
+                1_800.0 * k + 2_520.0 for k in range(20)
+            ),
+        }
+    )
+    style = {"description_width": "initial"}
+    return {
+        "fleet_droplets_count": int_slider(base.fleet_droplets_count, 500, 12_000, "Fleet (droplets)", step=100),
+        "outage_min": int_slider(round(base.outage_end_s / 60), 0, 240, "DynamoDB outage (min)"),
+        "work_deadline_s": int_slider(round(base.work_deadline_s), 120, 1_800, "Deadline per item (s)", step=30),
+        "retry_policy": widgets.Dropdown(
+            options=list(dwfm.RETRY_POLICIES), value=base.retry_policy, description="Retries", style=style
+        ),
+        "drop_expired_work": widgets.Checkbox(value=base.drop_expired_work, description="drop_expired_work"),
+        "queue_order": widgets.Dropdown(
+            options=list(dwfm.QUEUE_ORDERS), value=base.queue_order, description="Queue order", style=style
+        ),
+        "retry_budget_per_s": dropdown(
+            [("none", None)] + [(f"{r:g} retries/s per host", r) for r in (0.005, 0.02, 0.1)],
+            base.retry_budget_per_s,
+            "Retry budget",
+        ),
+        "throttle_by_queue_length": widgets.Checkbox(value=False, description="throttle_by_queue_length"),
+        "queue_limit_count": int_slider(base.queue_limit_count, 5, 400, "Queue limit per host (items)", step=5),
+        "operators_at_s": dropdown(
+            [("never", None), *[(dwfm.CLOCK.time_of_day(t), t) for t in times]],
+            base.operator_restart_at_s,
+            "Operators act at",
+        ),
+    }
+
+
+def _summary_table(result: dwfm.DwfmResult) -> pd.DataFrame:
+    """The figures the panel shows beside its chart: recovery, peak queue and backoff, waste, launches."""
+    s = result.summary
+    return pd.DataFrame(
+        {
+            "figure": [
+                "All leases back",
+                "Peak queue, all hosts (items)",
+                # Where the retry policy shows: items out of the queue, waiting out their backoff
+                # (0 with immediate retries; the first wave's peak queue comes before any retry).
+                "Peak waiting out a backoff, all hosts (items)",
+                "Work wasted",
+                "Insufficient-capacity launches",
+            ],
+            "value": [
+                dwfm.CLOCK.time_of_day(cast(float, s.recovered_at_s)) if s.recovered else "not within the horizon",
+                f"{s.peak_queue_count:,}",
+                f"{int(result.timeseries['backoff_count'].max()):,}",
+                f"{s.wasted_fraction:.0%}",
+                f"{s.insufficient_capacity_count:,} of {s.launch_attempts_count:,}",
+            ],
+        }
+    )

@@ -1,23 +1,24 @@
-"""The game-day lab's panel (lab 07): action buttons, clock buttons, dashboards, and the debrief."""
+"""The game-day lab's panel (lab 07): action buttons, clock buttons, dashboards, and the debrief.
+
+The facilitated game's printable cards are :mod:`labsupport.widgets.game_cards`.
+"""
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 import ipywidgets as widgets
 import pandas as pd
-from IPython.display import HTML, Markdown
+from IPython.display import Markdown
 
 from .. import charts, game
 from .._validate import check_bool, check_number
 from ..chain import STAGES
-from ..charts._inputs import _frame
 from ..errors import ConfigError
 from ..timeline import format_duration
 from .panel import Panel, Shown, make_panel
 
-__all__ = ["PROJECTOR_CLASS", "PROJECTOR_ZOOM", "game_cards", "game_panel", "game_view", "relapse_note"]
+__all__ = ["PROJECTOR_CLASS", "PROJECTOR_ZOOM", "game_panel", "game_view", "relapse_note"]
 
 #: The CSS class the panel's *Projector mode* button puts on the whole panel.
 PROJECTOR_CLASS = "labsupport-projector"
@@ -33,25 +34,6 @@ _PROJECTOR_CSS = (
     f".jp-OutputArea:has(.{PROJECTOR_CLASS}) > .jp-OutputArea-child {{ zoom: {PROJECTOR_ZOOM}; }}"
     "</style>"
 )
-# The cards' look travels with them (JupyterLab, Colab and the book alike): a dashed border to cut
-# along, two to a row where the column is wide enough, dark text on white in either colour mode.
-_CARDS_CSS = (
-    "<style>"
-    ".labsupport-cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 20rem), 1fr));"
-    " gap: 1rem; }"
-    ".labsupport-card { border: 2px dashed #555; border-radius: 0.4rem; padding: 0.8rem 1rem; background: #fff;"
-    " color: #1a1a1a; break-inside: avoid; }"
-    ".labsupport-card p { margin: 0 0 0.5rem; }"
-    ".labsupport-card__head { font-size: 1.1rem; }"
-    ".labsupport-card--debrief, .labsupport-card--afterwards { border-color: #8a2be2; }"
-    "</style>"
-)
-_KIND_WORDS = {
-    "start": "Start",
-    "post": "Inject",
-    "debrief": "Debrief card (keep face down)",
-    "afterwards": "Written afterwards (keep face down)",
-}
 
 
 def _aws_actions() -> pd.DataFrame:
@@ -164,41 +146,44 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
     )
     items: list[Shown] = [Markdown(text), charts.game_dashboard_chart(result.dashboards), table]
     if debrief:
-        s = result.summary
-        total = (
-            format_duration(s.total_s)
-            if s.total_s is not None
-            else f"not over by the game's end ({_when(config.horizon_s)}) with the actions taken so far"
-        )
-        whole = result.score[result.score["stage"] == "Whole event"]
-        absent = set(STAGES) - set(result.chain.stages["stage"].astype(str))
-        aws_total = format_duration(float(whole["aws_end_s"].iloc[0]))
-        score = result.score.assign(
-            yours=[
-                _yours(stage, v, absent, config.horizon_s)
-                for stage, v in zip(result.score["stage"], result.score["player_end_s"], strict=True)
-            ],
-            aws=[_when(v) for v in result.score["aws_end_s"]],
-            saved=[
-                format_duration(abs(v)) + (" sooner" if v >= 0 else " later") if v == v else "n/a"
-                for v in result.score["saved_s"]
-            ],
-        )[["stage", "yours", "aws", "aws_tag", "saved"]]
-        items += [
-            Markdown(
-                f"**Debrief.** Whole event (model): **{total}**; AWS's (summary): {aws_total}. "
-                f"Refused launches (model): {s.refused_launches_count:,}; NLB health-check flaps "
-                f"(model): {s.health_check_flaps_count:,}."
-                + (" Automatic failover was left disabled." if s.failover_left_disabled else "")
-                + "\n\n"
-                + _afterwards()
-            ),
-            score,
-            charts.game_debrief_chart(
-                _within(result.chain.stages, config.horizon_s), result.actions, aws_actions=_aws_actions()
-            ),
-        ]
+        items += _debrief(result, config.horizon_s)
     return items
+
+
+def _debrief(result: game.GameResult, horizon_s: float) -> list[Shown]:
+    """The debrief's score text, score table and chart (they reveal AWS's real times)."""
+    s = result.summary
+    total = (
+        format_duration(s.total_s)
+        if s.total_s is not None
+        else f"not over by the game's end ({_when(horizon_s)}) with the actions taken so far"
+    )
+    whole = result.score[result.score["stage"] == "Whole event"]
+    absent = set(STAGES) - set(result.chain.stages["stage"].astype(str))
+    aws_total = format_duration(float(whole["aws_end_s"].iloc[0]))
+    score = result.score.assign(
+        yours=[
+            _yours(stage, v, absent, horizon_s)
+            for stage, v in zip(result.score["stage"], result.score["player_end_s"], strict=True)
+        ],
+        aws=[_when(v) for v in result.score["aws_end_s"]],
+        saved=[
+            format_duration(abs(v)) + (" sooner" if v >= 0 else " later") if v == v else "n/a"
+            for v in result.score["saved_s"]
+        ],
+    )[["stage", "yours", "aws", "aws_tag", "saved"]]
+    return [
+        Markdown(
+            f"**Debrief.** Whole event (model): **{total}**; AWS's (summary): {aws_total}. "
+            f"Refused launches (model): {s.refused_launches_count:,}; NLB health-check flaps "
+            f"(model): {s.health_check_flaps_count:,}."
+            + (" Automatic failover was left disabled." if s.failover_left_disabled else "")
+            + "\n\n"
+            + _afterwards()
+        ),
+        score,
+        charts.game_debrief_chart(_within(result.chain.stages, horizon_s), result.actions, aws_actions=_aws_actions()),
+    ]
 
 
 def _yours(stage: str, end_s: float, absent: set[str], horizon_s: float) -> str:
@@ -221,53 +206,6 @@ def _afterwards() -> str:
         f"differ from the post-event summary's):{lines}"
         + (f"\n\n**No time in the sources:**{unconfirmed}" if unconfirmed else "")
     )
-
-
-def game_cards(cards: pd.DataFrame | None = None) -> HTML:
-    """The facilitated game's deck as printable cards, one box per row of :func:`labsupport.game.inject_cards`.
-
-    Args:
-        cards: a frame with ``inject_cards``' columns (default: the whole deck).
-
-    Returns:
-        An ``IPython.display.HTML`` of ``<section class="labsupport-card">`` boxes, in the frame's
-        order: a card's kind, number and time, its title, its text with the source and confidence tag,
-        the model's effect (debrief cards) and the facilitator's prompt. Each box has a dashed border to
-        cut along, and the book's print style keeps it whole on one printed page.
-
-    Raises:
-        ConfigError: ``cards`` is not a DataFrame, is empty or lacks one of ``inject_cards``' columns;
-            ``card`` is not an integer column; a ``kind`` is not one of :data:`labsupport.game.CARD_KINDS`;
-            a text column holds a missing value or a non-string.
-    """
-    cards = game.inject_cards() if cards is None else cards
-    need = tuple(c for c in game.CARD_COLUMNS if c != "time_s")  # a card prints its time, not seconds
-    cards = _frame("cards", cards, need, numeric=("card",), empty="a deck has at least its start card")
-    if not pd.api.types.is_integer_dtype(cards["card"]):
-        raise ConfigError(f"cards['card'] must hold whole card numbers (an integer dtype), got {cards['card'].dtype}")
-    unknown = sorted(set(map(str, cards["kind"])) - set(game.CARD_KINDS))
-    if unknown:
-        raise ConfigError(f"cards['kind'] must be one of {list(game.CARD_KINDS)}, got {unknown}")
-    for column in need[1:]:
-        text = cards[column]
-        if text.isna().any() or not all(isinstance(v, str) for v in text):
-            raise ConfigError(
-                f"cards[{column!r}] must hold text in every row (use '' for none), got {text.tolist()[:3]}"
-            )
-    boxes = []
-    for c in cards.itertuples():
-        e = {k: html.escape(str(getattr(c, k))) for k in need}
-        cite = f" ({e['source']}, [{e['tag']}])" if e["source"] else ""
-        effect = f"<p><b>In the model:</b> {e['effect']}.</p>" if e["effect"] else ""
-        boxes.append(
-            f'<section class="labsupport-card labsupport-card--{e["kind"]}" '
-            f'aria-label="Card {e["card"]}, {e["time"]}">'
-            f'<p class="labsupport-card__head"><b>{html.escape(_KIND_WORDS.get(str(c.kind), str(c.kind)))} '
-            f"{e['card']} · {e['time']}</b></p>"
-            f"<p><b>{e['title']}.</b> {e['text']}{cite}</p>{effect}"
-            f'<p class="labsupport-card__prompt"><i>{e["prompt"]}</i></p></section>'
-        )
-    return HTML(_CARDS_CSS + '<div class="labsupport-cards">' + "".join(boxes) + "</div>")
 
 
 def game_panel(config: game.GameConfig | None = None, *, projector: bool = False) -> Panel:

@@ -59,17 +59,17 @@ def dropdown(choices: list[tuple[str, Any]], value: Any, description: str) -> wi
     ``None``; :func:`make_panel` hands the render function ``None`` itself.
 
     Raises:
-        ValueError: when ``value`` is not one of the choices' values, or two choices' values compare
+        ConfigError: when ``value`` is not one of the choices' values, or two choices' values compare
             equal (``0 == False``, ``1 == 1.0``): ipywidgets finds a choice by its value and would
             show and hand on the first of them.
     """
     values = [v for _, v in choices]
     if value not in values:
-        raise ValueError(f"{description}: the start value {value!r} is not one of the choices {values!r}")
+        raise ConfigError(f"{description}: the start value {value!r} is not one of the choices {values!r}")
     held = [_NONE if v is None else v for v in values]  # what the widget holds: no None
     for i, j in itertools.combinations(range(len(held)), 2):
         if held[i] == held[j]:
-            raise ValueError(
+            raise ConfigError(
                 f"{description}: the choices {choices[i][0]!r} and {choices[j][0]!r} have equal values"
                 f" ({values[i]!r} == {values[j]!r}), which a dropdown cannot tell apart"
             )
@@ -132,7 +132,7 @@ class Panel:
                 w.layout.width = _SLIDER_WIDTH
             elif isinstance(w, widgets.Dropdown):
                 if any(v is None for v in w._options_values):
-                    raise ValueError(
+                    raise ConfigError(
                         f"the dropdown {w.description!r} has a choice whose value is None, which ipywidgets 8"
                         " shows as an empty box: build it with labsupport.widgets.panel.dropdown()"
                     )
@@ -163,7 +163,9 @@ class Panel:
 
     def _show(self, items: list[Shown]) -> None:
         if len(items) > self.slots:
-            raise RuntimeError(f"a panel with {self.slots} outputs was given {len(items)} items to show")
+            raise ConfigError(
+                f"render returned {len(items)} items to show, more than the panel's {self.slots} outputs (slots)"
+            )
         self._items = list(items)
         shown = self._padded(items)
         looks = [_looks(item) for item in shown]
@@ -190,9 +192,9 @@ class Panel:
 
 
 def _items(items: object) -> list[Shown]:
-    """``items`` if it is a list (what a render function must return); else a TypeError saying so."""
+    """``items`` if it is a list (what a render function must return); else a ConfigError saying so."""
     if not isinstance(items, list):
-        raise TypeError(
+        raise ConfigError(
             f"a panel's render function must return a list of charts, tables or Markdown, got {type(items).__name__}"
         )
     return items
@@ -293,18 +295,17 @@ def make_panel(
         whose ``render`` raises replaces them with a message naming the error.
 
     Raises:
-        RuntimeError: when ``render`` returns more items than ``slots``.
-        TypeError: when ``render`` returns something other than a list.
-        ValueError: when a Dropdown has a choice whose value is ``None`` (use :func:`dropdown`),
-            ``slots`` is not a whole number >= 1, or ``slots`` is not given and ``render`` returns
-            no item for the initial values.
+        ConfigError: when a Dropdown has a choice whose value is ``None`` (use :func:`dropdown`),
+            ``slots`` is not a whole number >= 1, ``slots`` is not given and ``render`` returns no item
+            for the initial values, or ``render`` returns something other than a list, or more items
+            than ``slots`` (after the panel is built, such a change shows the error in the panel).
     """
     if slots is not None and (type(slots) is not int or slots < 1):
-        raise ValueError(f"slots must be a whole number >= 1 (the most items render returns), got {slots!r}")
+        raise ConfigError(f"slots must be a whole number >= 1 (the most items render returns), got {slots!r}")
     panel = Panel(controls=controls, update=lambda **_: [], slots=slots or 0)
     first = _items(render(**panel.values()))
     if slots is None and not first:
-        raise ValueError("render returned no item for the initial values: pass slots=, the most items it returns")
+        raise ConfigError("render returned no item for the initial values: pass slots=, the most items it returns")
     panel.slots = len(first) if slots is None else slots
 
     def update(**values: Any) -> list[Shown]:

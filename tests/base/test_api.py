@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -57,3 +59,37 @@ def test_models_are_attributes_of_the_package_imported_on_first_use():
         "try:\n    labsupport.no_such_module\nexcept AttributeError:\n    pass\nelse:\n    raise SystemExit(1)\n"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def _type_checking_imports(package: str) -> dict[str, tuple[str, ...]]:
+    """``{module: names}`` a package's ``__init__`` imports under ``if TYPE_CHECKING:``."""
+    source = Path(importlib.import_module(package).__file__ or "").read_text(encoding="utf-8")
+    found: dict[str, tuple[str, ...]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for imp in node.body:
+                if isinstance(imp, ast.ImportFrom) and imp.module:
+                    found[imp.module] = tuple(a.name for a in imp.names)
+    return found
+
+
+@pytest.mark.parametrize("package", ["labsupport.charts", "labsupport.widgets"])
+def test_lazily_exported_names_are_the_ones_imported_for_type_checking(package):
+    module = importlib.import_module(package)
+    exports = {name: tuple(sorted(names)) for name, names in module._EXPORTS.items()}
+    assert exports == {name: tuple(sorted(names)) for name, names in _type_checking_imports(package).items()}
+    eager = {n for n in module.__all__ if n in vars(module) and n not in {m for ns in exports.values() for m in ns}}
+    assert set(module.__all__) == eager | {n for ns in exports.values() for n in ns}
+
+
+def test_a_learners_first_import_loads_no_model_and_a_chart_loads_its_own():
+    code = (
+        "import sys, labsupport.charts, labsupport.widgets\n"
+        "from labsupport._models import MODELS\n"
+        "models = {m.module for m in MODELS}\n"
+        "print(sorted(models & set(sys.modules)))\n"
+        "labsupport.charts.dwfm_timeseries_chart, labsupport.widgets.dwfm_panel\n"
+        "print(sorted(models & set(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.splitlines()
+    assert out == ["[]", "['labsupport.dwfm']"]

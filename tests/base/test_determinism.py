@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from _registry import MODELS, digest
+from _registry import MODELS, digest, uncovered
 
 HERE = Path(__file__).resolve().parent
 SEEDS = (1, 2, 3)
@@ -54,6 +54,11 @@ def in_child(hash_seed: str) -> dict[str, str]:
         check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_every_registered_model_has_test_configs():
+    """A model registered in labsupport._models and not here fails: add its TEST_CONFIGS entry."""
+    assert uncovered() == set(), "add these models to TEST_CONFIGS in tests/_registry.py (or NOT_COVERED, with why)"
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

@@ -5,19 +5,21 @@ imports, bottom layer first.
 
 Layers (a module may import only from its own layer or a lower one)::
 
-    0  base      errors, clock, _validate, _sweep, _engine, _memo, presets, route53, timeline, dependencies, strategy,
-                 quiz (with _quiz_html): the concept quiz's data, scoring and HTML
+    0  base      errors, clock, _validate, _sweep, _engine, _models, _memo, presets, route53, timeline,
+                 dependencies, strategy, quiz (with _quiz_html): the concept quiz's data, scoring and HTML
     1  models    one package per model: race/, dwfm/, network/, dns_cache/
     2  composed  models built on other models: nlb/ (on network), explore/ (on race), chain/ (on all),
                  game/ (on chain)
     3  charts    labsupport.charts and its per-model modules
     4  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf, grading/
 
-Inside a model's package the parts are ordered too: ``config`` -> ``engine`` -> ``model`` ->
-``sweep`` -> ``replay``; a part imports only the parts before it (the package's ``__init__``
-re-exports them all). Every import counts, those under ``if TYPE_CHECKING:`` too: a type-only
-import is still a dependency, and hiding it hid circles. The package's ``__init__`` imports only
-the errors (the models it names are loaded lazily), so it counts as the base.
+The models and their layers (1, or 2 when built on another model) come from the package's one
+registry, ``labsupport._models``. Inside a model's package the parts are ordered as its entry
+lists them (``config`` -> ``engine`` -> ``model`` -> ``sweep``, say); a part imports only the
+parts before it (the package's ``__init__`` re-exports them all). Every import counts, those under
+``if TYPE_CHECKING:`` too: a type-only import is still a dependency, and hiding it hid circles. The
+package's ``__init__`` imports only the errors and the registry (the models it names are loaded
+lazily), so it counts as the base.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from pathlib import Path
 
 import pytest
 
+from labsupport._models import MODELS as REGISTERED
+
 PACKAGE = Path(__file__).resolve().parents[2] / "labsupport"
 
 #: The layer of each module, by the first part of its dotted name that is listed (longest first).
@@ -39,6 +43,8 @@ LAYERS: dict[str, int] = {
     "labsupport._validate": 0,
     "labsupport._sweep": 0,
     "labsupport._engine": 0,
+    "labsupport._models": 0,
+    "labsupport._lazy": 0,
     "labsupport._memo": 0,
     "labsupport.presets": 0,
     "labsupport.route53": 0,
@@ -48,14 +54,7 @@ LAYERS: dict[str, int] = {
     "labsupport._quiz_html": 0,
     "labsupport.predict": 0,
     "labsupport.strategy": 0,
-    "labsupport.race": 1,
-    "labsupport.dwfm": 1,
-    "labsupport.network": 1,
-    "labsupport.dns_cache": 1,
-    "labsupport.nlb": 2,
-    "labsupport.explore": 2,
-    "labsupport.chain": 2,
-    "labsupport.game": 2,
+    **{m.module: 2 if m.on else 1 for m in REGISTERED},
     "labsupport.charts": 3,
     "labsupport.widgets": 4,
     "labsupport.book": 4,
@@ -66,11 +65,9 @@ LAYERS: dict[str, int] = {
     "labsupport.apidoc": 4,
 }
 LAYER_NAMES = ("base", "models", "composed", "charts", "wiring")
-#: The packages that are models (layers 1 and 2), each with these parts, in this order.
-MODELS = tuple(m for m, n in LAYERS.items() if n in (1, 2))
-PARTS = ("config", "engine", "model", "sweep", "replay")
-#: Parts every model has.
-REQUIRED_PARTS = ("config", "engine", "model", "sweep")
+#: The packages that are models (layers 1 and 2), each with the parts its registry entry lists, in that order.
+MODELS = tuple(m.module for m in REGISTERED)
+PARTS: dict[str, tuple[str, ...]] = {m.module: m.parts for m in REGISTERED}
 
 
 def module_name(path: Path) -> str:
@@ -88,9 +85,9 @@ def layer(module: str) -> int:
 
 
 def part(module: str) -> tuple[str, int] | None:
-    """``(model package, rank in PARTS)`` for a part of a model (``labsupport.race.engine`` -> race, 1)."""
+    """``(model package, rank in its parts)`` for a part of a model (``labsupport.race.engine`` -> race, 1)."""
     package, _, name = module.rpartition(".")
-    return (package, PARTS.index(name)) if package in MODELS and name in PARTS else None
+    return (package, PARTS[package].index(name)) if package in PARTS and name in PARTS[package] else None
 
 
 def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
@@ -192,7 +189,8 @@ def upward(edges: dict[str, set[str]]) -> list[str]:
             if layer(b) > layer(a) and a != b.rsplit(".", 1)[0]:
                 out.append(f"{a} ({LAYER_NAMES[layer(a)]}) -> {b} ({LAYER_NAMES[layer(b)]})")
             elif pa and pb and pa[0] == pb[0] and pb[1] > pa[1]:
-                out.append(f"{a} ({PARTS[pa[1]]}) -> {b} ({PARTS[pb[1]]}), a later part of the same model")
+                parts = PARTS[pa[0]]
+                out.append(f"{a} ({parts[pa[1]]}) -> {b} ({parts[pb[1]]}), a later part of the same model")
     return out
 
 
@@ -241,11 +239,23 @@ def test_every_module_has_a_layer_it_was_listed_for():
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_every_model_has_the_same_parts(model):
+def test_every_model_has_the_parts_its_registry_entry_lists(model):
     modules = set(graph())
-    missing = [p for p in REQUIRED_PARTS if f"{model}.{p}" not in modules]
-    extra = sorted(m for m in modules if m.startswith(model + ".") and m.rpartition(".")[2] not in PARTS)
-    assert missing == [] and extra == [], f"{model}: missing {missing}, unexpected {extra}"
+    missing = [p for p in PARTS[model] if f"{model}.{p}" not in modules]
+    extra = sorted(m for m in modules if m.startswith(model + ".") and m.rpartition(".")[2] not in PARTS[model])
+    assert missing == [] and extra == [], f"{model}: missing {missing}, unexpected {extra} (see labsupport._models)"
+
+
+def test_every_model_package_is_registered():
+    packages = {f"labsupport.{p.name}" for p in PACKAGE.iterdir() if (p / "config.py").exists()}
+    assert packages == set(MODELS), "register each model once, in labsupport/_models.py"
+
+
+@pytest.mark.parametrize("entry", REGISTERED, ids=lambda m: m.name)
+def test_a_model_is_built_only_on_registered_models_before_it(entry):
+    earlier = [m.name for m in REGISTERED[: REGISTERED.index(entry)]]
+    assert set(entry.on) <= set(earlier), f"{entry.name} is built on {entry.on}; list those first"
+    assert entry.parts[0] == "config" and "model" in entry.parts
 
 
 def test_a_type_only_import_counts_and_closes_a_circle():

@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from labsupport import predict
+from labsupport.errors import ConfigError
 from labsupport.predict import NEVER, NO_GUESS, Question
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,15 +69,18 @@ def test_percent_unit_and_nearest() -> None:
     q = Question("goodput", guess=0.5, model=0.004, unit="%")
     assert q.show(q.guess) == "50%" and q.show(q.model) == "0.4%" and q.show(0.00031) == "0.031%"
     assert predict.nearest(1_850, (100, 1_000, 1_000_000)) == 1_000
-    with pytest.raises(ValueError, match="nearest"):
-        predict.nearest(0, (1, 10))
+    for value, options, named in [(0, (1, 10), "value"), (5, (1, -10), r"options\[1\]"), (5, (), "options")]:
+        with pytest.raises(ConfigError, match=named):
+            predict.nearest(value, options)
 
 
 def test_bad_question_is_an_error() -> None:
-    with pytest.raises(ValueError, match="tolerance"):
-        Question("q", guess=None, model=1.0, tolerance=-1)
-    with pytest.raises(ValueError, match="text"):
-        Question(" ", guess=None, model=1.0)
+    for tolerance in (-1, float("nan"), "0.2", True):
+        with pytest.raises(ConfigError, match=r"Question\.tolerance"):
+            Question("q", guess=None, model=1.0, tolerance=tolerance)
+    for text in (" ", None, 5):
+        with pytest.raises(ConfigError, match=r"Question\.text"):
+            Question(text, guess=None, model=1.0)
 
 
 @given(

@@ -16,7 +16,7 @@ import pytest
 
 from labsupport import chain, charts, dependencies, dns_cache, dwfm, explore, network, nlb, race, timeline
 from labsupport.charts import dependencies as dependencies_charts
-from labsupport.charts import dwfm as dwfm_charts
+from labsupport.charts import dwfm_grids
 from labsupport.charts._render import REFLOW_KEY, _datasets
 from labsupport.clock import INCIDENT_CLOCK
 
@@ -189,9 +189,9 @@ def test_dwfm_phase_data_and_channels():
     ok = sweep["recovered"].to_numpy()
     np.testing.assert_allclose(data["minutes"][ok], (rec[ok] / 60).round(1))  # minutes, as the cells' labels
     assert data["minutes"][~ok].isna().all()  # a stuck cell is not "fast"
-    assert (data["state"][~ok] == dwfm_charts._STUCK).all() and (data["state"][ok] == "").all()
+    assert (data["state"][~ok] == dwfm_grids._STUCK).all() and (data["state"][ok] == "").all()
     np.testing.assert_array_equal(data["fleet"], sweep["fleet_droplets_count"])
-    assert set(data["guard"]) <= set(dwfm_charts._PHASE_PANELS)  # panels named in words
+    assert set(data["guard"]) <= set(dwfm_grids._PHASE_PANELS)  # panels named in words
     assert {
         ("x", "fleet", "ordinal"),
         ("y", "outage", "ordinal"),
@@ -205,7 +205,7 @@ def test_dwfm_phase_data_and_channels():
     colour = next(e["color"] for e in _encodings(spec) if e.get("color", {}).get("field") == "minutes")
     assert "Minutes" in " ".join(colour["title"])
     stuck = next(e["opacity"] for e in _encodings(spec) if e.get("opacity", {}).get("field") == "state")
-    assert stuck["scale"]["domain"] == [dwfm_charts._STUCK]
+    assert stuck["scale"]["domain"] == [dwfm_grids._STUCK]
     assert stuck["legend"]["symbolFillColor"] == charts.PALETTE[1]
 
 

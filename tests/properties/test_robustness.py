@@ -776,7 +776,13 @@ def _fns() -> dict[str, Fn]:
                     hostile(),
                     st.just(pd.Timestamp("2025-10-20 05:28")),
                     st.just(pd.Timestamp("2025-10-20 05:28", tz="UTC")),
-                )
+                ),
+                "day_start": st.one_of(
+                    st.none(),
+                    hostile(),
+                    st.just(pd.Timestamp("2025-10-19 22:48")),
+                    st.just(pd.Timestamp("2025-10-21 05:28")),
+                ),
             },
         ),
         "network.CLOCK.seconds": Fn(
@@ -786,7 +792,7 @@ def _fns() -> dict[str, Fn]:
                 "when": st.one_of(
                     hostile(),
                     st.text(max_size=16),
-                    st.sampled_from(["07:00", "25:61", "2025-10-20 07:00", "2027-10-20 07:00"]),
+                    st.sampled_from(["07:00", "7:00 AM", "13:00 PM", "25:61", "2025-10-20 07:00", "2027-10-20 07:00"]),
                 )
             },
             "network",
@@ -867,7 +873,7 @@ def _fns() -> dict[str, Fn]:
             lambda: {
                 "timeseries": frames_or_junk(lambda: result("network").timeseries),
                 "normal_delay_s": numbers_or_junk(-10, 1e5),
-                "origin": st.one_of(st.none(), hostile()),
+                "clock": st.one_of(st.none(), hostile(), st.sampled_from([clock.INCIDENT_CLOCK, clock.NETWORK_CLOCK])),
                 "width": numbers_or_junk(-10, 5000),
             },
             "network",
@@ -883,7 +889,7 @@ def _fns() -> dict[str, Fn]:
                     st.dictionaries(st.text(max_size=5), st.one_of(st.none(), numbers_or_junk(-10, 1e5)), max_size=2),
                 ),
                 "threshold_s": st.one_of(st.none(), numbers_or_junk(-10, 1e5)),
-                "origin": st.one_of(st.none(), hostile()),
+                "clock": st.one_of(st.none(), hostile(), st.sampled_from([clock.INCIDENT_CLOCK, clock.NETWORK_CLOCK])),
                 "width": numbers_or_junk(-10, 5000),
             },
             "nlb",
@@ -898,7 +904,7 @@ def _fns() -> dict[str, Fn]:
                     st.dictionaries(hashable_junk(), frames_or_junk(lambda: result("nlb").timeseries), max_size=2),
                 ),
                 "floor": st.one_of(st.none(), numbers_or_junk(-1, 2)),
-                "origin": st.one_of(st.none(), hostile()),
+                "clock": st.one_of(st.none(), hostile(), st.sampled_from([clock.INCIDENT_CLOCK, clock.NETWORK_CLOCK])),
                 "width": numbers_or_junk(-10, 5000),
             },
             "nlb",
@@ -915,7 +921,7 @@ def _fns() -> dict[str, Fn]:
                     ),
                 ),
                 "restored_s": numbers_or_junk(-10, 1e5),
-                "origin": st.one_of(st.none(), hostile()),
+                "clock": st.one_of(st.none(), hostile(), st.sampled_from([clock.INCIDENT_CLOCK, clock.NETWORK_CLOCK])),
                 "start_s": numbers_or_junk(-10, 1e5),
                 "width": numbers_or_junk(-10, 5000),
             },

@@ -287,7 +287,7 @@ def test_panel_redraws_its_display_handles_in_place():
     assert [h.shown[-1] for h in panel._handles] == ["n=2", panel._padded([])[0]]
     slider.value = 3
     assert [h.shown[-1] for h in panel._handles] == ["n=3", "n=3"]
-    with pytest.raises(RuntimeError, match="2 outputs"):
+    with pytest.raises(ConfigError, match="3 items to show, more than the panel's 2 outputs"):
         panel._show(["a", "b", "c"])
 
 
@@ -562,9 +562,9 @@ def test_every_dropdown_shows_a_label_for_each_of_its_choices(lab):
 def test_a_dropdown_with_a_none_choice_is_refused_and_dropdown_hands_render_none():
     # A raw Dropdown with a None choice would show blank; the panel refuses it and names the cure.
     raw = ipywidgets.Dropdown(options=[("never", None), ("now", 1.0)], index=1, description="Operators")
-    with pytest.raises(ValueError, match=r"'Operators'.*panel\.dropdown\(\)"):
+    with pytest.raises(ConfigError, match=r"'Operators'.*panel\.dropdown\(\)"):
         make_panel({"at": raw}, lambda at: [])
-    with pytest.raises(ValueError, match=r"start value 2\.0 is not one of the choices"):
+    with pytest.raises(ConfigError, match=r"start value 2\.0 is not one of the choices"):
         dropdown([("never", None), ("now", 1.0)], 2.0, "Operators")
     seen = []
     p = make_panel(
@@ -579,7 +579,7 @@ def test_a_dropdown_with_a_none_choice_is_refused_and_dropdown_hands_render_none
 
 def test_a_dropdown_refuses_choices_it_cannot_tell_apart():
     # ipywidgets finds a choice by value: with 0 and False it showed "zero" for "off" and handed on 0.
-    with pytest.raises(ValueError, match=r"'zero' and 'off' have equal values \(0 == False\)"):
+    with pytest.raises(ConfigError, match=r"'zero' and 'off' have equal values \(0 == False\)"):
         dropdown([("zero", 0), ("off", False), ("never", None)], False, "x")
 
 
@@ -587,12 +587,12 @@ def test_make_panel_refuses_what_it_cannot_show():
     box = ipywidgets.Checkbox(value=False)
     # A render that shows nothing at first would leave a panel of no outputs, and a later item
     # would have nowhere to go (an adversarial run saw the error escape the widget's callback).
-    with pytest.raises(ValueError, match="pass slots="):
+    with pytest.raises(ConfigError, match="pass slots="):
         make_panel({"c": box}, lambda c: [] if not c else [alt.Chart()])
     for slots in (0, 2.5, "2", -1, True):
-        with pytest.raises(ValueError, match="slots must be a whole number"):
+        with pytest.raises(ConfigError, match="slots must be a whole number"):
             make_panel({"c": box}, lambda c: [], slots=slots)
-    with pytest.raises(TypeError, match="must return a list of charts, tables or Markdown, got NoneType"):
+    with pytest.raises(ConfigError, match="must return a list of charts, tables or Markdown, got NoneType"):
         make_panel({"c": box}, lambda c: None)
     p = make_panel({"c": box}, lambda c: [] if not c else [alt.Chart()], slots=1)
     box.value = True  # fills the one slot; nothing escapes

@@ -1,4 +1,4 @@
-"""The DNS-cache model's engine: when each resolver cache serves the empty answer, vectorised with numpy.
+"""When each resolver cache serves the empty answer, vectorised with numpy (the DNS-cache model's engine).
 
 Scenario:
     Used by :func:`labsupport.dns_cache.run`. Nothing queues, so there is no simpy clock: each
