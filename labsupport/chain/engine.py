@@ -192,12 +192,13 @@ def _run_dwfm(
     """DWFM through the outage, with the operators' throttle and restart (rule A: a delay after the restore)."""
     base, out = cfg.dwfm, t.outage
     start, end = out if out is not None else (0.0, 0.0)
-    throttle_at, restart_at = operators.dwfm_s(cfg, None if out is None else end)
+    throttle_at, throttle_until, restart_at = operators.dwfm_s(cfg, None if out is None else end)
     fields: dict[str, Any] = dict(
         outage_start_s=start,
         outage_end_s=end,
         throttle_by_queue_length=cfg.stop_points.throttle_recovery_work or base.throttle_by_queue_length,
         operator_throttle_at_s=throttle_at,
+        operator_throttle_until_s=throttle_until,
         operator_restart_at_s=restart_at,
         **seed,
     )

@@ -42,8 +42,9 @@ class Operators(Protocol):
         """When DNS is repaired by hand (the race's ``manual_repair_after_s``), or ``None``: the race config's own."""
         ...
 
-    def dwfm_s(self, cfg: ChainConfig, restored_s: float | None) -> tuple[float | None, float | None]:
-        """(throttle, restart) of DWFM, given when DNS was restored (``None``: it was never empty)."""
+    def dwfm_s(self, cfg: ChainConfig, restored_s: float | None) -> tuple[float | None, float | None, float | None]:
+        """(throttle, throttle relaxed, restart) of DWFM, given when DNS was restored (``None``: it was
+        never empty); a throttle relaxed at ``None`` stays."""
         ...
 
     def shedding_s(self, cfg: ChainConfig) -> tuple[float | None, float | None] | None:
@@ -82,12 +83,13 @@ class OperatorRules:
     def dns_repair_s(self, cfg: ChainConfig) -> float | None:
         return None
 
-    def dwfm_s(self, cfg: ChainConfig, restored_s: float | None) -> tuple[float | None, float | None]:
-        """Rule A: throttle and restart ``dwfm_operator_delay_s`` after DNS is restored."""
+    def dwfm_s(self, cfg: ChainConfig, restored_s: float | None) -> tuple[float | None, float | None, float | None]:
+        """Rule A: throttle and restart ``dwfm_operator_delay_s`` after DNS is restored (the throttle stays)."""
         act = None if restored_s is None else restored_s + cfg.dwfm_operator_delay_s
         base = cfg.dwfm
         return (
             None if base.operator_throttle_at_s is None else act,
+            None,
             None if base.operator_restart_at_s is None else act,
         )
 
@@ -154,10 +156,11 @@ class OperatorActions(Config):
         dns_repair_at_s: DynamoDB's DNS records repaired by hand (the race model's
             ``manual_repair_after_s``, counted from 11:48 PM, when the record went empty).
             ``None``: never, so the regional endpoint stays empty until ``horizon_s``.
-        ec2_throttle_at_s, ec2_throttle_relaxed_at_s: EC2 launches throttled (DWFM's
-            ``operator_throttle_at_s``: admission control on DWFM's queues) and that throttle
-            relaxed. In the model DWFM's admission control stays once taken; the relax counts only
-            for EC2's recovery (below).
+        ec2_throttle_at_s, ec2_throttle_relaxed_at_s: incoming work to DWFM throttled (DWFM's
+            ``operator_throttle_at_s``: admission control on DWFM's queues; new launches meet
+            "request limit exceeded") and that throttle relaxed (DWFM's
+            ``operator_throttle_until_s``: admission control off again; it also counts for EC2's
+            recovery, below).
         dwfm_restart_at_s: DWFM hosts restarted selectively (DWFM's ``operator_restart_at_s``).
         network_throttle_at_s, network_throttle_relaxed_at_s: network propagation work throttled:
             over [throttled, relaxed) a share of new launches is refused before it reaches Network
@@ -231,8 +234,8 @@ class OperatorActions(Config):
     def dns_repair_s(self, cfg: ChainConfig) -> float | None:
         return self.horizon_s if self.dns_repair_at_s is None else self.dns_repair_at_s
 
-    def dwfm_s(self, cfg: ChainConfig, restored_s: float | None) -> tuple[float | None, float | None]:
-        return (self.ec2_throttle_at_s, self.dwfm_restart_at_s)
+    def dwfm_s(self, cfg: ChainConfig, restored_s: float | None) -> tuple[float | None, float | None, float | None]:
+        return (self.ec2_throttle_at_s, self.ec2_throttle_relaxed_at_s, self.dwfm_restart_at_s)
 
     def shedding_s(self, cfg: ChainConfig) -> tuple[float | None, float | None] | None:
         return (self.network_throttle_at_s, self.network_throttle_relaxed_at_s)
