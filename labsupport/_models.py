@@ -75,7 +75,7 @@ MODELS: tuple[ModelEntry, ...] = (
     ModelEntry(
         "nlb",
         "NlbConfig",
-        ("config", "engine", "model"),
+        ("config", "checks", "engine", "model"),
         on=("network",),
         clock="NETWORK_CLOCK",
         simpy=True,

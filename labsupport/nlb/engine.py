@@ -17,40 +17,13 @@ import numpy as np
 import simpy
 
 from .. import _engine
-from .._validate import check_int, check_number, tick_s, to_ms
+from .._validate import tick_s, to_ms
 from ..network import NetworkResult
 from ..strategy import FailoverRequest, RunBudget, call_strategy
+from .checks import flap_transitions_per_check
 from .config import NlbConfig
 
-__all__ = ["SERIES", "NlbRecord", "flap_transitions_per_check", "simulate"]
-
-
-def flap_transitions_per_check(pass_fraction: float, healthy_count: int, unhealthy_count: int) -> float:
-    """Mean state changes per probe of a target whose probes pass independently with a given chance.
-
-    A target needs ``healthy_count`` passes in a row to enter service and ``unhealthy_count``
-    failures in a row to leave it. The expected waits are ``(1 - p**h) / ((1 - p) * p**h)`` and
-    ``(1 - q**u) / (p * q**u)`` probes (``q = 1 - p``); one cycle has two changes.
-
-    Args:
-        pass_fraction: chance a probe passes, in [0, 1].
-        healthy_count, unhealthy_count: the thresholds (>= 1).
-
-    Returns:
-        Changes per probe, in [0, 1]; 0 when ``pass_fraction`` is 0 or 1 (no flapping).
-
-    Raises:
-        ConfigError: an argument is out of range.
-    """
-    p = check_number("pass_fraction", pass_fraction, lo=0, hi=1)
-    h = check_int("healthy_count", healthy_count, lo=1, hi=10)
-    u = check_int("unhealthy_count", unhealthy_count, lo=1, hi=10)
-    q = 1.0 - p
-    ph, qu = p**h, q**u
-    if ph == 0.0 or qu == 0.0:  # p or q is 0, or so small that a streak never happens
-        return 0.0
-    cycle = (1 - ph) / (q * ph) + (1 - qu) / (p * qu)
-    return 2.0 / cycle
+__all__ = ["SERIES", "NlbRecord", "simulate"]
 
 
 @dataclass
@@ -157,6 +130,8 @@ class _Nlb:
         p = cfg.unconfigured_pass_fraction
         results = [t >= az.targets[j][2] or self.rng.random() < p for j in range(az.registered)]
         self.probes += az.registered
+        if self.down(az, t):  # a failed AZ: the round's results never arrive (its draws are taken all the same)
+            return
         if az.latency_s > 0:
             done = self.env.timeout(az.latency_s)
 
@@ -187,6 +162,11 @@ class _Nlb:
                     az.in_service[j] = False
                     self.flaps_since_sample += 1
                     self.record("target_out_of_service", az.index, az.targets[j][0])
+
+    def down(self, az: _Az, t: float) -> bool:
+        """Whether ``az`` is really down at ``t`` (the first AZ, over the config's ``az_down_*`` window)."""
+        at = self.cfg.az_down_at_s
+        return az.index == 0 and at is not None and at <= t < at + self.cfg.az_down_s
 
     # -- DNS failover --------------------------------------------------------------------------
     def check_failover(self, az: _Az, now_ms: int) -> None:
@@ -278,12 +258,13 @@ class _Nlb:
                 if az.in_service[j]:
                     good += configured
                     bad += not configured
-            cap += az.weight * (est + good + bad)
-            work += az.weight * (est + good)
+            up = 0.0 if self.down(az, t) else az.weight  # a failed AZ serves nothing
+            cap += up * (est + good + bad)
+            work += up * (est + good)
             fleet_flaps += az.unconfigured(t) * cfg.fleet_targets_per_launch_count * self.flap_rate
             if az.weight > 0:
                 load = demand * az.weight / weights
-                lost = load * bad / (est + good + bad)
+                lost = load if self.down(az, t) else load * bad / (est + good + bad)
                 failed += lost + max(0.0, load - lost - (est + good))
         per_min = 60.0 / cfg.health_check_interval_s
         removed = sum((1.0 - a.weight) * self.share(a) for a in self.azs)

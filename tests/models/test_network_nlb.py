@@ -236,6 +236,26 @@ def test_incident_calibration_and_levers():
     assert capped.peak_error_fraction < s.peak_error_fraction
 
 
+def test_a_really_failed_az_costs_its_share_with_failover_off_and_less_with_it_on():
+    # What-if for the game's debrief: the first AZ down for 30 minutes at noon. With failover off its
+    # share of the load fails for the whole half hour (a third of demand: 10 connection-minutes); with
+    # failover on, DNS takes it out once its results are 240 s old, and only what the other two AZs
+    # cannot carry fails. Before the failure nothing changes.
+    at = nlb.CLOCK.seconds("12:00")
+    on = replace(nlb.INCIDENT, disable_failover_at_s=None, reenable_failover_at_s=None)
+
+    def cost(cfg: NlbConfig) -> tuple[float, pd.DataFrame, pd.DataFrame]:
+        a, b = nlb.run(cfg).timeseries, nlb.run(replace(cfg, az_down_at_s=at)).timeseries
+        return float((b["error_fraction"] - a["error_fraction"]).sum()), a, b
+
+    off_cost, a, b = cost(nlb.INCIDENT)  # failover off from 9:36 AM to 2:09 PM, as on the night
+    on_cost, _, _ = cost(on)
+    assert off_cost == pytest.approx(30 / 3, rel=0.01) and 0 < on_cost < off_cost
+    pd.testing.assert_frame_equal(a[a["time_s"] < at], b[b["time_s"] < at])
+    with pytest.raises(ConfigError, match="az_down_s"):
+        replace(nlb.INCIDENT, az_down_s=0.0)
+
+
 def test_reenabling_too_early_brings_failover_back():
     early = replace(nlb.INCIDENT, reenable_failover_at_s=network.CLOCK.seconds("10:00"))
     ev = nlb.run(early).events
