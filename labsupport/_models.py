@@ -97,7 +97,27 @@ MODELS: tuple[ModelEntry, ...] = (
         api_page="chain",
     ),
     ModelEntry(
-        "game", "GameConfig", ("config", "engine", "model", "sweep"), on=("chain",), run="play", api_page="game"
+        "game",
+        "GameConfig",
+        (
+            "config",
+            "night",
+            "players",
+            "disguise",
+            "engine",
+            "alarms",
+            "investigate",
+            "score",
+            "cards",
+            "model",
+            "debrief",
+            "screen",
+            "room",
+            "sweep",
+        ),
+        on=("chain",),
+        run="play",
+        api_page="game",
     ),
 )
 

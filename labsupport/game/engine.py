@@ -21,7 +21,8 @@ import pandas as pd
 from .. import chain, timeline
 from .._memo import cached_run
 from ..chain import OperatorActions
-from .config import ACTIONS, CLOCK, FINAL_SUMMARY, POSTS
+from .config import ACTIONS, CLOCK
+from .night import FINAL_SUMMARY, POSTS
 
 _BY_NAME = {a.name: a for a in ACTIONS}
 
@@ -62,6 +63,7 @@ NOTES: dict[tuple[str, str], str] = {
 OUTCOMES: tuple[str, ...] = (
     "taken",
     "another update",
+    "investigating",
     "already in force",
     "already taken",
     "withdrawn",
@@ -91,9 +93,22 @@ def _withdrawn(entries: list[tuple[float, str]]) -> tuple[list[bool], list[str]]
     return withdrawn, said
 
 
+#: The actions that open a window in a model, and the field that closes it (one window a night each).
+_WINDOWS = {
+    "throttle_ec2": "ec2_throttle_relaxed_at_s",
+    "throttle_network": "network_throttle_relaxed_at_s",
+    "disable_failover": "failover_reenabled_at_s",
+}
+
+
 def _play(name: str, at: float, times: dict[str, float | None], once: set[str]) -> str:
     """Apply one entry to ``times`` (OperatorActions fields); return its outcome."""
-    field = _BY_NAME[name].field
+    action = _BY_NAME[name]
+    if action.kind == "investigation":
+        return "investigating"
+    field = action.field
+    if not field and name not in ("relax_throttles", "reenable_failover"):
+        return "taken"  # a remedy with no effect in the model
     if name == "relax_throttles":
         relaxed = [f for f in ("ec2_throttle", "network_throttle") if f in once and times[f + "_relaxed_at_s"] is None]
         for f in relaxed:
@@ -104,14 +119,8 @@ def _play(name: str, at: float, times: dict[str, float | None], once: set[str]) 
             return "failover not disabled"
         times[field] = at
         return "taken"
-    if name == "throttle_ec2" and times[field] is not None:
-        if times["ec2_throttle_relaxed_at_s"] is None:
-            return "already in force"
-        times["ec2_throttle_relaxed_at_s"] = None  # in force again (DWFM's admission control never left)
-        return "taken"
-    if name in ("throttle_network", "disable_failover") and times[field] is not None:
-        ended = times["network_throttle_relaxed_at_s" if name == "throttle_network" else "failover_reenabled_at_s"]
-        return "already in force" if ended is None else "not taken: the model has one window a night"
+    if name in _WINDOWS and times[field] is not None:
+        return "already in force" if times[_WINDOWS[name]] is None else "not taken: the model has one window a night"
     if times[field] is not None:
         return "already taken" if name in ("repair_dns", "restart_dwfm", "stop_automation") else "already in force"
     times[field] = at
@@ -122,12 +131,12 @@ def _play(name: str, at: float, times: dict[str, float | None], once: set[str]) 
 def fold(log: tuple[tuple[float, str], ...], horizon_s: float) -> tuple[OperatorActions, pd.DataFrame]:
     """Read a player's log into the chain's operator actions, entry by entry in time order.
 
-    Rules (each the game's, in the model's terms): a throttle is in force from its time until the
-    next *relax*, which relaxes every throttle then in force; EC2's throttle may be taken again
-    after a relax, network work's only once a night, and NLB failover disabled once (the models have
-    one such window). An *undo* withdraws the latest earlier entry not yet withdrawn if it was
-    taken at the undo's own clock time; one taken earlier has been in force since and stays
-    (nothing changes back in time). Repeats of an action in force change nothing.
+    Rules (each the game's, in the model's terms): a throttle is in force from its time until the next
+    *relax*, which relaxes every throttle then in force; each throttle, and NLB failover disabled, once
+    a night (the models have one such window). A remedy with no effect in the model and an investigation
+    are taken as they come. An *undo* withdraws the latest earlier entry not yet withdrawn if it was
+    taken at the undo's own clock time; one taken earlier has been in force since and stays (nothing
+    changes back in time). Repeats of an action in force change nothing.
 
     Args:
         log: ``(time_s, action)`` pairs (checked by :class:`~labsupport.game.GameConfig`), any order;
@@ -138,7 +147,8 @@ def fold(log: tuple[tuple[float, str], ...], horizon_s: float) -> tuple[Operator
         The :class:`~labsupport.chain.OperatorActions`, and one row per entry in the order played:
         ``time_s`` (float64), ``action``, ``label`` (string), ``outcome`` (string, one of the
         :data:`OUTCOMES`: ``"taken"``, ``"already in force"``, ``"withdrawn"``, ``"too late to
-        undo: take its opposite"``...), ``in_effect`` (bool: taken, or another status update).
+        undo: take its opposite"``, ``"investigating"``...), ``in_effect`` (bool: taken, another status
+        update, or an investigation).
     """
     order = sorted(range(len(log)), key=lambda i: (log[i][0], i))
     entries = [(float(log[i][0]), log[i][1]) for i in order]
@@ -165,7 +175,7 @@ def fold(log: tuple[tuple[float, str], ...], horizon_s: float) -> tuple[Operator
             "outcome": pd.Series(outcomes, dtype="string"),
         }
     )
-    frame["in_effect"] = frame["outcome"].isin(["taken", "another update"]).astype(bool)
+    frame["in_effect"] = frame["outcome"].isin(["taken", "another update", "investigating"]).astype(bool)
     return OperatorActions(horizon_s=horizon_s, **times), frame  # type: ignore[arg-type]
 
 

@@ -45,8 +45,6 @@ _TWO_PACKAGES = "two-packages wave (moves it to the course's machinery package)"
 ALLOWED: dict[str, Allowed] = {
     "student.py": Allowed("911 lines", "the student copies' writer, four jobs in one", f"learning; {_TWO_PACKAGES}"),
     "student.py:convert_chapter": Allowed("119 lines, complexity 32", "one pass over a chapter's cells", "learning"),
-    "widgets/game.py:game_panel": Allowed("101 lines, complexity 18", "lab 07's panel and its callbacks", "game"),
-    "charts/game.py:game_debrief_chart": Allowed("73 lines", "the debrief's layers in one function", "game"),
     "grading/grade.py": Allowed("517 lines", "the sandboxed grader and its scan", f"grading; {_TWO_PACKAGES}"),
     "grading/grade.py:grade_one": Allowed("70 lines", "one submission from sandbox to verdict", "grading"),
     "grading/__main__.py:main": Allowed("73 lines", "the grading command line", "grading"),

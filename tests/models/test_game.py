@@ -27,7 +27,7 @@ from labsupport.game import (
     play,
     search,
 )
-from labsupport.game import config as game_config
+from labsupport.game import night as game_night
 from labsupport.game import model as game_model
 
 END = GameConfig(clock_s=HORIZON_S)
@@ -319,7 +319,7 @@ def test_the_facilitator_packs_posts_are_the_games_feed_and_the_final_summary_is
 
 def test_every_health_dashboard_row_is_a_post_or_a_line_of_the_final_summary():
     rows = timeline.load(services="Health Dashboard")
-    posts = {i for i, _ in game_config.POSTS}
+    posts = {i for i, _ in game_night.POSTS}
     afterwards = {i for ids, _ in FINAL_SUMMARY for i in ids}
     assert set(rows["id"]) == posts | afterwards and posts.isdisjoint(afterwards)
     tagged = rows.set_index("id")

@@ -109,7 +109,7 @@ def test_bug6_no_status_update_reads_none_posted_in_the_debrief():
     from labsupport.widgets import game_view
 
     config = GameConfig(actions=night(without=("communicate",)), clock_s=HORIZON_S)
-    score = game_view(config, debrief=True)[4].set_index("stage")
+    score = game_view(config, debrief=True)[7].set_index("stage")
     assert score.at["First status update", "yours"] == "none posted"  # it read "not over by 3:48 PM"
 
 

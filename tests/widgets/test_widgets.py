@@ -655,30 +655,40 @@ def test_game_cards_show_every_card_escaped_and_refuse_a_frame_without_the_decks
         widgets.game_cards(cards.assign(card=cards["card"].astype(float)))
 
 
+def press(panel, name: str) -> None:
+    """Click the game panel as a player does: choose the action's system, then its verb's button."""
+    from labsupport import game
+
+    action = next(a for a in game.ACTIONS if a.name == name)
+    if action.system:
+        panel.system.value = action.system
+    panel.verbs[action.verb].click()
+
+
 def test_game_buttons_take_undo_and_retake_an_action_at_the_same_clock_time():
     panel = widgets.game_panel()
     log = panel.controls["log"]
     panel.steps[3600.0].click()
     assert panel.controls["clock_s"].value == 3600
-    panel.buttons["restart_dwfm"].click()
+    press(panel, "restart_dwfm")
     assert log.value == ((3600.0, "restart_dwfm"),)
-    panel.buttons["undo"].click()
+    press(panel, "undo")
     assert log.value == ()
-    panel.buttons["restart_dwfm"].click()  # the same action at the same time, taken again after its undo
+    press(panel, "restart_dwfm")  # the same action at the same time, taken again after its undo
     assert log.value == ((3600.0, "restart_dwfm"),) and len(log.options) == 1
-    panel.buttons["restart_dwfm"].click()  # twice in a row: still once
+    press(panel, "restart_dwfm")  # twice in a row: still once
     assert log.value == ((3600.0, "restart_dwfm"),)
 
 
 def test_game_undo_after_the_clock_moved_changes_nothing_back_in_time():
     panel = widgets.game_panel()
     log = panel.controls["log"]
-    panel.buttons["repair_dns"].click()
+    press(panel, "repair_dns")
     panel.steps[3600.0].click()
-    panel.buttons["undo"].click()  # the repair has been in force for an hour: it stays, and the log says so
+    press(panel, "undo")  # the repair has been in force for an hour: it stays, and the log says so
     assert log.value == ((0.0, "repair_dns"), (3600.0, "undo"))
-    assert list(panel._items[2]["outcome"]) == ["taken", "too late to undo: take its opposite"]
-    panel.buttons["undo"].click()  # twice at one time: still one entry
+    assert list(panel._items[4]["outcome"]) == ["taken", "too late to undo: take its opposite"]
+    press(panel, "undo")  # twice at one time: still one entry
     assert log.value == ((0.0, "repair_dns"), (3600.0, "undo"))
 
 
@@ -694,15 +704,15 @@ def test_game_plays_actions_at_one_time_in_click_order_whatever_order_the_select
     log = panel.controls["log"]
     views.clear()  # the panel's first drawing
     for name in ("repair_dns", "throttle_ec2", "relax_throttles"):
-        panel.buttons[name].click()
+        press(panel, name)
     assert len(views) == 3  # one run per click: never one for the empty selection the new option causes
     log.value = ((0.0, "repair_dns"), (0.0, "relax_throttles"))  # throttle withdrawn in the log
-    panel.buttons["throttle_ec2"].click()  # and taken again: now after the relax
+    press(panel, "throttle_ec2")  # and taken again: now after the relax
     assert [o[1][1] for o in log.options] == ["repair_dns", "relax_throttles", "throttle_ec2"]
-    outcomes = list(panel._items[2]["outcome"])
+    outcomes = list(panel._items[4]["outcome"])
     assert outcomes[1] == "no throttle to relax"  # relaxed before anything was throttled
     log.index = tuple(sorted(log.index))  # as the browser sends it back
-    assert list(panel._items[2]["outcome"]) == outcomes
+    assert list(panel._items[4]["outcome"]) == outcomes
 
 
 def test_game_view_refuses_what_is_not_a_game_config_or_a_bool():
@@ -780,7 +790,7 @@ def test_game_undo_never_takes_back_an_undo_of_the_given_log():
     from labsupport import game
 
     panel = widgets.game_panel(game.GameConfig(actions=((0.0, "repair_dns"), (0.0, "undo"))))
-    panel.buttons["undo"].click()  # the repair, already withdrawn by the log's own undo, stays withdrawn
+    press(panel, "undo")  # the repair, already withdrawn by the log's own undo, stays withdrawn
     played = game.play(game.GameConfig(actions=tuple(panel.controls["log"].value)))
     assert not played.actions.loc[played.actions["action"] == "repair_dns", "in_effect"].any()
 
@@ -792,10 +802,11 @@ def test_game_with_dns_repaired_at_1148_pm_debriefs_with_no_stage():
     result = game.play(config)
     assert result.chain.stages.empty and result.summary.over and result.summary.total_s == 0.0
     items = widgets.game_view(config, debrief=True)
-    score = items[4].set_index("stage")
+    score = items[7].set_index("stage")
     assert (score.loc[list(game.model.chain.STAGES), "yours"] == "never began").all()
     assert score.loc["Whole event", "yours"] == "11:48 PM"
-    assert "Stages: none" in items[5].to_dict()["description"]
+    assert "Stages: none" in items[8].to_dict()["description"]
+    assert "**Verdict: hindsight.**" in items[5].data  # nothing on the screen at 11:48 PM pointed to DNS
 
 
 def test_game_panel_refuses_what_its_widgets_cannot_show_and_the_debrief_stays_within_the_game():
