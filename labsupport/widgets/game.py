@@ -14,7 +14,7 @@ import pandas as pd
 from IPython.display import Markdown
 
 from .. import charts, game
-from .._validate import check_bool, check_number
+from .._validate import check_bool, check_choice, check_number
 from ..errors import ConfigError
 from ..game import disguise as _disguise
 from ..timeline import format_duration
@@ -131,24 +131,29 @@ def _status(result: game.GameResult, s: game.Screen) -> str:
     return text + ("\n\n" + note if note else "")
 
 
-def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
+def game_view(config: game.GameConfig, *, debrief: bool = False, system: str = "") -> list[Shown]:
     """Play ``config`` and return what the game panel shows, in the game's names (disguised if it is).
 
     Args:
         config: a :class:`labsupport.game.GameConfig`.
         debrief: also show the debrief (the verdict, the notes, the impact and the stage ends beside
             AWS's play, the reveal of a disguised night, the night's code, the debrief chart).
+        system: the system the panel's buttons apply to (a key of :data:`labsupport.game.SYSTEMS`),
+            named with what it is at the top of the status; ``""`` for none.
 
     Returns:
         ``[Markdown status and posts, the pager (firing alarms, newest first), the findings, dashboard
         chart, the log]``, then, with ``debrief``, :func:`labsupport.widgets.game_debrief.debrief_view`'s four.
 
     Raises:
-        ConfigError: ``config`` is not a GameConfig, or ``debrief`` is not a bool.
+        ConfigError: ``config`` is not a GameConfig, ``debrief`` is not a bool, or ``system`` is not
+            one of the game's systems (nor ``""``).
     """
     if not isinstance(config, game.GameConfig):
         raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
     debrief = check_bool("debrief", debrief)
+    if system != "":
+        check_choice("system", system, tuple(game.SYSTEMS))
     result = game.play(config)
     s = game.screen(result)
     pager = s.firing[["since", "alarm"]].rename(columns={"since": "firing since"})
@@ -158,7 +163,9 @@ def game_view(config: game.GameConfig, *, debrief: bool = False) -> list[Shown]:
         else Markdown("**Findings:** none yet. Choose a system and investigate: each look costs game time.")
     )
     chart = charts.game_dashboard_chart(s.dashboards, clock=s.disguise.clock, time_title=s.disguise.time_title)
-    items: list[Shown] = [Markdown(_status(result, s)), pager, findings, chart, s.log[["time", "action", "outcome"]]]
+    focus = f"**System:** {s.disguise.text(f'{system}, {game.SYSTEMS[system]}')}.\n\n" if system else ""
+    status = Markdown(focus + _status(result, s))
+    items: list[Shown] = [status, pager, findings, chart, s.log[["time", "action", "outcome"]]]
     if debrief:
         items += debrief_view(result)
     return items
@@ -206,14 +213,14 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
     Controls: ``clock_s`` (a slider the clock buttons move, 0 to the horizon in 5-minute steps; a
     facilitator may drag it to jump; an action is taken at the time it shows), ``log`` (the actions
     taken so far, each selected; unselecting one withdraws it), ``debrief`` (checkbox: show the
-    debrief). Every reachable value is a valid :class:`labsupport.game.GameConfig`. Beside them:
-    ``panel.system`` (the system the investigation and remedy buttons apply to; a button the game
-    has no such pair for is greyed out), ``panel.verbs`` (verb -> button: the investigations of
-    :data:`labsupport.game.INVESTIGATIONS`, which take an entry and move the clock on by their
-    cost, and the remedies of :data:`labsupport.game.REMEDIES`, relax, a status update and undo),
-    ``panel.steps`` (clock steps) and ``panel.projector`` (a toggle button, *Projector mode*, that
-    enlarges the whole panel :data:`PROJECTOR_ZOOM` times, the :data:`PROJECTOR_CLASS` class on
-    ``panel.box``; it changes no result).
+    debrief), ``system`` (the system the investigation and remedy buttons apply to, named at the top of
+    the status; a button the game has no such pair for is greyed out; also ``panel.system``). Every
+    reachable value is a valid :class:`labsupport.game.GameConfig`. Beside them: ``panel.verbs`` (verb
+    -> button: the investigations of :data:`labsupport.game.INVESTIGATIONS`, which take an entry and
+    move the clock on by their cost, and the remedies of :data:`labsupport.game.REMEDIES`, relax, a
+    status update and undo), ``panel.steps`` (clock steps) and ``panel.projector`` (a toggle button,
+    *Projector mode*, that enlarges the whole panel :data:`PROJECTOR_ZOOM` times, the
+    :data:`PROJECTOR_CLASS` class on ``panel.box``; it changes no result).
 
     Raises:
         ConfigError: ``config`` is not a GameConfig (or one the panel cannot show: off its 5-minute
@@ -238,14 +245,17 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
         "clock_s": clock,
         "log": log,
         "debrief": widgets.Checkbox(value=False, description="Debrief (reveals the score)", indent=False),
+        "system": widgets.Dropdown(
+            options=[(d.text(s), s) for s in game.SYSTEMS], value="DynamoDB", description="System"
+        ),
     }
 
-    def render(clock_s: int, log: tuple[tuple[float, str], ...], debrief: bool) -> list[Shown]:
+    def render(clock_s: int, log: tuple[tuple[float, str], ...], debrief: bool, system: str) -> list[Shown]:
         actions = tuple(sorted(log, key=place))
         played = game.GameConfig(
             actions=actions, clock_s=float(clock_s), horizon_s=config.horizon_s, disguised=config.disguised
         )
-        return game_view(played, debrief=debrief)
+        return game_view(played, debrief=debrief, system=system)
 
     def place(entry: tuple[float, str]) -> int:
         """The entry's place in the log's list. That order is the order of play and of the clicks (an
@@ -295,7 +305,7 @@ def _verb_buttons(d: _disguise.Disguise) -> dict[str, widgets.Button]:
 
 def _wire(panel: Panel, d: _disguise.Disguise, option: Any, place: Any, projector: bool) -> None:
     """The panel's buttons, system dropdown and projector toggle, around its controls."""
-    system = widgets.Dropdown(options=[(d.text(s), s) for s in game.SYSTEMS], value="DynamoDB", description="System")
+    system = panel.controls["system"]
     verbs = _verb_buttons(d)
 
     def chosen(verb: str) -> game.Action | None:
@@ -346,7 +356,7 @@ def _wire(panel: Panel, d: _disguise.Disguise, option: Any, place: Any, projecto
             widgets.Box([widgets.HTML("<b>Advance the clock:</b>"), *steps.values()], layout=row),
             widgets.Box([system, widgets.HTML("<b>Investigate it (takes time):</b>"), *investigations], layout=row),
             widgets.Box([widgets.HTML("<b>Act (at the clock's time):</b>"), *remedies], layout=row),
-            panel.box,
+            widgets.Box([panel.controls[n] for n in ("clock_s", "log", "debrief")], layout=row),
         ]
     )
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labsupport import chain, network, timeline
+from labsupport import chain, game, network, timeline
 from labsupport._memo import clear_run_cache
 from labsupport.errors import ConfigError
 from labsupport.game import (
@@ -27,8 +27,8 @@ from labsupport.game import (
     play,
     search,
 )
-from labsupport.game import night as game_night
 from labsupport.game import model as game_model
+from labsupport.game import night as game_night
 
 END = GameConfig(clock_s=HORIZON_S)
 
@@ -337,3 +337,26 @@ def test_no_unverified_action_is_given_a_time():
     throttle = next(a for a in ACTIONS if a.name == "throttle_network")
     assert throttle.aws_id == "" and "[UNVERIFIED]" in throttle.aws_note
     assert "throttle_network" not in {n for _, n in AWS_ACTIONS}
+
+
+def test_the_facilitator_packs_reading_of_the_score_says_what_the_model_does():
+    from pathlib import Path
+
+    from labsupport.game import debrief
+
+    text = (Path(__file__).resolve().parents[2] / "chapters" / "instructor-guide" / "game-day.md").read_text(
+        encoding="utf-8"
+    )
+    section = text.split("## Reading the score", 1)[1].split("\n## ", 1)[0]
+    assert f"({game.BAND_FRACTION:.0%} :".replace("% :", " %:") in section.replace("\n", " ")
+    plays = game.players()
+    never = play(plays["Never touches NLB failover"])
+    aws = play(plays["AWS's play"])
+    assert "ends the NLB stage hours earlier, at more connection errors" in " ".join(section.split())
+    assert aws.summary.nlb_end_s - never.summary.nlb_end_s > 3 * 3600
+    assert never.impact.set_index("measure").at["NLB connection errors", "verdict"] == "more"
+    assert "identified at 12:38 AM and DNS restored at 2:25 AM" in " ".join(section.split())
+    early = play(plays["Repairs DNS at 11:48 PM"])
+    assert any("12:38 AM" in n and "2:25 AM" in n for n in debrief.notes(early))
+    for verdict in ("better than", "the same as", "worse than AWS's play", "not over", "hindsight"):
+        assert verdict in " ".join(section.split())

@@ -695,6 +695,7 @@ def test_game_undo_after_the_clock_moved_changes_nothing_back_in_time():
 def test_game_plays_actions_at_one_time_in_click_order_whatever_order_the_selection_comes_back_in(monkeypatch):
     # Found by trying to break it: a browser sends a SelectMultiple's selection back in list order,
     # the kernel had it in the order set, and the model plays actions at one time in the order given.
+    from labsupport import game
     from labsupport.widgets import game as game_widgets
 
     views = []
@@ -704,8 +705,11 @@ def test_game_plays_actions_at_one_time_in_click_order_whatever_order_the_select
     log = panel.controls["log"]
     views.clear()  # the panel's first drawing
     for name in ("repair_dns", "throttle_ec2", "relax_throttles"):
-        press(panel, name)
-    assert len(views) == 3  # one run per click: never one for the empty selection the new option causes
+        action = next(a for a in game.ACTIONS if a.name == name)
+        panel.system.value = action.system or panel.system.value  # choosing the system redraws, once
+        views.clear()
+        panel.verbs[action.verb].click()
+        assert len(views) == 1  # one run per click: never one for the empty selection the new option causes
     log.value = ((0.0, "repair_dns"), (0.0, "relax_throttles"))  # throttle withdrawn in the log
     press(panel, "throttle_ec2")  # and taken again: now after the relax
     assert [o[1][1] for o in log.options] == ["repair_dns", "relax_throttles", "throttle_ec2"]
@@ -824,3 +828,22 @@ def test_game_panel_refuses_what_its_widgets_cannot_show_and_the_debrief_stays_w
     stages = game.play(idle).chain.stages
     assert (stages["end_s"] > game.HORIZON_S).any()  # the model's run goes on past the game's end
     assert "16 h 00 min" in debrief.to_dict()["description"]
+
+
+def test_game_panel_offers_a_verb_only_on_the_systems_it_applies_to_and_an_investigation_takes_time():
+    from labsupport import game
+
+    panel = widgets.game_panel()
+    panel.system.value = "DWFM"
+    assert panel.verbs["edit_dns"].disabled and not panel.verbs["restart_hosts"].disabled
+    assert not panel.verbs["relax_throttles"].disabled and not panel.verbs["search_logs"].disabled
+    panel.system.value = "Lambda"
+    assert not panel.verbs["restart_hosts"].disabled and panel.verbs["metrics"].disabled
+    panel.verbs["search_logs"].click()  # 15 minutes of game time: the clock moves on, the finding is back
+    assert panel.controls["clock_s"].value == 900 and panel.controls["log"].value == ((0.0, "search_logs:Lambda"),)
+    finding = panel._items[2]
+    assert list(finding["asked"]) == ["Search its logs: Lambda"] and "does not resolve" in finding["finding"].iloc[0]
+    assert panel._items[0].data.startswith("**System:** Lambda, functions run on demand.")
+    masked = widgets.game_panel(game.GameConfig(disguised=True))
+    assert [label for label, _ in masked.system.options][:3] == ["Ledger", "Compute", "Hostkeeper"]
+    assert "A disguised night" in masked._items[0].data
