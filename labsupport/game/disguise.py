@@ -90,7 +90,8 @@ class Disguise:
         """A copy of ``frame`` with each of ``columns`` (text) shown through :meth:`text`."""
         if not self.renames:
             return frame.copy()
-        return frame.assign(**{c: frame[c].map(lambda v: self.text(str(v))).astype("string") for c in columns})
+        shown = {c: {v: self.text(str(v)) for v in frame[c].unique()} for c in columns}  # each name once
+        return frame.assign(**{c: frame[c].map(shown[c]).astype("string") for c in columns})
 
     def time(self, time_s: float) -> str:
         """A time of the game's clock (seconds since its start) as the screen shows it ("1:22 PM")."""

@@ -24,7 +24,7 @@ from .. import nlb
 from .alarms import ALARMS
 from .config import ACTIONS
 
-__all__ = ["FINDING_COLUMNS", "findings"]
+__all__ = ["FINDING_COLUMNS", "Series", "findings", "series_of"]
 
 #: The columns of :func:`findings`, in order.
 FINDING_COLUMNS: tuple[str, ...] = ("time_s", "started_s", "action", "verb", "system", "text", "points_to")
@@ -45,6 +45,7 @@ _NLB_ERR = ("NLB", "connection error rate")
 _SIGNAL_SYSTEM = {_API: "DynamoDB", _LAUNCH: "EC2", _NLB_ERR: "NLB"}
 _FAILOVER_S = nlb.INCIDENT.failover_delay_threshold_s
 
+#: The signals of one run as arrays: ``(panel, signal) -> (times, values)``, each sorted by time.
 Series = dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]
 
 
@@ -257,7 +258,9 @@ def series_of(signals: pd.DataFrame) -> Series:
     }
 
 
-def findings(actions: pd.DataFrame, signals: pd.DataFrame, horizon_s: float) -> pd.DataFrame:
+def findings(
+    actions: pd.DataFrame, signals: pd.DataFrame, horizon_s: float, *, series: Series | None = None
+) -> pd.DataFrame:
     """The result of each investigation in a played log, read when it comes back.
 
     Args:
@@ -265,14 +268,15 @@ def findings(actions: pd.DataFrame, signals: pd.DataFrame, horizon_s: float) -> 
             ``outcome``); entries whose outcome is ``"investigating"`` are read.
         signals: :func:`labsupport.game.engine.signals` of the run, over the whole game.
         horizon_s: the game's end; a result due after it never comes.
+        series: :func:`series_of` of ``signals``, if the caller has it already.
 
     Returns:
         One row per result, in the order they come back: ``time_s`` (float64, when it came back),
         ``started_s`` (float64), ``action``, ``verb``, ``system``, ``text`` (the finding, the model's)
         and ``points_to`` (string: what it is evidence of, ``""`` if nothing).
     """
-    series = series_of(signals)
     played = actions[actions["outcome"] == "investigating"]
+    series = series_of(signals) if series is None and len(played) else (series or {})
     rows = []
     for started, name in zip(played["time_s"], played["action"], strict=True):
         action = _BY_NAME[str(name)]

@@ -100,7 +100,8 @@ class GameResult:
         hindsight: each action in effect that acts on the models and what justified it
             (:func:`labsupport.game.score.hindsight`).
         summary: a :class:`GameSummary`.
-        chain: the :class:`labsupport.chain.ChainResult` behind it all (the debrief's, not the players').
+        chain: the :class:`labsupport.chain.ChainResult` behind it all (the debrief's, not the players');
+            shared by every play of the same log: read-only (copy a frame before changing it).
     """
 
     config: GameConfig
@@ -127,6 +128,12 @@ def _signals(ops: chain.OperatorActions) -> pd.DataFrame:
 def _alarms(ops: chain.OperatorActions) -> pd.DataFrame:
     """The whole game's alarm transitions for ``ops`` (cached)."""
     return alarms.evaluate(_signals(ops), ops.horizon_s)
+
+
+@functools.lru_cache(maxsize=64)
+def _series(ops: chain.OperatorActions) -> investigate.Series:
+    """The whole game's signals for ``ops`` as arrays per signal, for the investigations (cached)."""
+    return investigate.series_of(_signals(ops))
 
 
 @functools.lru_cache(maxsize=1)
@@ -159,7 +166,8 @@ def _night(actions: tuple[tuple[float, str], ...], horizon_s: float) -> _Night:
         "NLB connection errors": per_stage[chain.STAGES[2]],
         "Launches refused": float(summary.refused_launches_count),
     }
-    found = investigate.findings(table, _signals(ops), horizon_s)
+    asked = table["outcome"].eq("investigating").any()
+    found = investigate.findings(table, _signals(ops), horizon_s, series=_series(ops) if asked else None)
     return _Night(
         ops, table, result, found, replace(summary, customer_minutes=measures[score.IMPACT_ROWS[0][0]]), measures
     )
@@ -187,17 +195,12 @@ def play(config: GameConfig | None = None) -> GameResult:
     config = GameConfig() if config is None else config
     if not isinstance(config, GameConfig):
         raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
-    night, aws = _night(config.actions, config.horizon_s), _night(AWS_ACTIONS, config.horizon_s)
+    night = _night(config.actions, config.horizon_s)
     clock = config.clock_s
     sig = _signals(night.ops)
     sig = sig[sig["time_s"] <= clock].reset_index(drop=True)
     every_alarm, feed = _alarms(night.ops), _feed()
-    table = _described(night.table)
-    hind = score.hindsight(table, every_alarm, night.findings, feed)
-    impact = score.impact_table(night.measures, aws.measures)
-    summary = replace(
-        night.summary, verdict=_verdict(night.summary, hind, impact), hindsight_count=int(hind["hindsight"].sum())
-    )
+    table, hind, impact, summary, scored = _scored(config.actions, config.horizon_s)
     return GameResult(
         config=config,
         dashboards=sig[sig["dashboard"]].drop(columns="dashboard").reset_index(drop=True),
@@ -205,13 +208,28 @@ def play(config: GameConfig | None = None) -> GameResult:
         alarms=every_alarm[every_alarm["time_s"] <= clock].reset_index(drop=True),
         findings=night.findings[night.findings["time_s"] <= clock].reset_index(drop=True),
         feed=feed[feed["time_s"] <= clock].reset_index(drop=True),
-        actions=table,
-        score=_score(summary, aws.summary, night.result, cards.aws_rows()),
-        impact=impact,
-        hindsight=hind,
+        actions=table.copy(),
+        score=scored.copy(),
+        impact=impact.copy(),
+        hindsight=hind.copy(),
         summary=summary,
         chain=night.result,
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _scored(
+    actions: tuple[tuple[float, str], ...], horizon_s: float
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, GameSummary, pd.DataFrame]:
+    """The night's log as played, hindsight, impact, summary and score: none depends on the clock (cached;
+    :func:`play` hands out copies)."""
+    night, aws = _night(actions, horizon_s), _night(AWS_ACTIONS, horizon_s)
+    table = _described(night.table)
+    hind = score.hindsight(table, _alarms(night.ops), night.findings, _feed())
+    impact = score.impact_table(night.measures, aws.measures)
+    verdict = _verdict(night.summary, hind, impact)
+    summary = replace(night.summary, verdict=verdict, hindsight_count=int(hind["hindsight"].sum()))
+    return table, hind, impact, summary, _score(summary, aws.summary, night.result, cards.aws_rows())
 
 
 def _described(table: pd.DataFrame) -> pd.DataFrame:

@@ -18,6 +18,7 @@ failover never turned off ends the NLB stage early, at more connection errors).
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import cast
 
@@ -121,10 +122,16 @@ def impact_table(yours: dict[str, float], aws: dict[str, float]) -> pd.DataFrame
 def band_of_end(row: str) -> float:
     """The band (seconds) around AWS's play's end of a score row: 20 % of the summary's length of that
     impact period; 0 for the first status update (the team's own time, not a model's)."""
-    if row not in _PERIOD_ROWS:
-        return 0.0
+    return _bands().get(row, 0.0)
+
+
+@functools.cache
+def _bands() -> dict[str, float]:
     d = timeline.durations()
-    return BAND_FRACTION * cast(pd.Timedelta, d.at[_PERIOD_ROWS[row], "duration"]).total_seconds()
+    return {
+        row: BAND_FRACTION * cast(pd.Timedelta, d.at[period, "duration"]).total_seconds()
+        for row, period in _PERIOD_ROWS.items()
+    }
 
 
 def compare(yours: float, aws_play: float, band_s: float) -> str:

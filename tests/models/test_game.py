@@ -174,7 +174,8 @@ def test_play_refuses_what_is_not_a_game_config():
 
 def test_runs_are_deterministic(aws):
     clear_run_cache()
-    game_model._signals.cache_clear()
+    for cached in (game_model._signals, game_model._alarms, game_model._series, game_model._night, game_model._scored):
+        cached.cache_clear()
     again = play(replace(END, actions=AWS_ACTIONS))
     pd.testing.assert_frame_equal(again.score, aws.score)
     pd.testing.assert_frame_equal(again.dashboards, aws.dashboards)
