@@ -1,4 +1,5 @@
-"""Speed figures of the exhaustive explorer (issue 7): default check, 16-row table, states per second.
+"""Speed figures of the exhaustive explorer (issue 7): default check, 16-row table, states per second, and
+a student's Enactor step (lab 08): the checker replaying it, and the race running it over 50 seeds.
 
 Run through ``python benchmarks/run.py explore``; ``figures()`` returns the rows. The lab's widget
 update is timed by the ``labs`` group.
@@ -11,7 +12,7 @@ from dataclasses import replace
 
 from _timing import once_with_memory, repeat
 
-from labsupport import explore
+from labsupport import enactor, explore
 
 #: The largest state space the lab's controls reach below the widget's bound (3 Enactors,
 #: 5 generations, 2 endpoints, no guard).
@@ -101,6 +102,30 @@ def _speed_rows() -> list[dict]:
     ]
 
 
+def _step_rows() -> list[dict]:
+    t = repeat(lambda: explore.run(explore.INCIDENT_STEP), runs=5, warmup=1)
+    s = explore.run(explore.INCIDENT_STEP).summary
+    seeds = repeat(lambda: explore.race_seeds(enactor.incident_step, range(50)), runs=3, warmup=0)
+    return [
+        {
+            "figure": "explore, the incident's Enactor step replayed (2 Enactors, 4 plans, 1 endpoint), median",
+            "value": t["median"],
+            "unit": "s",
+            "target": 5.0,
+            "better": "lower",
+            "note": f"{s.states_count:,} states; the step re-run from its start per new history of replies",
+        },
+        {
+            "figure": "race, the incident's Enactor step over 50 seeds (one hour each), median",
+            "value": seeds["median"],
+            "unit": "s",
+            "target": 30.0,
+            "better": "lower",
+            "note": "each resumption of the step traced within the step budget",
+        },
+    ]
+
+
 def figures() -> list[dict]:
     """Measure and return the explorer's speed rows (see ``benchmarks/run.py`` for the format)."""
-    return [*_default_rows(), *_table_rows(), *_speed_rows()]
+    return [*_default_rows(), *_table_rows(), *_speed_rows(), *_step_rows()]

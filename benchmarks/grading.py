@@ -1,32 +1,37 @@
-"""Grading an assignment: seconds per submission for a class of N (``otter run`` each), and its honesty set.
+"""Grading an assignment with the sandboxed grader: seconds per submission for a class of N, and its honesty set.
 
-Run ``python benchmarks/grading.py [ASSIGNMENT] [N] [JOBS]`` (default ``01-enactor-race``, 30
+Run ``python benchmarks/grading.py [ASSIGNMENT] [N] [JOBS]`` (default ``02-dwfm-collapse``, 30
 submissions, 2 at a time; ``all`` grades every assignment in turn). It builds the assignment with
-``otter assign``, writes N copies of the solution under N student ids (each graded against its own
-id, so each run computes its own expected answers), adds the blank student copy and a submission
-with one design mistake (lab 01: a wrong count; lab 02: a constant queue limit, which loses
-exactly the "hosts unlike yours" point; lab 03: a decision that restores an AZ already out, which
-flaps and loses the three points that see it; lab 04: a rule that serves stale at the limit too,
-which loses the one point that sees it; lab 05: a rule that refuses a launch that would finish
-exactly at the limit, which loses the one point that sees it; lab 06: a delete that keeps only the active plan,
-guard 3's rule, which leaves rollback records dangling and loses the three points that see it),
-grades them with the grading command's function and prints the wall time per submission and the
-CSV's totals. CI grades lab 01's whole honesty set (tests/grading/test_grading_lab01.py); this
-script is where the other assignments are graded by otter.
-Needs the ``[grading]`` extra.
+``python -m coursetools.grading build`` (the student copy and the solution), writes N copies of the
+solution under N student ids (each graded as its own id, so each run computes its own expected
+answers), adds the blank student copy and a submission with one design mistake (lab 01: a wrong
+count; lab 02: a constant queue limit, which loses exactly the "hosts unlike yours" point; lab 03: a
+decision that restores an AZ already out, which flaps and loses the three points that see it; lab
+04: a rule that serves stale at the limit too, which loses the one point that sees it; lab 05: a rule
+that refuses a launch that would finish exactly at the limit, which loses the one point that sees
+it; lab 06: a delete that keeps only the active plan, guard 3's rule, which leaves rollback records
+dangling and loses the three points that see it), grades them with the grading command's function
+(two sandboxed phases each: :mod:`coursetools.grading.grade`) and prints the wall time per
+submission, each phase's median, one submission's CPU seconds (as root, from the sandboxes' cgroups) and
+the CSV's totals. The red
+team (tests/grading/test_red_team.py) grades attacks; this script measures speed. Needs otter-grader
+(the ``[grading]`` extra), bubblewrap, and Linux.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from labsupport.grading import __main__ as cli
-from labsupport.grading import grade
+from coursetools.grading import __main__ as cli
+from coursetools.grading import grade
+from coursetools.grading.assignments import spec
 
 #: Per assignment: (text in the solution, its replacement, the auto-graded total that submission must get).
 ONE_WRONG = {
@@ -68,11 +73,18 @@ ONE_WRONG = {
 }
 
 
-def main(assignment: str = "01-enactor-race", n: int = 30, jobs: int = 2) -> dict[str, object]:
+def _median_cpu(grades: list[grade.Grade]) -> float | None:
+    """The median CPU seconds of one submission's two phases (counted by the sandboxes' cgroups, as
+    root; ``None`` elsewhere): what a submission costs whatever else the machine is doing."""
+    cpu = [g.phase_seconds["cpu"] for g in grades if "cpu" in g.phase_seconds]
+    return round(statistics.median(cpu), 1) if cpu else None
+
+
+def main(assignment: str = "02-dwfm-collapse", n: int = 30, jobs: int = 2) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         t0 = time.perf_counter()
-        assert cli.main(["build", assignment, "--out", str(root / "dist")]) == 0
+        assert cli.main(["build", assignment, "--out", str(root / "dist"), "--student-only"]) == 0
         build_s = time.perf_counter() - t0
         solution_text = (root / "dist" / "autograder" / f"{assignment}.ipynb").read_text()
         subs = root / "subs"
@@ -85,11 +97,10 @@ def main(assignment: str = "01-enactor-race", n: int = 30, jobs: int = 2) -> dic
         (subs / "s1999999-one-wrong.ipynb").write_text(
             solution_text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])
         )
-        autograder = next((root / "dist" / "autograder").glob("*.zip"))
         t0 = time.perf_counter()
-        grades = grade.grade_folder(subs, autograder, assignment=assignment, jobs=jobs)
+        grades = grade.grade_folder(subs, assignment=assignment, jobs=jobs)
         wall = time.perf_counter() - t0
-        grade.write_csv(grades, root / "grades.csv", manual=cli.ASSIGNMENTS[assignment][2])
+        grade.write_csv(grades, root / "grades.csv", manual=spec(assignment).manual_questions)
         with (root / "grades.csv").open() as f:
             rows = list(csv.DictReader(f))
         totals = {r["student_id"]: float(r["auto_total"]) for r in rows}
@@ -102,9 +113,14 @@ def main(assignment: str = "01-enactor-race", n: int = 30, jobs: int = 2) -> dic
         "build_s": round(build_s, 1),
         "wall_s": round(wall, 1),
         "s_per_submission": round(wall / (n + 2), 2),
+        "cpu_s_per_submission": _median_cpu(grades),
+        "median_one_submission_s": round(statistics.median(g.seconds for g in grades), 1),
+        "median_execute_s": round(statistics.median(g.phase_seconds.get("execute", 0.0) for g in grades), 1),
+        "median_check_s": round(statistics.median(g.phase_seconds.get("check", 0.0) for g in grades), 1),
         "full_marks": f"{sum(t == full for t in totals.values())} of {n} solutions scored {full:g}",
         "blank_total": blank,
         "one_wrong_total": f"{one_wrong} (expected {wrong_total})",
+        "load_average_1min_after": round(os.getloadavg()[0], 1),
     }
     print(json.dumps(out))
     return out
@@ -112,7 +128,7 @@ def main(assignment: str = "01-enactor-race", n: int = 30, jobs: int = 2) -> dic
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    chosen = args[0] if args else "01-enactor-race"
+    chosen = args[0] if args else "02-dwfm-collapse"
     numbers = [int(a) for a in args[1:3]]
     for name in sorted(ONE_WRONG) if chosen == "all" else [chosen]:
         main(name, *numbers)

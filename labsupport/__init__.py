@@ -2,8 +2,8 @@
 
 Modules, bottom layer first (nothing imports upward; ``tests/base/test_import_graph.py`` checks it)::
 
-    base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy, predict
-              (+ private _validate, _sweep, _engine, _models, _lazy, _memo, _quiz_html)
+    base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy, enactor, predict,
+              feedback (+ private _validate, _sweep, _engine, _models, _lazy, _memo)
     models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) [-> sweep]
     composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same parts each
               game/ (on chain)
@@ -11,7 +11,8 @@ Modules, bottom layer first (nothing imports upward; ``tests/base/test_import_gr
 The models are registered once, in ``labsupport._models`` (their parts, layer, clock, API page),
 which this package and the tests read.
     charts    charts/ (one module per model)                        data -> DataFrame -> encoding
-    wiring    widgets/ (panel, one module per lab), book, apidoc, colab, student, grading/
+              practice/ (one generator per model), exercises/ (one module of checks per lab)
+    wiring    widgets/ (panel, one module per lab), book, apidoc, colab, student, assignments/
               (controls -> run -> charts)
 
 * :mod:`labsupport.errors`: the errors this package raises.
@@ -20,9 +21,12 @@ which this package and the tests read.
 * :mod:`labsupport.timeline`: the incident timeline as data, from the AWS post-event summary.
 * :mod:`labsupport.route53`: the Route 53 hosted-zone rules the race's Enactors write through.
 * :mod:`labsupport.dependencies`: hidden single-Region dependencies as a graph (stop point 6).
-* :mod:`labsupport.quiz`: the concept quiz on the common misconceptions, and its scoring.
+* :mod:`labsupport.quiz`: the concept quiz's questions, one per common misconception (its key is the
+  grader's, in ``coursetools``).
 * :mod:`labsupport.predict`: a lab's predictions, kept before the runs and compared after them.
+* :mod:`labsupport.feedback`: what a check says about a learner's answer, part by part, and why.
 * :mod:`labsupport.strategy`: student code the engines run (a conditional write, a failover decision), bounded.
+* :mod:`labsupport.enactor`: a DNS Enactor's step written by a student, one Route 53 operation per ``yield``.
 * :mod:`labsupport.race`: the DNS Planner/Enactor race (simpy), its guards and sweeps.
 * :mod:`labsupport.dwfm`: EC2's DropletWorkflow Manager: lease expiry, congestive collapse, sweeps.
 * :mod:`labsupport.network`: Network Manager's propagation queue and its backlog.
@@ -32,13 +36,17 @@ which this package and the tests read.
 * :mod:`labsupport.chain`: the whole chain end to end, and the six stop points.
 * :mod:`labsupport.game`: the night played as the operators saw it, scored against the real timeline.
 * :mod:`labsupport.charts`: Altair charts of model output, and the offline renderer.
+* :mod:`labsupport.practice`: practice problems, a fresh one per seed for each model, with their checks.
+* :mod:`labsupport.exercises`: the labs' exercises' public checks, computed from the models.
 * :mod:`labsupport.widgets`: ipywidgets panels for readers who run the labs live.
 * :mod:`labsupport.colab`: the one setting (the published repository) and the install cells derived from it.
 * :mod:`labsupport.student`: student notebooks, the labs in plain CommonMark for any front end (also a
   Sphinx extension).
 * :mod:`labsupport.book`: the Sphinx extension that bundles the Vega JavaScript into the book.
 * :mod:`labsupport.apidoc`: the Sphinx extension that documents the constants a package re-exports.
-* :mod:`labsupport.grading`: graded assignments: each student's parameters and key, grading with otter.
+* :mod:`labsupport.assignments`: graded assignments, the student's side: each student's parameters,
+  predictions and public checks (the key, the hidden checks and the grader are ``coursetools``, a
+  second package that this one never imports).
 * :mod:`labsupport.pdf`: ``python -m labsupport.pdf``, a PDF of the whole built book (Chromium, pypdf).
 
 Every model's ``sweep(configs, *, executor=None)`` runs configs and returns one summary row each.
@@ -71,7 +79,9 @@ __version__ = "0.1.0"
 
 #: The modules ``labsupport.<name>`` gives without an import of its own (imported on first use):
 #: every registered model, and these.
-_LAZY = tuple(sorted({*model_names(), "charts", "clock", "dependencies", "presets", "route53", "timeline", "widgets"}))
+_LAZY = tuple(
+    sorted({*model_names(), "charts", "clock", "dependencies", "enactor", "presets", "route53", "timeline", "widgets"})
+)
 
 __all__ = ["ConfigError", "LabSupportError", "LimitExceeded", "StrategyTimeout", "__version__", *_LAZY]
 

@@ -9,7 +9,7 @@ narrow screens, accessibility fixes and print. Three small scripts from ``labsup
 opens the dropdowns before a reader prints a page (:data:`PRINT_JS_NAME`); one makes every box
 of a page that scrolls (a wide table, code block or chart on a phone) a labelled, keyboard-focusable
 region (:data:`SCROLL_REGIONS_JS_NAME`); one checks the concept quiz's answers in the page
-(:data:`QUIZ_JS_NAME`, see :mod:`labsupport.quiz`).
+(:data:`QUIZ_JS_NAME`, see :mod:`coursetools.quiz`).
 
 The download menu's ".pdf" item (the theme's ``window.print()``) is labelled "Print this page";
 once ``python -m labsupport.pdf`` has written the PDF of the whole book into the built HTML folder,
@@ -96,7 +96,7 @@ _CSS_DIR = Path(__file__).with_name("book_css")
 # served: labsupport.charts inlines it after each chart.)
 PRINT_JS_NAME = "labsupport-print.js"
 SCROLL_REGIONS_JS_NAME = "labsupport-scroll-regions.js"
-# The concept quiz's script (labsupport.quiz writes the quiz's HTML) acts only on a page with a quiz.
+# The concept quiz's script (coursetools.quiz writes the quiz's HTML) acts only on a page with a quiz.
 QUIZ_JS_NAME = "labsupport-quiz.js"
 JS_PARTS = {PRINT_JS_NAME: "print.js", SCROLL_REGIONS_JS_NAME: "scroll-regions.js", QUIZ_JS_NAME: "quiz.js"}
 _JS_DIR = Path(__file__).with_name("book_js")

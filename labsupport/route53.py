@@ -22,13 +22,22 @@ Covers:
 
 Every batch either commits whole or changes nothing. The guard flags (see
 :class:`labsupport.race.Guards`) are passed in as plain booleans.
+
+Operations, the vocabulary of an Enactor step a student writes (:mod:`labsupport.enactor`): each
+is one atomic call on one endpoint, :class:`Read` (the step gets a :class:`ZoneView`),
+:class:`Write` and :class:`Delete` (one change batch each; ``True`` if it committed). ``expect=``
+makes a batch a compare-and-set, as a Route 53 batch that deletes a record with a value the record
+no longer has fails whole. :meth:`HostedZone.view` and :meth:`HostedZone.perform` carry them out
+with the built-in batches' rules, every guard off.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Change", "HostedZone"]
+from .errors import ConfigError
+
+__all__ = ["COMMITTED", "Change", "Delete", "HostedZone", "Read", "Write", "ZoneView"]
 
 # Outcome kinds of a change batch. Enactors and tests compare against these strings.
 APPLIED = "applied"
@@ -41,6 +50,10 @@ SELF_REPAIRED = "self_repaired"
 DELETED = "deleted"
 DELETED_ACTIVE = "deleted_active"
 SKIPPED_REFERENCED = "skipped_referenced"
+CONDITION_FAILED = "condition_failed"
+MISSING = "missing"
+#: The outcome kinds of a batch that committed (a student's write or delete gets ``True`` for these).
+COMMITTED = frozenset({APPLIED, STALE_APPLIED, NOOP, DELETED, DELETED_ACTIVE})
 
 
 @dataclass(frozen=True)
@@ -53,7 +66,8 @@ class Change:
             ``"refused_empty"`` (guard 3; raises an alert), ``"inconsistent"`` (the rollback record
             cannot point at an active plan that no longer exists), ``"self_repaired"`` (guard 4),
             ``"deleted"``, ``"deleted_active"`` (clean-up removed the tree the alias points at) or
-            ``"skipped_referenced"`` (guard 2).
+            ``"skipped_referenced"`` (guard 2); for a student's operation (:meth:`HostedZone.perform`)
+            also ``"condition_failed"`` (``expect=`` no longer held) and ``"missing"`` (no tree to delete).
         generation: the plan generation the batch was about.
         before: alias target before the batch (None if no alias yet).
         after: alias target after the batch.
@@ -67,6 +81,92 @@ class Change:
     after: int | None
     records: int
     detail: str
+
+
+@dataclass(frozen=True)
+class ZoneView:
+    """What a :class:`Read` returns: the endpoint's records at the read (a snapshot).
+
+    Attributes:
+        endpoint: the endpoint read.
+        alias, rollback: the plan generations the alias and the rollback record point at (the
+            alias's tree may be gone: then the endpoint answers with no records).
+        trees: the plan generations whose record trees exist, ascending.
+    """
+
+    endpoint: str
+    alias: int | None
+    rollback: int | None
+    trees: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"alias {self.alias}, rollback {self.rollback}, trees {','.join(map(str, self.trees)) or 'none'}"
+
+
+@dataclass(frozen=True)
+class Read:
+    """Operation: read one endpoint's alias, rollback record and trees in one call; the step gets a :class:`ZoneView`.
+
+    Raises:
+        ConfigError: ``endpoint`` is not a non-empty ``str``.
+    """
+
+    endpoint: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.endpoint, str) or not self.endpoint:
+            raise ConfigError(f"read: endpoint must be an endpoint's name (a non-empty str), got {self.endpoint!r}")
+
+    def __str__(self) -> str:
+        return f"read({self.endpoint!r})"
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """A change batch a step yields: :class:`Write` or :class:`Delete` (see their docstrings)."""
+
+    endpoint: str
+    plan: int
+    expect: ZoneView | None = None
+
+    def __post_init__(self) -> None:
+        op = type(self).__name__.lower()
+        if not isinstance(self.endpoint, str) or not self.endpoint:
+            raise ConfigError(f"{op}: endpoint must be an endpoint's name (a non-empty str), got {self.endpoint!r}")
+        if type(self.plan) is not int or self.plan < 1:
+            raise ConfigError(f"{op}: plan must be a plan generation (an int >= 1), got {self.plan!r}")
+        view = self.expect is None or (isinstance(self.expect, ZoneView) and self.expect.endpoint == self.endpoint)
+        if not view:
+            raise ConfigError(f"{op}: expect must be None or what read({self.endpoint!r}) gave, got {self.expect!r}")
+
+    def __str__(self) -> str:
+        cas = "" if self.expect is None else f", expect=<alias {self.expect.alias}, rollback {self.expect.rollback}>"
+        return f"{type(self).__name__.lower()}({self.endpoint!r}, {self.plan}{cas})"
+
+
+class Write(_Batch):
+    """Operation ``Write(endpoint, plan, expect=None)``: one batch applying ``plan`` (tree, alias, rollback record).
+
+    ``expect``: ``None`` for a blind write (as in October), or a :class:`ZoneView` from an earlier
+    read of the endpoint: the batch then commits only if the alias and the rollback record still
+    point where they did (compare-and-set). The step gets ``True`` if it committed; ``False`` if
+    ``expect`` no longer held, or the alias points at a deleted tree (the inconsistent state).
+
+    Raises:
+        ConfigError: ``endpoint`` not a non-empty ``str``, ``plan`` not an ``int >= 1``, or
+            ``expect`` not ``None`` nor a read of this endpoint.
+    """
+
+
+class Delete(_Batch):
+    """Operation ``Delete(endpoint, plan, expect=None)``: one batch deleting plan ``plan``'s record tree.
+
+    ``expect`` as for :class:`Write`. The step gets ``True`` if the tree was deleted; ``False`` if
+    ``expect`` no longer held or there was no such tree. Deleting the alias's tree empties the endpoint.
+
+    Raises:
+        ConfigError: as for :class:`Write`.
+    """
 
 
 @dataclass
@@ -237,6 +337,41 @@ class HostedZone:
             self.alias,
             self.answer_count(),
             f"deleted plan {generation} ({count} records)",
+        )
+
+    def view(self) -> ZoneView:
+        """Answer a :class:`Read`: the alias, the rollback record and the trees that exist now."""
+        return ZoneView(self.endpoint, self.alias, self.rollback, tuple(sorted(self.trees)))
+
+    def perform(self, op: Write | Delete, records: int) -> Change:
+        """Commit a student's :class:`Write` or :class:`Delete` as one change batch (every guard off).
+
+        Args:
+            op: the operation; its ``endpoint`` must be this zone's.
+            records: weighted records in ``op.plan``'s tree for this endpoint (count), for a write.
+
+        Returns:
+            A :class:`Change`: ``condition_failed`` if ``op.expect`` no longer holds, ``missing``
+            for a delete of a tree that does not exist; otherwise as :meth:`apply_plan` or
+            :meth:`delete_tree` return it. The batch committed exactly when ``kind in COMMITTED``.
+        """
+        now = (self.alias, self.rollback)
+        if op.expect is not None and now != (op.expect.alias, op.expect.rollback):
+            return self._unchanged(CONDITION_FAILED, op.plan, f"refused: alias {now[0]}, rollback {now[1]} now")
+        if isinstance(op, Write):
+            return self.apply_plan(
+                op.plan,
+                records,
+                newest=(op.plan, records),
+                check_version_on_write=False,
+                reject_empty_records=False,
+                self_repair=False,
+                max_record_drop_fraction=1.0,
+            )
+        if op.plan not in self.trees:
+            return self._unchanged(MISSING, op.plan, f"no tree for plan {op.plan} to delete")
+        return self.delete_tree(
+            op.plan, delete_only_unreferenced=False, reject_empty_records=False, max_record_drop_fraction=1.0
         )
 
     def repair(self, generation: int, records: int) -> Change:

@@ -20,8 +20,8 @@ wrong with code written by someone else, and each becomes the course's
 Limits: a loop inside C code (``sum(range(10**12))``, ``time.sleep``) executes no Python step
 and is not counted. The stop is raised as a ``BaseException``, so ``except Exception`` cannot catch
 it; a strategy that catches everything (``except BaseException``, a bare ``except``) can swallow it,
-and CPython then stops tracing (a trace function that raises is removed). The grading scan flags
-such handlers, and a grading run's per-submission timeout is the last line of defence.
+and CPython then stops tracing (a trace function that raises is removed). The grader refuses such
+handlers when it compiles a design answer, and a check's time limit is the last line of defence.
 
 ::
 
@@ -54,6 +54,7 @@ __all__ = [
     "RunBudget",
     "STEP_BUDGET",
     "WriteRequest",
+    "bounded_call",
     "call_strategy",
     "check_strategy",
     "strategy_name",
@@ -283,6 +284,79 @@ def check_strategy(name: str, fn: object) -> None:
         return
 
 
+def bounded_call(
+    who: str,
+    call: Callable[[], object],
+    *,
+    on: str,
+    budget: int = STEP_BUDGET,
+    run_budget: RunBudget | None = None,
+    finish: str = "return",
+    hint: str = "a strategy must answer at once (no loops that wait)",
+) -> object:
+    """Run ``call()``, which runs a student's code, within a step budget; return what it returns.
+
+    The one bounded call: :func:`call_strategy` and each resumption of an Enactor step (:mod:`labsupport.enactor`).
+
+    Args:
+        who: the student's code as messages name it (``"conditional_write=my_rule"``).
+        call: a function of no arguments that runs the student's code once.
+        on: what the code was run on, for messages (a request's ``repr``).
+        budget: the most steps (Python lines plus bytecode instructions) the call may take (count).
+        run_budget: the run's budget, shared by all its calls (``None``: only ``budget`` applies).
+        finish, hint: what the code must do within ``budget`` steps (``"return"``), and what it should do
+            instead, for the timeout's message.
+
+    Raises:
+        StrategyTimeout: the call took more than ``budget`` steps, or the run's calls together
+            more than ``run_budget.total``.
+        ConfigError: the code raised or called ``sys.exit`` (chained as ``__cause__``).
+    """
+    limit = budget if run_budget is None else min(budget, max(run_budget.left, 0))
+    if limit < budget and run_budget is not None:
+        over_budget = (
+            f"{who}: this run's {run_budget.calls + 1:,} calls took more than {run_budget.total:,} steps "
+            "(Python lines and instructions) together; a strategy must answer in a few lines, or the run "
+            "must be smaller"
+        )
+        hint = ""
+    else:
+        over_budget = f"{who} did not {finish} within {budget:,} steps (Python lines and instructions) on {on}"
+        hint = f"; {hint}"
+    steps, own = 0, getattr(call, "__code__", None)
+
+    def tracer(frame: FrameType, event: str, arg: object) -> Callable | None:
+        nonlocal steps
+        if event == "call":
+            if frame.f_code is own:  # the course's own wrapper: only the student's code counts
+                return None
+            frame.f_trace_opcodes = True  # a one-line loop starts no new line: count its instructions
+        elif event in ("line", "opcode"):
+            steps += 1
+            if steps > limit:
+                raise _StepLimit
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        answer = call()
+    except _StepLimit:
+        raise StrategyTimeout(over_budget + hint) from None
+    except StrategyTimeout:
+        raise
+    except (Exception, SystemExit) as exc:
+        raise ConfigError(f"{who} raised {type(exc).__name__}: {exc} on {on}") from exc
+    finally:
+        sys.settrace(previous)
+        if run_budget is not None:
+            run_budget.left -= steps
+            run_budget.calls += 1
+    if steps > limit:  # the student's code caught the stop and went on: still a timeout
+        raise StrategyTimeout(over_budget)
+    return answer
+
+
 def call_strategy(
     name: str,
     fn: Callable[[Any], object],
@@ -312,46 +386,7 @@ def call_strategy(
             returned a non-``bool``.
     """
     who = f"{name}={strategy_name(fn)}"
-    limit = budget if run_budget is None else min(budget, max(run_budget.left, 0))
-    if limit < budget and run_budget is not None:
-        over_budget = (
-            f"{who}: this run's {run_budget.calls + 1:,} calls took more than {run_budget.total:,} steps "
-            "(Python lines and instructions) together; a strategy must answer in a few lines, or the run "
-            "must be smaller"
-        )
-        hint = ""
-    else:
-        over_budget = f"{who} did not return within {budget:,} steps (Python lines and instructions) on {request!r}"
-        hint = "; a strategy must answer at once (no loops that wait)"
-    steps = 0
-
-    def tracer(frame: FrameType, event: str, arg: object) -> Callable | None:
-        nonlocal steps
-        if event == "call":
-            frame.f_trace_opcodes = True  # a one-line loop starts no new line: count its instructions
-        elif event in ("line", "opcode"):
-            steps += 1
-            if steps > limit:
-                raise _StepLimit
-        return tracer
-
-    previous = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        answer = fn(request)
-    except _StepLimit:
-        raise StrategyTimeout(over_budget + hint) from None
-    except StrategyTimeout:
-        raise
-    except (Exception, SystemExit) as exc:
-        raise ConfigError(f"{who} raised {type(exc).__name__}: {exc} on {request!r}") from exc
-    finally:
-        sys.settrace(previous)
-        if run_budget is not None:
-            run_budget.left -= steps
-            run_budget.calls += 1
-    if steps > limit:  # the student's code caught the stop and went on: still a timeout
-        raise StrategyTimeout(over_budget)
+    answer = bounded_call(who, lambda: fn(request), on=repr(request), budget=budget, run_budget=run_budget)
     if type(answer) is not bool:
         kind = type(answer)
         named = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"

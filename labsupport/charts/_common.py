@@ -135,6 +135,7 @@ RACE_ACTION_GROUPS: dict[str, str] = {
     "self_repair": "repair",
     "manual_repair": "repair",
     "endpoint_restored": "repair",
+    "read": "read (no change)",
 }
 
 
@@ -151,6 +152,7 @@ _RACE_GROUP_STYLE: dict[str, tuple[str, str]] = {
     "active plan deleted / stuck": (PALETTE[5], "square"),
     "repair": (PALETTE[2], "triangle-up"),
     "initial state": (PALETTE[6], "diamond"),
+    "read (no change)": (PALETTE[0], "triangle-right"),
     "other action": (PALETTE[6], "cross"),
 }
 

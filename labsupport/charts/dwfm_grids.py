@@ -31,7 +31,7 @@ _PHASE_PANELS = (
 
 
 #: What a cell that never recovered shows, and its legend entry.
-_STUCK = "stuck: collapsed to the end of the simulated day"
+_STUCK = "stuck: still collapsed when the run ends (its horizon_s)"
 
 
 def dwfm_phase_data(sweep: pd.DataFrame) -> pd.DataFrame:
@@ -45,8 +45,8 @@ def dwfm_phase_data(sweep: pd.DataFrame) -> pd.DataFrame:
         droplets), ``outage`` (str, its length in words) and ``outage_s`` (float64, seconds),
         ``recovered`` (bool), ``minutes`` (float64, from DynamoDB's return to the last lease; NaN
         when stuck, so the colour scale never counts a stuck cell as fast), ``label`` (str, that
-        time in words, "1 h 24 min", or "stuck") and ``state`` (str, "stuck: collapsed to the end
-        of the simulated day" for a stuck cell, else "").
+        time in words, "1 h 24 min", or "stuck") and ``state`` (str, "stuck: still collapsed when the
+        run ends (its horizon_s)" for a stuck cell, else "").
 
     Raises:
         ConfigError: a bad ``sweep``, as :func:`dwfm_phase_chart` says.

@@ -48,8 +48,9 @@ def explore_sequence_data(steps: pd.DataFrame) -> pd.DataFrame:
     Returns:
         ``step`` (int64, the x position), ``actor`` (str, the lane), ``group`` (str, the action
         group: colour and shape, as in :data:`~labsupport.charts.RACE_ACTION_GROUPS`), ``plan``
-        (str, "p3"), ``endpoint`` (str), ``outcome`` (str) and ``role`` (str, "" or the key moment
-        that gets a rule).
+        (str, "p3"), ``endpoint`` (str), ``outcome`` (str), ``role`` (str, "" or the key moment
+        that gets a rule), ``operation`` and ``reply`` (str: a student's operation as it yielded it
+        and what it got back, from ``steps`` where it has those columns, else "").
 
     Raises:
         ConfigError: a bad ``steps``, as :func:`explore_sequence_chart` says.
@@ -72,6 +73,9 @@ def explore_sequence_data(steps: pd.DataFrame) -> pd.DataFrame:
             "endpoint": steps["endpoint"].astype(str),
             "outcome": steps["outcome"].astype(str),
             "role": steps["role"].astype(str),
+            # A student's step: the operation as it was yielded and its reply ("" for the built-in protocol).
+            "operation": steps["operation"].astype(str) if "operation" in steps else "",
+            "reply": steps["reply"].astype(str) if "reply" in steps else "",
         }
     )
     went_empty = steps.loc[steps["empty_after"] & ~steps["empty_after"].shift(fill_value=False)]
@@ -87,12 +91,21 @@ def explore_sequence_data(steps: pd.DataFrame) -> pd.DataFrame:
                     "endpoint": went_empty["endpoint"].astype(str),
                     "outcome": "alias points at a deleted plan: NOERROR with 0 answers",
                     "role": "",
+                    "operation": "",
+                    "reply": "",
                 }
             ),
         ],
         ignore_index=True,
     )
     return d
+
+
+def _sequence_tooltip(d: pd.DataFrame) -> list[alt.Tooltip]:
+    """The sequence chart's tooltip: a student's operation and its reply too, where the path has them."""
+    fields = ["step:Q", "actor:N", "group:N", "plan:N", "endpoint:N"]
+    fields += ["operation:N", "reply:N"] if d["operation"].ne("").any() else []
+    return [alt.Tooltip(f) for f in [*fields, "outcome:N"]]
 
 
 def explore_sequence_chart(
@@ -147,14 +160,7 @@ def explore_sequence_chart(
                 legend=alt.Legend(orient="bottom", columns=3),
             ),
             shape=alt.Shape("group:N", scale=alt.Scale(domain=groups, range=[styles[g][1] for g in groups])),
-            tooltip=[
-                alt.Tooltip("step:Q"),
-                alt.Tooltip("actor:N"),
-                alt.Tooltip("group:N"),
-                alt.Tooltip("plan:N"),
-                alt.Tooltip("endpoint:N"),
-                alt.Tooltip("outcome:N"),
-            ],
+            tooltip=_sequence_tooltip(d),
         )
     )
     plans = alt.Chart(d).mark_text(dy=-13, fontSize=11, color="#222").encode(x=x, y=y, text=alt.Text("plan:N"))

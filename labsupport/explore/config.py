@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import race
 from .._validate import Config, check_bool, check_instance, check_int
+from ..enactor import StepFunction, check_alone, check_step, incident_step
 from ..errors import ConfigError
 from ..race import Guards
 from ..strategy import DeleteRequest, WriteRequest, check_strategy
 
-__all__ = ["ExploreConfig", "GUARDS", "INCIDENT"]
+__all__ = ["ExploreConfig", "GUARDS", "INCIDENT", "INCIDENT_STEP"]
 
 #: The four guards, in the order of the course's stop points: the same tuple as
 #: :data:`labsupport.race.GUARD_NAMES` (one vocabulary for both models).
@@ -41,6 +42,12 @@ class ExploreConfig(Config):
             keeps guards 2 and 3's rules. It replaces both guards, so neither may be on with it. The
             checker asks it once per (endpoint, plan, active plan, rollback plan, applied plan) in a
             run and keeps that answer, as for ``conditional_write``.
+        enactor_step: a student's Enactor step, the generator function of :mod:`labsupport.enactor`
+            (``step(plan, endpoints, keep, read, write, delete)``); ``None`` keeps the built-in
+            walk and clean-up. It replaces the Enactor's code after its one-time check, so no guard
+            and neither strategy may be on with it. The checker re-runs it from its start along
+            the replies each Enactor got (replaying its prefix, as CHESS does) and refuses a step
+            that yields other operations for the same replies.
 
     Raises:
         ConfigError: the first invalid field, its value and its range (every config's rule,
@@ -56,6 +63,7 @@ class ExploreConfig(Config):
     max_states: int = 1_000_000
     conditional_write: Callable[[WriteRequest], bool] | None = None
     cleanup_delete: Callable[[DeleteRequest], bool] | None = None
+    enactor_step: StepFunction | None = None
 
     def _check(self) -> None:
         check_int("enactor_count", self.enactor_count, lo=1, hi=3)
@@ -78,8 +86,20 @@ class ExploreConfig(Config):
                 f"cleanup_delete replaces guards.delete_only_unreferenced and guards.reject_empty_records: "
                 f"turn {' and '.join(on)} off or leave cleanup_delete None"
             )
+        check_step("enactor_step", self.enactor_step)
+        check_alone(
+            self.enactor_step,
+            self.guards.label(),
+            conditional_write=self.conditional_write,
+            cleanup_delete=self.cleanup_delete,
+        )
 
 
 #: The protocol as it ran in October 2025 (no guards), at the course's default bounds:
 #: 3 Enactors, 4 plan generations, 1 endpoint, cleanup of plans more than 1 generation older.
 INCIDENT = ExploreConfig()
+
+#: The protocol as it ran, written as a student's step (:func:`labsupport.enactor.incident_step`),
+#: at bounds a replayed step can afford: 2 Enactors (the race needs two), 4 plan generations,
+#: 1 endpoint, clean-up of plans more than 1 generation older. Lab 8's starting point.
+INCIDENT_STEP = replace(INCIDENT, enactor_count=2, enactor_step=incident_step)

@@ -25,20 +25,24 @@ Covers:
     cleanup (plan p): each tree g < p - keep on each endpoint, one deletion per step
       guard 2 and g is alias/rollback  -> kept;  guard 3 and g is alias -> refused (alert)
       (a cleanup_delete strategy, if given, decides instead: False -> kept)
+    a student's step (enactor_step): enactor[i] = (phase, plan, applied before, replies so far);
+      each step is one operation it yields, carried out by route53.HostedZone (labsupport.enactor)
 """
 
 from __future__ import annotations
 
-import time
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..enactor import StepReplayer, operate
 from ..errors import ConfigError, LimitExceeded
-from ..strategy import DeleteRequest, WriteRequest, call_strategy
+from ..race import Guards
+from ..route53 import Read
+from ..strategy import DeleteRequest, RunBudget, WriteRequest, call_strategy
 from .config import ExploreConfig
 
 __all__ = [
@@ -68,24 +72,25 @@ PLANNER = "planner"
 # Enactor local state packed in one int (sortable, so symmetric states compare equal):
 # phase | plan << 2 | endpoint << 5 | cleanup cursor << 6 | last applied << 9 | last failed << 12.
 IDLE, PICKED, WRITING, CLEANUP = 0, 1, 2, 3
+STEPPING = WRITING  # an Enactor in the middle of a student's step: (STEPPING, plan, applied before, replies)
 _M = 7  # three bits per generation field
 
 
 class Params(NamedTuple):
-    """The bounds and guards the steps depend on (``explore.ExploreConfig``'s, its guards flattened)."""
+    """The bounds and guards the steps depend on (``explore.ExploreConfig``'s)."""
 
     endpoint_count: int
     generation_count: int
     cleanup_keep_generations: int
-    check_version_on_write: bool
-    delete_only_unreferenced: bool
-    reject_empty_records: bool
-    self_repair: bool
+    #: The four guards: :class:`labsupport.race.Guards`, the course's one guards type.
+    guards: Guards
     #: (endpoint index, active plan, new plan) -> may the write commit; None: guard 1's rule.
     write_allowed: Callable[[int, int, int], bool] | None = None
     #: (endpoint index, plan, active plan, rollback plan, applied plan) -> may the tree be deleted;
     #: None: guards 2 and 3's rules.
     delete_allowed: Callable[[int, int, int, int, int], bool] | None = None
+    #: A student's Enactor step (``ExploreConfig.enactor_step``), replayed; None: the built-in steps.
+    step: StepReplayer | None = None
 
 
 class Step(NamedTuple):
@@ -97,15 +102,21 @@ class Step(NamedTuple):
     plan: int  # plan generation concerned
     endpoint: int  # endpoint index, or -1 if none
     outcome: str  # one sentence
-    state: tuple[int, ...]
+    state: tuple[Any, ...]
+    operation: str = ""  # a student's step: the operation as it yielded it, "write('regional', 2)"
+    reply: str = ""  # a student's step: what the operation gave back, "True"
 
 
-def initial(enactor_count: int, endpoint_count: int) -> tuple[int, ...]:
-    """(newest plan, alias per endpoint, rollback per endpoint, trees per endpoint, Enactors)."""
+def initial(enactor_count: int, endpoint_count: int, stepping: bool = False) -> tuple[Any, ...]:
+    """(newest plan, alias per endpoint, rollback per endpoint, trees per endpoint, Enactors).
+
+    With ``stepping`` (a student's step), each Enactor is ``(phase, plan, applied before, replies)``.
+    """
     # Plan 1 exists and is applied everywhere (alias and rollback -> 1, as in labsupport.race);
     # every Enactor is idle and remembers plan 1 as the plan it applied before.
     e = endpoint_count
-    return (1,) + (1,) * e + (1,) * e + (1 << 1,) * e + (1 << 9,) * enactor_count
+    enactor = (IDLE, 0, 1, ()) if stepping else 1 << 9
+    return (1,) + (1,) * e + (1,) * e + (1 << 1,) * e + (enactor,) * enactor_count
 
 
 def _enactor(phase: int, plan: int, ep: int, cur: int, last: int, failed: int) -> int:
@@ -145,6 +156,8 @@ def successors(s: tuple[int, ...], p: Params) -> list[Step]:
         out.append(
             Step(-1, "plan produced", "plan_created", produced + 1, -1, "new newest plan", (produced + 1, *s[1:]))
         )
+    if p.step is not None:
+        return out + [t for i in range(len(s) - base) for t in _stepping(s, p, base + i, i)]
     for i in range(len(s) - base):
         at = base + i
         code = s[at]
@@ -174,17 +187,13 @@ def _write(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
     """One Route 53 transaction of the Enactor at ``at`` on its current endpoint."""
     endpoints, keep = p.endpoint_count, p.cleanup_keep_generations
     plan, ep, last, failed = code >> 2 & _M, code >> 5 & 1, code >> 9 & _M, code >> 12 & _M
-    alias_at, rollback_at, trees_at = (
-        1 + ep,
-        1 + endpoints + ep,
-        1 + 2 * endpoints + ep,
-    )  # this endpoint's alias, rollback, trees
-    t, a, trees, newest = list(s), s[alias_at], s[trees_at], s[0]
-    if not p.write_allowed(ep, a, plan) if p.write_allowed is not None else p.check_version_on_write and a >= plan:
+    alias_at, rollback_at, trees_at = 1 + ep, 1 + endpoints + ep, 1 + 2 * endpoints + ep  # this endpoint's
+    t, a, trees, newest, g = list(s), s[alias_at], s[trees_at], s[0], p.guards
+    if not p.write_allowed(ep, a, plan) if p.write_allowed is not None else g.check_version_on_write and a >= plan:
         action, what = "write_refused", f"conditional write refused: endpoint on plan {a}"
         t[at] = _after_write(s, endpoints, ep, plan, last, failed, keep)
     elif not trees >> a & 1:  # the rollback record cannot point at the missing active plan
-        if p.self_repair:
+        if g.self_repair:
             t[alias_at], t[rollback_at], t[trees_at] = newest, newest, trees | 1 << newest
             action, what = "self_repair", f"active plan {a} missing: rebuilt newest plan {newest}"
             t[at] = _after_write(s, endpoints, ep, plan, last, failed, keep)
@@ -208,22 +217,16 @@ def _cleanup(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
     plan, ep, cur, last, failed = code >> 2 & _M, code >> 5 & 1, code >> 6 & _M, code >> 9 & _M, code >> 12 & _M
     nxt = _cursor(s, endpoints, ep, cur, plan - keep)
     if nxt is None:  # another Enactor deleted what was left
-        return (
-            "cleanup_done",
-            0,
-            -1,
-            "nothing left to delete",
-            (*s[:at], _enactor(IDLE, 0, 0, 0, last, failed), *s[at + 1 :]),
-        )
+        return "cleanup_done", 0, -1, "nothing left to delete", _put(s, at, _enactor(IDLE, 0, 0, 0, last, failed))
     k, g = nxt
     t = list(s)
     active = s[1 + k] == g
     # A cleanup_delete strategy replaces guards 2 and 3 (the config refuses both at once).
     if p.delete_allowed is not None and not p.delete_allowed(k, g, s[1 + k], s[1 + endpoints + k], plan):
         action, what = "delete_skipped", f"kept plan {g}: cleanup_delete kept it"
-    elif p.delete_only_unreferenced and (active or s[1 + endpoints + k] == g):
+    elif p.guards.delete_only_unreferenced and (active or s[1 + endpoints + k] == g):
         action, what = "delete_skipped", f"kept plan {g}: still referenced"
-    elif p.reject_empty_records and active:
+    elif p.guards.reject_empty_records and active:
         action, what = "refused_empty", f"refused: deleting plan {g} would empty the endpoint (alert)"
     else:
         t[1 + 2 * endpoints + k] &= ~(1 << g)
@@ -234,6 +237,38 @@ def _cleanup(s: tuple[int, ...], p: Params, at: int, code: int) -> tuple:
         _enactor(CLEANUP, plan, after[0], after[1], last, failed) if after else _enactor(IDLE, 0, 0, 0, last, failed)
     )
     return action, g, k, what, tuple(t)
+
+
+def _put(s: tuple[Any, ...], at: int, enactor: Any) -> tuple[Any, ...]:
+    """``s`` with the Enactor at ``at`` replaced."""
+    return (*s[:at], enactor, *s[at + 1 :])
+
+
+def _stepping(s: tuple[Any, ...], p: Params, at: int, i: int) -> list[Step]:
+    """The step enabled for the Enactor at ``at`` that runs a student's step (``p.step``), if any.
+
+    Pick and check as in the built-in protocol; then one :mod:`labsupport.enactor` operation per
+    step, carried out with :class:`~labsupport.route53.HostedZone`'s rules; the Enactor is idle
+    again, with ``plan`` applied before, once its step returns.
+    """
+    assert p.step is not None
+    phase, plan, last, replies = s[at]
+    if phase == IDLE:
+        new = (PICKED, s[0], last, ())
+        return [Step(i, "pick plan", "pick", s[0], -1, "took the newest plan", _put(s, at, new))] if s[0] > last else []
+    if phase == PICKED:  # the one-time check; the step begins at once (its first operation is known)
+        new = (STEPPING, plan, last, ()) if p.step.next_op(plan, ()) is not None else (IDLE, 0, plan, ())
+        what = f"newer than plan {last}, applied before: go"
+        return [Step(i, "version check", "check", plan, -1, what, _put(s, at, new))]
+    e, op = p.endpoint_count, p.step.next_op(plan, replies)
+    assert op is not None  # an Enactor whose step returned is idle
+    k = p.step.check_target(op, s[0])
+    done, t = operate(op, ENDPOINT_NAMES[k], (s[1 + k], s[1 + e + k], s[1 + 2 * e + k])), list(s)
+    t[1 + k], t[1 + e + k], t[1 + 2 * e + k] = done.zone
+    replies = (*replies, done.reply)
+    t[at] = (STEPPING, plan, last, replies) if p.step.next_op(plan, replies) is not None else (IDLE, 0, plan, ())
+    what, plan_of = type(op).__name__.lower(), 0 if isinstance(op, Read) else op.plan
+    return [Step(i, what, done.race_action, plan_of, k, done.detail, tuple(t), str(op), done.reply_text)]
 
 
 def canon(s: tuple[int, ...], base: int) -> tuple[int, ...]:
@@ -258,7 +293,9 @@ def most_trees(s: tuple[int, ...], endpoints: int) -> int:
 
 def at_rest(s: tuple[int, ...], endpoints: int, generations: int) -> bool:
     """The newest possible plan is applied everywhere (:func:`goal`) and every Enactor is idle."""
-    return goal(s, endpoints, generations) and all(c & 3 == IDLE for c in s[1 + 3 * endpoints :])
+    return goal(s, endpoints, generations) and all(
+        (c[0] if isinstance(c, tuple) else c & 3) == IDLE for c in s[1 + 3 * endpoints :]
+    )
 
 
 def goal(s: tuple[int, ...], endpoints: int, generations: int) -> bool:
@@ -270,50 +307,26 @@ def goal(s: tuple[int, ...], endpoints: int, generations: int) -> bool:
 
 # -- the search ------------------------------------------------------------------------------
 def params(cfg: ExploreConfig) -> Params:
-    """The bounds and guards of ``cfg`` as the steps read them."""
-    g = cfg.guards
-    return Params(
-        cfg.endpoint_count,
-        cfg.generation_count,
-        cfg.cleanup_keep_generations,
-        g.check_version_on_write,
-        g.delete_only_unreferenced,
-        g.reject_empty_records,
-        g.self_repair,
-        _write_allowed(cfg),
-        _delete_allowed(cfg),
-    )
+    """The bounds and guards of ``cfg`` as the steps read them, its strategies memoised, its step replayed."""
+    e, keep, fn = cfg.endpoint_count, cfg.cleanup_keep_generations, cfg.enactor_step
+    step = None if fn is None else StepReplayer("enactor_step", fn, ENDPOINT_NAMES[:e], keep, RunBudget())
+    write, delete = (_memoised(f, getattr(cfg, f), r) for f, r in _STRATEGIES)
+    return Params(e, cfg.generation_count, keep, cfg.guards, write, delete, step)
 
 
-def _write_allowed(cfg: ExploreConfig) -> Callable[[int, int, int], bool] | None:
-    """The config's write strategy asked once per (endpoint, active plan, new plan), or None."""
-    strategy = cfg.conditional_write
+_STRATEGIES = (("conditional_write", WriteRequest), ("cleanup_delete", DeleteRequest))
+
+
+def _memoised(name: str, strategy: Callable | None, request: type) -> Callable[..., bool] | None:
+    """The config's strategy ``name`` asked once per request (endpoint index, then the request's numbers), or None."""
     if strategy is None:
         return None
-    memo: dict[tuple[int, int, int], bool] = {}
+    memo: dict[tuple[int, ...], bool] = {}
 
-    def allowed(ep: int, active: int, new: int) -> bool:
-        key = (ep, active, new)
+    def allowed(ep: int, *numbers: int) -> bool:
+        key = (ep, *numbers)
         if key not in memo:
-            memo[key] = call_strategy("conditional_write", strategy, WriteRequest(ENDPOINT_NAMES[ep], active, new))
-        return memo[key]
-
-    return allowed
-
-
-def _delete_allowed(cfg: ExploreConfig) -> Callable[[int, int, int, int, int], bool] | None:
-    """The config's clean-up strategy asked once per (endpoint, plan, active, rollback, applied), or None."""
-    strategy = cfg.cleanup_delete
-    if strategy is None:
-        return None
-    memo: dict[tuple[int, int, int, int, int], bool] = {}
-
-    def allowed(ep: int, plan: int, active: int, rollback: int, applied: int) -> bool:
-        key = (ep, plan, active, rollback, applied)
-        if key not in memo:
-            memo[key] = call_strategy(
-                "cleanup_delete", strategy, DeleteRequest(ENDPOINT_NAMES[ep], plan, active, rollback, applied)
-            )
+            memo[key] = call_strategy(name, strategy, request(ENDPOINT_NAMES[ep], *numbers))
         return memo[key]
 
     return allowed
@@ -341,14 +354,12 @@ def search(cfg: ExploreConfig) -> Graph:
     """Breadth-first search over canonical states, then reverse reachability for recovery."""
     if not isinstance(cfg, ExploreConfig):
         raise ConfigError(f"cfg must be an ExploreConfig, got {type(cfg).__name__}")
-    t0 = time.perf_counter()
     p, endpoints, generations = params(cfg), cfg.endpoint_count, cfg.generation_count
-    base = 1 + 3 * endpoints
-    key = (lambda s: canon(s, base)) if cfg.reduce_symmetry else (lambda s: s)
-    states = [key(initial(cfg.enactor_count, endpoints))]
+    key = (lambda s: canon(s, 1 + 3 * endpoints)) if cfg.reduce_symmetry else (lambda s: s)
+    states = [key(initial(cfg.enactor_count, endpoints, cfg.enactor_step is not None))]
     index, parent, depth = {states[0]: 0}, [-1], [0]
     src, dst = array("l"), array("l")
-    first_bad, actions, head = -1, set(), 0
+    actions, head = set(), 0
     while head < len(states):
         for step in successors(states[head], p):
             c = key(step.state)
@@ -357,7 +368,7 @@ def search(cfg: ExploreConfig) -> Graph:
                 j = len(states)
                 if j >= cfg.max_states:
                     raise LimitExceeded(
-                        f"max_states={cfg.max_states} reached after {time.perf_counter() - t0:.1f} s: the "
+                        f"max_states={cfg.max_states} reached in the search: the "
                         f"state space of enactor_count={cfg.enactor_count}, generation_count={generations}, "
                         f"endpoint_count={endpoints} is larger. Lower a bound, or raise max_states (at most 3000000)."
                     )
@@ -365,17 +376,15 @@ def search(cfg: ExploreConfig) -> Graph:
                 states.append(c)
                 parent.append(head)
                 depth.append(depth[head] + 1)
-                if first_bad < 0 and violates(c, endpoints):
-                    first_bad = j
             src.append(head)
             dst.append(j)
             actions.add(step.race_action)
         head += 1
-    n = len(states)
     src_a, dst_a = np.frombuffer(src, dtype=np.int_), np.frombuffer(dst, dtype=np.int_)
-    done = np.fromiter((goal(s, endpoints, generations) for s in states), dtype=bool, count=n)
+    done = np.fromiter((goal(s, endpoints, generations) for s in states), dtype=bool, count=len(states))
     stuck = np.flatnonzero(~_can_reach(done, src_a, dst_a))
-    bad = np.fromiter((violates(s, endpoints) for s in states), dtype=bool, count=n)
+    bad = np.fromiter((violates(s, endpoints) for s in states), dtype=bool, count=len(states))
+    first_bad = int(np.argmax(bad)) if bad.any() else -1  # breadth-first order: the closest to the start
     return Graph(states, parent, depth, src_a, dst_a, actions, first_bad, key, stuck, bad, p)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -18,15 +17,21 @@ __all__ = ["ExploreResult", "ExploreSummary", "run", "states_table"]
 
 @dataclass(frozen=True)
 class ExploreSummary:
-    """Headline figures of one check. Counts are exact; ``elapsed_s`` is wall-clock seconds.
+    """Headline figures of one check: exact counts and verdicts, a function of the config alone.
+
+    How long a check takes is the machine's, not the model's: ``benchmarks/bench_explore.py``
+    measures it (``python benchmarks/run.py explore``).
 
     Attributes:
         states_count, transitions_count: distinct states reached, and steps explored (one per
             enabled actor step in each state).
         depth_count: the most steps any state needs from the start (breadth-first depth).
-        elapsed_s, states_per_s: wall-clock time of the search and its speed.
         safe: no reachable state has an endpoint whose alias points at a deleted plan tree.
         recovers: every reachable state can still reach "newest plan applied on every endpoint".
+        cleans: clean-up still cleans: in no state at rest (the newest plan applied on every
+            endpoint, every Enactor idle) does an endpoint keep a plan tree more than
+            ``cleanup_keep_generations`` older than the newest plan that neither its alias nor its
+            rollback record refers to.
         violating_states_count, stuck_states_count: states breaking safety, and states that can
             never recover.
         counterexample_steps_count, stuck_path_steps_count: lengths of the two shortest paths.
@@ -40,10 +45,9 @@ class ExploreSummary:
     states_count: int
     transitions_count: int
     depth_count: int
-    elapsed_s: float
-    states_per_s: float
     safe: bool
     recovers: bool
+    cleans: bool
     violating_states_count: int
     stuck_states_count: int
     counterexample_steps_count: int
@@ -63,11 +67,15 @@ class ExploreResult:
         summary: the headline figures.
         events: the shortest counterexample to safety, one row per step (empty if safe). Columns:
             ``step`` int64 (from 1), ``actor`` str, ``action`` str (``plan produced``, ``pick plan``,
-            ``version check``, ``endpoint write``, ``cleanup delete``), ``race_action`` str (the
-            step's outcome in ``labsupport.race``'s vocabulary), ``plan_generation`` int64,
-            ``endpoint`` str ("" if none), ``outcome`` str, ``role`` str (``stale check``,
-            ``stale overwrite``, ``active plan deleted`` or ""), ``aliases_after`` str,
-            ``trees_after`` str and ``empty_after`` bool.
+            ``version check``, then ``endpoint write`` and ``cleanup delete``, or for a student's
+            step its operations ``read``, ``write`` and ``delete``), ``race_action`` str (the
+            step's outcome in ``labsupport.race``'s vocabulary), ``plan_generation`` int64 (0 for
+            a read), ``endpoint`` str ("" if none), ``outcome`` str, ``role`` str (``stale check``:
+            the check or read that the stale overwrite relied on; ``stale overwrite``, ``active
+            plan deleted`` or ""), ``aliases_after`` str, ``trees_after`` str, ``empty_after``
+            bool, ``operation`` str (a student's operation as it yielded it, ``write('regional',
+            2)``; "" for the built-in protocol) and ``reply`` str (what it got back: ``True``, or a
+            read's "alias 2, rollback 1, trees 1,2"; "" for the built-in protocol).
         stuck_path: the shortest path to a state from which the newest plan can never be applied
             everywhere, same columns (empty if every state recovers).
     """
@@ -96,20 +104,17 @@ def run(cfg: ExploreConfig = INCIDENT) -> ExploreResult:
         LimitExceeded: if more than ``cfg.max_states`` states are reachable.
         ConfigError: if ``cfg`` is not an ExploreConfig.
     """
-    t0 = time.perf_counter()
     g = proto.search(cfg)
     n, stuck, actions = len(g.states), g.stuck, g.actions
     events = _path_table(cfg, g, g.first_bad)
     stuck_path = _path_table(cfg, g, int(stuck[0]) if stuck.size else -1)
-    elapsed = time.perf_counter() - t0
     summary = ExploreSummary(
         states_count=n,
         transitions_count=len(g.src),
         depth_count=max(g.depth),
-        elapsed_s=elapsed,
-        states_per_s=n / elapsed if elapsed > 0 else float("inf"),
         safe=g.first_bad < 0,
         recovers=stuck.size == 0,
+        cleans=not any(_unclean(s, cfg) for s in g.states),
         violating_states_count=int(g.bad.sum()),
         stuck_states_count=int(stuck.size),
         counterexample_steps_count=len(events),
@@ -120,6 +125,15 @@ def run(cfg: ExploreConfig = INCIDENT) -> ExploreResult:
         reachable_actions=tuple(sorted(actions)),
     )
     return ExploreResult(config=cfg, summary=summary, events=events, stuck_path=stuck_path)
+
+
+def _unclean(s: tuple, cfg: ExploreConfig) -> bool:
+    """At rest, some endpoint keeps an unreferenced tree of a plan more than ``keep`` older than the newest."""
+    e, generations = cfg.endpoint_count, cfg.generation_count
+    if not proto.at_rest(s, e, generations):
+        return False
+    old = (1 << max(generations - cfg.cleanup_keep_generations, 0)) - 1  # bits of plans g < newest - keep
+    return any(s[1 + 2 * e + k] & old & ~(1 << s[1 + k]) & ~(1 << s[1 + e + k]) for k in range(e))
 
 
 _PHASES = ("idle", "picked", "writing", "cleaning up")
@@ -166,10 +180,14 @@ def states_table(cfg: ExploreConfig = INCIDENT) -> pd.DataFrame:
     return pd.DataFrame(cols).astype({c: "int64" for c in ints})
 
 
-def _describe(code: int) -> str:
-    phase, plan, last = code & 3, code >> 2 & 7, code >> 9 & 7
-    now = _PHASES[phase] + (f" plan {plan}" if phase else "")
-    return f"{now} (applied {last} before)"
+def _describe(code: int | tuple) -> str:
+    if isinstance(code, tuple):  # an Enactor running a student's step: (phase, plan, last, replies)
+        phase, plan, last, replies = code
+        now = ("idle", "picked", f"{len(replies)} operations into its step on")[phase]
+    else:
+        phase, plan, last = code & 3, code >> 2 & 7, code >> 9 & 7
+        now = _PHASES[phase]
+    return f"{now}{f' plan {plan}' if phase else ''} (applied {last} before)"
 
 
 _DTYPES: dict[str, Any] = {
@@ -184,6 +202,8 @@ _DTYPES: dict[str, Any] = {
     "aliases_after": str,
     "trees_after": str,
     "empty_after": bool,
+    "operation": str,
+    "reply": str,
 }
 
 
@@ -199,7 +219,7 @@ def _path_table(cfg: ExploreConfig, g: proto.Graph, target: int) -> pd.DataFrame
         chain.append(states[target])
         target = parent[target]
     p, endpoints = g.params, cfg.endpoint_count
-    cur, rows = proto.initial(cfg.enactor_count, endpoints), cast(list[tuple[Any, ...]], [])
+    cur, rows = proto.initial(cfg.enactor_count, endpoints, p.step is not None), cast(list[tuple[Any, ...]], [])
     for want in reversed(chain):
         step = next(t for t in proto.successors(cur, p) if canon(t.state) == want)
         cur = step.state
@@ -218,6 +238,8 @@ def _path_table(cfg: ExploreConfig, g: proto.Graph, target: int) -> pd.DataFrame
                 "; ".join(f"{ENDPOINT_NAMES[k]} -> {cur[1 + k]}" for k in range(endpoints)),
                 "; ".join(f"{ENDPOINT_NAMES[k]}: {trees[k]}" for k in range(endpoints)),
                 proto.violates(cur, endpoints),
+                step.operation,
+                step.reply,
             )
         )
     table = pd.DataFrame(rows, columns=[c for c in _DTYPES if c != "role"])
@@ -226,14 +248,23 @@ def _path_table(cfg: ExploreConfig, g: proto.Graph, target: int) -> pd.DataFrame
 
 
 def _roles(t: pd.DataFrame) -> list[str]:
-    """Mark the October pattern in a path: the check that goes stale, the overwrite, the delete."""
+    """Mark the October pattern in a path: the check that goes stale, the overwrite, the delete.
+
+    The stale check is the overwriting Enactor's last look before it wrote: its one-time check, or
+    a later read of the same endpoint in a student's step.
+    """
     roles = [""] * len(t)
-    for i, (actor, action) in enumerate(zip(t["actor"], t["race_action"], strict=False)):
+    rows = list(zip(t["actor"], t["race_action"], t["endpoint"], strict=True))
+    for i, (actor, action, endpoint) in enumerate(rows):
         if action == "stale_write":
             roles[i] = "stale overwrite"
-            checks = [j for j in range(i) if t["actor"].iat[j] == actor and t["race_action"].iat[j] == "check"]
-            if checks:
-                roles[checks[-1]] = "stale check"
+            looks = [
+                j
+                for j, (a, r, e) in enumerate(rows[:i])
+                if a == actor and (r == "check" or (r, e) == ("read", endpoint))
+            ]
+            if looks:
+                roles[looks[-1]] = "stale check"
         elif action == "delete_active":
             roles[i] = "active plan deleted"
     return roles

@@ -38,11 +38,17 @@ def race_replay_config(result: ExploreResult) -> RaceConfig:
         A ``labsupport.race.RaceConfig`` with the same guards and ``cleanup_keep_generations``.
 
     Raises:
-        ConfigError: if the counterexample is empty or not of that shape, or ``cleanup_keep_generations`` is 0.
+        ConfigError: if the counterexample is empty or not of that shape, ``cleanup_keep_generations`` is 0,
+            or the result is of a student's step (``enactor_step``).
     """
     if not isinstance(result, ExploreResult):
         raise ConfigError(f"result must be a labsupport.explore.ExploreResult, got {type(result).__name__}")
     ev, cfg = result.events, result.config
+    if cfg.enactor_step is not None:
+        raise ConfigError(
+            "race_replay_config scripts the built-in protocol's counterexample; run a student's step in the "
+            "simulation with explore.race_seeds (or race.RaceConfig(enactor_step=...))"
+        )
     stale = ev.loc[ev["role"] == "stale overwrite"]
     killed = ev.loc[ev["role"] == "active plan deleted"]
     if stale.empty or killed.empty or cfg.endpoint_count != 2 or cfg.cleanup_keep_generations < 1:

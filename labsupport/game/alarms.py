@@ -6,7 +6,7 @@ design, not AWS's: one watches the DNS record of DynamoDB's regional endpoint an
 cause; the others watch the dashboards' signals, and one per service that requires DynamoDB in
 the course's dependency graph (:mod:`labsupport.dependencies`) watches what that service calls,
 so they all fire within minutes of one another. Each alarm is evaluated once a minute on the
-signal's latest sample (:func:`labsupport.game.engine.signals`): it fires when ``datapoints``
+signal's latest sample (``labsupport.game.engine.signals``): it fires when ``datapoints``
 minutes in a row breach its threshold and clears when as many in a row do not, so its state at a
 minute depends on nothing later (an action at ``t`` changes no alarm before ``t``)::
 
@@ -36,7 +36,7 @@ class Alarm:
     Attributes:
         name: as the pager shows it (real names; a disguised game renames them).
         system: the system it belongs to (a key of :data:`labsupport.game.SYSTEMS`, or ``"Customers"``).
-        watches: the ``(panel, signal)`` pairs of :func:`labsupport.game.engine.signals` it reads; with
+        watches: the ``(panel, signal)`` pairs of ``labsupport.game.engine.signals`` it reads; with
             several, the worst of them.
         threshold: the value it compares with.
         below: it breaches below the threshold (else above it).
@@ -98,7 +98,7 @@ def _symptoms() -> tuple[Alarm, ...]:
     return tuple(out)
 
 
-#: The pager's alarms: the one that points to the cause first, then the dashboards', then one per
+#: The pager's alarms, the one that points to the cause first, then the dashboards', then one per
 #: service that requires DynamoDB.
 ALARMS: tuple[Alarm, ...] = (
     Alarm(
@@ -204,7 +204,7 @@ def evaluate(signals: pd.DataFrame, horizon_s: float) -> pd.DataFrame:
     """Every alarm's transitions over the game, from the signals of one run (filter by time to play).
 
     Args:
-        signals: :func:`labsupport.game.engine.signals` of the run (its ``time_s``, ``panel``,
+        signals: ``labsupport.game.engine.signals`` of the run (its ``time_s``, ``panel``,
             ``signal`` and ``value`` columns; sorted by time within a signal).
         horizon_s: the game's end, seconds; alarms are evaluated at each whole minute from 1 to it.
 

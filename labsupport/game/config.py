@@ -69,7 +69,7 @@ VERBS: dict[str, str] = {
     "dependencies": "Look at what it depends on",
     "metrics": "Query its detailed metrics",
 }
-#: The remedies' verbs, in button order, and the investigations' verbs with the game time each takes (s).
+#: The remedies' verbs, in button order.
 REMEDIES: tuple[str, ...] = (
     "edit_dns",
     "restart_hosts",
@@ -78,6 +78,7 @@ REMEDIES: tuple[str, ...] = (
     "automation_off",
     "automation_on",
 )
+#: The investigations' verbs, in button order, with the game time each takes before its result is back (s).
 INVESTIGATIONS: dict[str, float] = {"dns_lookup": 300.0, "search_logs": 900.0, "dependencies": 900.0, "metrics": 300.0}
 #: The automation each system has that a team can turn off or on (the button names it).
 _AUTOMATIONS = {"DynamoDB": "its DNS automation (DNS Planner and DNS Enactor)", "NLB": "automatic AZ DNS failover"}
@@ -97,7 +98,7 @@ class Action:
             or ``""`` if the sources give no time (or none took it).
         effect: what the chain model does with it (the model's, not a fact about AWS).
         aws_note: for an action with no time in the sources, what they say of it (with its tag), or ``""``.
-        kind: one of :data:`KINDS`.
+        kind: one of ``KINDS`` (``labsupport.game.config.KINDS``).
         cost_s: game time an investigation takes before its result comes back (0 for the others).
     """
 

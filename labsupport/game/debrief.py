@@ -24,7 +24,7 @@ from .night import AWS_ACTIONS
 
 __all__ = ["AZ_DOWN_S", "FailoverCost", "failover_cost", "notes"]
 
-#: How long the what-if's AZ is really down (s): the cost of failover left off is shown for one such failure.
+#: How long the what-if's AZ is really down, seconds (the cost of failover left off is shown for one such failure).
 AZ_DOWN_S = 1800.0
 
 

@@ -101,9 +101,9 @@ class Disguise:
 _SHOWN = dict(RENAMES)
 _PATTERN = re.compile("|".join(rf"(?<![\w.-]){re.escape(real)}(?![\w-])" for real, _ in RENAMES))
 
-#: The real night: names as they were, the chain's clock (PDT).
+#: The real night, names as they were, on the chain's clock (PDT).
 NIGHT = Disguise(False, CLOCK, (), "19–20 October 2025, PDT")
-#: The disguised night: renamed, and starting at 1:22 PM on Wednesday 4 March 2026 (local time).
+#: The disguised night, renamed and on a clock of its own (a Wednesday afternoon in March 2026, local time).
 DISGUISED = Disguise(True, Clock(pd.Timestamp("2026-03-04 13:22:00")), RENAMES, "4–5 March 2026, local time")
 
 

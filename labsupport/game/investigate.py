@@ -1,7 +1,7 @@
 """Investigations: what a team finds when it looks, read off the models' signals when the result comes back.
 
 An investigation (:data:`labsupport.game.INVESTIGATIONS`) changes nothing on the systems; it costs
-game time, and its result is read at ``started + cost_s`` from :func:`labsupport.game.engine.signals`
+game time, and its result is read at ``started + cost_s`` from ``labsupport.game.engine.signals``
 up to that moment (and from the course's dependency graph, :mod:`labsupport.dependencies`), so an
 action taken later changes no result that came back before it. The words are the model's: where
 the model has no such log or metric (DynamoDB's servers, Lambda's), the result says what the
@@ -45,7 +45,7 @@ _NLB_ERR = ("NLB", "connection error rate")
 _SIGNAL_SYSTEM = {_API: "DynamoDB", _LAUNCH: "EC2", _NLB_ERR: "NLB"}
 _FAILOVER_S = nlb.INCIDENT.failover_delay_threshold_s
 
-#: The signals of one run as arrays: ``(panel, signal) -> (times, values)``, each sorted by time.
+#: The signals of one run as arrays, ``(panel, signal) -> (times, values)``, each sorted by time.
 Series = dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]
 
 
@@ -196,8 +196,8 @@ def _health(key: tuple[str, str], r: _Reader) -> tuple[str, str]:
     return words[key]
 
 
-#: What each system depends on in the chain model (the summary's account, as the models follow it):
-#: (what, the signal that shows its health).
+#: What each system depends on in the chain model (the summary's account, as the models follow it),
+#: as (what, the signal that shows its health) pairs.
 _DEPENDS: dict[str, tuple[tuple[str, tuple[str, str]], ...]] = {
     "DynamoDB": (
         ("the regional endpoint's DNS record, kept by its DNS automation (DNS Planner, DNS Enactor)", _EMPTY),
@@ -251,7 +251,7 @@ _RESULTS: dict[str, Callable[[str, _Reader], Finding]] = {
 
 
 def series_of(signals: pd.DataFrame) -> Series:
-    """``{(panel, signal): (times, values)}`` of :func:`labsupport.game.engine.signals`, each sorted by time."""
+    """``{(panel, signal): (times, values)}`` of ``labsupport.game.engine.signals``, each sorted by time."""
     return {
         (str(panel), str(signal)): (part["time_s"].to_numpy(dtype=float), part["value"].to_numpy(dtype=float))
         for (panel, signal), part in signals.groupby(["panel", "signal"], sort=False, observed=True)
@@ -266,7 +266,7 @@ def findings(
     Args:
         actions: the log as played (``labsupport.game.engine.fold``'s frame: ``time_s``, ``action``,
             ``outcome``); entries whose outcome is ``"investigating"`` are read.
-        signals: :func:`labsupport.game.engine.signals` of the run, over the whole game.
+        signals: ``labsupport.game.engine.signals`` of the run, over the whole game.
         horizon_s: the game's end; a result due after it never comes.
         series: :func:`series_of` of ``signals``, if the caller has it already.
 

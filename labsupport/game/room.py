@@ -29,11 +29,11 @@ from .night import AWS_ACTIONS
 
 __all__ = ["AWS_TEAM", "PREFIX", "ROOM_COLUMNS", "compare", "export", "load", "stages"]
 
-#: The start of every code (the format's version: a code from another version is refused).
+#: The start of every code, the format's version (a code from another version is refused).
 PREFIX = "GD1"
-#: The name :func:`compare` gives AWS's play.
+#: The name :func:`labsupport.game.compare` gives AWS's play.
 AWS_TEAM = "AWS's play"
-#: The columns of :func:`compare`, in order.
+#: The columns of :func:`labsupport.game.compare`, in order.
 ROOM_COLUMNS: tuple[str, ...] = (
     "team",
     "verdict",
@@ -99,7 +99,7 @@ def load(code: str) -> GameConfig:
     return GameConfig(actions=actions, clock_s=float(clock), horizon_s=float(horizon), disguised=bool(flags))
 
 
-def _nights(nights: Mapping[str, str | GameConfig]) -> dict[str, GameResult]:
+def _nights(nights: Mapping[str, object]) -> dict[str, GameResult]:
     if not isinstance(nights, Mapping) or not nights:
         raise ConfigError("nights must be a non-empty mapping of team name -> code (or GameConfig)")
     out = {AWS_TEAM: play(GameConfig(actions=AWS_ACTIONS, clock_s=HORIZON_S))}
@@ -107,7 +107,7 @@ def _nights(nights: Mapping[str, str | GameConfig]) -> dict[str, GameResult]:
         if not isinstance(team, str) or not team.strip() or team == AWS_TEAM:
             raise ConfigError(f"a team's name must be a non-empty string other than {AWS_TEAM!r}, got {team!r}")
         try:
-            config = night if isinstance(night, GameConfig) else load(night)
+            config = night if isinstance(night, GameConfig) else load(night)  # type: ignore[arg-type]
         except ConfigError as err:
             raise ConfigError(f"team {team!r}: {err}") from err
         out[team] = play(replace(config, clock_s=config.horizon_s))  # read whole, wherever its clock stood
@@ -121,7 +121,7 @@ def compare(nights: Mapping[str, str | GameConfig]) -> pd.DataFrame:
         nights: team name -> its code (:func:`export`) or its :class:`GameConfig`.
 
     Returns:
-        One row per team, AWS's play first: :data:`ROOM_COLUMNS`: ``team``, ``verdict`` (string),
+        One row per team, AWS's play first: :data:`~labsupport.game.room.ROOM_COLUMNS`: ``team``, ``verdict`` (string),
         ``customer_minutes``, ``nlb_minutes`` (float64), ``launches_refused`` (int64), the ends
         ``dynamodb_end_s`` ... ``first_update_s`` (float64 on the chain clock, NaN where not reached),
         ``hindsight_count`` (int64) and ``disguised`` (bool).
@@ -150,8 +150,11 @@ def compare(nights: Mapping[str, str | GameConfig]) -> pd.DataFrame:
     )
 
 
-def stages(nights: Mapping[str, str | GameConfig]) -> pd.DataFrame:
+def stages(nights: Mapping[str, object]) -> pd.DataFrame:
     """Every team's stages on the chain clock, AWS's play first, for the room's chart.
+
+    Args:
+        nights: as for :func:`labsupport.game.compare`: team name -> its code or its ``GameConfig``.
 
     Returns:
         ``team``, ``stage`` (string), ``start_s``, ``end_s`` (float64, cut at the game's horizon).

@@ -43,7 +43,7 @@ __all__ = [
 
 #: The model's calibration band, as a fraction (:func:`labsupport.chain.calibration`'s tolerance).
 BAND_FRACTION = 0.2
-#: The impact rows, in order: (measure, unit).
+#: The impact rows, in order, each a (measure, unit) pair.
 IMPACT_ROWS: tuple[tuple[str, str], ...] = (
     ("Customers' requests failing", "customer-minutes"),
     ("DynamoDB API errors", "customer-minutes"),
@@ -60,7 +60,7 @@ VERDICTS: tuple[str, ...] = (
     "worse than AWS's play",
 )
 #: What must be on the team's screen (alarm, post or finding) before an action that acts on the
-#: models counts as a decision rather than hindsight: the evidence keys of
+#: models counts as a decision rather than hindsight, as evidence keys of
 #: :attr:`labsupport.game.alarms.Alarm.points_to` (or an alarm's system), ``"*"`` for any alarm.
 NEEDS: dict[str, tuple[str, ...]] = {
     "communicate": ("*",),

@@ -9,6 +9,7 @@ from datetime import datetime
 from .._sweep import flags_label
 from .._validate import Config, check_bool, check_int, check_names, check_number, check_seed, show
 from ..clock import INCIDENT_CLOCK
+from ..enactor import StepFunction, check_alone, check_step
 from ..errors import ConfigError
 from ..strategy import WriteRequest, check_strategy
 
@@ -27,7 +28,8 @@ __all__ = [
 
 #: PES: the race emptied the regional endpoint at 11:48 PM PDT on 19 October 2025 [AWS-verbatim].
 PES_EMPTY_AT_PDT = INCIDENT_CLOCK.origin.to_pydatetime()
-#: PES: "All DNS information was restored" at 2:25 AM PDT on 20 October 2025 [AWS-paraphrase].
+#: PES: all DNS information was restored at 2:25 AM PDT on 20 October 2025 [AWS-paraphrase: its
+#: exact wording is unconfirmed, so it is not quoted].
 PES_DNS_RESTORED_PDT = datetime(2025, 10, 20, 2, 25)
 #: 9420 s = 2 h 37 min from empty to restored, computed from the two PES times above.
 PES_EMPTY_TO_RESTORED_S = (PES_DNS_RESTORED_PDT - PES_EMPTY_AT_PDT).total_seconds()
@@ -122,7 +124,8 @@ class EnactorDelay(Config):
         return not self.endpoints or endpoint in self.endpoints
 
 
-#: The incident's fault: enactor-a loses the lock 9 times in a row on every endpoint (DAT453).
+#: The incident's fault, the model's choice: enactor-a loses the lock 9 times in a row on every
+#: endpoint. DAT453 says only that one Enactor failed to get the lock several times in a row.
 INCIDENT_DELAY = EnactorDelay(enactor="enactor-a", start_s=120.0, lock_losses_count=9)
 
 
@@ -165,6 +168,16 @@ class RaceConfig(Config):
             a strategy replaces it, so ``guards.check_version_on_write`` must then be off. A
             strategy that raises, returns a non-``bool`` or does not return stops the run with a
             :class:`~labsupport.errors.ConfigError` naming it (:func:`~labsupport.strategy.call_strategy`).
+        enactor_step: a student's Enactor step, the generator function of :mod:`labsupport.enactor`
+            (``step(plan, endpoints, keep, read, write, delete)``); ``None`` (default) keeps the
+            built-in walk and clean-up. After its one-time check each Enactor runs it; each operation
+            it yields takes simulated time: a read one transaction time (``txn_latency_s`` with its
+            jitter), a write or a delete one transaction under the endpoint's lock, with lock losses
+            and backoff as for a built-in write (an injected fault holds up the step's first write on
+            each affected endpoint). It replaces the Enactor's code, so no guard and no
+            ``conditional_write`` may be on with it. A step that raises, yields anything but an
+            operation, or takes too many steps or operations stops the run with a ConfigError
+            naming it.
     """
 
     plan_interval_s: float = 30.0
@@ -190,6 +203,7 @@ class RaceConfig(Config):
     max_events: int = 200_000
     guards: Guards = field(default_factory=Guards)
     conditional_write: Callable[[WriteRequest], bool] | None = None
+    enactor_step: StepFunction | None = None
 
     def _check(self) -> None:
         check_number("plan_interval_s", self.plan_interval_s, lo=1, hi=3600)
@@ -233,6 +247,8 @@ class RaceConfig(Config):
                 "conditional_write replaces guards.check_version_on_write: turn the guard off "
                 "or leave conditional_write None"
             )
+        check_step("enactor_step", self.enactor_step)
+        check_alone(self.enactor_step, self.guards.label(), conditional_write=self.conditional_write)
 
     def _check_delays(self) -> None:
         if not isinstance(self.delays, (tuple, list)) or not all(isinstance(d, EnactorDelay) for d in self.delays):

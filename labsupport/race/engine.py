@@ -31,6 +31,8 @@ import simpy
 from .. import route53 as r53
 from .._engine import run_until
 from .._validate import tick_s
+from ..enactor import StepCall, check_target, race_action
+from ..errors import ConfigError
 from ..strategy import RunBudget, WriteRequest, call_strategy
 from .config import EnactorDelay, RaceConfig
 
@@ -55,6 +57,7 @@ ACTIONS = (
     "endpoint_empty",
     "endpoint_restored",
     "manual_repair",
+    "read",
 )
 _KIND_TO_ACTION = {
     r53.APPLIED: "write",
@@ -90,6 +93,7 @@ class _World:
         self.counts = dict.fromkeys(("stale", "alerts", "repairs", "lag"), 0)
         self.strategy_budget = RunBudget()  # the steps the run's conditional_write calls may take together
         self.flags: dict[str, Any] = {"deleted_active": False, "stuck": False, "repaired_at": None}
+        self.enactors: list[Enactor] = []
 
     def log(
         self, actor: str, action: str, endpoint: str | None, gen: int | None, records: int | None, detail: str
@@ -99,10 +103,10 @@ class _World:
     def records_of(self, gen: int, endpoint: str) -> int:
         return self.plans[gen][self.cfg.endpoints.index(endpoint)]
 
-    def record(self, actor: str, zone: r53.HostedZone, change: r53.Change) -> None:
-        """Log a change batch's outcome and keep the summary counters and empty windows current."""
-        action = _KIND_TO_ACTION[change.kind]
-        self.log(actor, action, zone.endpoint, change.generation, change.records, change.detail)
+    def record(self, actor: str, zone: r53.HostedZone, change: r53.Change, action: str = "", detail: str = "") -> None:
+        """Log a batch's outcome (action and detail given for a student's operation); keep the summary current."""
+        action = action or _KIND_TO_ACTION[change.kind]
+        self.log(actor, action, zone.endpoint, change.generation, change.records, detail or change.detail)
         self.counts["stale"] += change.kind == r53.STALE_APPLIED
         self.counts["repairs"] += change.kind == r53.SELF_REPAIRED
         self.flags["deleted_active"] |= change.kind == r53.DELETED_ACTIVE
@@ -185,6 +189,8 @@ class Enactor:
     def __init__(self, w: _World, name: str, offset_s: float) -> None:
         self.w, self.name = w, name
         self.last_applied, self.last_failed = 1, 0
+        self.step: StepCall | None = None  # a student's step under way (enactor_step)
+        w.enactors.append(self)
         w.env.process(self.loop(offset_s))
 
     def loop(self, offset_s: float):
@@ -213,6 +219,9 @@ class Enactor:
         return None
 
     def apply(self, gen: int, fault: EnactorDelay | None):
+        if self.w.cfg.enactor_step is not None:
+            yield from self.run_step(gen, fault)
+            return
         for endpoint in self.w.cfg.endpoints:
             kind = yield from self.transact(endpoint, gen, fault)
             if kind == r53.INCONSISTENT:
@@ -227,6 +236,34 @@ class Enactor:
         zone = w.zones[endpoint]
         hit = fault is not None and fault.affects(endpoint)
         forced = fault.lock_losses_count if fault is not None and hit else 0
+        yield from self.locked(zone, gen, forced, fault.extra_latency_s if fault is not None and hit else 0.0)
+        holds = (
+            None
+            if cfg.conditional_write is None
+            else call_strategy(
+                "conditional_write",
+                cfg.conditional_write,
+                WriteRequest(endpoint, zone.alias, gen),
+                run_budget=w.strategy_budget,
+            )
+        )
+        change = zone.apply_plan(
+            gen,
+            w.records_of(gen, endpoint),
+            newest=(w.newest, w.records_of(w.newest, endpoint)),
+            check_version_on_write=g.check_version_on_write,
+            reject_empty_records=g.reject_empty_records,
+            self_repair=g.self_repair,
+            max_record_drop_fraction=cfg.max_record_drop_fraction,
+            condition_holds=holds,
+        )
+        w.record(self.name, zone, change)
+        w.note_lag()
+        return change.kind
+
+    def locked(self, zone: r53.HostedZone, gen: int, forced: int, extra_s: float):
+        """Take ``zone``'s lock (each loss, forced or to another holder: backoff, retry), hold it one transaction."""
+        w, cfg = self.w, self.w.cfg
         for attempt in itertools.count():
             blocker = zone.lock_blocker(self.name, w.env.now)
             if attempt < forced or blocker is not None:
@@ -234,37 +271,45 @@ class Enactor:
                 wait = min(cfg.backoff_cap_s, cfg.backoff_base_s * 2 ** min(attempt, 64))
                 wait *= 1 - cfg.backoff_jitter_fraction * w.rng.random()
                 why = f"held by {blocker}" if blocker else "lost again (injected fault)"
-                w.log(self.name, "lock_lost", endpoint, gen, None, f"lock {why}; back off {wait:.1f} s")
+                w.log(self.name, "lock_lost", zone.endpoint, gen, None, f"lock {why}; back off {wait:.1f} s")
                 yield w.env.timeout(wait)
                 continue
-            duration = cfg.txn_latency_s * (1 + cfg.txn_jitter_fraction * (2 * w.rng.random() - 1))
-            duration += fault.extra_latency_s if fault is not None and hit else 0.0
+            duration = cfg.txn_latency_s * (1 + cfg.txn_jitter_fraction * (2 * w.rng.random() - 1)) + extra_s
             zone.take_lock(self.name, w.env.now + duration + cfg.lock_ttl_s)
             yield w.env.timeout(duration)
-            holds = (
-                None
-                if cfg.conditional_write is None
-                else call_strategy(
-                    "conditional_write",
-                    cfg.conditional_write,
-                    WriteRequest(endpoint, zone.alias, gen),
-                    run_budget=w.strategy_budget,
-                )
-            )
-            change = zone.apply_plan(
-                gen,
-                w.records_of(gen, endpoint),
-                newest=(w.newest, w.records_of(w.newest, endpoint)),
-                check_version_on_write=g.check_version_on_write,
-                reject_empty_records=g.reject_empty_records,
-                self_repair=g.self_repair,
-                max_record_drop_fraction=cfg.max_record_drop_fraction,
-                condition_holds=holds,
-            )
-            w.record(self.name, zone, change)
+            return
+
+    def run_step(self, gen: int, fault: EnactorDelay | None):
+        """A student's step (``enactor_step``): each operation it yields, carried out in simulated time.
+
+        A read takes one transaction time; a write or a delete is one transaction under the lock. The
+        fault forces its lock losses on the step's first write to each affected endpoint and adds its
+        extra latency to every write and delete there.
+        """
+        w, cfg = self.w, self.w.cfg
+        assert cfg.enactor_step is not None
+        self.step = call = StepCall(
+            "enactor_step", cfg.enactor_step, gen, cfg.endpoints, cfg.cleanup_keep_generations, w.strategy_budget
+        )
+        held: set[str] = set()  # endpoints whose first write the fault has held up
+        reply: r53.ZoneView | bool | None = None
+        while (op := call.advance(reply)) is not None:
+            zone = w.zones[cfg.endpoints[check_target(call.who, op, cfg.endpoints, w.newest)]]
+            if isinstance(op, r53.Read):
+                yield w.env.timeout(cfg.txn_latency_s * (1 + cfg.txn_jitter_fraction * (2 * w.rng.random() - 1)))
+                reply = zone.view()
+                w.log(self.name, "read", zone.endpoint, zone.alias, zone.answer_count(), f"{op} -> {reply}")
+                continue
+            hit = fault is not None and fault.affects(zone.endpoint)
+            first_write = isinstance(op, r53.Write) and zone.endpoint not in held
+            losses = fault.lock_losses_count if fault is not None and hit and first_write else 0
+            held |= {zone.endpoint} if isinstance(op, r53.Write) else set()
+            yield from self.locked(zone, gen, losses, fault.extra_latency_s if fault is not None and hit else 0.0)
+            change = zone.perform(op, w.records_of(op.plan, zone.endpoint) if isinstance(op, r53.Write) else 0)
+            reply = change.kind in r53.COMMITTED
+            w.record(self.name, zone, change, race_action(op, change.kind), f"{op} -> {reply}: {change.detail}")
             w.note_lag()
-            return change.kind
-        raise AssertionError("unreachable")  # pragma: no cover
+        self.step, self.last_applied = None, gen
 
     def cleanup(self, gen: int):
         """Delete the trees of plans more than ``cleanup_keep_generations`` older than ``gen``."""
@@ -294,11 +339,28 @@ def simulate(cfg: RaceConfig, names: Sequence[str]) -> _World:
     w.env.process(planner(w))
     for name, offset in zip(names, offsets, strict=False):
         Enactor(w, name, offset)
-    run_until(w.env, cfg.horizon_s, max_events=cfg.max_events, log=w.rows, counted="events logged")
+    try:
+        run_until(w.env, cfg.horizon_s, max_events=cfg.max_events, log=w.rows, counted="events logged")
+    except BaseException:
+        _close_steps(w, quietly=True)
+        raise
+    _close_steps(w)
     for e, start in w.empty_since.items():
         if e == cfg.regional_endpoint:
             w.regional_empty_s += cfg.horizon_s - start
     return w
+
+
+def _close_steps(w: _World, quietly: bool = False) -> None:
+    """Close the students' steps still under way (cut off by the horizon or an error), within the budget."""
+    for enactor in w.enactors:
+        if enactor.step is None:
+            continue
+        try:
+            enactor.step.close()
+        except ConfigError:
+            if not quietly:  # while another error is on its way, that one is the one to report
+                raise
 
 
 def frame(rows: list[tuple], names: Sequence[str]) -> pd.DataFrame:

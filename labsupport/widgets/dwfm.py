@@ -84,7 +84,9 @@ def _controls(base: dwfm.DwfmConfig) -> dict[str, widgets.Widget]:
         "retry_policy": widgets.Dropdown(
             options=list(dwfm.RETRY_POLICIES), value=base.retry_policy, description="Retries", style=style
         ),
-        "drop_expired_work": widgets.Checkbox(value=base.drop_expired_work, description="drop_expired_work"),
+        "drop_expired_work": widgets.Checkbox(
+            value=base.drop_expired_work, description="Drop expired work before starting it", style=style
+        ),
         "queue_order": widgets.Dropdown(
             options=list(dwfm.QUEUE_ORDERS), value=base.queue_order, description="Queue order", style=style
         ),
@@ -93,7 +95,9 @@ def _controls(base: dwfm.DwfmConfig) -> dict[str, widgets.Widget]:
             base.retry_budget_per_s,
             "Retry budget",
         ),
-        "throttle_by_queue_length": widgets.Checkbox(value=False, description="throttle_by_queue_length"),
+        "throttle_by_queue_length": widgets.Checkbox(
+            value=False, description="Admission control: refuse work while a queue is full", style=style
+        ),
         "queue_limit_count": int_slider(base.queue_limit_count, 5, 400, "Queue limit per host (items)", step=5),
         "operators_at_s": dropdown(
             [("never", None), *[(dwfm.CLOCK.time_of_day(t), t) for t in times]],

@@ -60,8 +60,7 @@ def explore_panel(base: explore.ExploreConfig | None = None, *, max_states: int 
         s = result.summary
         verdict = (
             f"**{'Safe' if s.safe else 'Unsafe'}; {'recovers' if s.recovers else 'can get stuck'}.** "
-            f"{s.states_count:,} states and {s.transitions_count:,} transitions explored in "
-            f"{s.elapsed_s:.2f} s."
+            f"{s.states_count:,} states and {s.transitions_count:,} transitions explored."
         )
         grid = charts.explore_verdict_chart(explore.verdict_rows([result]))
         if s.safe:

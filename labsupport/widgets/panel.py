@@ -201,8 +201,7 @@ def _items(items: object) -> list[Shown]:
 
 
 class _Batch:
-    """:meth:`Panel.batch`'s context manager (a class, not ``contextlib.contextmanager``, whose wrapper
-    the grading's check that the course is intact would take for a patched method)."""
+    """:meth:`Panel.batch`'s context manager (a class, not ``contextlib.contextmanager``)."""
 
     __slots__ = ("panel",)
 

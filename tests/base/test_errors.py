@@ -22,11 +22,11 @@ PACKAGE = Path(labsupport.__file__).parent
 ALLOWED: dict[tuple[str, str], str] = {
     ("__init__.py", "AttributeError"): "PEP 562: what a module's __getattr__ raises for a name it does not have",
     ("_lazy.py", "AttributeError"): "PEP 562, as above: the lazily exported names of charts and widgets",
+    ("practice/__init__.py", "AttributeError"): "PEP 562, as above: the practice generators, one per model",
     ("pdf.py", "SystemExit"): "the command line's exit status (python -m labsupport.pdf)",
     ("dependencies.py", "RuntimeError"): "the package's own dependencies.csv is broken: a packaging bug, not input",
-    ("race/engine.py", "AssertionError"): "an unreachable branch (pragma: no cover)",
-    ("grading/_shared.py", "AssertionError"): "otter's protocol: a failed check is an AssertionError (grading branch)",
-    ("grading/concept_quiz.py", "AssertionError"): "otter's protocol, as above (grading branch)",
+    ("assignments/_shared.py", "AssertionError"): "otter's protocol: a failed public check is an AssertionError",
+    ("assignments/concept_quiz.py", "AssertionError"): "otter's protocol, as above",
 }
 #: Exception classes defined outside errors.py, and why: control flow, never raised to a caller.
 OWN_EXCEPTIONS = {

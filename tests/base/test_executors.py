@@ -35,11 +35,11 @@ import labsupport
 class Sweep:
     """A sweep helper called on small inputs: ``call(executor) -> DataFrame``.
 
-    ``volatile`` lists columns that measure wall-clock time, which differ from run to run.
+    Every column must be the same on every run: a sweep's table is a function of its configs (no
+    wall-clock time in any summary; the benchmarks time the runs).
     """
 
     call: Callable[[Executor | None], pd.DataFrame]
-    volatile: tuple[str, ...] = ()
 
 
 def small(model: str) -> Any:
@@ -65,12 +65,9 @@ def _sweeps() -> dict[str, Sweep]:
             lambda ex: race.guard_explorer_data(small("race"), bin_s=60.0, executor=ex)
         ),
         "labsupport.explore.sweep": Sweep(
-            lambda ex: explore.sweep([small("explore"), replace(small("explore"), generation_count=2)], executor=ex),
-            volatile=("elapsed_s", "states_per_s"),
+            lambda ex: explore.sweep([small("explore"), replace(small("explore"), generation_count=2)], executor=ex)
         ),
-        "labsupport.explore.verdict_table": Sweep(
-            lambda ex: explore.verdict_table(small("explore"), executor=ex), volatile=("elapsed_s",)
-        ),
+        "labsupport.explore.verdict_table": Sweep(lambda ex: explore.verdict_table(small("explore"), executor=ex)),
         "labsupport.dwfm.phase_sweep": Sweep(
             lambda ex: dwfm.phase_sweep(
                 small("dwfm"), fleet_sizes=(150, 300), outage_lengths_s=(600.0, 1_200.0), executor=ex
@@ -130,9 +127,8 @@ def in_process(name: str) -> pd.DataFrame:
 
 def assert_same(name: str, got: pd.DataFrame) -> None:
     want = in_process(name)
-    drop = list(SWEEPS[name].volatile)
     assert len(want) > 0
-    pd.testing.assert_frame_equal(got.drop(columns=drop), want.drop(columns=drop), check_exact=True)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
 
 
 @pytest.mark.parametrize("name", sorted(SWEEPS))

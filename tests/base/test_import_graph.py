@@ -6,12 +6,19 @@ imports, bottom layer first.
 Layers (a module may import only from its own layer or a lower one)::
 
     0  base      errors, clock, _validate, _sweep, _engine, _models, _memo, presets, route53, timeline,
-                 dependencies, strategy, quiz (with _quiz_html): the concept quiz's data, scoring and HTML
+                 dependencies, strategy, enactor (a student's Enactor step: its contract and how the engines
+                 drive it), quiz: the concept quiz's questions (its key, scoring and HTML are coursetools');
+                 feedback (a check's report)
     1  models    one package per model: race/, dwfm/, network/, dns_cache/
     2  composed  models built on other models: nlb/ (on network), explore/ (on race), chain/ (on all),
                  game/ (on chain)
-    3  charts    labsupport.charts and its per-model modules
-    4  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf, grading/
+    3  charts    labsupport.charts and its per-model modules; beside them, what a learner practises
+                 with: practice/ (a problem generator per model) and exercises/ (the labs' checks)
+    4  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf, assignments/
+
+``labsupport`` never imports ``coursetools`` (the course's second package, in ``tools/``: the
+grader, the keys, the quiz's answers), in any statement anywhere, so that a student's install, which
+holds ``labsupport`` alone, works without it and holds nothing of it.
 
 The models and their layers (1, or 2 when built on another model) come from the package's one
 registry, ``labsupport._models``. Inside a model's package the parts are ordered as its entry
@@ -26,6 +33,8 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -51,17 +60,20 @@ LAYERS: dict[str, int] = {
     "labsupport.timeline": 0,
     "labsupport.dependencies": 0,
     "labsupport.quiz": 0,
-    "labsupport._quiz_html": 0,
     "labsupport.predict": 0,
     "labsupport.strategy": 0,
+    "labsupport.enactor": 0,
     **{m.module: 2 if m.on else 1 for m in REGISTERED},
+    "labsupport.feedback": 0,
     "labsupport.charts": 3,
+    "labsupport.practice": 3,
+    "labsupport.exercises": 3,
     "labsupport.widgets": 4,
     "labsupport.book": 4,
     "labsupport.colab": 4,
     "labsupport.student": 4,
     "labsupport.pdf": 4,
-    "labsupport.grading": 4,
+    "labsupport.assignments": 4,
     "labsupport.apidoc": 4,
 }
 LAYER_NAMES = ("base", "models", "composed", "charts", "wiring")
@@ -256,6 +268,50 @@ def test_a_model_is_built_only_on_registered_models_before_it(entry):
     earlier = [m.name for m in REGISTERED[: REGISTERED.index(entry)]]
     assert set(entry.on) <= set(earlier), f"{entry.name} is built on {entry.on}; list those first"
     assert entry.parts[0] == "config" and "model" in entry.parts
+
+
+def coursetools_mentions() -> list[str]:
+    """``"module:line"`` of every import of ``coursetools`` in labsupport, and every string naming it
+    that could be imported (``importlib.import_module("coursetools...")``, ``__import__``)."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names = [node.value] if node.value.split(".")[0] == "coursetools" else []
+            if any(n.split(".")[0] == "coursetools" for n in names):
+                out.append(f"{module_name(path)}:{node.lineno}")
+    return out
+
+
+def test_labsupport_never_imports_coursetools():
+    assert coursetools_mentions() == [], "labsupport imports (or names for import) the instructor's package"
+
+
+def test_labsupport_imports_without_coursetools(tmp_path):
+    """Every labsupport module imports in a Python where ``coursetools`` cannot be found (the book's
+    extensions and the PDF tool aside: they are the course's machinery, to move to coursetools)."""
+    machinery = ("labsupport.book", "labsupport.pdf", "labsupport.apidoc")
+    modules = sorted(m for m in graph() if not m.startswith(machinery))
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _NoCoursetools:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'coursetools':\n"
+        "            raise ImportError('coursetools is not installed for students')\n"
+        "sys.meta_path.insert(0, _NoCoursetools())\n"
+    )
+    code = f"import importlib\nfor m in {modules!r}:\n    importlib.import_module(m)\nprint('ok')"
+    check = "import importlib.util\ntry:\n    import coursetools\nexcept ImportError:\n    print('blocked')"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    blocked = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, env=env, check=False)
+    assert blocked.stdout.strip() == "blocked", "the test's blocker does not hide coursetools"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
 def test_a_type_only_import_counts_and_closes_a_circle():

@@ -1,15 +1,15 @@
 """The prediction convention: empty guesses, answers of every type, a comparison that never raises.
 
 Also checks that every lab follows it: its Predict cell assigns only ``None``, and its comparison
-goes through :func:`labsupport.predict.compare`; and that each chapter that answers a lab's Predict
-keeps that answer behind a fold that names the lab.
+goes through :func:`labsupport.predict.compare`. That no page answers a Predict before the lab asks
+it is ``tests/book/test_prediction_order.py``'s check: each part of the course opens with its lab,
+so the chapters no longer fold the lab's answers.
 """
 
 from __future__ import annotations
 
 import ast
 import pickle
-import re
 from pathlib import Path
 
 import nbformat
@@ -129,36 +129,3 @@ def test_every_lab_predicts_before_it_is_told(lab: Path) -> None:
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     assert "predict.compare(" in code, f"{lab.name}: the comparison goes through predict.compare"
     assert "Your guess" not in code and "you guessed" not in code
-
-
-# Each chapter whose result answers a lab's Predict, and the glue names of that result.
-FOLDED = {
-    "the-race.md": ("01-enactor-race", ["race_guard_table"]),
-    "the-cascade.md": ("02-dwfm-collapse", ["collapse_goodput_pct", "unattended_wasted_pct"]),
-    "six-stop-points.md": (
-        "05-six-stop-points",
-        ["best_points", "p5_total", "p5_saved", "p6_outside", "six_stop_savings_chart"],
-    ),
-}
-
-
-@pytest.mark.parametrize("chapter", sorted(FOLDED))
-def test_chapter_folds_the_answer_to_a_labs_predict(chapter: str) -> None:
-    text = (ROOT / "chapters" / chapter).read_text(encoding="utf-8")
-    lab, names = FOLDED[chapter]
-    number = lab[:2]
-    folds = [
-        (m.start(), m.group(2), m.group(3))
-        for m in re.finditer(r"^(:{3,})\{dropdown\}([^\n]*)\n(.*?)^\1\s*$", text, re.MULTILINE | re.DOTALL)
-    ]
-    mine = [(start, body) for start, title, body in folds if f"lab {number}'s Predict" in title]
-    assert mine, f"{chapter}: no dropdown whose title names lab {number}'s Predict"
-    link = text.find(f"../labs/{lab}>")
-    assert 0 <= link < mine[0][0], f"{chapter}: a link to {lab} must come before its first fold"
-    outside = text
-    for _, body in mine:
-        outside = outside.replace(body, "")
-    outside = re.sub(r"glue\([^\n]*", "", outside)
-    for name in names:
-        assert any(name in body for _, body in mine), f"{chapter}: {name} is not inside a fold"
-        assert name not in outside, f"{chapter}: {name} is shown outside the fold"

@@ -476,7 +476,8 @@ def catches_exception_in_a_loop(request: object) -> bool:  # a student's attempt
 
 def test_a_strategy_that_catches_exceptions_in_a_loop_is_still_stopped():
     # A strategy that catches BaseException can swallow the stop (CPython removes a trace function
-    # that raises): the grading scan flags such handlers (test_grading_parts.py).
+    # that raises): the grader refuses such handlers when it compiles a design answer
+    # (tests/grading/test_grading_parts.py).
     with pytest.raises(StrategyTimeout, match="catches_exception_in_a_loop"):
         call_strategy("conditional_write", catches_exception_in_a_loop, WriteRequest("regional", 1, 2))
 

@@ -1,12 +1,17 @@
-"""The wheel pip builds holds the whole package: every module, every data file and ``py.typed``.
+"""The wheel pip builds holds the whole package (every module, every data file and ``py.typed``),
+and nothing of the instructor's: no key, no reference answer, no hidden check, no quiz answer.
 
 Students, Colab, JupyterHub images and Dask workers install ``labsupport`` as pip builds it (a wheel),
 not as the repository's editable install. A wheel that left out a subpackage (``race/``, ``dwfm/``,
-...) once passed every other test, because the tests import the editable copy.
+...) once passed every other test, because the tests import the editable copy; a wheel that held
+every assignment's ``key()``, its reference strategies and the quiz's right options once gave any
+student full marks (issue 39).
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import shutil
 import subprocess
 import sys
@@ -30,7 +35,7 @@ def package_tree() -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def wheel_files(tmp_path_factory) -> set[str]:
+def wheel(tmp_path_factory) -> Path:
     """The ``labsupport/`` entries of a wheel built from this checkout, offline.
 
     ``--no-build-isolation`` uses the setuptools that ``requirements.txt`` installs, so nothing is
@@ -52,7 +57,12 @@ def wheel_files(tmp_path_factory) -> set[str]:
         capture_output=True,
         text=True,
     )
-    (wheel,) = out.glob("labsupport-*.whl")
+    (built,) = out.glob("labsupport-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def wheel_files(wheel) -> set[str]:
     with zipfile.ZipFile(wheel) as archive:
         return {name for name in archive.namelist() if name.startswith("labsupport/")}
 
@@ -71,3 +81,42 @@ def test_wheel_holds_every_subpackage_and_the_typing_marker(wheel_files):
     for folder in subpackages:
         assert f"{folder}/__init__.py" in wheel_files, folder
     assert "labsupport/py.typed" in wheel_files
+
+
+def test_the_students_wheel_holds_no_key_no_reference_and_no_hidden_check(wheel):
+    """No module of the wheel defines ``key`` or a ``reference_*`` strategy, no assignment module a
+    hidden ``check_*`` (the public form checks aside), and no package of the wheel is the grader's."""
+    public_checks = {"check_answers_with_a_bool", "check_form", "check_strategy"}
+    found = []
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        assert not [n for n in names if n.startswith("coursetools")], "the wheel holds the grader's package"
+        for name in names:
+            if not name.endswith(".py"):
+                continue
+            for node in ast.walk(ast.parse(archive.read(name))):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and (
+                    node.name == "key"
+                    or node.name.startswith("reference_")
+                    or (
+                        name.startswith("labsupport/assignments/")
+                        and node.name.startswith("check_")
+                        and node.name not in public_checks
+                    )
+                ):
+                    found.append(f"{name}: {node.name}")
+    assert found == [], f"the student's wheel holds the instructor's code: {found}"
+
+
+def test_the_students_wheel_holds_no_quiz_answer(wheel):
+    """The quiz's data in the wheel has its questions and options, and no verdict or explanation."""
+    with zipfile.ZipFile(wheel) as archive:
+        assert not [n for n in archive.namelist() if "quiz_key" in n]
+        data = json.loads(archive.read("labsupport/data/quiz.json"))
+    assert len(data["questions"]) >= 10
+    for q in data["questions"]:
+        assert set(q) == {"id", "misconception", "belief", "kind", "prompt", "options"}, q["id"]
+        for option in q["options"]:
+            assert set(option) == {"id", "text"}, (q["id"], option)
+    text = json.dumps(data)
+    assert '"correct"' not in text and '"explanation"' not in text

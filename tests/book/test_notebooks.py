@@ -87,13 +87,18 @@ def test_notebook_is_saved_as_jupyter_saves_it(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=str)
 def test_notebook_is_in_the_book_and_collected(path):
     if path.parts[0] == "student":
-        # Student copies are written from the labs and from the chapters' exercises
-        # (labsupport.student); the book serves them from those pages, and nbval collects them
+        # Student copies are written from the labs (each with its solutions notebook) and from the
+        # chapters' exercises (labsupport.student); the book serves them from those pages, and nbval collects them
         # because student/ is in pytest's testpaths.
         chapter = path.name.removeprefix("chapter-").removesuffix(".ipynb")
-        assert (ROOT / "labs" / path.name).is_file() or (
+        lab = (
+            path.name.removesuffix("-solutions.ipynb") + ".ipynb"
+            if path.name.endswith("-solutions.ipynb")
+            else path.name
+        )
+        assert (ROOT / "labs" / lab).is_file() or (
             path.name.startswith("chapter-") and (ROOT / "chapters" / f"{chapter}.md").is_file()
-        ), f"{path} is the copy of no lab and no chapter"
+        ), f"{path} is the copy (or the solutions) of no lab, and the copy of no chapter"
         testpaths = __import__("tomllib").loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"][
             "testpaths"
         ]
@@ -101,12 +106,13 @@ def test_notebook_is_in_the_book_and_collected(path):
         return
     if path.parts[0] == "assignments":
         # An assignment's source is otter-grader's input, not a page: the book leaves it out, and
-        # tests/grading builds it with otter assign and grades submissions made from it.
+        # tests/grading builds it with otter assign and grades submissions made from it with the
+        # course's grader (coursetools.grading).
         config = (ROOT / "_config.yml").read_text(encoding="utf-8")
         assert re.search(r"^exclude_patterns:.*\bassignments\b", config, re.MULTILINE), "the book reads assignments/"
-        from labsupport.grading.__main__ import ASSIGNMENTS
+        from coursetools.grading.assignments import SPECS
 
-        assert path.parent.name in ASSIGNMENTS, f"{path} is no assignment that python -m labsupport.grading knows"
+        assert path.parent.name in SPECS, f"{path} is no assignment that python -m coursetools.grading knows"
         return
     assert str(path.with_suffix("")) in _toc_files(), f"{path} is not in _toc.yml"
     # pytest's testpaths include labs/, so nbval collects every notebook there.

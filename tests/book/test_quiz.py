@@ -1,4 +1,4 @@
-"""The concept quiz (labsupport.quiz): its data, its scoring, its HTML and the book's two quiz pages.
+"""The concept quiz: its questions (labsupport.quiz), its key, scoring and HTML (coursetools.quiz), its pages.
 
 The data file's claims are checked against the book: every question tests one entry of the
 misconceptions page (its label and heading), every explanation points at a page and a heading that
@@ -20,14 +20,17 @@ import pytest
 import yaml
 from docutils.nodes import make_id
 
-from labsupport import ConfigError, quiz
+from coursetools import quiz
+from labsupport import ConfigError
+from labsupport import quiz as questions
 from labsupport.timeline import durations
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "labsupport" / "data" / "quiz.json"
-MISCONCEPTIONS = ROOT / (quiz.MISCONCEPTIONS_PAGE + ".md")
+KEY = ROOT / "tools" / "coursetools" / "data" / "quiz_key.json"
+MISCONCEPTIONS = ROOT / (questions.MISCONCEPTIONS_PAGE + ".md")
 QUESTIONS = quiz.load()
-RAW = json.loads(DATA.read_text(encoding="utf-8"))
+RAW = json.loads(KEY.read_text(encoding="utf-8"))
 PAGES = {"before": "chapters/quiz-before", "after": "chapters/quiz-after"}
 
 
@@ -95,7 +98,7 @@ def test_ten_to_fifteen_questions_each_testing_one_misconception_of_the_page():
 
 
 def test_both_kinds_are_used_and_every_option_is_explained():
-    assert {q.kind for q in QUESTIONS} == set(quiz.KINDS)
+    assert {q.kind for q in QUESTIONS} == set(questions.KINDS)
     for q in QUESTIONS:
         for o in q.options:
             assert len(o.explanation.split()) >= 8, (q.id, o.id, "an explanation says why, in a sentence")
@@ -132,19 +135,22 @@ def test_headings_reader_skips_code_and_front_matter():
 def test_explanations_quote_figures_only_through_the_misconceptions_pages_glue():
     glued = glued_names(MISCONCEPTIONS.read_text(encoding="utf-8"))
     allowed = re.compile(r"Lab \d|Exercise \d|Route 53|RFC 2308|EC2|us-east-1|\{\w+\}")
-    for q in RAW["questions"]:
+    asked = json.loads(DATA.read_text(encoding="utf-8"))["questions"]
+    for q in asked:
         for o in q["options"]:
-            for name in re.findall(r"\{(\w+)\}", o["text"] + o["explanation"] + q["prompt"]):
+            explanation = RAW["answers"][q["id"]][o["id"]]["explanation"]
+            for name in re.findall(r"\{(\w+)\}", o["text"] + explanation + q["prompt"]):
                 assert name in glued, f"{q['id']}: {{{name}}} is not glued on the misconceptions page"
-            assert not re.search(r"\d", allowed.sub("", o["explanation"])), (q["id"], o["id"], o["explanation"])
-    assert set(quiz.figures()) <= glued
+            assert not re.search(r"\d", allowed.sub("", explanation)), (q["id"], o["id"], explanation)
+    assert set(questions.figures()) <= glued
 
 
 def test_figures_are_filled_in_from_the_timeline():
     d = durations()
-    duration = next(q for q in QUESTIONS if q.id == "duration")
-    assert duration.options[0].text.startswith(str(d.at["whole_event", "text"]) + ":")
-    assert duration.options[1].text.startswith(str(d.at["dashboard_whole_event", "text"]) + ":")
+    # (The duration question's options name the two AWS spans without their lengths: Lab 0 asks for
+    # the summary's before it is told, tests/book/test_prediction_order.py.)
+    after_dns = next(q for q in QUESTIONS if q.id == "after-dns")
+    assert str(d.at["dns_empty", "text"]) in after_dns.prompt
     for q in QUESTIONS:
         for text in [q.prompt, *(o.text for o in q.options), *(o.explanation for o in q.options)]:
             assert not re.search(r"\{\w*\}", text), (q.id, text)
@@ -205,10 +211,10 @@ def test_score_refuses_unknown_ids_and_choices(answers, message):
 # A malformed data file is refused, naming the entry
 
 
-def _write(tmp_path: Path, mutate) -> Path:
-    data = json.loads(DATA.read_text(encoding="utf-8"))
+def _write(tmp_path: Path, mutate, source: Path = DATA) -> Path:
+    data = json.loads(source.read_text(encoding="utf-8"))
     mutate(data)
-    path = tmp_path / "quiz.json"
+    path = tmp_path / source.name
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
 
@@ -216,40 +222,50 @@ def _write(tmp_path: Path, mutate) -> Path:
 @pytest.mark.parametrize(
     "mutate, message",
     [
-        (
-            lambda d: d["questions"][0]["options"][0].update(correct=True),
-            r"questions\[0\] is a 'single' question with 2",
-        ),
-        (
-            lambda d: (
-                d["questions"][4]["options"][1].update(correct=True)
-                or [o.update(correct=True) for o in d["questions"][4]["options"]]
-            ),
-            r"questions\[4\] is a 'multiple' question with 5",
-        ),
-        (
-            lambda d: d["questions"][1]["options"][0]["see"][0].update(page="labs/99-nothing"),
-            r"questions\[1\]\.options\[0\]\.see\[0\]\.page",
-        ),
         (lambda d: d["questions"][2].update(prompt="How long was {no_such_figure}?"), r"no_such_figure"),
         (lambda d: d["questions"][3].update(id=d["questions"][0]["id"]), "id must be unique"),
         (lambda d: d["questions"][3].update(kind="essay"), r"questions\[3\]\.kind"),
         (lambda d: d["questions"][0]["options"].reverse(), "lettered a, b, c"),
+        # The questions' file holds no answer: an option that says whether it is right is refused.
         (
-            lambda d: d["questions"][0]["options"][0].pop("explanation"),
+            lambda d: d["questions"][0]["options"][0].update(correct=True),
             r"questions\[0\]\.options\[0\] must have exactly",
         ),
     ],
 )
 def test_load_refuses_a_malformed_file(tmp_path, mutate, message):
     with pytest.raises(ConfigError, match=message):
-        quiz.load(_write(tmp_path, mutate))
+        questions.load(_write(tmp_path, mutate))
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: d["answers"]["dns-down"]["a"].update(correct=True), r"dns-down'\] gives the 'single' question 2"),
+        (
+            lambda d: [v.update(correct=True) for v in d["answers"]["fixes"].values()],
+            r"fixes'\] gives the 'multiple' question 5",
+        ),
+        (
+            lambda d: d["answers"]["nxdomain"]["a"]["see"][0].update(page="labs/99-nothing"),
+            r"nxdomain'\]\['a'\]\.see\[0\]\.page",
+        ),
+        (lambda d: d["answers"]["dns-down"]["a"].pop("explanation"), "must have exactly the keys"),
+        (lambda d: d["answers"].pop("attack"), r"no answers for \['attack'\]"),
+        (lambda d: d["answers"]["attack"].pop("a"), r"attack'\] must give exactly the options"),
+    ],
+)
+def test_load_refuses_a_malformed_key(tmp_path, mutate, message):
+    with pytest.raises(ConfigError, match=message):
+        quiz.load(_write(tmp_path, mutate, KEY))
 
 
 def test_load_refuses_a_file_that_is_not_json(tmp_path):
     bad = tmp_path / "quiz.json"
     bad.write_text("{ not json", encoding="utf-8")
     with pytest.raises(ConfigError, match="readable JSON quiz file"):
+        questions.load(bad)
+    with pytest.raises(ConfigError, match="readable JSON quiz key"):
         quiz.load(bad)
 
 
@@ -448,8 +464,8 @@ def test_the_backoff_option_says_what_the_dwfm_model_does():
     """Question "retries", option b: its text and explanation, run (Lab 2's Exercise 3, the cascade's sweep)."""
     from labsupport import dwfm
 
-    option = next(o for q in RAW["questions"] if q["id"] == "retries" for o in q["options"] if o["id"] == "b")
-    assert not option["correct"] and "Exercise 3" in option["text"] and "longer base" in option["explanation"]
+    option = next(o for q in QUESTIONS if q.id == "retries" for o in q.options if o.id == "b")
+    assert not option.correct and "Exercise 3" in option.text and "longer base" in option.explanation
     unattended = replace(dwfm.INCIDENT, operator_restart_at_s=None, operator_throttle_at_s=None)
     for cap_s in (1_800.0, 3_600.0, 7_200.0, 14_400.0):  # Lab 2's Exercise 3: no cap restores every lease
         assert not dwfm.run(

@@ -25,10 +25,14 @@ from labsupport.student import (
     convert,
     convert_chapter,
     convert_markdown,
+    convert_solutions,
     glossary_anchors,
     problems,
+    solutions_notebook_name,
     write_all,
 )
+
+from .test_exercises import NOT_YET
 
 ROOT = Path(__file__).resolve().parents[2]
 LABS = sorted((ROOT / "labs").glob("*.ipynb"))
@@ -68,11 +72,21 @@ def test_student_notebook_reads_right_without_myst(lab):
     student = nbformat.read(ROOT / "student" / lab.name, as_version=4)
     assert problems(student) == []
     html = "\n".join(md.render(c.source) for c in student.cells if c.cell_type == "markdown")
-    # Exercises: numbered headings, in order, with their grade; one folded solution each.
+    # Exercises: numbered headings, in order, with their grade.
     n_exercises = sum(c.source.count("```{exercise}") for c in source.cells)
     headings = re.findall(r"<h3>Exercise (\d+) \(((?:Simple|Moderate|Advanced)[^)]*)\)</h3>", html)
     assert [int(n) for n, _ in headings] == list(range(1, n_exercises + 1))
-    assert html.count("<details>") == html.count("<summary>Solution (click to show)</summary>") == n_exercises
+    # No solution is in the copy: each is replaced by a line that points at the solutions notebook.
+    # A lab whose exercises have no answer cells yet keeps them, folded (tests/book/test_exercises.py).
+    code = [c.source for c in student.cells if c.cell_type == "code"]
+    pointers = [c.source for c in student.cells if c.source.startswith("*The solution to Exercise")]
+    if lab.name in NOT_YET:
+        assert html.count("<summary>Solution (click to show)</summary>") == n_exercises and not pointers
+        assert all(re.match(r"# Solution to Exercise [1-9]: ", s) for s in code if s.startswith("# Solution"))
+    else:
+        assert not any(s.startswith("# Solution") for s in code) and "<details>" not in html
+        assert len(pointers) == n_exercises
+        assert all(solutions_notebook_name(lab.name) in p for p in pointers)
     # Every relative link now points at the published book.
     hrefs = re.findall(r'href="([^"]+)"', html)
     assert hrefs and all(h.startswith(WHERE.book_url) for h in hrefs)
@@ -83,12 +97,52 @@ def test_student_notebook_reads_right_without_myst(lab):
     assert all(
         not c.get("outputs") and c.get("execution_count") is None for c in student.cells if c.cell_type == "code"
     )
-    # The solution code cells say which exercise they solve.
-    solutions = [
-        c.source.splitlines()[0] for c in student.cells if c.cell_type == "code" and c.source.startswith("# Solution")
-    ]
-    assert all(re.match(r"# Solution to Exercise [1-9]: ", line) for line in solutions)
     assert student.cells[2].source == student_install_cell(WHERE)
+
+
+@pytest.mark.parametrize("lab", LABS, ids=lambda p: p.name)
+def test_solutions_notebook_holds_every_solution_and_no_answer_cell(lab):
+    source = nbformat.read(lab, as_version=4)
+    solutions = nbformat.read(ROOT / "student" / solutions_notebook_name(lab.name), as_version=4)
+    assert problems(solutions) == []
+    n_exercises = sum(c.source.count("```{exercise}") for c in source.cells)
+    text = "\n".join(c.source for c in solutions.cells if c.cell_type == "markdown")
+    assert re.findall(r"^### Exercise (\d+) ", text, re.MULTILINE) == [str(i) for i in range(1, n_exercises + 1)]
+    assert len(re.findall(r"^> \*\*Solution to Exercise \d+\*\*", text, re.MULTILINE)) == n_exercises
+    code = [c.source for c in solutions.cells if c.cell_type == "code"]
+    solution_code = [s.splitlines()[0] for s in code if s.startswith("# Solution")]
+    assert all(re.fullmatch(r"# Solution to Exercise [1-9]", line) for line in solution_code)
+    # The learner's cells stay in the student copy: no answer skeleton, no bare check, no practice.
+    assert not any(re.match(r"^(?:#[^\n]*\n)*answer_\d+ = \{", s) for s in code)
+    assert not any(s.startswith("problem = practice.") for s in code)
+    assert len({c.id for c in solutions.cells}) == len(solutions.cells)
+    assert solutions.cells[2].source == student_install_cell(WHERE)
+
+
+def test_convert_splits_a_lab_into_copy_and_solutions():
+    cells = [
+        nbformat.v4.new_markdown_cell("# A lab"),
+        nbformat.v4.new_code_cell("import labsupport"),
+        nbformat.v4.new_markdown_cell("```{exercise}\n:label: x1\n\n**(Simple)** Why?\n```"),
+        nbformat.v4.new_code_cell("answer_1 = {'a': ...}", metadata={"tags": ["exercise-answer"]}),
+        nbformat.v4.new_code_cell("check.ex1(answer_1)", metadata={"tags": ["exercise-check"]}),
+        nbformat.v4.new_code_cell("# Solution to the exercise above\nx = 1", metadata={"tags": ["hide-cell"]}),
+        nbformat.v4.new_markdown_cell("```{solution} x1\n:class: dropdown\n\nBecause.\n```"),
+        nbformat.v4.new_markdown_cell("## More practice\n\nMore."),
+        nbformat.v4.new_code_cell("problem = practice.race.practice(seed=1)", metadata={"tags": ["practice-problem"]}),
+    ]
+    lab = nbformat.v4.new_notebook(cells=cells)
+    copy = [c.source for c in convert(lab, WHERE, lab="09-x.ipynb").cells]
+    sols = [c.source for c in convert_solutions(lab, WHERE, lab="09-x.ipynb").cells]
+    assert "answer_1 = {'a': ...}" in copy and "check.ex1(answer_1)" in copy
+    assert not any("x = 1" in s for s in copy) and any(s.startswith("*The solution to Exercise 1") for s in copy)
+    assert any("problem = practice" in s for s in copy)
+    assert "# Solution to Exercise 1\nx = 1" in sols and any("> **Solution to Exercise 1**" in s for s in sols)
+    assert not any("answer_1" in s or "practice" in s for s in sols)
+    # A solution that shares its cell with the exercise leaves no room for the answer cell.
+    lab.cells[2].source += "\n" + lab.cells[6].source
+    with pytest.raises(ConfigError, match="alone in its Markdown cell"):
+        convert(lab, WHERE, lab="09-x.ipynb")
 
 
 def test_problems_finds_myst_leftovers_and_relative_links():

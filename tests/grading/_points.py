@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
@@ -24,3 +25,12 @@ def fails(check: Callable[..., None], *args: object) -> str:
     with pytest.raises(AssertionError) as caught:
         check(*args)
     return str(caught.value)
+
+
+def both(student: ModuleType, tools: ModuleType) -> SimpleNamespace:
+    """One namespace with an assignment's two halves: the student's (``labsupport.assignments``:
+    params, config, Prediction, constants) and the instructor's (``coursetools.grading``: key,
+    reference answers, hidden checks)."""
+    names = {k: getattr(student, k) for k in getattr(student, "__all__", [])}
+    names |= {k: getattr(tools, k) for k in getattr(tools, "__all__", [])}
+    return SimpleNamespace(**names)

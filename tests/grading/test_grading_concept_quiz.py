@@ -1,8 +1,8 @@
 """The concept quiz's graded version: its questions come from the quiz's data file, the checks score
-with labsupport.quiz, and the key never reaches a submission unflagged.
+with the quiz's key (coursetools.quiz), which the student's package does not hold.
 
-Grading the assignment with ``otter run`` end to end is ``python benchmarks/grading.py
-00-concept-quiz``; the last test builds it with ``otter assign`` and reads the student copy.
+A class of quiz submissions graded end to end, in the sandbox, is in ``test_red_team.py``; the
+last test builds the assignment with ``otter assign`` and reads the student copy.
 """
 
 from __future__ import annotations
@@ -12,10 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from labsupport import quiz
+from coursetools import quiz
+from coursetools.grading import __main__ as cli
+from coursetools.grading import concept_quiz as tools_quiz
+from labsupport.assignments import concept_quiz as student_quiz
 from labsupport.errors import ConfigError
-from labsupport.grading import __main__ as cli
-from labsupport.grading import concept_quiz, grade
+
+from ._points import both
+
+concept_quiz = both(student_quiz, tools_quiz)
 
 SOURCE = (
     Path(__file__).resolve().parents[2] / "assignments" / concept_quiz.ASSIGNMENT / f"{concept_quiz.ASSIGNMENT}.ipynb"
@@ -78,33 +83,9 @@ def test_the_key_is_the_quiz_for_every_id_and_an_empty_id_is_refused():
         concept_quiz.params(" ")
 
 
-@pytest.mark.parametrize(
-    "source",
-    [
-        "answers = concept_quiz.key(STUDENT_ID)",
-        "from labsupport import quiz\nanswers = quiz.answer_key()",
-        "from labsupport.grading.lab02 import reference_admission_policy as admission_policy",
-        "from labsupport.grading.concept_quiz import key",
-        "admission_policy = lab02.reference_admission_policy",
-        "print(lab03._seen_requests(STUDENT_ID))",
-    ],
-)
-def test_the_scan_flags_a_submission_that_reads_the_key(source):
-    nb = {"cells": [{"cell_type": "code", "source": source}], "metadata": {}}
-    assert any("the instructor's key" in flag for flag in grade.scan(nb)), grade.scan(nb)
-
-
-def test_the_scan_lets_a_variable_named_key_through():
-    nb = {
-        "cells": [{"cell_type": "code", "source": "for key in answers:\n    print(key, answers[key])"}],
-        "metadata": {},
-    }
-    assert grade.scan(nb) == []
-
-
 def test_the_student_copy_holds_no_answer(tmp_path):
     pytest.importorskip("otter", reason="the [grading] extra (otter-grader) is not installed")
-    assert cli.main(["build", concept_quiz.ASSIGNMENT, "--out", str(tmp_path)]) == 0
+    assert cli.main(["build", concept_quiz.ASSIGNMENT, "--out", str(tmp_path), "--student-only"]) == 0
     text = (tmp_path / "student" / f"{concept_quiz.ASSIGNMENT}.ipynb").read_text(encoding="utf-8")
     assert "SOLUTION" not in text and "check_answer" not in text and "hidden=True" not in text
     for qid, letters in quiz.answer_key().items():

@@ -1,70 +1,157 @@
-"""Gradescope's entry point, offline: the autograder zip graded the way Gradescope's image runs it.
+"""Gradescope's layout, offline: the course's autograder zip run the way Gradescope runs it.
 
-Gradescope unzips the autograder into ``/autograder/source``, puts the submission in
-``/autograder/submission`` and runs ``run_otter.py``, which calls otter's ``run_autograder`` on
-``/autograder``; it writes ``/autograder/results/results.json``. This test builds that layout in a
-temporary folder and calls the same function (what cannot run offline is the image's ``setup.sh``,
-which downloads its Python). It also shows what the instructor guide warns about: without the
-course's grading command, a notebook is graded against the id written in it.
+Gradescope unzips the autograder into ``/autograder/source``, runs its ``setup.sh`` once when it
+builds the image, then for each submission puts the notebook in ``/autograder/submission`` and the
+submitter in ``/autograder/submission_metadata.json``, runs ``/autograder/source/run_autograder`` in
+``/autograder`` and reads ``/autograder/results/results.json``. Here each submission gets a fresh
+``/autograder`` (a folder on a tmpfs, ``/dev/shm``) inside an outer bubblewrap that stands for
+Gradescope's container, with this machine's Python environment in place of what ``setup.sh``
+installs (it needs the network). Two containers are tried: one whose ``/proc`` lets bubblewrap make
+its namespaces inside it (the grader's own sandbox), and one that does not, like Docker's default,
+where the grader falls back to running the notebook as ``nobody`` with resource limits.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import stat
+import subprocess
+import sys
+import uuid
 import zipfile
 from pathlib import Path
 
-import nbformat
 import pytest
 
-from labsupport.grading import __main__ as cli
-from labsupport.grading import grade, lab05
+from coursetools.grading import gradescope
+from coursetools.grading.sandbox import bwrap_path
 
-pytest.importorskip("otter", reason="the [grading] extra (otter-grader) is not installed")
+ROOT = Path(__file__).resolve().parents[2]
+ASSIGNMENT = "02-dwfm-collapse"
+TOOLS = ROOT / "tools" / "coursetools"
 
-ASSIGNMENT = lab05.ASSIGNMENT
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux" or os.geteuid() != 0 or bwrap_path() is None,
+    reason="the outer container is a bubblewrap started as root",
+)
 
-
-def _gradescope(tmp_path: Path, notebook: nbformat.NotebookNode, autograder: Path) -> dict:
-    from otter.run.run_autograder import main as run_autograder
-
-    root = tmp_path / "autograder"
-    for sub in ("source", "submission", "results"):
-        (root / sub).mkdir(parents=True)
-    with zipfile.ZipFile(autograder) as zf:
-        zf.extractall(root / "source")
-    entry = (root / "source" / "run_otter.py").read_text(encoding="utf-8")
-    assert "from otter.run.run_autograder import main as run_autograder" in entry
-    assert 'run_autograder("/autograder")' in entry  # what the call below does, on this folder
-    nbformat.write(notebook, root / "submission" / f"{ASSIGNMENT}.ipynb")
-    here = Path.cwd()
+ATTACK = """import glob, labsupport, pathlib
+root = pathlib.Path(labsupport.__file__).parent
+for target in [root / "assignments" / "lab02.py", pathlib.Path("/autograder/results/results.json")]:
     try:
-        run_autograder(str(root))
+        target.write_text('{"score": 7}')
+    except OSError as exc:
+        print(type(exc).__name__, target)
+for pattern in ["/autograder/source/**/*", "/**/coursetools/grading/lab02.py"]:
+    for path in glob.glob(pattern, recursive=True):
+        try:
+            print(path, open(path, "rb").read(40))
+        except OSError as exc:
+            print(type(exc).__name__, path)
+"""
+
+
+def _container(zip_path: Path, notebook: dict, email: str, *, bwrap_inside: bool) -> dict:
+    """Run ``run_autograder`` for one submission in a fresh /autograder; return results.json."""
+    shm = Path("/dev/shm") / f"coursetools-gs-{uuid.uuid4().hex[:10]}"
+    root = shm / "autograder"
+    try:
+        for sub in ("source", "submission"):
+            (root / sub).mkdir(parents=True)
+        with zipfile.ZipFile(zip_path) as zf:
+            zf.extractall(root / "source")
+        (root / "source" / "run_autograder").chmod(0o755)
+        (root / "source").chmod(0o700)  # as setup.sh leaves it: the zip's wheels hold the key
+        (root / "submission" / f"{ASSIGNMENT}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+        meta = {"id": 1, "users": [{"email": email, "id": 7, "name": "A Student"}], "previous_submissions": []}
+        (root / "submission_metadata.json").write_text(json.dumps(meta), encoding="utf-8")
+        # setup.sh makes the grader's package readable by root alone: the copy stands for it.
+        tools = shm / "coursetools"
+        shutil.copytree(TOOLS, tools, ignore=shutil.ignore_patterns("__pycache__"))
+        for path in [tools, *tools.rglob("*")]:
+            path.chmod(0o700 if path.is_dir() else 0o600)
+        proc = ["--bind", "/proc", "/proc"] if bwrap_inside else ["--unshare-pid", "--proc", "/proc"]
+        # bwrap makes the folders above a bind readable by root alone: open them, as a container's are.
+        parents = sorted({str(p) for d in (ROOT, TOOLS, Path(sys.base_prefix)) for p in d.parents if str(p) != "/"})
+        cmd = [
+            bwrap_path(),
+            "--ro-bind", "/usr", "/usr",
+            "--symlink", "usr/lib", "/lib",
+            "--symlink", "usr/lib64", "/lib64",
+            "--symlink", "usr/bin", "/bin",
+            "--symlink", "usr/sbin", "/sbin",
+            "--ro-bind", "/etc", "/etc",
+            *[x for d in parents for x in ("--perms", "0755", "--dir", d)],
+            "--ro-bind", str(ROOT), str(ROOT),
+            "--ro-bind", str(tools), str(TOOLS),
+            "--ro-bind", sys.base_prefix, sys.base_prefix,
+            "--dev", "/dev",
+            *proc,
+            "--tmpfs", "/tmp",
+            "--bind", str(root), "/autograder",
+            "--chdir", "/autograder",
+            "--unshare-net",
+            "--die-with-parent",
+            "--setenv", "COURSE_PYTHON", sys.executable,
+            "--",
+            "/autograder/source/run_autograder",
+        ]  # fmt: skip
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+        results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+        results["_stdout"] = done.stdout + done.stderr
+        return results
     finally:
-        os.chdir(here)
-    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
-    # Gradescope's results format: one entry per question with its score, and the public checks.
-    return {t["name"]: t.get("score") for t in results["tests"]}
+        shutil.rmtree(shm, ignore_errors=True)
 
 
-def test_the_autograder_zip_grades_on_gradescopes_entry_point(tmp_path, monkeypatch):
-    monkeypatch.delenv(grade.GRADED_ID_VARIABLE, raising=False)
-    assert cli.main(["build", ASSIGNMENT, "--out", str(tmp_path / "dist")]) == 0
-    autograder = next((tmp_path / "dist" / "autograder").glob("*.zip"))
-    solution = nbformat.read(tmp_path / "dist" / "autograder" / f"{ASSIGNMENT}.ipynb", as_version=4)
-    for cell in solution.cells:
-        cell.source = cell.source.replace('STUDENT_ID = "s0000000"', 'STUDENT_ID = "s2000003"')
-    results = _gradescope(tmp_path / "full", solution, autograder)  # graded against s2000003, the notebook's id
-    assert results == {"Public Tests": None, "q1_predict": 1, "q2_measure": 2, "q3_design": 4}, results
-    wrong = nbformat.read(tmp_path / "dist" / "autograder" / f"{ASSIGNMENT}.ipynb", as_version=4)
-    for cell in wrong.cells:
-        cell.source = cell.source.replace("saved_by_5_s = float(", "saved_by_5_s = 1.0 + float(")
-    assert _gradescope(tmp_path / "wrong", wrong, autograder)["q2_measure"] == 1
+@pytest.fixture(scope="module")
+def zip_and_notebooks(built) -> tuple[Path, dict, dict]:
+    b = built(ASSIGNMENT)
+    (zip_path,) = (b / "autograder").glob("*-gradescope.zip")
+    solution = json.loads((b / "autograder" / f"{ASSIGNMENT}.ipynb").read_text(encoding="utf-8"))
+    blank = json.loads((b / "student" / f"{ASSIGNMENT}.ipynb").read_text(encoding="utf-8"))
+    blank["cells"].insert(5, {"cell_type": "code", "metadata": {}, "source": ATTACK, "outputs": []})
+    return zip_path, solution, blank
 
 
-def test_the_guide_says_what_grading_on_gradescope_skips():
-    page = (Path(__file__).parents[2] / "chapters" / "instructor-guide" / "grading.md").read_text(encoding="utf-8")
-    bullet = " ".join(page.split("- **Gradescope**")[1].split("\n## ")[0].split())
-    assert "graded against the `STUDENT_ID` written in it, not the id it was collected under" in bullet
-    assert "`run_otter.py`'s `run_autograder`" in bullet
+def test_the_zip_follows_gradescopes_layout(zip_and_notebooks):
+    zip_path = zip_and_notebooks[0]
+    with zipfile.ZipFile(zip_path) as zf:
+        names = set(zf.namelist())
+        modes = {i.filename: i.external_attr >> 16 for i in zf.infolist()}
+        config = json.loads(zf.read("config.json"))
+    assert {"setup.sh", "run_autograder", "config.json"} <= names
+    assert any(n.startswith("wheels/labsupport-") for n in names) and any(
+        n.startswith("wheels/coursetools-") for n in names
+    )
+    assert modes["run_autograder"] & stat.S_IXUSR and modes["setup.sh"] & stat.S_IXUSR
+    assert config == {"assignment": ASSIGNMENT, "id_field": "email"}
+    assert not list(zip_path.parent.glob("*-autograder_*.zip")), "otter's zip, whose tests run in the kernel, is gone"
+
+
+@pytest.mark.parametrize("bwrap_inside", [True, False], ids=["bubblewrap-inside", "fallback-nobody"])
+def test_the_zip_grades_an_honest_and_a_hostile_submission_in_a_fresh_folder_each(zip_and_notebooks, bwrap_inside):
+    zip_path, solution, attack = zip_and_notebooks
+    honest = _container(zip_path, solution, "s2000003@uni.example", bwrap_inside=bwrap_inside)
+    scores = {t["name"]: t["score"] for t in honest["tests"]}
+    assert scores == {"q1_predict": 1, "q2_measure": 2, "q3_design": 4}, honest["_stdout"][-2000:]
+    assert honest["score"] == 7 and "graded" in honest["_stdout"] and "as s2000003" in honest["_stdout"]
+    fallback_said = "falling back to an unprivileged user" in honest["_stdout"]
+    assert fallback_said is not bwrap_inside
+    hostile = _container(zip_path, attack, "s2000004@uni.example", bwrap_inside=bwrap_inside)
+    assert hostile["score"] == 0, hostile["_stdout"][-2000:]
+    assert "reaches the grader's package" in hostile["_stdout"]
+
+
+def test_a_group_submission_is_graded_as_its_first_member_and_said_so():
+    sid, notes = gradescope._student_id({"users": [{"email": "a@x"}, {"email": "b@x"}]}, "email")  # noqa: SLF001
+    assert sid == "a" and "group submission" in notes[0]
+
+
+def test_the_guide_says_what_grading_on_gradescope_does_and_what_the_fallback_loses():
+    page = (ROOT / "chapters" / "instructor-guide" / "grading.md").read_text(encoding="utf-8")
+    section = " ".join(page.split("## Gradescope")[1].split("\n## ")[0].split())
+    for words in ("run_autograder", "results.json", "submission_metadata.json", "nobody", "loses"):
+        assert words in section, words

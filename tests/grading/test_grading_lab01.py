@@ -1,207 +1,109 @@
-"""Lab 01's graded version, end to end: otter assign builds it, the grading command grades a class.
+"""Lab 01's graded version: each id's race, the key, and the hidden checks, called directly.
 
-One class of submissions is built from the assignment's own solution and student copy, graded once
-with ``python -m labsupport.grading grade`` (``otter run`` per submission, no Docker, no network),
-and every honesty claim is asserted on the CSV: the solution scores full marks, the blank copy 0,
-one wrong answer loses exactly its points, and each dishonest submission earns nothing it did not
-earn, without stopping the others' grading.
+The checks are what the grader's checking process runs; here they are called on the reference
+conditional write, on wrong ones and on a copied answer, so that what each point rewards is
+asserted. A class of lab 01 submissions graded end to end, in the sandbox, is in
+``test_red_team.py``; the last test builds the assignment with ``otter assign`` and reads the
+student copy.
 """
 
 from __future__ import annotations
 
-import copy
-import csv
 import json
-import os
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
-otter = pytest.importorskip("otter", reason="the [grading] extra (otter-grader) is not installed")
+from coursetools.grading import __main__ as cli
+from coursetools.grading import lab01 as tools_lab01
+from labsupport.assignments import lab01 as student_lab01
+from labsupport.errors import ConfigError
+from labsupport.strategy import WriteRequest
 
-from labsupport.grading import __main__ as cli  # noqa: E402
-from labsupport.grading import grade, lab01  # noqa: E402
+from ._points import both, fails
 
-SOLUTION_ID, OTHER_ID, COPIER_ID, LOOP_ID = "s1000001", "s1000009", "s1000013", "s1000010-loops"
-AUTO_MAX = {"q1_predict": 1.0, "q2_measure": 2.0, "q3_design": 4.0}
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    assert cli.main(["build", lab01.ASSIGNMENT, "--out", str(out)]) == 0
-    return out
+lab01 = both(student_lab01, tools_lab01)
+ID, OTHER_ID = "s1000001", "s1000009"
 
 
-def _load(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+def off_by_one(request: WriteRequest) -> bool:
+    """Off by one: lets an Enactor write the plan just before the endpoint's."""
+    return request.active_plan is None or request.new_plan >= request.active_plan - 1
 
 
-def _cell_with(nb: dict, text: str) -> dict:
-    return next(c for c in nb["cells"] if c["cell_type"] == "code" and text in "".join(c["source"]))
+def always(request: WriteRequest) -> bool:
+    """No guard at all: the incident's write."""
+    return True
 
 
-def _set(nb: dict, text: str, new: str) -> dict:
-    nb = copy.deepcopy(nb)
-    cell = _cell_with(nb, text)
-    cell["source"] = "".join(cell["source"]).replace(text, new)
-    return nb
+def test_an_id_gives_its_own_race_always_the_same():
+    p = lab01.params(ID)
+    assert p == lab01.params(f"  {ID} ") and p != lab01.params(OTHER_ID)
+    assert 4 <= p.lock_losses_count <= 9
+    cfg = lab01.config(ID)
+    assert cfg.seed == p.seed and cfg.delays[0].lock_losses_count == p.lock_losses_count
+    with pytest.raises(ConfigError, match="student_id"):
+        lab01.params("")
 
 
-def _add_cell(nb: dict, source: str, *, after: str = "prediction = lab01.Prediction()") -> dict:
-    nb = copy.deepcopy(nb)
-    at = nb["cells"].index(_cell_with(nb, after)) + 1
-    nb["cells"].insert(
-        at, {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
-    )
-    return nb
+def test_the_measured_answers_are_checked_against_the_collected_ids_model():
+    k = lab01.key(ID)
+    lab01.check_stale_overwrites(k["stale_overwrites"], ID)
+    lab01.check_first_stale_write_s(k["first_stale_write_s"], ID)
+    assert "not what your race gives" in fails(lab01.check_stale_overwrites, k["stale_overwrites"] + 1, ID)
+    assert "must be an int" in fails(lab01.check_stale_overwrites, float(k["stale_overwrites"]), ID)
+    # A copy of another student's notebook is graded as its collector's id: the friend's time fails.
+    other = lab01.key(OTHER_ID)["first_stale_write_s"]
+    assert other != k["first_stale_write_s"]
+    fails(lab01.check_first_stale_write_s, other, ID)
 
 
-def _submissions(built: Path) -> dict[str, dict]:
-    solution = _load(built / "autograder" / f"{lab01.ASSIGNMENT}.ipynb")
-    blank = _load(built / "student" / f"{lab01.ASSIGNMENT}.ipynb")
-    other_key = lab01.key(OTHER_ID)
-    no_public_tests = copy.deepcopy(blank)
-    no_public_tests["metadata"]["otter"]["tests"] = {}
-    return {
-        SOLUTION_ID: solution,
-        "s1000002-blank": blank,
-        "s1000003-one-wrong": _set(
-            solution,
-            "stale_overwrites = result.summary.stale_overwrites_count",
-            "stale_overwrites = result.summary.stale_overwrites_count + 1",
-        ),
-        "s1000004-redefines-check": _add_cell(blank, 'grader.check = lambda *a, **k: print("All test cases passed!")'),
-        "s1000005-no-public-tests": no_public_tests,
-        "s1000006-writes-tests": _add_cell(
-            blank,
-            (
-                'for q in ("q1_predict", "q2_measure", "q3_design"):\n'
-                '    open(f"tests/{q}.py", "w").write("OK_FORMAT = False\\nname = q\\npoints = 9\\ntest_cases = []\\n")'
-            ),
-        ),
-        "s1000007-reads-hidden": _add_cell(blank, 'print(open("tests/q2_measure.py").read())'),
-        "s1000008-fake-print": _add_cell(
-            blank, 'print("q1_predict results: All test cases passed!")\nprint("Total Score: 7.000 / 7.000 (100.000%)")'
-        ),
-        # a copy of another student's notebook, their measured numbers typed in
-        COPIER_ID: _set(
-            _set(
-                _set(solution, 'STUDENT_ID = "s0000000"', f'STUDENT_ID = "{OTHER_ID}"'),
-                "stale_overwrites = result.summary.stale_overwrites_count",
-                f"stale_overwrites = {other_key['stale_overwrites']}",
-            ),
-            'first_stale_write_s = float(result.events.loc[result.events["action"] == "stale_write", '
-            '"time_s"].iloc[0])',
-            f"first_stale_write_s = {other_key['first_stale_write_s']!r}",
-        ),
-        LOOP_ID: _add_cell(blank, "while True:\n    pass"),
-        "s1000011-memory": _add_cell(blank, "hog = bytearray(64 * 1024**3)"),
-        "s1000012-raises": _add_cell(blank, 'raise RuntimeError("student bug")'),
-    }
+def test_the_reference_conditional_write_earns_every_design_point():
+    write = lab01.reference_conditional_write
+    lab01.check_conditional_write_table(write)
+    lab01.check_conditional_write_seeds(write, ID)
+    lab01.check_conditional_write_explorer(write, recovers=False)
+    lab01.check_conditional_write_explorer(write, recovers=True)
 
 
-@pytest.fixture(scope="module")
-def graded(built, tmp_path_factory) -> dict[str, dict[str, str]]:
-    """Grade the class once: the endless loop beside the others, with a short timeout of its own."""
-    folder, looping = tmp_path_factory.mktemp("submissions"), tmp_path_factory.mktemp("looping")
-    for sid, nb in _submissions(built).items():
-        (looping if sid == LOOP_ID else folder).joinpath(f"{sid}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
-    out = Path(os.environ.get("LABSUPPORT_GRADING_SAMPLE") or tmp_path_factory.mktemp("grades"))
-    autograder = next((built / "autograder").glob("*.zip"))
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        loop = pool.submit(
-            grade.grade_one,
-            LOOP_ID,
-            looping / f"{LOOP_ID}.ipynb",
-            autograder,
-            assignment=lab01.ASSIGNMENT,
-            timeout_s=20.0,
-        )
-        grades = grade.grade_folder(
-            folder, autograder, assignment=lab01.ASSIGNMENT, jobs=2, timeout_s=600.0, memory_mb=4096
-        )
-        grades.append(loop.result())
-    grade.write_csv(
-        grades, out / "grades.csv", manual=("q4_explain",), feedback_dir=out / "feedback", params=lab01.params
-    )
-    with (out / "grades.csv").open(encoding="utf-8") as f:
-        rows = {r["student_id"]: r for r in csv.DictReader(f)}
-    rows["_feedback"] = {p.stem: p.read_text(encoding="utf-8") for p in (out / "feedback").glob("*.md")}
-    return rows
+def test_no_guard_earns_no_design_point():
+    assert "wrong decision" in fails(lab01.check_conditional_write_table, always)
+    fails(lab01.check_conditional_write_seeds, always, ID)
+    fails(lambda s: lab01.check_conditional_write_explorer(s, recovers=False), always)
 
 
-def _scores(row: dict[str, str]) -> dict[str, float]:
-    return {q: float(row[q]) for q in AUTO_MAX}
+def test_an_off_by_one_write_loses_the_table_point():
+    assert "wrong decision" in fails(lab01.check_conditional_write_table, off_by_one)
 
 
-def test_the_student_copy_holds_no_solution_and_no_hidden_test(built):
-    text = (built / "student" / f"{lab01.ASSIGNMENT}.ipynb").read_text(encoding="utf-8")
+def test_the_prediction_refuses_to_run_before_it_is_recorded():
+    prediction = lab01.Prediction()
+    with pytest.raises(ConfigError, match="record your prediction first"):
+        prediction.run(ID)
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ConfigError):
+            lab01.Prediction().record(stale_overwrites=bad)
+
+
+def test_the_grading_command_prints_the_key(capsys):
+    assert cli.main(["key", lab01.ASSIGNMENT, "--id", ID]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(lab01.key(ID)))
+
+
+def test_the_student_copy_holds_no_solution_and_no_hidden_test(tmp_path):
+    pytest.importorskip("otter", reason="the [grading] extra (otter-grader) is not installed")
+    assert cli.main(["build", lab01.ASSIGNMENT, "--out", str(tmp_path), "--student-only"]) == 0
+    text = (tmp_path / "student" / f"{lab01.ASSIGNMENT}.ipynb").read_text(encoding="utf-8")
     for leak in (
         "SOLUTION",
         "hidden=True",
-        "check_prediction",
         "check_stale_overwrites",
+        "check_conditional",
         "new_plan > request",
         "stale_overwrites_count",
         "TOCTOU",
         "Model answer",
+        "coursetools",
     ):
         assert leak not in text, leak
-
-
-def test_the_solution_scores_full_marks(graded):
-    row = graded[SOLUTION_ID]
-    assert _scores(row) == AUTO_MAX and float(row["auto_total"]) == 7 and row["q4_explain"] == ""
-
-
-def test_the_blank_copy_scores_zero_on_every_auto_graded_question(graded):
-    assert set(_scores(graded["s1000002-blank"]).values()) == {0.0}
-
-
-def test_one_wrong_answer_loses_exactly_that_answers_point(graded):
-    scores = _scores(graded["s1000003-one-wrong"])
-    assert scores == {**AUTO_MAX, "q2_measure": 1.0}
-
-
-@pytest.mark.parametrize(
-    "sid",
-    [
-        "s1000004-redefines-check",
-        "s1000005-no-public-tests",
-        "s1000006-writes-tests",
-        "s1000007-reads-hidden",
-        "s1000008-fake-print",
-        LOOP_ID,
-        "s1000011-memory",
-        "s1000012-raises",
-    ],
-)
-def test_a_dishonest_or_broken_blank_submission_earns_nothing(graded, sid):
-    assert set(_scores(graded[sid]).values()) == {0.0}
-
-
-@pytest.mark.parametrize("sid", ["s1000004-redefines-check", "s1000006-writes-tests", "s1000007-reads-hidden"])
-def test_tampering_is_flagged_for_the_instructor(graded, sid):
-    assert "flagged for review" in graded[sid]["flags"]
-
-
-def test_an_endless_loop_is_stopped_and_noted(graded):
-    assert "timed out" in graded[LOOP_ID]["flags"]
-
-
-def test_a_copy_of_another_students_notebook_is_graded_against_its_own_id(graded):
-    copier, other = lab01.key(COPIER_ID), lab01.key(OTHER_ID)
-    assert copier["first_stale_write_s"] != other["first_stale_write_s"]
-    row = graded[COPIER_ID]
-    assert "another id" in row["flags"]
-    assert float(row["q2_measure"]) == (copier["stale_overwrites"] == other["stale_overwrites"])
-    assert _scores(row)["q3_design"] == AUTO_MAX["q3_design"]  # the copied code still runs, for its own id
-
-
-def test_every_student_gets_a_feedback_file_naming_their_parameters(graded):
-    feedback = graded["_feedback"]
-    assert set(feedback) == {k for k in graded if not k.startswith("_")}
-    assert f"seed={lab01.params(SOLUTION_ID).seed}" in feedback[SOLUTION_ID]
-    assert "q3_design: 4 / 4" in feedback[SOLUTION_ID]
+    assert "def conditional_write(request):" in text and "labsupport.assignments" in text
+    assert not list((tmp_path / "autograder").glob("*.zip")), "otter's autograder zip runs tests in the kernel"

@@ -1,268 +1,268 @@
-"""The graded lab's parts without otter: parameters from ids, the key, the hidden checks, the scan.
+"""The grader's parts, without a sandbox: reading a notebook's cells, the design answer compiled
+restricted, the answers' schema, the likeness of answers, the CSV.
 
-Fast checks of :mod:`labsupport.grading.lab01` and :mod:`labsupport.grading.grade`; the end-to-end
-grading with otter is ``tests/grading/test_grading_lab01.py``.
+Fast checks of :mod:`coursetools.grading.notebook`, :mod:`~coursetools.grading.restricted`,
+:mod:`~coursetools.grading.spec`, :mod:`~coursetools.grading.similarity` and
+:mod:`~coursetools.grading.grade`; a class graded end to end, in the sandbox, is
+``tests/grading/test_red_team.py``.
 """
 
 from __future__ import annotations
 
+import csv
+import itertools
 import json
-from dataclasses import replace
+import os
 from pathlib import Path
 
 import pytest
 
-from labsupport import race
-from labsupport.errors import ConfigError
-from labsupport.grading import grade, lab01
-from labsupport.strategy import WriteRequest
+import labsupport
+from coursetools.grading import grade, lab02, notebook, restricted, sandbox, similarity
+from coursetools.grading.assignments import SOURCES, SPECS
+from coursetools.grading.notebook import DesignSource
+from coursetools.grading.spec import Answer
+from labsupport.assignments import STRATEGY_BUILTINS, check_answers_with_a_bool, strategy_problems
+from labsupport.strategy import AdmissionRequest, StrategyTimeout, call_strategy
 
-ROOT = Path(__file__).resolve().parents[2]
-
-IDS = [f"s{1000000 + k}" for k in range(40)]
-
-
-def test_parameters_are_a_function_of_the_id():
-    assert lab01.params("s1234567") == lab01.params("s1234567") == lab01.params(" s1234567 ")
-    assert all(4 <= lab01.params(i).lock_losses_count <= 9 for i in IDS)
+REQUEST = AdmissionRequest(12_000.0, 0, 3, 10, 30.0, 0, 10, 60.0, 600.0)
 
 
-def test_different_ids_get_different_races_and_different_expected_answers():
-    assert len({lab01.params(i).seed for i in IDS}) == len(IDS)
-    answers = {lab01.key(i)["first_stale_write_s"] for i in IDS[:10]}
-    assert len(answers) == 10
-
-
-def test_the_key_is_computed_from_the_model_for_the_id():
-    k = lab01.key("s1234567")
-    result = race.run(lab01.config("s1234567"))
-    assert k["stale_overwrites"] == result.summary.stale_overwrites_count
-    stale = result.events[result.events["action"] == "stale_write"]
-    assert k["first_stale_write_s"] == float(stale["time_s"].iloc[0])
-
-
-@pytest.mark.parametrize("bad", ["", "   ", None, 12])
-def test_an_empty_or_non_string_id_is_refused(bad):
-    with pytest.raises(ConfigError, match="student_id"):
-        lab01.params(bad)
-
-
-def test_the_graded_id_comes_from_the_grader_when_it_gives_one(monkeypatch):
-    monkeypatch.delenv(lab01.GRADED_ID_VARIABLE, raising=False)
-    assert lab01.graded_id("s1") == "s1"
-    monkeypatch.setenv(lab01.GRADED_ID_VARIABLE, "s2")
-    assert lab01.graded_id("s1") == "s2"
-
-
-def test_measurement_checks_accept_the_models_answer_and_refuse_another(monkeypatch):
-    monkeypatch.delenv(lab01.GRADED_ID_VARIABLE, raising=False)
-    k = lab01.key("s1234567")
-    lab01.check_stale_overwrites(k["stale_overwrites"], "s1234567")
-    lab01.check_first_stale_write_s(k["first_stale_write_s"] + 0.3, "s1234567")
-    with pytest.raises(AssertionError):
-        lab01.check_stale_overwrites(k["stale_overwrites"] + 1, "s1234567")
-    with pytest.raises(AssertionError):
-        lab01.check_first_stale_write_s(k["first_stale_write_s"] + 5, "s1234567")
-    with pytest.raises(AssertionError):
-        lab01.check_stale_overwrites(float(k["stale_overwrites"]), "s1234567")
-
-
-def test_the_prediction_counts_only_when_made_before_the_run():
-    p = lab01.Prediction()
-    with pytest.raises(ConfigError, match="prediction first"):
-        p.run("s1")
-    p.record(stale_overwrites=2)
-    lab01.check_prediction(p)
-    p.run("s1")
-    p.record(stale_overwrites=3)
-    with pytest.raises(AssertionError, match="after the run"):
-        lab01.check_prediction(p)
-    with pytest.raises(ConfigError):
-        lab01.Prediction().record(stale_overwrites=-1)
-
-
-def test_the_reference_conditional_write_passes_every_hidden_check():
-    ref = lab01.reference_conditional_write
-    lab01.check_conditional_write_table(ref)
-    lab01.check_conditional_write_seeds(ref, "s1234567", seeds_count=3)
-    lab01.check_conditional_write_explorer(ref, recovers=False)
-    lab01.check_conditional_write_explorer(ref, recovers=True)
-
-
-@pytest.mark.parametrize(
-    "wrong, failing",
-    [
-        (lambda r: True, {"table", "seeds", "safe"}),  # the incident: no condition
-        (lambda r: False, {"table", "seeds", "safe"}),  # never writes: clean-up then deletes the plan in use
-        (lambda r: r.active_plan is None or r.new_plan >= r.active_plan - 1, {"table", "seeds", "safe"}),
-    ],
-)
-def test_wrong_conditional_writes_fail_the_hidden_checks_they_should(wrong, failing):
-    checks = {
-        "table": lambda: lab01.check_conditional_write_table(wrong),
-        "seeds": lambda: lab01.check_conditional_write_seeds(wrong, "s1234567", seeds_count=3),
-        "safe": lambda: lab01.check_conditional_write_explorer(wrong, recovers=False),
-    }
-    failed = set()
-    for name, check in checks.items():
-        try:
-            check()
-        except (AssertionError, ConfigError):
-            failed.add(name)
-    assert failed == failing
-
-
-def test_a_strategy_that_never_returns_fails_the_table_check_with_the_courses_error():
-    def spins(request: WriteRequest) -> bool:
-        while True:
-            pass
-
-    with pytest.raises(ConfigError, match=r"conditional_write=.*spins"):
-        lab01.check_conditional_write_table(spins)
+def uses_os(request) -> bool:
+    """A design answer that uses a module the grader does not give it."""
+    return os.getpid() > 0
 
 
 def _nb(*sources: str) -> dict:
-    cells = [{"cell_type": "code", "source": '# Initialize Otter\nimport otter\ngrader = otter.Notebook("a.ipynb")'}]
-    cells += [{"cell_type": "code", "source": s} for s in sources]
-    return {"cells": cells, "metadata": {}}
+    return {"cells": [{"cell_type": "code", "source": s, "metadata": {}} for s in sources], "metadata": {}}
 
 
-def test_the_scan_passes_an_honest_solution_and_otters_own_cell():
-    assert (
-        grade.scan(
-            _nb(
-                'STUDENT_ID = "s1"',
-                "from labsupport.grading import lab01\np = lab01.Prediction()",
-                "from labsupport.grading import lab02\nprediction = lab02.Prediction()",
-                "def conditional_write(request):\n    return request.new_plan > (request.active_plan or 0)",
-                'grader.check("q1_predict")',
-                "%matplotlib inline",
-            )
-        )
-        == []
+def _design(*sources: str, name: str = "admission_policy") -> DesignSource:
+    return notebook.design_source(notebook.cells_of(_nb(*sources)), name)
+
+
+# -- reading the cells ------------------------------------------------------------------------------
+def test_ipython_syntax_does_not_hide_a_cell():
+    cells = notebook.cells_of(_nb("x = !echo hi\ndef admission_policy(r):\n    return True", "%%bash\nsleep 1 &"))
+    assert all(t is not None for t in cells.tree), "the transformer turns magics into calls ast can parse"
+    assert _design("x = !echo hi\ndef admission_policy(r):\n    return True").source.startswith("def admission")
+    assert any("starts processes" in f for f in notebook.suspicious(cells))
+
+
+def test_the_design_function_is_its_last_top_level_definition_with_its_helpers_and_constants():
+    d = _design(
+        "import math as m\nfrom math import floor\nLIMIT = 40\nNAME = 'x'\nTABLE = compute()",
+        "def admission_policy(r):\n    return False",
+        "def rounds(r):\n    return r.queue_count // r.host_concurrency_count + 2",
+        "def admission_policy(r):\n    return rounds(r) * r.lease_establish_s <= r.work_deadline_s",
+        "if True:\n    def admission_policy(r):\n        return True",  # not at the top level: not taken
     )
+    assert "rounds(r)" in d.source and d.cell == 3
+    assert set(d.helpers) == {"rounds"} and d.constants == {"LIMIT": "40", "NAME": "'x'"}
+    assert d.math_names == {"m": "", "floor": "floor"}
+
+
+def test_the_collected_id_is_written_into_the_student_id_cell():
+    nb = _nb('STUDENT_ID = "s9999999"  # mine', "print(STUDENT_ID)")
+    assert notebook.pin_student_id(nb, "s1000001") == "s9999999"
+    assert nb["cells"][0]["source"] == "STUDENT_ID = 's1000001'\n"
+    assert notebook.pin_student_id(_nb('STUDENT_ID = "s0000000"'), "s1000001") is None  # the placeholder
+
+
+@pytest.mark.parametrize(
+    "source, words",
+    [
+        ("STUDENT_ID = 's2'", "sets STUDENT_ID again"),
+        ("globals()['STUDENT_ID'] = 's2'", "names STUDENT_ID as a string"),
+        ("%env LABSUPPORT_GRADED_ID=s2", "LABSUPPORT_GRADED_ID"),
+        ("%env SOME_ID=s2", "sets an environment variable (%env)"),
+        ("import os\nos.environ['X'] = 's2'", "sets an environment variable (os.environ"),
+        ("import os\nos.environ.update(X='s2')", "sets an environment variable (os.environ.update)"),
+    ],
+)
+def test_another_id_set_or_exported_is_flagged(source, words):
+    nb = _nb('STUDENT_ID = "s0000000"', source)
+    pinned = 0
+    notebook.pin_student_id(nb, "s1")
+    assert any(words in f for f in notebook.id_flags(notebook.cells_of(nb), pinned)), words
+
+
+def test_the_id_the_grader_wrote_is_no_sign_of_an_attack():
+    nb = _nb('STUDENT_ID = "s0000000"', "print(1)")
+    notebook.pin_student_id(nb, "a05-writes-tests-with-setattr")  # an LMS may name a file anything
+    cells = notebook.cells_of(nb)
+    assert notebook.suspicious(cells, 0) == [] and notebook.suspicious(cells) != []
+
+
+def test_the_prediction_counts_only_in_a_cell_before_the_first_run():
+    record, run = "prediction.record(recovers=True, wasted_fraction=0.2)", "result = prediction.run(STUDENT_ID)"
+    assert notebook.prediction_before_run(notebook.cells_of(_nb(record, run)))
+    assert not notebook.prediction_before_run(notebook.cells_of(_nb(run, record)))
+    assert not notebook.prediction_before_run(notebook.cells_of(_nb(record + "\n" + run)))  # the same cell
+    assert not notebook.prediction_before_run(notebook.cells_of(_nb("r = dwfm.run(cfg)", record, run)))
+    assert not notebook.prediction_before_run(notebook.cells_of(_nb(record, run, record)))  # changed afterwards
+    assert not notebook.prediction_before_run(notebook.cells_of(_nb(run)))
+
+
+# -- the design answer, compiled restricted ---------------------------------------------------------
+def test_an_honest_design_answer_compiles_and_runs_through_the_step_budget():
+    fn, notes = restricted.compile_design(
+        _design(
+            "import math\nSLACK = 2",
+            "def rounds(r):\n    return math.floor(r.queue_count / r.host_concurrency_count) + SLACK",
+            "def admission_policy(r):\n"
+            "    print('asked', r)\n"
+            "    return rounds(r) * r.lease_establish_s <= r.work_deadline_s",
+            "def broken(r):\n    return r.__class__",
+        )
+    )
+    assert call_strategy("admission_policy", fn, REQUEST) is True
+    assert notes and "broken" in notes[0], "a helper that does not compile is left out, and said so"
+
+
+@pytest.mark.parametrize(
+    "source, words",
+    [
+        ("def admission_policy(r):\n    return r.__class__ is None", "_"),
+        ("def admission_policy(r):\n    return ().__class__.__bases__", "_"),
+        ("def admission_policy(r):\n    g = (x for x in [1])\n    return g.gi_frame is None", "gi_frame"),
+        ("def admission_policy(r):\n    return '{0.__class__}'.format(r) == ''", "format"),
+        (
+            "def admission_policy(r):\n    try:\n        return True\n    except:\n        return False",
+            "every exception",
+        ),
+        ("@staticmethod\ndef admission_policy(r):\n    return True", "decorators"),
+        ("def admission_policy(r):\n    global X\n    return True", "global"),
+        ("def admission_policy(r):\n    return __import__('os') is None", "_"),
+    ],
+)
+def test_a_design_answer_that_reaches_for_the_interpreter_does_not_compile(source, words):
+    with pytest.raises(restricted.RestrictedError, match=words):
+        restricted.compile_design(_design(source))
 
 
 @pytest.mark.parametrize(
     "source",
     [
-        "grader.check = lambda *a: None",
-        "from otter.execute import Checker",
-        'open("tests/q3_design.py", "w").write("")',
-        'print(open("../tests/q1.py").read())',
-        "import os\nos.environ['LABSUPPORT_GRADED_ID'] = 's2'",
-        "import sys\nsys.settrace(None)",
-        "lab01.check_prediction = print",
-        "lab02.check_policy_recovers = print",
-        "prediction.made_before_run = True",
-        "prediction._ran = False",
-        "STUDENT_ID.strip = 1",
-        "__import__('o' + 's')",
-        # an adversarial helper's attacks, each once scored full marks unflagged
-        "L = lab06\nsetattr(L, 'check_prediction', lambda *a, **k: None)",
-        "from labsupport.grading import lab06\nL = lab06\nL.check_states_count = print",
-        "import labsupport.grading.lab06 as M\nM.check_states_count = print",
-        "from labsupport import explore\nexplore.run = lambda cfg=None: None",
-        "from labsupport import explore\nrun = explore\nrun.run = print",
-        "from labsupport.grading import lab06 as L6\nk = L6.key(STUDENT_ID)",
-        "from labsupport.grading import lab06\nx = lab06\nprint(x.reference_cleanup_delete)",
-        "cleanup_delete = getattr(lab06, 'reference_' + 'cleanup_delete')",
-        "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    g = e.__traceback__.tb_frame.f_back.f_globals",
-        "p = prediction\np._ran = False",
-        "lab06.Prediction._lab_ran = False",
-        "type(prediction).__init__",
-        # the second adversarial helper's: reflection the names missed, and handlers that swallow the stop
-        "from operator import attrgetter\nk = attrgetter('ke' + 'y')(lab04)(STUDENT_ID)",
-        "def rule(r):\n    while 1:\n        try:\n            pass\n        except BaseException:\n            pass",
-        "def rule(r):\n    try:\n        return True\n    except:\n        return False",
+        "def admission_policy(r):\n    import os\n    return True",
+        "def admission_policy(r):\n    return getattr(r, 'queue_count') < 5",
+        "def admission_policy(r):\n    return open('/etc/passwd') is None",
+        "def admission_policy(r):\n    return lab02.reference_admission_policy(r)",
+        "def admission_policy(r):\n    math.floor = None\n    return True",
+        "def admission_policy(r):\n    return type(r) is None",
     ],
 )
-def test_the_scan_flags_code_that_reaches_into_the_grader(source):
-    assert grade.scan(_nb(source))
+def test_a_design_answer_that_reaches_beyond_its_namespace_fails_when_called(source):
+    fn, _ = restricted.compile_design(_design(source))
+    with pytest.raises(Exception):  # noqa: B017 (NameError, ImportError, AttributeError: the call fails)
+        fn(REQUEST)
 
 
+def test_a_design_answer_that_never_ends_is_stopped_by_the_step_budget():
+    fn, _ = restricted.compile_design(_design("def admission_policy(r):\n    while True:\n        pass"))
+    with pytest.raises(StrategyTimeout):
+        call_strategy("admission_policy", fn, REQUEST)
+
+
+def test_the_public_form_check_names_what_the_grader_will_not_give_the_function():
+    def fine(request):
+        return max(request.queue_count, 0) < 40
+
+    check_answers_with_a_bool("admission_policy", fine, REQUEST)
+    with pytest.raises(AssertionError, match="the module os"):
+        check_answers_with_a_bool("admission_policy", uses_os, REQUEST)
+    assert strategy_problems(fine) == [] and "max" in STRATEGY_BUILTINS
+
+
+# -- the sandbox's file system ----------------------------------------------------------------------
+def test_the_sandbox_binds_labsupport_alone_and_hides_an_installed_coursetools(tmp_path, monkeypatch):
+    site_packages = tmp_path / "venv" / "lib" / "site-packages"
+    for name in ("coursetools", "coursetools-0.1.0.dist-info", "labsupport-0.1.0.dist-info", "numpy"):
+        (site_packages / name).mkdir(parents=True)
+    (site_packages / "__editable__.coursetools-0.1.0.pth").write_text("import finder")
+    monkeypatch.setattr(sandbox, "_python_dirs", lambda: [tmp_path / "venv", site_packages])
+    args = sandbox.binds(with_coursetools=False)
+    pairs = list(itertools.pairwise(args))
+    assert ("--tmpfs", str(site_packages / "coursetools")) in pairs
+    assert ("--tmpfs", str(site_packages / "coursetools-0.1.0.dist-info")) in pairs
+    assert ("/dev/null", str(site_packages / "__editable__.coursetools-0.1.0.pth")) in pairs
+    course = Path(labsupport.__file__).resolve().parent
+    assert ("--ro-bind", str(course)) in pairs and ("--ro-bind", str(course.parent)) not in pairs
+    assert "/etc/shadow" not in args and "--bind" not in args, "nothing the sandbox can write to"
+    tools = str(sandbox._COURSETOOLS)  # noqa: SLF001 (the grader's own folder)
+    assert ("--ro-bind", tools) not in pairs
+    checking = sandbox.binds(with_coursetools=True)
+    assert ("--ro-bind", tools) in list(itertools.pairwise(checking)), "the checking phase sees it"
+
+
+# -- the answers' schema ----------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "source",
+    "exported, value, why",
     [
-        "m, = [lab04]\nm.check_rule_on_your_night = lambda *a, **k: None",
-        "[lab04][0].check_rule_on_other_nights = lambda *a, **k: None",
-        "def install(mod):\n    mod.run = lambda *a, **k: None\ninstall(dns_cache)",
+        ({"kind": "float", "value": 0.5}, 0.5, ""),
+        ({"kind": "float", "value": 1.5}, None, "outside"),
+        ({"kind": "int", "value": 1}, None, "must be a float"),
+        ({"kind": "numpy.ndarray", "value": None}, None, "must be a float"),
+        ({"error": "NameError"}, None, "raised NameError"),
+        ({"kind": "none", "value": None}, None, "is None"),
+        ("not a dict", None, "not exported"),
+        ({"kind": "float", "value": 0.5, "extra": 1}, None, "not exported"),
     ],
 )
-def test_a_patch_the_scan_misses_is_caught_when_the_hidden_tests_run(source):
-    # The static scan cannot follow every alias; the hidden checks assert the course is intact.
-    from labsupport import dns_cache
-    from labsupport.grading import lab04
-    from labsupport.grading._shared import check_course_intact
-
-    saved = dict(vars(lab04)), dns_cache.run
-    try:
-        exec(source, {"lab04": lab04, "dns_cache": dns_cache})  # the attack, in a test
-        with pytest.raises(AssertionError, match="the course's code was changed"):
-            check_course_intact()
-        with pytest.raises(AssertionError, match="the course's code was changed"):
-            lab04.check_recovery_most_s(1.0, "s1")
-    finally:
-        vars(lab04).update(saved[0])
-        dns_cache.run = saved[1]
-    check_course_intact()
+def test_an_exported_answer_is_kept_only_with_its_declared_type_and_range(exported, value, why):
+    got, reason = Answer("f", "f", "float", 0.0, 1.0).validate(exported)
+    assert got == value and why in reason
 
 
-@pytest.mark.parametrize("source", sorted((ROOT / "assignments").glob("*/*.ipynb")), ids=lambda p: p.parent.name)
-def test_the_scan_passes_every_assignments_own_solution(source):
-    # The solution's code cells, as a student who wrote them would hand them in (test cells left out).
-    nb = json.loads(source.read_text(encoding="utf-8"))
-    nb["cells"] = [c for c in nb["cells"] if "# BEGIN TEST CONFIG" not in "".join(c["source"])]
-    assert grade.scan(nb) == []
+def test_every_assignment_declares_its_questions_points_and_checks_consistently():
+    for name, spec in SPECS.items():
+        source = json.loads((SOURCES / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+        declared = {}
+        for cell in source["cells"]:
+            text = "".join(cell["source"])
+            if cell["cell_type"] == "raw" and text.startswith("# BEGIN QUESTION"):
+                fields = dict(line.split(": ", 1) for line in text.splitlines()[1:] if ": " in line)
+                declared[fields["name"]] = float(fields["points"])
+        assert declared == {q.name: float(q.points) for q in spec.questions}, name
+        hidden = [
+            c
+            for c in source["cells"]
+            if "BEGIN TEST CONFIG" in "".join(c["source"]) and "hidden: true" in "".join(c["source"])
+        ]
+        assert hidden == [], f"{name}: a hidden test in the source would run in the student's kernel"
 
 
-def test_the_collected_id_replaces_the_notebooks():
-    nb = _nb('STUDENT_ID = "s999"  # replace with your student id', "x = 1")
-    assert grade.pin_student_id(nb, "s1") is True
-    assert nb["cells"][1]["source"] == "STUDENT_ID = 's1'"
-    assert grade.pin_student_id(_nb(f'STUDENT_ID = "{grade.PLACEHOLDER_ID}"'), "s1") is False
+# -- likeness ---------------------------------------------------------------------------------------
+def test_renaming_and_reformatting_the_reference_is_the_same_answer():
+    copied = _design(
+        "def admission_policy(req):\n"
+        '    """My own words."""\n'
+        "    n = req.queue_count // req.host_concurrency_count + 2  # rounds\n"
+        "    return n * req.lease_establish_s <= req.work_deadline_s"
+    )
+    reference = similarity.normalise_function(lab02.reference_admission_policy)
+    assert similarity.similar(similarity.normalise(copied), reference) == 1.0
+    other = _design("def admission_policy(r):\n    return r.queue_count < r.host_concurrency_count * 5")
+    assert similarity.similar(similarity.normalise(other), reference) is None
+    stub = _design('def admission_policy(request):\n    """Yours."""\n    ...')
+    assert similarity.is_stub(similarity.normalise(stub)) and not similarity.is_stub(reference)
 
 
+# -- the class's files ------------------------------------------------------------------------------
 def test_submissions_are_found_as_files_or_folders_named_by_id(tmp_path):
-    (tmp_path / "s2.ipynb").write_text(json.dumps(_nb()))
-    (tmp_path / "s1").mkdir()
-    (tmp_path / "s1" / "lab.ipynb").write_text(json.dumps(_nb()))
+    (tmp_path / "s1.ipynb").write_text("{}")
+    (tmp_path / "s2").mkdir()
+    (tmp_path / "s2" / "anything.ipynb").write_text("{}")
     (tmp_path / "notes.txt").write_text("")
     assert [i for i, _ in grade.find_submissions(tmp_path)] == ["s1", "s2"]
 
 
-def test_the_csv_has_a_row_per_student_a_column_per_question_and_a_total(tmp_path):
-    a = grade.Grade("s1", {"q1": 1.0, "q2": 1.0}, {"q1": 1.0, "q2": 2.0}, [], {"q1": "ok"})
-    b = grade.Grade("s2", {"q1": 0.0, "q2": 2.0}, {"q1": 1.0, "q2": 2.0}, ["timed out"], {})
-    grade.write_csv(
-        [a, b],
-        tmp_path / "g.csv",
-        manual=("q3",),
-        feedback_dir=tmp_path / "fb",
-        params=lambda i: replace(lab01.params(i)),
-    )
-    lines = (tmp_path / "g.csv").read_text().splitlines()
-    assert lines[0] == "student_id,q1,q2,q3,auto_total,auto_max,flags,seconds"
-    assert lines[1].startswith("s1,1,1,,2,3,,") and lines[2].startswith("s2,0,2,,2,3,timed out,")
-    assert "q2: 1 / 2" in (tmp_path / "fb" / "s1.md").read_text()
-
-
-def test_a_run_that_reports_no_question_scores_is_flagged():
-    g = grade.Grade("s1")
-    grade._read_results(g, {"tests": [{"name": "Public Tests", "status": "passed"}]})
-    assert g.scores == {} and "no question scores" in g.flags[0]
-    ok = grade.Grade("s2")
-    grade._read_results(ok, {"tests": [{"name": "q1", "score": 1, "max_score": 1, "output": "passed"}]})
-    assert ok.scores == {"q1": 1.0} and ok.flags == []
-
-
-def test_an_id_is_the_same_in_any_unicode_form_and_one_utf8_cannot_encode_is_refused(capsys):
-    from labsupport.grading import __main__ as cli
-    from labsupport.grading._shared import digest
-
-    assert digest("a", "s-\u00e9") == digest("a", "s-e\u0301") == digest("a", " s-\u00e9\n")
-    with pytest.raises(ConfigError, match="UTF-8"):
-        digest("a", "s\ud800")
-    with pytest.raises(SystemExit) as stopped:
-        cli.main(["key", "05-six-stop-points", "--id", "s\ud800"])
-    assert stopped.value.code == 2 and "UTF-8" in capsys.readouterr().err
+def test_the_csv_has_a_row_per_student_and_the_feedback_names_no_other_student(tmp_path):
+    a = grade.Grade("s1", {"q1": 1.0}, {"q1": 1.0}, ["design answer the same as s2 (5 tokens; compare by hand)"])
+    b = grade.Grade("s2", {"q1": 0.0}, {"q1": 1.0}, [])
+    grade.write_csv([a, b], tmp_path / "g.csv", manual=("q4",), feedback_dir=tmp_path / "fb")
+    with (tmp_path / "g.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [r["auto_total"] for r in rows] == ["1", "0"] and "s2" in rows[0]["flags"]
+    feedback = (tmp_path / "fb" / "s1.md").read_text()
+    assert "s2" not in feedback and "compared by hand" in feedback

@@ -1,0 +1,567 @@
+"""The red team: submissions written to cheat, graded by the instructor's own command, in one class.
+
+Every attack of issue 39 (and more) is a real submission built from the student copy of lab 02,
+graded with ``python -m coursetools.grading grade`` beside honest, half-right, lazy and blank ones:
+each attack earns no point beyond what its own work earns (the blank copy's 0, or the honest work it
+was added to) and is flagged where it shows; the honest solution keeps full marks; the instructor's
+checkout is unchanged afterwards; nothing an attack started outlives the grading; and a lazy
+submission graded after the attack that edits the installed course gets exactly its own point.
+Smaller classes grade lab 01 (an honest copy of a friend's notebook under another id) and the
+concept quiz (its key read from the package or the disk).
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from coursetools.grading import __main__ as cli
+from coursetools.grading import lab01 as key01
+from coursetools.grading import lab02 as key02
+
+ROOT = Path(__file__).resolve().parents[2]
+LAB02 = "02-dwfm-collapse"
+MARK = "4242"  # the background processes' mark: `sleep 4242...` must not outlive the grading
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the grader's sandbox is Linux's bubblewrap")
+
+
+# -- building submissions ---------------------------------------------------------------------------
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _cell(nb: dict, text: str) -> dict:
+    return next(c for c in nb["cells"] if c["cell_type"] == "code" and text in "".join(c["source"]))
+
+
+def _set(nb: dict, text: str, new: str) -> dict:
+    nb = copy.deepcopy(nb)
+    cell = _cell(nb, text)
+    cell["source"] = "".join(cell["source"]).replace(text, new)
+    return nb
+
+
+def _add(nb: dict, source: str, *, after: str = "prediction = lab02.Prediction()") -> dict:
+    nb = copy.deepcopy(nb)
+    at = nb["cells"].index(_cell(nb, after)) + 1
+    nb["cells"].insert(
+        at, {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
+    )
+    return nb
+
+
+PREDICT = (
+    "predicted_recovers = ...\npredicted_wasted_fraction = ...",
+    "predicted_recovers = False\npredicted_wasted_fraction = 0.9",
+)
+
+#: The issue's one generic cell: setattr reached through pkgutil, every check_* replaced by a pass.
+SETATTR_PATCH = """import pkgutil
+patch = pkgutil.resolve_name("builtins:set" + "attr")
+import labsupport.assignments as A
+from labsupport.assignments import lab02 as L
+def passes(*args, **kwargs):
+    return None
+for module in [A, L]:
+    for name in dir(module):
+        if name.startswith(("check_", "key", "reference_")):
+            patch(module, name, passes)
+try:
+    import coursetools.grading.lab02 as G
+    for name in dir(G):
+        if name.startswith("check_"):
+            patch(G, name, passes)
+except ImportError as exc:
+    print("no grader here:", exc)
+"""
+#: The same cell for any assignment: every module of the student's package and of the grader it can
+#: import, every check_*, key and reference_* replaced by a pass.
+GENERIC_CELL = """import importlib, pkgutil
+patch = pkgutil.resolve_name("builtins:set" + "attr")
+def passes(*args, **kwargs):
+    return None
+for package in ("labsupport.assignments", "coursetools.grading", "labsupport.grading"):
+    try:
+        root = importlib.import_module(package)
+    except ImportError as exc:
+        print("not here:", package, exc)
+        continue
+    for info in pkgutil.iter_modules(root.__path__):
+        module = importlib.import_module(package + "." + info.name)
+        for name in dir(module):
+            if name.startswith(("check_", "key", "reference_", "graded_id")):
+                patch(module, name, passes)
+"""
+MODULE_AS_ARGUMENT = """def patch_all(module, value):
+    for name in list(vars(module)):
+        if name.startswith("check") or name in ("params", "config"):
+            vars(module)[name] = value
+patch_all(lab02, lambda *a, **k: None)
+"""
+FOR_TARGET = """for m in [lab02, dwfm]:
+    m.run = lambda *a, **k: None
+    m.check_policy_recovers = lambda *a, **k: None
+"""
+BANG_CELL = """x = !echo hidden from ast
+import pkgutil
+pkgutil.resolve_name("builtins:set" + "attr")(lab02, "config", lambda *a: None)
+"""
+WRITES_TESTS = """from pathlib import Path
+for where in [Path("te" + "sts"), Path.home() / ("te" + "sts"), Path("/tmp/tests")]:
+    where.mkdir(parents=True, exist_ok=True)
+    for q in ("q1_predict", "q2_measure", "q3_design"):
+        (where / f"{q}.py").write_text("OK_FORMAT = False\\nname = %r\\npoints = 9\\ntest_cases = []\\n" % q)
+Path("results.json").write_text('{"score": 7, "tests": []}')
+"""
+FORGES_RESULTS = """ip = get_ipython()
+ip.run_cell('print("q1_predict results: All test cases passed!")')
+ip.run_cell('import json; open("results.json", "w").write(json.dumps({"score": 7}))')
+ip.run_cell("wasted_fraction = 0.5\\nleased_at_horizon_count = 7")
+"""
+EDITS_COURSE = """import labsupport, pathlib, site
+root = pathlib.Path(labsupport.__file__).parent
+outcome = []
+targets = [root / "assignments" / "lab02.py", root / "dwfm" / "model.py", root / "__init__.py",
+           root.parent / "tools" / "coursetools" / "grading" / "lab02.py", root.parent / "pyproject.toml"]
+for target in targets:
+    try:
+        target.write_text("raise SystemExit('pwned')\\n")
+        outcome.append(("wrote", str(target)))
+    except OSError as exc:
+        outcome.append((type(exc).__name__, str(target)))
+for d in site.getsitepackages():
+    try:
+        (pathlib.Path(d) / "zz_pwned.pth").write_text("import os; os.environ['PWNED'] = '1'\\n")
+        outcome.append(("wrote", d))
+    except OSError as exc:
+        outcome.append((type(exc).__name__, d))
+print(outcome)
+"""
+BASH_BACKGROUND = f"""%%bash
+(sleep {MARK}1; touch /tmp/outlived) > /dev/null 2>&1 &
+nohup sleep {MARK}2 > /dev/null 2>&1 &
+setsid sleep {MARK}3 > /dev/null 2>&1 < /dev/null &
+echo started
+"""
+READS_KEY_IMPORT = """try:
+    from coursetools.grading import lab02 as grader
+    wasted_fraction = grader.key(STUDENT_ID)["wasted_fraction"]
+    admission_policy = grader.reference_admission_policy
+except ImportError as exc:
+    print("no key:", exc)
+try:
+    wasted_fraction = lab02.key(STUDENT_ID)["wasted_fraction"]
+except AttributeError as exc:
+    print("no key:", exc)
+"""
+READS_KEY_DISK = """import glob, os, labsupport
+found = [p for p in glob.glob("/**/coursetools/**/*.py", recursive=True)]
+found += glob.glob("/**/quiz_key.json", recursive=True) + glob.glob("/**/*.ipynb", recursive=True)
+checkout = os.path.dirname(os.path.dirname(labsupport.__file__))
+for guess in [checkout + "/tools/coursetools/grading/lab02.py", checkout + "/assignments", "/etc/shadow", "/root"]:
+    try:
+        found.append((guess, os.listdir(guess) if os.path.isdir(guess) else open(guess).read()[:50]))
+    except OSError as exc:
+        found.append((guess, type(exc).__name__))
+print(found)
+"""
+DETECTS_GRADER = """import os
+GRADED = any(k.startswith(("LABSUPPORT", "OTTER", "COURSETOOLS")) for k in os.environ) or os.getuid() != os.geteuid()
+def admission_policy(request):
+    # behaves only when graded, sheds everything otherwise: a policy that knows where it runs
+    return request.queue_count < 90 if GRADED else False
+"""
+MEMORY_BOMB = """hog = []
+try:
+    hog.append(bytearray(64 * 1024**3))
+except MemoryError:
+    pass
+while True:
+    hog.append(bytearray(200 * 1024**2))
+"""
+ENDLESS_LOOP = "while True:\n    pass"
+FORK_BOMB = """import os
+children = 0
+while True:
+    if os.fork() == 0:
+        while True:
+            pass
+    children += 1
+"""
+FILLS_TMP = """with open("/tmp/fill", "wb") as f:
+    while True:
+        f.write(b"0" * 2**20)
+"""
+NETWORK = """import socket, urllib.request
+tries = []
+for host, port in [("1.1.1.1", 80), ("8.8.8.8", 53), ("10.0.0.1", 22)]:
+    try:
+        socket.create_connection((host, port), timeout=3)
+        tries.append("connected")
+    except OSError as exc:
+        tries.append(type(exc).__name__)
+urllib.request.urlopen("http://example.com", timeout=3)
+"""
+STEALS_QUIZ_KEY = """from labsupport import quiz
+try:
+    answers = {q.id: list(q.answer) for q in quiz.load()}
+except AttributeError as exc:
+    print(exc)
+try:
+    from coursetools import quiz as key
+    answers = key.answer_key()
+except ImportError as exc:
+    print(exc)
+import glob, json
+for path in glob.glob("/**/quiz_key.json", recursive=True):
+    data = json.load(open(path))["answers"]
+    answers = {k: [o for o, v in a.items() if v["correct"]] for k, a in data.items()}
+"""
+KILLS_RUNNER = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"
+PATCHES_EXPORT = """import builtins
+builtins.eval = lambda *a, **k: 0.5
+builtins.print = lambda *a, **k: None
+"""
+
+
+def _submissions(built: Path, friend: str) -> dict[str, dict]:
+    solution = _load(built / "autograder" / f"{LAB02}.ipynb")
+    blank = _load(built / "student" / f"{LAB02}.ipynb")
+    lazy = _set(blank, *PREDICT)
+    own_policy = _set(
+        solution,
+        _policy_body(solution),
+        "def admission_policy(request):\n"
+        '    """Admit while the queue, in whole rounds, still fits in the deadline."""\n'
+        "    return request.queue_count < request.host_concurrency_count * (rounds_that_fit(request) - SAFETY)",
+    )
+    own_policy = _add(
+        own_policy,
+        "x = !echo exploring\nSAFETY = 1\n\n\ndef rounds_that_fit(request):\n"
+        "    return int(request.work_deadline_s // request.lease_establish_s)\n\n\n"
+        "def explore(result):\n    return result.__class__.__name__  # never compiles restricted: left out\n",
+    )
+    half = _set(
+        _set(solution, _policy_body(solution), "def admission_policy(request):\n    return request.queue_count < 50"),
+        'leased_at_horizon_count = int(result.timeseries["leased_count"].iloc[-1])',
+        'leased_at_horizon_count = int(result.timeseries["leased_count"].iloc[-1]) + 1',
+    )
+    copied_reference = _set(
+        solution,
+        _policy_body(solution),
+        "def admission_policy(req):\n"
+        "    n = req.queue_count // req.host_concurrency_count + 2  # copied, renamed\n"
+        "    return n * req.lease_establish_s <= req.work_deadline_s",
+    )
+    # A copy of the friend's notebook as the friend ran it: their id, their measurements typed in.
+    theirs = key02.key(friend)
+    friends_copy = _set(
+        _set(
+            _set(solution, 'STUDENT_ID = "s0000000"', f'STUDENT_ID = "{friend}"'),
+            "wasted_fraction = result.summary.wasted_fraction",
+            f"wasted_fraction = {theirs['wasted_fraction']!r}",
+        ),
+        'leased_at_horizon_count = int(result.timeseries["leased_count"].iloc[-1])',
+        f"leased_at_horizon_count = {theirs['leased_at_horizon_count']!r}",
+    )
+    env_id = _add(
+        friends_copy,
+        f"%env LABSUPPORT_GRADED_ID={friend}\nimport os\nos.environ['LABSUPPORT_GRADED_ID'] = '{friend}'\n"
+        f"STUDENT_ID = '{friend}'",
+    )
+    return {
+        friend: solution,
+        "h02-own-policy": own_policy,
+        "h03-half-right": half,
+        "h04-blank": blank,
+        "a01-setattr-patch": _add(blank, SETATTR_PATCH),
+        "a02-module-as-argument": _add(blank, MODULE_AS_ARGUMENT),
+        "a03-for-target": _add(blank, FOR_TARGET),
+        "a04-bang-cell": _add(blank, BANG_CELL),
+        "a05-writes-tests": _add(blank, WRITES_TESTS),
+        "a06-forges-results": _add(blank, FORGES_RESULTS),
+        "a07-edits-course": _add(blank, EDITS_COURSE),
+        "a08-bash-background": _add(blank, BASH_BACKGROUND),
+        "a09-env-id": env_id,
+        "a10-other-student-id": friends_copy,
+        "a11-reads-key-import": _add(blank, READS_KEY_IMPORT),
+        "a12-reads-key-disk": _add(blank, READS_KEY_DISK),
+        "a13-copies-reference": copied_reference,
+        "a14-detects-grader": _set(_add(blank, DETECTS_GRADER), _policy_body(blank), "pass"),
+        "a15-memory-bomb": _add(blank, MEMORY_BOMB),
+        "a16-endless-loop": _add(blank, ENDLESS_LOOP),
+        "a17-fork-bomb": _add(blank, FORK_BOMB),
+        "a18-fills-tmp": _add(blank, FILLS_TMP),
+        "a19-network": _add(blank, NETWORK),
+        "a20-kills-runner": _add(lazy, KILLS_RUNNER, after='grader.check("q1_predict")'),
+        "a21-patches-export": _add(lazy, PATCHES_EXPORT, after='grader.check("q1_predict")'),
+        "zz-lazy-after-the-edit": lazy,
+    }
+
+
+def _policy_body(nb: dict) -> str:
+    return "".join(_cell(nb, "def admission_policy(request):")["source"])
+
+
+def _git_status() -> str:
+    return subprocess.run(
+        [
+            "git",
+            "status",
+            "--porcelain",
+            "--ignored",
+            "--untracked-files=all",
+            "--",
+            "labsupport",
+            "tools",
+            "assignments",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def _marked_processes() -> list[str]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if f"sleep {MARK}" in text:
+            found.append(text)
+    return found
+
+
+def _grade(folder: Path, out: Path, assignment: str) -> dict[str, dict[str, str]]:
+    args = ["grade", str(folder), "--assignment", assignment, "--out", str(out / "grades.csv")]
+    args += ["--feedback", str(out / "feedback"), "--jobs", "2", "--timeout", "150", "--cell-timeout", "20"]
+    assert cli.main([*args, "--memory-mb", "2048"]) == 0
+    with (out / "grades.csv").open(encoding="utf-8") as f:
+        rows = {r["student_id"]: r for r in csv.DictReader(f)}
+    rows["_feedback"] = {p.stem: p.read_text(encoding="utf-8") for p in (out / "feedback").glob("*.md")}  # type: ignore[assignment]
+    return rows
+
+
+@pytest.fixture(scope="module")
+def lab02_class(built, tmp_path_factory) -> dict:
+    friend = "h01-solution"
+    folder = tmp_path_factory.mktemp("lab02-class")
+    for sid, nb in _submissions(built(LAB02), friend).items():
+        (folder / f"{sid}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    before = _git_status()
+    site_before = sorted(p.name for d in _site_dirs() for p in d.iterdir())
+    rows = _grade(folder, tmp_path_factory.mktemp("lab02-grades"), LAB02)
+    rows["_after"] = {  # type: ignore[assignment]
+        "git_before": before,
+        "git_after": _git_status(),
+        "site_new": sorted(set(p.name for d in _site_dirs() for p in d.iterdir()) - set(site_before)),
+        "processes": _marked_processes(),
+        "outlived": Path("/tmp/outlived").exists(),
+    }
+    return rows
+
+
+def _site_dirs() -> list[Path]:
+    import site
+
+    return [Path(d) for d in site.getsitepackages() if Path(d).is_dir()]
+
+
+def _points(row: dict[str, str]) -> dict[str, float]:
+    return {q: float(row[q]) for q in ("q1_predict", "q2_measure", "q3_design")}
+
+
+FULL = {"q1_predict": 1.0, "q2_measure": 2.0, "q3_design": 4.0}
+ZERO = dict.fromkeys(FULL, 0.0)
+LAZY = {**ZERO, "q1_predict": 1.0}
+
+
+# -- honest work keeps its marks --------------------------------------------------------------------
+def test_the_solution_and_an_own_policy_keep_full_marks(lab02_class):
+    assert _points(lab02_class["h01-solution"]) == FULL
+    own = lab02_class["h02-own-policy"]
+    assert _points(own) == FULL, own["flags"]
+    assert "design answer" not in own["flags"], "an answer of one's own is not like the reference"
+    assert "explore was left out" in own["flags"] or "explore" in own["flags"]
+
+
+def test_half_right_work_earns_exactly_its_half_and_blank_work_nothing(lab02_class):
+    assert _points(lab02_class["h03-half-right"]) == {"q1_predict": 1.0, "q2_measure": 1.0, "q3_design": 3.0}
+    assert _points(lab02_class["h04-blank"]) == ZERO
+    assert _points(lab02_class["zz-lazy-after-the-edit"]) == LAZY
+
+
+# -- every attack earns nothing it did not do -------------------------------------------------------
+ON_BLANK = {
+    "a01-setattr-patch": "reflection",
+    "a02-module-as-argument": None,
+    "a03-for-target": None,
+    "a04-bang-cell": "reflection",
+    "a05-writes-tests": None,
+    "a06-forges-results": "runs other code",
+    "a07-edits-course": "opens files outside",
+    "a08-bash-background": "starts processes",
+    "a11-reads-key-import": "reaches the grader's package",
+    "a12-reads-key-disk": "reaches the grader's package",
+    "a14-detects-grader": None,
+    "a15-memory-bomb": None,
+    "a16-endless-loop": None,
+    "a17-fork-bomb": "starts processes",
+    "a18-fills-tmp": None,
+    "a19-network": "uses the network",
+}
+
+
+@pytest.mark.parametrize("sid, flag", sorted(ON_BLANK.items()))
+def test_an_attack_on_the_blank_copy_earns_nothing_and_is_flagged_where_it_shows(lab02_class, sid, flag):
+    row = lab02_class[sid]
+    assert _points(row) == ZERO, (sid, row["flags"])
+    if flag:
+        assert flag in row["flags"], (sid, row["flags"])
+
+
+@pytest.mark.parametrize("sid", ["a20-kills-runner", "a21-patches-export"])
+def test_an_attack_on_the_export_earns_no_more_than_the_prediction_it_made(lab02_class, sid):
+    assert _points(lab02_class[sid]) in (LAZY, ZERO), lab02_class[sid]["flags"]
+
+
+def test_a_copy_under_another_id_is_graded_as_its_collectors_and_flagged(lab02_class):
+    friends = key02.key("h01-solution")
+    for sid in ("a09-env-id", "a10-other-student-id"):
+        row = lab02_class[sid]
+        mine = key02.key(sid)
+        same = (mine["wasted_fraction"] == friends["wasted_fraction"]) + (
+            mine["leased_at_horizon_count"] == friends["leased_at_horizon_count"]
+        )
+        assert float(row["q2_measure"]) == same, (sid, "the friend's measurements are not the copier's", row["flags"])
+        assert "STUDENT_ID said 'h01-solution'" in row["flags"]
+        assert "design answer the same, up to names and formatting, as" in row["flags"], "the copy is flagged"
+    env = lab02_class["a09-env-id"]["flags"]
+    assert "LABSUPPORT_GRADED_ID" in env and "sets an environment variable" in env and "sets STUDENT_ID again" in env
+
+
+def test_copying_the_public_reference_is_flagged_for_the_instructor_never_zeroed(lab02_class):
+    row = lab02_class["a13-copies-reference"]
+    assert _points(row) == FULL
+    assert "design answer the same, up to names and formatting, as the reference solution" in row["flags"]
+
+
+# -- nothing outlives the grading, nothing of the instructor's changed ------------------------------
+def test_the_checkout_and_the_installed_course_are_unchanged(lab02_class):
+    after = lab02_class["_after"]
+    assert after["git_after"] == after["git_before"], "grading changed the instructor's checkout"
+    assert after["site_new"] == [], "grading added files to the installed packages"
+
+
+def test_nothing_an_attack_started_outlives_the_grading(lab02_class):
+    after = lab02_class["_after"]
+    assert after["processes"] == [] and not after["outlived"]
+
+
+def test_every_student_gets_feedback_that_names_no_one_else(lab02_class):
+    feedback = lab02_class["_feedback"]
+    assert set(feedback) == {k for k in lab02_class if not k.startswith("_")}
+    assert "q3_design: 4 / 4" in feedback["h01-solution"]
+    assert "h01-solution" not in feedback["a10-other-student-id"].split("## Notes from the grader")[1].replace(
+        "STUDENT_ID said 'h01-solution'", ""
+    )
+
+
+# -- lab 01 and the quiz --------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def lab01_class(built, tmp_path_factory) -> dict:
+    b = built("01-enactor-race", student_only=True)
+    solution = _load(b / "autograder" / "01-enactor-race.ipynb")
+    blank = _load(b / "student" / "01-enactor-race.ipynb")
+    other = key01.key("s1000009")
+    copier = _set(  # the friend's notebook, their id and their measurements typed in
+        _set(
+            _set(solution, 'STUDENT_ID = "s0000000"', 'STUDENT_ID = "s1000009"'),
+            "stale_overwrites = result.summary.stale_overwrites_count",
+            f"stale_overwrites = {other['stale_overwrites']}",
+        ),
+        'first_stale_write_s = float(result.events.loc[result.events["action"] == "stale_write", "time_s"].iloc[0])',
+        f"first_stale_write_s = {other['first_stale_write_s']!r}",
+    )
+    wrong = _set(
+        solution,
+        "stale_overwrites = result.summary.stale_overwrites_count",
+        "stale_overwrites = result.summary.stale_overwrites_count + 1",
+    )
+    folder = tmp_path_factory.mktemp("lab01-class")
+    generic = _add(blank, GENERIC_CELL, after="prediction = lab01.Prediction()")
+    class_ = {"s1000001": solution, "s1000002": blank, "s1000003": wrong, "s1000013": copier, "s1000014": generic}
+    for sid, nb in class_.items():
+        (folder / f"{sid}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    return _grade(folder, tmp_path_factory.mktemp("lab01-grades"), "01-enactor-race")
+
+
+def test_lab01_honest_full_blank_zero_one_wrong_loses_its_point_a_copy_its_measurements(lab01_class):
+    assert _points(lab01_class["s1000001"]) == FULL
+    assert _points(lab01_class["s1000002"]) == ZERO
+    assert _points(lab01_class["s1000014"]) == ZERO and "reflection" in lab01_class["s1000014"]["flags"]
+    assert _points(lab01_class["s1000003"]) == {**FULL, "q2_measure": 1.0}
+    copier, other = key01.key("s1000013"), key01.key("s1000009")
+    row = lab01_class["s1000013"]
+    assert float(row["q2_measure"]) == (copier["stale_overwrites"] == other["stale_overwrites"]) + (
+        copier["first_stale_write_s"] == other["first_stale_write_s"]
+    )
+    assert "STUDENT_ID said 's1000009'" in row["flags"]
+    assert f"seed={key01.params('s1000001').seed}" in lab01_class["_feedback"]["s1000001"].replace("'seed': ", "seed=")
+
+
+@pytest.fixture(scope="module")
+def quiz_class(built, tmp_path_factory) -> dict:
+    b = built("00-concept-quiz", student_only=True)
+    solution = _load(b / "autograder" / "00-concept-quiz.ipynb")
+    blank = _load(b / "student" / "00-concept-quiz.ipynb")
+    steals = _add(blank, STEALS_QUIZ_KEY, after="answers = {}")
+    folder = tmp_path_factory.mktemp("quiz-class")
+    generic = _add(blank, GENERIC_CELL, after="answers = {}")
+    for sid, nb in {"s1": solution, "s2": blank, "s3-steals-the-key": steals, "s4-generic-cell": generic}.items():
+        (folder / f"{sid}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    return _grade(folder, tmp_path_factory.mktemp("quiz-grades"), "00-concept-quiz")
+
+
+def test_the_quiz_key_reaches_no_submission(quiz_class):
+    assert float(quiz_class["s1"]["auto_total"]) == 12.0
+    assert float(quiz_class["s2"]["auto_total"]) == 0.0
+    thief = quiz_class["s3-steals-the-key"]
+    assert float(thief["auto_total"]) == 0.0 and "reaches the grader's package" in thief["flags"]
+    assert float(quiz_class["s4-generic-cell"]["auto_total"]) == 0.0
+
+
+#: Where each assignment's student copy has a cell to put the generic cell after.
+AFTER = {"03-nlb-flapping": "prediction = lab03.Prediction()",
+         "04-dns-caches": "prediction = lab04.Prediction()", "05-six-stop-points": "prediction = lab05.Prediction()",
+         "06-every-interleaving": "prediction = lab06.Prediction()"}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def generic_cell_everywhere(built, tmp_path_factory) -> dict[str, dict]:
+    """The issue's one generic cell, added to the blank copy of every other assignment, each graded."""
+    rows = {}
+    for assignment, after in AFTER.items():
+        blank = _load(built(assignment, student_only=True) / "student" / f"{assignment}.ipynb")
+        folder = tmp_path_factory.mktemp(f"generic-{assignment}")
+        (folder / "s3000001.ipynb").write_text(json.dumps(_add(blank, GENERIC_CELL, after=after)), encoding="utf-8")
+        rows[assignment] = _grade(folder, tmp_path_factory.mktemp(f"generic-grades-{assignment}"), assignment)[
+            "s3000001"
+        ]
+    return rows
+
+
+@pytest.mark.parametrize("assignment", sorted(AFTER))
+def test_the_issues_one_generic_cell_earns_nothing_on_any_assignment(generic_cell_everywhere, assignment):
+    row = generic_cell_everywhere[assignment]
+    assert float(row["auto_total"]) == 0.0 and "reflection" in row["flags"], row

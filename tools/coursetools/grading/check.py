@@ -1,0 +1,216 @@
+"""Phase 2, check: a fresh process the submission never ran in computes the verdict.
+
+Scenario:
+    Run inside its own sandbox (read-only, no network, time and memory limits), this module imports
+    ``labsupport`` and every assignment's checks and constants *first*, then reads the job from
+    standard input: the assignment, the collected id and the design function's source (read by the
+    host from the cells), and later, on a second line, the answers the host validated and the
+    prediction's facts, once the notebook's run is over (the design function's checks run
+    meanwhile). It computes what every check of the id shares (the key, the recorded requests), then
+    runs each check in a forked child of its own, two at a time, with a time limit: only the child
+    compiles the student's source (with RestrictedPython, :mod:`coursetools.grading.restricted`) and
+    calls it, through the course's step budget (:func:`labsupport.strategy.call_strategy`, which
+    every engine uses). A check whose child raises, times out or dies scores 0 with a message; the
+    others are not touched. It prints the verdict as one line of JSON, which the host parses.
+Covers:
+    Grading practice (the field's answer: Gradescope's container, RestrictedPython); not the incident.
+
+::
+
+    stdin line 1 (id, design source) --imports first--> prepare(id) --fork per check--> compile restricted + run
+    stdin line 2 (validated answers, prediction facts) --fork per check--> the answers' checks --> pipe
+        --> {"checks": [{"name", "question", "points", "passed", "message", "seconds"}], "notes": [...]}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+import traceback
+from typing import Any
+
+from labsupport.errors import ConfigError
+from labsupport.strategy import StrategyTimeout
+
+from .assignments import SPECS
+from .notebook import DesignSource
+from .restricted import RestrictedError, compile_design
+from .spec import Check, Spec
+
+__all__ = ["main", "run_checks"]
+
+#: Longest message a check may report (characters).
+MESSAGE_CHARS = 600
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, AssertionError):
+        text = str(exc) or "the check failed"
+    elif isinstance(exc, StrategyTimeout):
+        text = f"your function did not answer within the step budget: {exc}"
+    elif isinstance(exc, ConfigError):
+        text = f"your function failed when the model called it: {exc}"
+    elif isinstance(exc, RestrictedError):
+        text = f"your function could not be graded: {exc}"
+    elif isinstance(exc, MemoryError):
+        text = "your function used more memory than the grader allows"
+    elif isinstance(exc, RecursionError):
+        text = "your function recursed too deeply"
+    else:
+        text = f"the check raised {type(exc).__name__}: {exc}"
+    return text[:MESSAGE_CHARS]
+
+
+def _one(check: Check, job: dict[str, Any], spec: Spec) -> dict[str, Any]:
+    """Run one check (in the child): returns ``{"passed", "message"}``."""
+    sid = job["student_id"]
+    notes: list[str] = []
+    try:
+        if check.uses == "strategy":
+            fn, notes = compile_design(DesignSource(**job["design"]))
+            check.run(fn, sid)
+        elif check.uses == "prediction":
+            check.run(job["prediction"], sid)
+        else:
+            check.run(job["answers"], sid)
+    except BaseException as exc:  # noqa: BLE001 (the child reports every failure, then exits)
+        return {"passed": False, "message": _message(exc), "notes": notes}
+    return {"passed": True, "message": "", "notes": notes}
+
+
+class _Child:
+    """One check running in a forked child: its pid, the pipe it reports through, its deadline."""
+
+    def __init__(self, check: Check, job: dict[str, Any], spec: Spec, timeout_s: float) -> None:
+        self.check, self.timeout_s = check, timeout_s
+        self.start = time.perf_counter()
+        self.deadline = time.monotonic() + timeout_s
+        self.chunks: list[bytes] = []
+        read, write = os.pipe()
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            os.close(read)
+            try:
+                data = json.dumps(_one(check, job, spec)).encode()
+            except BaseException:  # noqa: BLE001
+                data = json.dumps({"passed": False, "message": "the check failed to report"}).encode()
+            try:
+                os.write(write, data[:65536])
+            finally:
+                os._exit(0)
+        os.close(write)
+        self.pid, self.fd = pid, read
+
+    def result(self, timed_out: bool) -> dict[str, Any]:
+        """Reap the child (killed first if ``timed_out``) and read what it reported."""
+        if timed_out:
+            os.kill(self.pid, signal.SIGKILL)
+        os.close(self.fd)
+        _, status = os.waitpid(self.pid, 0)
+        if timed_out:
+            never = f"the check did not finish within {self.timeout_s:g} s (a function that never ends?)"
+            return {"passed": False, "message": never}
+        try:
+            return json.loads(b"".join(self.chunks))
+        except ValueError:
+            how = f"signal {-os.waitstatus_to_exitcode(status)}" if os.WIFSIGNALED(status) else "no result"
+            return {"passed": False, "message": f"the check died ({how}; out of memory?)"}
+
+
+def _run_children(
+    checks: list[Check], job: dict[str, Any], spec: Spec, timeout_s: float, at_once: int
+) -> list[tuple[Check, dict[str, Any], float]]:
+    """Run ``checks``, each in a child of its own, ``at_once`` at a time; in the order given."""
+    waiting: list[Check] = list(checks)
+    running: list[_Child] = []
+    done: dict[int, tuple[dict[str, Any], float]] = {}
+    while waiting or running:
+        while waiting and len(running) < at_once:
+            running.append(_Child(waiting.pop(0), job, spec, timeout_s))
+        left = max(0.0, min(c.deadline for c in running) - time.monotonic())
+        ready, _, _ = select.select([c.fd for c in running], [], [], left)
+        for child in list(running):
+            finished = False
+            if child.fd in ready:
+                chunk = os.read(child.fd, 65536)
+                child.chunks.append(chunk)
+                finished = not chunk
+            late = time.monotonic() >= child.deadline
+            if finished or late:
+                running.remove(child)
+                done[id(child.check)] = (
+                    child.result(timed_out=late and not finished),
+                    time.perf_counter() - child.start,
+                )
+    return [(c, *done[id(c)]) for c in checks]
+
+
+def _record(out: dict[str, Any], check: Check, result: dict[str, Any], seconds: float) -> None:
+    out["notes"] += [n for n in result.get("notes", []) if n not in out["notes"]]
+    out["checks"].append(
+        {
+            "question": check.question,
+            "name": check.name,
+            "points": check.points,
+            "passed": bool(result.get("passed")),
+            "message": str(result.get("message", ""))[:MESSAGE_CHARS],
+            "seconds": round(seconds, 2),
+        }
+    )
+
+
+def run_checks(job: dict[str, Any], check_timeout_s: float, answers: Any = None) -> dict[str, Any]:
+    """Every check of the job's assignment, each in a child of its own: the verdict as a dict.
+
+    The design function's checks need nothing of the notebook's run, so they start at once;
+    ``answers`` (a callable) is called only then, for what the run exported (the answers, the
+    prediction's facts), which the other checks need; without it they are read from ``job``.
+    """
+    spec = SPECS[job["assignment"]]
+    out: dict[str, Any] = {"checks": [], "notes": []}
+    try:
+        spec.prepare(job["student_id"])
+    except Exception as exc:  # noqa: BLE001 (the instructor's code: reported, every check then scores 0)
+        out["notes"].append(f"the key could not be computed: {type(exc).__name__}: {exc}")
+    at_once = max(1, min(2, os.cpu_count() or 1))
+    results: dict[int, tuple[dict[str, Any], float]] = {}
+    design = [c for c in spec.checks if c.uses == "strategy"]
+    if design and not job["design"]["source"]:
+        missing = {"passed": False, "message": f"no function {spec.strategy} defined at the top level of a cell"}
+        results |= {id(c): (missing, 0.0) for c in design}
+    else:
+        results |= {id(c): (r, t) for c, r, t in _run_children(design, job, spec, check_timeout_s, at_once)}
+    if answers is not None:
+        job = {**job, **answers()}
+    rest = [c for c in spec.checks if c.uses != "strategy"]
+    results |= {id(c): (r, t) for c, r, t in _run_children(rest, job, spec, check_timeout_s, at_once)}
+    for check in spec.checks:
+        _record(out, check, *results[id(check)])
+    return out
+
+
+def main() -> int:
+    """Read the job from standard input (a first line: the assignment, the id and the design
+    function's source; a second: what the notebook's run exported), print the verdict (one line of JSON)."""
+    job = json.loads(sys.stdin.readline())
+
+    def answers() -> dict[str, Any]:
+        line = sys.stdin.readline()
+        return json.loads(line) if line.strip() else {"answers": {}, "prediction": {}}
+
+    try:
+        verdict = run_checks(job, float(job.get("check_timeout_s", 120.0)), answers)
+    except Exception:  # noqa: BLE001 (the host reads the failure from the verdict)
+        verdict = {"checks": [], "notes": ["the checking process failed: " + traceback.format_exc()[-800:]]}
+    sys.stdout.write(json.dumps(verdict) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
