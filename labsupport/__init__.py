@@ -1,5 +1,12 @@
 """labsupport: the simulations, data and charts behind the course on the AWS us-east-1 outage.
 
+It is what a learner imports, and all that a student's install holds: the models, their charts and
+widgets, predictions, practice problems and exercise checks, the concept quiz's questions and the
+student's side of the graded assignments. The course's own machinery (the book's Sphinx extension
+and assets, the student-copy writer, the PDF tool, the Colab cell, the API page's helpers, the
+grader and its keys) is ``coursetools``, a second package in the repository's ``tools/`` folder
+that imports this one and that this one never imports.
+
 Modules, bottom layer first (nothing imports upward; ``tests/base/test_import_graph.py`` checks it)::
 
     base      errors, clock, presets, timeline, route53, dependencies, quiz, strategy, enactor, predict,
@@ -7,13 +14,12 @@ Modules, bottom layer first (nothing imports upward; ``tests/base/test_import_gr
     models    race/, dwfm/, network/, dns_cache/          config -> engine -> model (run) [-> sweep]
     composed  nlb/ (on network), explore/ (on race), chain/ (on all)     the same parts each
               game/ (on chain)
+    charts    charts/ (one module per model)                        data -> DataFrame -> encoding
+              practice/ (one generator per model), exercises/ (one module of checks per lab)
+    wiring    widgets/ (panel, one module per lab), assignments/   (controls -> run -> charts)
 
 The models are registered once, in ``labsupport._models`` (their parts, layer, clock, API page),
 which this package and the tests read.
-    charts    charts/ (one module per model)                        data -> DataFrame -> encoding
-              practice/ (one generator per model), exercises/ (one module of checks per lab)
-    wiring    widgets/ (panel, one module per lab), book, apidoc, colab, student, assignments/
-              (controls -> run -> charts)
 
 * :mod:`labsupport.errors`: the errors this package raises.
 * :mod:`labsupport.clock`: the incident's time origins, wall-clock conversions and sampling grids.
@@ -39,15 +45,9 @@ which this package and the tests read.
 * :mod:`labsupport.practice`: practice problems, a fresh one per seed for each model, with their checks.
 * :mod:`labsupport.exercises`: the labs' exercises' public checks, computed from the models.
 * :mod:`labsupport.widgets`: ipywidgets panels for readers who run the labs live.
-* :mod:`labsupport.colab`: the one setting (the published repository) and the install cells derived from it.
-* :mod:`labsupport.student`: student notebooks, the labs in plain CommonMark for any front end (also a
-  Sphinx extension).
-* :mod:`labsupport.book`: the Sphinx extension that bundles the Vega JavaScript into the book.
-* :mod:`labsupport.apidoc`: the Sphinx extension that documents the constants a package re-exports.
 * :mod:`labsupport.assignments`: graded assignments, the student's side: each student's parameters,
   predictions and public checks (the key, the hidden checks and the grader are ``coursetools``, a
   second package that this one never imports).
-* :mod:`labsupport.pdf`: ``python -m labsupport.pdf``, a PDF of the whole built book (Chromium, pypdf).
 
 Every model's ``sweep(configs, *, executor=None)`` runs configs and returns one summary row each.
 

@@ -23,8 +23,8 @@ JupyterLab ranks ``text/html`` above Vega-Lite:
   is fetched, and no HTML competes with the spec;
 * while the book builds (see :data:`BOOK_BUILD_ENV`): ``text/html``, a container plus a small
   script that calls the global ``vegaEmbed``, which the book defines from
-  ``vl_convert.javascript_bundle()``, loaded once per page by the Sphinx extension
-  :mod:`labsupport.book`; and ``text/plain``. Nothing comes from a CDN;
+  ``vl_convert.javascript_bundle()``, loaded once per page by the book's Sphinx extension
+  (``coursetools.book``, in the course's machinery, not in this package); and ``text/plain``. Nothing comes from a CDN;
 * ``text/plain`` is always the chart's title and description, its text alternative.
 
 Inputs

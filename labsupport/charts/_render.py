@@ -20,9 +20,10 @@ from ._text import _text_alternative
 __all__ = ["ALTAIR_MAX_ROWS", "BOOK_BUILD_ENV", "REFLOW_KEY", "reflow_usermeta", "render_bundle"]
 
 
-#: Set by :mod:`labsupport.book` while the book builds. The kernels that execute the pages inherit
-#: it, and the renderer then emits the book's HTML instead of the Vega-Lite MIME type, which the
-#: static book cannot draw (and which MyST-NB would report as unknown).
+#: Set by the book's Sphinx extension (``coursetools.book``, the course's machinery) while the book
+#: builds. The kernels that execute the pages inherit it, and the renderer then emits the book's HTML
+#: instead of the Vega-Lite MIME type, which the static book cannot draw (and which MyST-NB would
+#: report as unknown).
 BOOK_BUILD_ENV = "LABSUPPORT_BOOK_BUILD"
 
 
@@ -53,17 +54,15 @@ def reflow_usermeta(min_width: int = 160) -> dict[str, Any]:
     return {REFLOW_KEY: {"min_width": min_width}}
 
 
-# The script after each chart in the book (book_js/chart.js, whose first comment lines explain it):
-# its placeholders, and its block that only a chart taking its width from the page keeps.
-_CHART_JS = re.sub(
-    r"\A(?://[^\n]*\n)+", "", (Path(__file__).parents[1] / "book_js" / "chart.js").read_text(encoding="utf-8")
-)
+# The script after each chart in the book (chart.js beside this module, whose first comment lines
+# explain it): its placeholders, and its block that only a chart taking its width from the page keeps.
+_CHART_JS = re.sub(r"\A(?://[^\n]*\n)+", "", Path(__file__).with_name("chart.js").read_text(encoding="utf-8"))
 _CHART_FIELD = re.compile(r"__(CHART_ID|SPEC|EMBED_OPTIONS|MIN_WIDTH)__")
 _REFLOW_BLOCK = re.compile(r"^ *// reflow: begin\n(.*?)^ *// reflow: end\n", re.MULTILINE | re.DOTALL)
 
 
 def _chart_script(chart_id: str, spec_json: str, embed_json: str, min_width: int | None) -> str:
-    """``book_js/chart.js`` for one chart: the reflow block kept only with a ``min_width``, the fields filled in."""
+    """``chart.js`` for one chart: the reflow block kept only with a ``min_width``, the fields filled in."""
     template = _REFLOW_BLOCK.sub(r"\1" if min_width is not None else "", _CHART_JS)
     fields = {"CHART_ID": chart_id, "SPEC": spec_json, "EMBED_OPTIONS": embed_json, "MIN_WIDTH": str(min_width)}
     # One pass over the template: a field's value (the spec) is never searched for placeholders.
@@ -87,7 +86,7 @@ def render_bundle(spec: dict[str, Any], **options: Any) -> dict[str, Any] | tupl
         same output. Never both ``text/html`` and the Vega-Lite type: a front end that ranks HTML
         first would show the HTML, which draws only inside the book.
 
-        The book's HTML is the chart's container, its inline script (``labsupport/book_js/chart.js``
+        The book's HTML is the chart's container, its inline script (``labsupport/charts/chart.js``
         with the spec filled in) and, after it, a closed ``<details>`` "The data behind this chart"
         with the chart's own data as tables (see :data:`~labsupport.charts.DETAILS_MAX_ROWS`), so
         that every value the chart shows on hover is also reachable by keyboard, touch and screen

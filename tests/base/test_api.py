@@ -13,14 +13,32 @@ from pathlib import Path
 
 import pytest
 
+import coursetools
 import labsupport
 
 PUBLIC_MODULES = sorted(m.name for m in pkgutil.iter_modules(labsupport.__path__) if not m.name.startswith("_"))
 
 
-def test_package_docstring_lists_every_public_module():
-    documented = set(re.findall(r":mod:`labsupport\.(\w+)`", labsupport.__doc__ or ""))
-    assert documented == set(PUBLIC_MODULES)
+@pytest.mark.parametrize("package", [labsupport, coursetools], ids=lambda p: p.__name__)
+def test_package_docstring_lists_every_public_module(package):
+    public = {m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")}
+    documented = set(re.findall(rf":mod:`{package.__name__}\.(\w+)`", package.__doc__ or ""))
+    assert documented == public
+
+
+def test_each_package_says_in_one_sentence_what_it_is():
+    assert "what a learner imports" in (labsupport.__doc__ or "").split("\n\n")[1]
+    first = (coursetools.__doc__ or "").splitlines()[0]
+    assert first.count(". ") == 0 and "machinery" in first and "labsupport is what a learner imports" in first
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(m.name for m in pkgutil.walk_packages(coursetools.__path__, "coursetools.") if "__main__" not in m.name),
+)
+def test_every_module_of_the_machinery_opens_with_what_it_is(name):
+    doc = (importlib.import_module(name).__doc__ or "").strip()
+    assert doc and doc.splitlines()[0].rstrip().endswith((".", ":")), f"{name}: no one-line summary"
 
 
 @pytest.mark.parametrize("name", PUBLIC_MODULES)

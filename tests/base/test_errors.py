@@ -2,7 +2,9 @@
 
 Read from the code with :mod:`ast`: a ``raise`` of a built-in exception class (``ValueError``,
 ``TypeError``, ``RuntimeError`` ...) anywhere in ``labsupport`` fails, unless :data:`ALLOWED` names
-it with its reason; so does an exception class defined outside ``labsupport/errors.py``.
+it with its reason; so does an exception class defined outside ``labsupport/errors.py``. The course's
+machinery, ``coursetools`` (``tools/``), refuses with the same ``ConfigError``: a built-in raise
+there fails unless :data:`COURSETOOLS_ALLOWED` names it.
 """
 
 from __future__ import annotations
@@ -17,16 +19,32 @@ import labsupport
 from labsupport import errors, strategy
 
 PACKAGE = Path(labsupport.__file__).parent
+COURSETOOLS = Path(__file__).resolve().parents[2] / "tools" / "coursetools"
 
 #: ``(module path under labsupport/, exception raised)`` that are not refusals of input, and why.
 ALLOWED: dict[tuple[str, str], str] = {
     ("__init__.py", "AttributeError"): "PEP 562: what a module's __getattr__ raises for a name it does not have",
     ("_lazy.py", "AttributeError"): "PEP 562, as above: the lazily exported names of charts and widgets",
     ("practice/__init__.py", "AttributeError"): "PEP 562, as above: the practice generators, one per model",
-    ("pdf.py", "SystemExit"): "the command line's exit status (python -m labsupport.pdf)",
     ("dependencies.py", "RuntimeError"): "the package's own dependencies.csv is broken: a packaging bug, not input",
     ("assignments/_shared.py", "AssertionError"): "otter's protocol: a failed public check is an AssertionError",
     ("assignments/concept_quiz.py", "AssertionError"): "otter's protocol, as above",
+}
+#: The same for ``(module path under coursetools/, exception raised)``.
+COURSETOOLS_ALLOWED: dict[tuple[str, str], str] = {
+    ("pdf.py", "SystemExit"): "the command line's exit status (python -m coursetools.pdf)",
+    (
+        "grading/restricted.py",
+        "AttributeError",
+    ): "what Python raises, inside a student's restricted code (read-only math)",
+    (
+        "grading/restricted.py",
+        "TypeError",
+    ): "what Python raises, inside a student's restricted code (a refused operand)",
+    (
+        "grading/spec.py",
+        "ValueError",
+    ): "an assignment's spec contradicts itself: the course's own bug at import, not input",
 }
 #: Exception classes defined outside errors.py, and why: control flow, never raised to a caller.
 OWN_EXCEPTIONS = {
@@ -71,6 +89,13 @@ def test_every_deliberate_refusal_is_a_config_error():
 
 def test_the_allowed_list_names_only_raises_that_exist():
     assert set(ALLOWED) <= builtin_raises(), "ALLOWED names a raise that is gone: remove it"
+
+
+def test_every_refusal_of_the_course_machinery_is_a_config_error():
+    found = builtin_raises(COURSETOOLS)
+    unexplained = sorted(found - set(COURSETOOLS_ALLOWED))
+    assert unexplained == [], f"coursetools: raise labsupport's ConfigError instead: {unexplained}"
+    assert set(COURSETOOLS_ALLOWED) <= found, "COURSETOOLS_ALLOWED names a raise that is gone: remove it"
 
 
 def test_every_exception_class_is_defined_in_errors():

@@ -1,9 +1,12 @@
-"""labsupport's import graph, read from the code with :mod:`ast`: no cycles, nothing imports upward.
+"""The import graph of the course's two packages, read from the code with :mod:`ast`: no cycles,
+nothing imports upward, and ``labsupport`` never imports ``coursetools``.
 
-Run ``python tests/base/test_import_graph.py`` to print the graph, one module a line with the modules it
-imports, bottom layer first.
+Run ``python tests/base/test_import_graph.py`` (or ``pytest -rP`` on this file) to print the graph,
+one module a line with the modules it imports, bottom layer first: ``labsupport``'s layers, then
+``coursetools``'.
 
-Layers (a module may import only from its own layer or a lower one)::
+``labsupport``, what a learner imports (layers 0 to 4; a module may import only from its own layer
+or a lower one)::
 
     0  base      errors, clock, _validate, _sweep, _engine, _models, _memo, presets, route53, timeline,
                  dependencies, strategy, enactor (a student's Enactor step: its contract and how the engines
@@ -14,11 +17,23 @@ Layers (a module may import only from its own layer or a lower one)::
                  game/ (on chain)
     3  charts    labsupport.charts and its per-model modules; beside them, what a learner practises
                  with: practice/ (a problem generator per model) and exercises/ (the labs' checks)
-    4  wiring    widgets/ (panel, one module per lab panel), book, colab, student, pdf, assignments/
+    4  wiring    widgets/ (panel, one module per lab panel), assignments/ (the student's side)
 
-``labsupport`` never imports ``coursetools`` (the course's second package, in ``tools/``: the
-grader, the keys, the quiz's answers), in any statement anywhere, so that a student's install, which
-holds ``labsupport`` alone, works without it and holds nothing of it.
+``coursetools``, the course's machinery (``tools/``), above all of ``labsupport``, whose modules it
+may import (layers 5 to 7)::
+
+    5  tools     coursetools, repository (the course repository a command works on), colab (the
+                 published address, the install cells), quiz and _quiz_html (the quiz's key and pages)
+    6  machinery student/ (the student-copy writer), apidoc (the API pages' helpers), grading/ (the
+                 grader, its keys, its Gradescope and Colab releases)
+    7  book      book (the book's Sphinx extension; it marks the pages with a student copy), pdf
+                 (the PDF of the built book)
+
+``labsupport`` never imports ``coursetools``, in any statement anywhere, so that a student's install,
+which holds ``labsupport`` alone, works without it and holds nothing of it. Neither package reaches
+for the repository's root from where its files are installed (``Path(__file__).parents[...]`` out of
+the package) or from the current directory at import: a command is given the root at run time
+(``coursetools.repository``).
 
 The models and their layers (1, or 2 when built on another model) come from the package's one
 registry, ``labsupport._models``. Inside a model's package the parts are ordered as its entry
@@ -34,6 +49,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -42,7 +58,10 @@ import pytest
 
 from labsupport._models import MODELS as REGISTERED
 
-PACKAGE = Path(__file__).resolve().parents[2] / "labsupport"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "labsupport"
+#: The two packages by name: what a learner imports, and the course's machinery (``tools/``).
+PACKAGES: dict[str, Path] = {"labsupport": PACKAGE, "coursetools": ROOT / "tools" / "coursetools"}
 
 #: The layer of each module, by the first part of its dotted name that is listed (longest first).
 LAYERS: dict[str, int] = {
@@ -69,22 +88,28 @@ LAYERS: dict[str, int] = {
     "labsupport.practice": 3,
     "labsupport.exercises": 3,
     "labsupport.widgets": 4,
-    "labsupport.book": 4,
-    "labsupport.colab": 4,
-    "labsupport.student": 4,
-    "labsupport.pdf": 4,
     "labsupport.assignments": 4,
-    "labsupport.apidoc": 4,
+    "coursetools": 5,
+    "coursetools.repository": 5,
+    "coursetools.colab": 5,
+    "coursetools.quiz": 5,
+    "coursetools._quiz_html": 5,
+    "coursetools.student": 6,
+    "coursetools.apidoc": 6,
+    "coursetools.grading": 6,
+    "coursetools.book": 7,
+    "coursetools.pdf": 7,
 }
-LAYER_NAMES = ("base", "models", "composed", "charts", "wiring")
+LAYER_NAMES = ("base", "models", "composed", "charts", "wiring", "tools", "machinery", "book")
 #: The packages that are models (layers 1 and 2), each with the parts its registry entry lists, in that order.
 MODELS = tuple(m.module for m in REGISTERED)
 PARTS: dict[str, tuple[str, ...]] = {m.module: m.parts for m in REGISTERED}
 
 
 def module_name(path: Path) -> str:
-    """The dotted name of a file under :data:`PACKAGE` (``labsupport/charts/race.py`` -> ``labsupport.charts.race``)."""
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    """The dotted name of a file of :data:`PACKAGES` (``labsupport/charts/race.py`` -> ``labsupport.charts.race``)."""
+    package = next(p for p in PACKAGES.values() if p == path or p in path.parents)
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -109,16 +134,21 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
         target = ".".join(base + ([node.module] if node.module else []))
     else:
         target = node.module or ""
-    if not target.startswith("labsupport"):
+    if target.split(".")[0] not in PACKAGES:
         return []
     # ``from . import race`` imports the submodule labsupport.race, not the package's own names
     names = [target] if node.module else []
     return names + [f"{target}.{a.name}" for a in node.names]
 
 
+def package_files() -> list[Path]:
+    """Every module of both packages, ``labsupport``'s first."""
+    return [p for package in PACKAGES.values() for p in sorted(package.rglob("*.py"))]
+
+
 def graph() -> dict[str, set[str]]:
-    """``{module: {labsupport modules it imports}}``, ``if TYPE_CHECKING:`` blocks included."""
-    files = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+    """``{module: {modules of either package it imports}}``, ``if TYPE_CHECKING:`` blocks included."""
+    files = {module_name(p): p for p in package_files()}
     edges: dict[str, set[str]] = {}
     for name, path in files.items():
         edges[name] = imports_of(name, path.name == "__init__.py", path.read_text(encoding="utf-8"), set(files))
@@ -132,7 +162,7 @@ def imports_of(name: str, is_package: bool, source: str, modules: set[str]) -> s
         if isinstance(node, ast.ImportFrom):
             targets = _resolve(name, is_package, node)
         elif isinstance(node, ast.Import):
-            targets = [a.name for a in node.names if a.name.startswith("labsupport")]
+            targets = [a.name for a in node.names if a.name.split(".")[0] in PACKAGES]
         else:
             continue
         found |= {t for t in targets if t in modules and t != name}
@@ -140,18 +170,26 @@ def imports_of(name: str, is_package: bool, source: str, modules: set[str]) -> s
 
 
 def function_imports() -> list[str]:
-    """``"module:line"`` of every labsupport import inside a function (the package allows none)."""
+    """``"module:line"`` of every import of either package inside a function (neither allows one)."""
     out = []
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in package_files():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for fn in ast.walk(tree):
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for node in ast.walk(fn):
-                    if isinstance(node, ast.ImportFrom) and (
-                        node.level or (node.module or "").startswith("labsupport")
+                    if (isinstance(node, ast.ImportFrom) and (node.level or _ours(node.module or ""))) or (
+                        isinstance(node, ast.Import) and any(_ours(a.name) for a in node.names)
                     ):
                         out.append(f"{module_name(path)}:{node.lineno}")
     return out
+
+
+def _top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def _ours(module: str) -> bool:
+    return _top(module) in PACKAGES
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -207,12 +245,26 @@ def upward(edges: dict[str, set[str]]) -> list[str]:
 
 
 def render(edges: dict[str, set[str]]) -> str:
-    """The graph as text, bottom layer first: ``[layer] module -> a, b``."""
-    short = lambda m: m.removeprefix("labsupport.") if m != "labsupport" else "labsupport"  # noqa: E731
-    lines = []
+    """The graph as text, bottom layer first: ``[layer] module -> a, b``, each package under a heading.
+
+    A module of the package under its heading is named without the package's prefix
+    (``charts.race``, ``grading.lab01``); one of the other package in full (``labsupport.errors``).
+    """
+    headings = {
+        "labsupport": "labsupport, what a learner imports:",
+        "coursetools": "coursetools, the course's machinery:",
+    }
+    lines, package = [], ""
+
+    def short(m: str) -> str:
+        return m if m == package or not m.startswith(package + ".") else m.removeprefix(package + ".")
+
     for m in sorted(edges, key=lambda m: (layer(m), m)):
+        if m.split(".")[0] != package:
+            package = m.split(".")[0]
+            lines.append(headings[package])
         targets = ", ".join(sorted(short(t) for t in edges[m])) or "-"
-        lines.append(f"[{layer(m)} {LAYER_NAMES[layer(m)]:8}] {short(m):24} -> {targets}")
+        lines.append(f"[{layer(m)} {LAYER_NAMES[layer(m)]:9}] {short(m):28} -> {targets}")
     return "\n".join(lines)
 
 
@@ -221,11 +273,15 @@ def test_no_import_cycles():
     edges = graph()
     found = cycles(edges)
     print(render(edges))
-    print(
-        f"{len(edges)} modules, {sum(map(len, edges.values()))} imports (those under TYPE_CHECKING "
-        f"included), {len(found)} import cycles"
-    )
-    assert found == [], "import cycles in labsupport:\n" + render(edges)
+    for package in PACKAGES:
+        mine = {m: t for m, t in edges.items() if m.split(".")[0] == package}
+        other = [o for t in mine.values() for o in t if o.split(".")[0] != package]
+        print(
+            f"{package}: {len(mine)} modules, {sum(map(len, mine.values()))} imports (those under TYPE_CHECKING "
+            f"included), {len(other)} of them of the other package ({', '.join(sorted({*map(_top, other)})) or 'none'})"
+        )
+    print(f"{len(found)} import cycles")
+    assert found == [], "import cycles:\n" + render(edges)
 
 
 def test_nothing_imports_upward():
@@ -242,12 +298,15 @@ def test_every_listed_module_exists(name):
 
 
 def test_every_module_has_a_layer_it_was_listed_for():
-    unlisted = [
-        m
-        for m in graph()
-        if not any(m == p or m.startswith(p + ".") for p in LAYERS if p != "labsupport") and m != "labsupport"
-    ]
+    listed = [p for p in LAYERS if p not in PACKAGES]  # a package's own name lists only its __init__
+    unlisted = [m for m in graph() if m not in PACKAGES and not any(m == p or m.startswith(p + ".") for p in listed)]
     assert unlisted == [], "add these modules to LAYERS"
+
+
+def test_every_module_of_coursetools_sits_above_every_module_of_labsupport():
+    assert max(layer(m) for m in graph() if m.split(".")[0] == "labsupport") < min(
+        layer(m) for m in graph() if m.split(".")[0] == "coursetools"
+    )
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -292,11 +351,19 @@ def test_labsupport_never_imports_coursetools():
     assert coursetools_mentions() == [], "labsupport imports (or names for import) the instructor's package"
 
 
+def test_no_labsupport_module_imports_one_of_coursetools():
+    """The graph's half of the rule (:func:`coursetools_mentions` also finds names given to importlib)."""
+    edges = graph()
+    into = sorted(
+        f"{m} -> {t}" for m in edges if m.split(".")[0] == "labsupport" for t in edges[m] if t.startswith("coursetools")
+    )
+    assert into == []
+    assert any(t.startswith("labsupport") for m in edges if m.startswith("coursetools.") for t in edges[m])
+
+
 def test_labsupport_imports_without_coursetools(tmp_path):
-    """Every labsupport module imports in a Python where ``coursetools`` cannot be found (the book's
-    extensions and the PDF tool aside: they are the course's machinery, to move to coursetools)."""
-    machinery = ("labsupport.book", "labsupport.pdf", "labsupport.apidoc")
-    modules = sorted(m for m in graph() if not m.startswith(machinery))
+    """Every labsupport module imports in a Python where ``coursetools`` cannot be found."""
+    modules = sorted(m for m in graph() if m.split(".")[0] == "labsupport")
     (tmp_path / "sitecustomize.py").write_text(
         "import sys\n"
         "class _NoCoursetools:\n"
@@ -311,6 +378,76 @@ def test_labsupport_imports_without_coursetools(tmp_path):
     blocked = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, env=env, check=False)
     assert blocked.stdout.strip() == "blocked", "the test's blocker does not hide coursetools"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+#: ``Path(__file__)`` (or a package's ``__file__``), resolved or not, then how far it climbs.
+_CLIMB = re.compile(
+    r"Path\((?P<base>(?:\w+\.)?__file__)\)(?:\.resolve\(\))?(?:(?P<up>(?:\.parent\b)+)|\.parents\[(?P<n>\d+)\])?"
+)
+
+
+def reaches_outside() -> list[str]:
+    """``"path:line"`` of every expression that climbs from a module's file out of its package
+    (``Path(__file__).resolve().parents[3]``), and of every read of the current directory outside a
+    function (at import)."""
+    out = []
+    for path in package_files():
+        package = next(p for p in PACKAGES.values() if p in path.parents)
+        depth = len(path.relative_to(package).parts) - 1  # parents[depth] is the package's own folder
+        source = path.read_text(encoding="utf-8")
+        for m in _CLIMB.finditer(source):
+            own = m["base"] == "__file__"
+            if not own and m["base"].split(".")[0] not in PACKAGES:
+                out.append(
+                    f"{path.relative_to(ROOT)}:{source.count(chr(10), 0, m.start()) + 1} (another module's file)"
+                )
+                continue
+            climb = m["up"].count(".parent") - 1 if m["up"] else int(m["n"]) if m["n"] else -1
+            if climb > (depth if own else 0):
+                out.append(f"{path.relative_to(ROOT)}:{source.count(chr(10), 0, m.start()) + 1}")
+        out += [
+            f"{path.relative_to(ROOT)}:{line} (the current directory, at import)" for line in _cwd_at_import(source)
+        ]
+    return out
+
+
+def _cwd_at_import(source: str) -> list[int]:
+    """Lines that call ``Path.cwd()`` or ``os.getcwd()`` outside every function."""
+    tree = ast.parse(source)
+    inside = {
+        id(n)
+        for fn in ast.walk(tree)
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        for n in ast.walk(fn)
+    }
+    return [
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in ("cwd", "getcwd")
+        and id(n) not in inside
+    ]
+
+
+def test_nothing_reaches_for_the_repository_root():
+    """No module finds the repository from where its own file lies, nor reads the current directory
+    at import: the course's commands take the root at run time (``coursetools.repository``)."""
+    assert reaches_outside() == []
+
+
+def test_the_reach_check_finds_a_climb_out_of_the_package_and_a_cwd_at_import():
+    assert _CLIMB.search('Path(__file__).resolve().parents[3] / "assignments"')["n"] == "3"
+    assert _CLIMB.search("Path(__file__).parent.parent")["up"] == ".parent.parent"
+    assert _cwd_at_import("import os\nROOT = os.getcwd()\ndef f():\n    return Path.cwd()\n") == [2]
+
+
+def test_coursetools_imports_from_outside_the_repository(tmp_path):
+    """Every coursetools module imports with the current directory outside the repository."""
+    modules = sorted(m for m in graph() if m.split(".")[0] == "coursetools")
+    code = f"import importlib\nfor m in {modules!r}:\n    importlib.import_module(m)\nprint('ok')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=False)
     assert done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
@@ -338,4 +475,9 @@ if __name__ == "__main__":
         print("UPWARD:", line)
     for where in function_imports():
         print("IMPORT IN FUNCTION:", where)
-    sys.exit(1 if cycles(edges) or upward(edges) else 0)
+    for where in coursetools_mentions():
+        print("LABSUPPORT NAMES COURSETOOLS:", where)
+    for where in reaches_outside():
+        print("REACHES FOR THE REPOSITORY ROOT:", where)
+    failed = cycles(edges) or upward(edges) or function_imports() or coursetools_mentions() or reaches_outside()
+    sys.exit(1 if failed else 0)

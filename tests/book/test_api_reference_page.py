@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import labsupport.race
-from labsupport import apidoc
+from coursetools import apidoc
 from labsupport._models import MODELS as REGISTERED
 
 from ._sphinx import build
@@ -49,7 +49,7 @@ def test_the_pages_autodoc_is_clean_under_nitpicky(tmp_path: Path) -> None:
     blocks = re.findall(r"^```\{eval-rst\}\n(.*?)^```", _text(), re.MULTILINE | re.DOTALL)
     ignore = r"(pandas|numpy|collections\.abc|concurrent\.futures|datetime)\..*"
     conf = (
-        'extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "labsupport.apidoc"]\n'
+        'extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "coursetools.apidoc"]\n'
         'autodoc_member_order = "bysource"\nnapoleon_numpy_docstring = False\nnapoleon_use_rtype = False\n'
         f'nitpicky = True\nnitpick_ignore_regex = [("py:class", {ignore!r})]\n'
     )

@@ -1,4 +1,4 @@
-"""labsupport.book fixes what axe-core finds in HTML the course does not write itself.
+"""coursetools.book fixes what axe-core finds in HTML the course does not write itself.
 
 tests/browser/test_book_axe.py runs axe-core on the built book; these tests pin each fix on small
 inputs, so that a change in docutils', pandas' or the theme's HTML shows here first.
@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 from bs4 import BeautifulSoup
 
-from labsupport import book
+from coursetools import book
 
 _CITATIONS = (
     '<div role="list" class="citation-list">\n<div class="citation" id="id1" role="doc-biblioentry">'

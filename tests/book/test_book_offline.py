@@ -1,14 +1,15 @@
-"""labsupport.book keeps pages offline: it drops dead CDN loaders and warns about anything else."""
+"""coursetools.book keeps pages offline: it drops dead CDN loaders and warns about anything else."""
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from types import SimpleNamespace
 
 from sphinx.builders.html._assets import _CascadingStyleSheet, _JavaScript
 
-from labsupport import book
-from labsupport.student import STUDENT_COPY_KEY
+from coursetools import book
+from coursetools.student import STUDENT_COPY_KEY
 
 
 def _app(thebe: bool = False, widgets_js: dict | None = None) -> SimpleNamespace:
@@ -58,7 +59,7 @@ def test_keeps_them_when_they_are_on():
 
 def test_launch_buttons_only_on_notebook_pages_and_chapters_with_a_student_copy():
     lab, chapter, with_copy = _context(".ipynb"), _context(".md"), _context(".md")
-    with_copy[STUDENT_COPY_KEY] = "student/chapter-z.ipynb"  # labsupport.student marks it first
+    with_copy[STUDENT_COPY_KEY] = "student/chapter-z.ipynb"  # coursetools.student marks it first
     book._offline_page(_app(), "labs/x", "page.html", lab, None)
     book._offline_page(_app(), "chapters/y", "page.html", chapter, None)
     book._offline_page(_app(), "chapters/z", "page.html", with_copy, None)
@@ -236,8 +237,9 @@ def test_the_books_scripts_are_files_from_book_js_loaded_in_the_head(tmp_path, m
         assert (static / served).read_text(encoding="utf-8") == (book._JS_DIR / source).read_text(encoding="utf-8")
     assert "beforeprint" in (static / book.PRINT_JS_NAME).read_text(encoding="utf-8")
     assert "window.labsupportScrollRegions" in (static / book.SCROLL_REGIONS_JS_NAME).read_text(encoding="utf-8")
-    # Every file of book_js/ is served, except the chart's script, which the renderer inlines.
-    assert {p.name for p in book._JS_DIR.iterdir()} == {*book.JS_PARTS.values(), "chart.js"}
+    # Every file of book_js/ is served; the chart's script is labsupport's renderer's, which inlines it.
+    assert {p.name for p in book._JS_DIR.iterdir()} == set(book.JS_PARTS.values())
+    assert (Path(charts.__file__).parent / "chart.js").is_file() and not (book._JS_DIR / "chart.js").exists()
 
     added: list[tuple[object, dict]] = []
     recorder = SimpleNamespace(
@@ -258,7 +260,7 @@ def test_the_books_scripts_are_files_from_book_js_loaded_in_the_head(tmp_path, m
 
 
 def test_a_chart_that_takes_its_width_from_the_page_gets_the_reflow_script(monkeypatch):
-    """The inline script is book_js/chart.js with its fields filled in; only a reflowing chart keeps
+    """The inline script is labsupport/charts/chart.js with its fields filled in; only a reflowing chart keeps
     the block that fits the plot to its container."""
     import altair as alt
 

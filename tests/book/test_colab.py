@@ -10,7 +10,7 @@ import pytest
 import yaml
 from IPython.core.inputtransformer2 import TransformerManager
 
-from labsupport.colab import (
+from coursetools.colab import (
     INSTALL_CELL_TAGS,
     LAB_INSTALL_CELL,
     Published,
@@ -27,7 +27,7 @@ WHERE = Published(repository_url="https://github.com/Some-Uni/outage-course", br
 
 def test_the_setting_is_read_from_config_yml():
     repo = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]
-    assert published() == Published(repository_url=repo["url"], branch=repo["branch"])
+    assert published(ROOT) == Published(repository_url=repo["url"], branch=repo["branch"])
 
 
 def test_every_address_is_derived_from_the_setting():
@@ -75,13 +75,13 @@ def test_lab_starts_with_the_install_cell(path):
     assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# "), "no title cell"
     first = nb.cells[1]
     assert first.cell_type == "code" and first.source == LAB_INSTALL_CELL, (
-        f"{path.name}: the cell after the title must be labsupport.colab.LAB_INSTALL_CELL, verbatim"
+        f"{path.name}: the cell after the title must be coursetools.colab.LAB_INSTALL_CELL, verbatim"
     )
     assert set(INSTALL_CELL_TAGS) <= set(first.metadata.get("tags", [])), "install cell not tagged remove-cell"
 
 
 def test_the_labs_hold_no_copy_of_the_address():
-    url = published().repository_url
+    url = published(ROOT).repository_url
     assert url not in LAB_INSTALL_CELL
     for path in LABS:
         assert url not in path.read_text(encoding="utf-8"), f"{path.name} holds a copy of repository.url"

@@ -40,7 +40,7 @@ PAGE = """Page
 def test_book_numbers_unnumbered_exercises_per_page(tmp_path: Path) -> None:
     other = PAGE.replace("Page\n====", "Other\n=====").replace("p-ex", "o-ex")
     index = PAGE + "\n.. toctree::\n\n   other\n"
-    conf = 'extensions = ["sphinx_exercise", "labsupport.book"]\n'
+    conf = 'extensions = ["sphinx_exercise", "coursetools.book"]\n'
     out, _ = build(tmp_path, conf, {"index.rst": index, "other.rst": other})
     for page in ("index", "other"):
         html = (out / f"{page}.html").read_text(encoding="utf-8")

@@ -1,6 +1,6 @@
 """Every lab exercise has a cell for the learner's answer and a public check, and nothing depends on a solution.
 
-The shape of an exercise in a lab (``labsupport.student`` writes the student copy and the solutions
+The shape of an exercise in a lab (``coursetools.student`` writes the student copy and the solutions
 notebook from it)::
 
     {exercise} Markdown ─> answer cell: ``answer_N = {...}`` whose values are ``...`` (tag exercise-answer)

@@ -2,12 +2,12 @@
 
 A reader runs the labs in their own checkout, on Colab or on a shared JupyterHub: a lab must not
 leave files behind or change the repository. This scans every lab's code cells (the shared install
-cell of :mod:`labsupport.colab` aside: it runs only where the package is missing) and every module
-of :mod:`labsupport` that a lab imports for calls that write to disk. ``labsupport.book`` is left
-out on purpose: it is the Sphinx extension that writes the book's static files into the build
-output, and only while the book builds; so is ``labsupport.student``, which writes ``student/`` from
-the labs (at build time or by hand) and which no lab imports. A lab that really needs a scratch file must use
-:mod:`tempfile` and mark the line with ``# writes: temporary folder``.
+cell of :mod:`coursetools.colab` aside: it runs only where the package is missing) and every module
+of :mod:`labsupport`, all of which a lab may import, for calls that write to disk. What does write
+files (the book's Sphinx extension into the build output, the student-copy writer into
+``student/``, the PDF tool) is the course's machinery, ``coursetools``, which no lab imports. A lab
+that really needs a scratch file must use :mod:`tempfile` and mark the line with ``# writes:
+temporary folder``.
 
 The timing half of notebook resilience (each lab runs top to bottom after a kernel restart in under
 60 s, and leaves no file in its folder) is measured by ``python benchmarks/run.py labs``: it runs
@@ -22,13 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from labsupport.colab import LAB_INSTALL_CELL as INSTALL_CELL
+from coursetools.colab import LAB_INSTALL_CELL as INSTALL_CELL
 
 ROOT = Path(__file__).resolve().parents[2]
 LABS = sorted((ROOT / "labs").glob("*.ipynb"))
-#: Build tools, not library code a lab calls: the Sphinx extension, the student-notebook writer and
-#: the PDF command (python -m labsupport.pdf), each writing only into the build or student folders.
-MODULES = sorted(p for p in (ROOT / "labsupport").glob("*.py") if p.name not in ("book.py", "student.py", "pdf.py"))
+#: Every module of the learner's package (the machinery that writes files is coursetools').
+MODULES = sorted((ROOT / "labsupport").rglob("*.py"))
 ALLOWED = "# writes: temporary folder"
 
 #: Calls that write or delete files, or make a library write them (Altair's "json" data
@@ -36,7 +35,9 @@ ALLOWED = "# writes: temporary folder"
 WRITES = re.compile(
     r"""\bopen\s*\((?:[^()]|\([^()]*\))*['"][^'"]*[wax+][^'"]*['"]"""  # open(..., "w"/"a"/"x"/"+")
     r"""|\.write_(?:text|bytes)\s*\("""
-    r"""|\.to_(?:csv|parquet|json|excel|pickle|feather|hdf|html|latex|markdown|stata|sql|xml|orc)\s*\(\s*[^)\s]"""
+    # a pandas writer given a file: its first argument a path, or a path keyword (not index=False, ...)
+    r"""|\.to_(?:csv|parquet|json|excel|pickle|feather|hdf|html|latex|markdown|stata|sql|xml|orc)\s*\("""
+    r"""\s*(?:(?:path_or_buf|buf|path|excel_writer)\s*=|(?!\w+\s*=)[^)\s])"""
     r"""|\.save\s*\(|\bsavefig\s*\(|\.mkdir\s*\(|\bmakedirs\s*\(|\bshutil\.|\bos\.(?:remove|unlink|rename|replace)\b"""
     r"""|\.unlink\s*\(|\.touch\s*\(|\bnp\.save|\bdump\s*\(|data_transformers\.enable\s*\(\s*['"]json"""
     r"""|^\s*%%writefile|^\s*!|^\s*%(?:pip|conda|sx|system)\b""",
@@ -57,6 +58,7 @@ def test_the_pattern_catches_writes():
     for line in (
         'open("out.csv", "w")',
         "df.to_csv('x.csv')",
+        "df.to_html(buf='x.html', index=False)",
         "Path('a').write_text('b')",
         "chart.save('c.html')",
         "os.makedirs('d')",
@@ -72,6 +74,7 @@ def test_the_pattern_catches_writes():
         "df.to_csv()",
         "open(path)",
         "table.to_html()",
+        "shown.to_html(index=False, border=0)",
         "json.dumps(x)",
         "print('write')",
         "opened = 1",
@@ -88,10 +91,7 @@ def test_lab_writes_no_file(path):
     assert not found, f"{path.name} writes files: {found}"
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_library_writes_no_file(path):
     found = writes_in(path.read_text(encoding="utf-8"))
-    # labsupport.colab only holds the install cell's text (with its %pip line) as a string.
-    if path.name == "colab.py":
-        found = [line for line in found if not line.startswith("%pip")]
-    assert not found, f"labsupport/{path.name} writes files: {found}"
+    assert not found, f"{path.relative_to(ROOT)} writes files: {found}"

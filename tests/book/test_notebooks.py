@@ -88,7 +88,7 @@ def test_notebook_is_saved_as_jupyter_saves_it(path):
 def test_notebook_is_in_the_book_and_collected(path):
     if path.parts[0] == "student":
         # Student copies are written from the labs (each with its solutions notebook) and from the
-        # chapters' exercises (labsupport.student); the book serves them from those pages, and nbval collects them
+        # chapters' exercises (coursetools.student); the book serves them from those pages, and nbval collects them
         # because student/ is in pytest's testpaths.
         chapter = path.name.removeprefix("chapter-").removesuffix(".ipynb")
         lab = (

@@ -55,7 +55,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from labsupport.student import term_anchor
+from coursetools.student import term_anchor
 
 from .test_glossary import GLOSSARY, parse_glossary
 

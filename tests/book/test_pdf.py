@@ -1,12 +1,12 @@
-"""labsupport.pdf reads the book's order from the built navigation; the printing itself is tested in
+"""coursetools.pdf reads the book's order from the built navigation; the printing itself is tested in
 tests/browser/test_book_pdf.py (it needs Chromium and a built book)."""
 
 from __future__ import annotations
 
 import pytest
 
+from coursetools.pdf import BookPage, book_pages, main, write_pdf
 from labsupport import ConfigError
-from labsupport.pdf import BookPage, book_pages, main, write_pdf
 
 _ROOT = """<html><head><title>Home &#8212; A book</title></head><body>
 <nav class="bd-docs-nav bd-links"><ul><li><a class="reference internal" href="#">Home</a></li></ul>

@@ -393,14 +393,14 @@ def test_the_before_page_comes_first_and_the_after_page_after_the_labs():
 def test_the_book_serves_the_quiz_script_and_styles(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    from labsupport import book
+    from coursetools import book
 
     assert "quiz.css" in book.CSS_PARTS and ".ls-quiz" in book._css()  # noqa: SLF001
     monkeypatch.setattr(book.vl_convert, "javascript_bundle", lambda vl_version: "var vega = {};")
     app = SimpleNamespace(doctreedir=str(tmp_path / ".doctrees"), config=SimpleNamespace(html_static_path=[]))
     book._write_bundle(app)  # noqa: SLF001
     served = (tmp_path / "labsupport_static" / book.QUIZ_JS_NAME).read_text(encoding="utf-8")
-    assert served == (ROOT / "labsupport" / "book_js" / "quiz.js").read_text(encoding="utf-8")
+    assert served == (ROOT / "tools" / "coursetools" / "book_js" / "quiz.js").read_text(encoding="utf-8")
     assert "form.ls-quiz" in served
     assert "fetch(" not in served and "XMLHttpRequest" not in served and "http" not in served
 
@@ -436,7 +436,7 @@ def _theme_colours(mode: str) -> dict[str, str]:
 
 
 def test_right_and_wrong_colours_have_enough_contrast_in_both_themes():
-    css = (ROOT / "labsupport" / "book_css" / "quiz.css").read_text(encoding="utf-8")
+    css = (ROOT / "tools" / "coursetools" / "book_css" / "quiz.css").read_text(encoding="utf-8")
     light, dark = (
         dict(re.findall(r"--ls-quiz-(\w+): (#[0-9a-f]{6})", block))
         for block in re.findall(r"\{([^}]*--ls-quiz-right[^}]*)\}", css)[:2]

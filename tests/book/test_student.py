@@ -2,7 +2,7 @@
 
 Like Neuromatch's nmaci check, :func:`test_student_notebooks_are_up_to_date` fails when a lab (or
 the setting in ``_config.yml``) changed and ``student/`` was not rewritten: run
-``python -m labsupport.student`` (the book build does it too) and commit ``student/``. The notebooks
+``python -m coursetools.student`` (the book build does it too) and commit ``student/``. The notebooks
 themselves run top to bottom under nbval (``student`` is in pytest's ``testpaths``).
 """
 
@@ -15,9 +15,8 @@ import nbformat
 import pytest
 from markdown_it import MarkdownIt
 
-from labsupport.colab import Published, published, student_install_cell
-from labsupport.errors import ConfigError
-from labsupport.student import (
+from coursetools.colab import Published, published, student_install_cell
+from coursetools.student import (
     chapter_notebook_name,
     chapters_with_exercises,
     citation_labels,
@@ -31,25 +30,26 @@ from labsupport.student import (
     solutions_notebook_name,
     write_all,
 )
+from labsupport.errors import ConfigError
 
 from .test_exercises import NOT_YET
 
 ROOT = Path(__file__).resolve().parents[2]
 LABS = sorted((ROOT / "labs").glob("*.ipynb"))
-WHERE = published()
+WHERE = published(ROOT)
 md = MarkdownIt("commonmark")
 
 
 def test_student_notebooks_are_up_to_date():
     stale = write_all(ROOT, check=True)
-    assert not stale, f"out of date with labs/: {stale}; run `python -m labsupport.student` and commit student/"
+    assert not stale, f"out of date with labs/: {stale}; run `python -m coursetools.student` and commit student/"
 
 
 def test_constraints_are_the_tested_set():
     text = (ROOT / "student" / "constraints.txt").read_text(encoding="utf-8")
     assert text == constraints_text(), (
         "student/constraints.txt differs from the versions installed here (the ones the tests ran with); "
-        "run `python -m labsupport.student --freeze`"
+        "run `python -m coursetools.student --freeze`"
     )
     assert "-c student/constraints.txt" in (ROOT / "requirements.txt").read_text(encoding="utf-8")
 
@@ -132,8 +132,8 @@ def test_convert_splits_a_lab_into_copy_and_solutions():
         nbformat.v4.new_code_cell("problem = practice.race.practice(seed=1)", metadata={"tags": ["practice-problem"]}),
     ]
     lab = nbformat.v4.new_notebook(cells=cells)
-    copy = [c.source for c in convert(lab, WHERE, lab="09-x.ipynb").cells]
-    sols = [c.source for c in convert_solutions(lab, WHERE, lab="09-x.ipynb").cells]
+    copy = [c.source for c in convert(lab, WHERE, lab="09-x.ipynb", root=ROOT).cells]
+    sols = [c.source for c in convert_solutions(lab, WHERE, lab="09-x.ipynb", root=ROOT).cells]
     assert "answer_1 = {'a': ...}" in copy and "check.ex1(answer_1)" in copy
     assert not any("x = 1" in s for s in copy) and any(s.startswith("*The solution to Exercise 1") for s in copy)
     assert any("problem = practice" in s for s in copy)
@@ -142,7 +142,7 @@ def test_convert_splits_a_lab_into_copy_and_solutions():
     # A solution that shares its cell with the exercise leaves no room for the answer cell.
     lab.cells[2].source += "\n" + lab.cells[6].source
     with pytest.raises(ConfigError, match="alone in its Markdown cell"):
-        convert(lab, WHERE, lab="09-x.ipynb")
+        convert(lab, WHERE, lab="09-x.ipynb", root=ROOT)
 
 
 def test_problems_finds_myst_leftovers_and_relative_links():
@@ -160,7 +160,7 @@ def test_convert_markdown_turns_directives_and_links_into_commonmark():
         "```{exercise}\n:label: x1\n\n**(Moderate, design)** Why?\n```\n"
         "```{solution} x1\n:class: dropdown\n\nBecause [Lab 1](01-enactor-race.ipynb).\n```"
     )
-    out = convert_markdown(text, where)
+    out = convert_markdown(text, where, root=ROOT)
     assert "> **Note**\n>\n> See [lease](https://o.github.io/r/chapters/glossary.html#term-Lease)." in out
     assert "### Exercise 1 (Moderate, design)\n\nWhy?" in out
     assert (
@@ -181,13 +181,13 @@ def test_convert_markdown_turns_directives_and_links_into_commonmark():
 )
 def test_convert_refuses_what_it_cannot_make_portable(text, message):
     with pytest.raises(ConfigError, match=message):
-        convert_markdown(text, WHERE)
+        convert_markdown(text, WHERE, root=ROOT)
 
 
 def test_convert_needs_the_title_and_install_cells():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
     with pytest.raises(ConfigError, match="title"):
-        convert(nb, WHERE, lab="x.ipynb")
+        convert(nb, WHERE, lab="x.ipynb", root=ROOT)
 
 
 # --- Chapters: each chapter's Exercises section as a student notebook -------------------------
@@ -241,7 +241,7 @@ def _chapter(section: str, setup: str = "x = 1") -> str:
 
 
 def _convert_chapter(section: str, setup: str = "x = 1"):
-    return convert_chapter(_chapter(section, setup), WHERE, chapter="the-race", anchors=ANCHORS, cites=CITES)
+    return convert_chapter(_chapter(section, setup), WHERE, chapter="the-race", anchors=ANCHORS, cites=CITES, root=ROOT)
 
 
 def test_convert_chapter_turns_glue_into_variables_and_markdown_cells():
@@ -326,10 +326,10 @@ def test_convert_chapter_refuses_what_a_student_copy_cannot_hold(section, messag
 
 def test_convert_chapter_needs_an_exercises_section_opening_with_its_setup():
     with pytest.raises(ConfigError, match="Exercises"):
-        convert_chapter("# T\n\nNo exercises.\n", WHERE, chapter="t", anchors=ANCHORS, cites=CITES)
+        convert_chapter("# T\n\nNo exercises.\n", WHERE, chapter="t", anchors=ANCHORS, cites=CITES, root=ROOT)
     text = "# T\n\n## Exercises\n\n```{code-cell} ipython3\nx = 1\n```\n"
     with pytest.raises(ConfigError, match="exercise-setup"):
-        convert_chapter(text, WHERE, chapter="t", anchors=ANCHORS, cites=CITES)
+        convert_chapter(text, WHERE, chapter="t", anchors=ANCHORS, cites=CITES, root=ROOT)
 
 
 def test_citation_labels_are_author_year():

@@ -49,8 +49,8 @@ WIDTHS = {"1280": VIEWPORT, "390": PHONE}
 FAILING_IMPACTS = {"serious", "critical"}
 CONTENT = "article.bd-article"
 # Theme violations (minor or moderate, outside the article) that are known upstream and cannot be
-# fixed through the theme's options or labsupport/book_css/a11y.css: rule id -> the theme's issue.
-# Empty: every theme violation axe found is fixed in this book (see a11y.css and labsupport/book.py).
+# fixed through the theme's options or tools/coursetools/book_css/a11y.css: rule id -> the theme's issue.
+# Empty: every theme violation axe found is fixed in this book (see a11y.css and tools/coursetools/book.py).
 THEME_ALLOWED: dict[str, str] = {}
 # The WCAG 2.0/2.1/2.2 A and AA rules plus axe's best practices: everything axe checks by default.
 AXE_OPTIONS = {"resultTypes": ["violations"], "rules": {"label-content-name-mismatch": {"enabled": True}}}

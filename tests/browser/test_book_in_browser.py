@@ -37,7 +37,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from labsupport.student import chapter_notebook_name
+from coursetools.student import chapter_notebook_name
 
 pytestmark = pytest.mark.browser
 
@@ -192,7 +192,7 @@ def _open(page: Any, url: str, chart_timeout_ms: int = CHART_TIMEOUT_MS) -> None
     page.evaluate("document.fonts.ready.then(() => true)")
     with contextlib.suppress(Exception):  # the chart check reports what did not render
         page.wait_for_function(_CHARTS_SETTLED, timeout=chart_timeout_ms)
-    # The book's scroll-region script (labsupport/book.py) labels boxes that scroll 150 ms after the
+    # The book's scroll-region script (tools/coursetools/book.py) labels boxes that scroll 150 ms after the
     # last change (a chart drawn, a font loaded); the checks must see the page after it.
     with contextlib.suppress(Exception):  # the axe and phone checks report what is not labelled
         page.wait_for_function(_SCROLL_REGIONS_SETTLED, timeout=chart_timeout_ms)
@@ -613,7 +613,7 @@ def test_charts_stay_readable_in_dark_mode(browser, base_url, book_html, screens
             if not panel or panel[3] < 0.99 or not ink or _contrast(ink, panel) < 4.5:
                 problems.append(
                     f"#{chart['id']}: its controls' text {chart['controls']} is not 4.5:1 on an opaque "
-                    "panel (labsupport/book.py's CSS gives them a white one)"
+                    "panel (tools/coursetools/book.py's CSS gives them a white one)"
                 )
     assert not problems, f"{page} in dark mode:\n" + "\n".join(problems)
 
@@ -658,7 +658,7 @@ def test_lab_pages_offer_the_notebook_and_launch_buttons(book_html, book_pages, 
     problems = []
     for page_path in pages:
         text = (book_html / page_path).read_text(encoding="utf-8")
-        # The buttons serve the page's student copy (labsupport.student), which reads right without MyST.
+        # The buttons serve the page's student copy (coursetools.student), which reads right without MyST.
         name = _student_copy(page_path)
         download = re.search(r'href="((?:\.\./)+' + re.escape(name) + r')"', text)  # relative: served by the book
         if not download:
@@ -706,7 +706,7 @@ def test_harness_tells_live_controls_from_dead_ones(browser, book_html, tmp_path
 
     bundle = book_html / "_static" / "labsupport-vega.js"
     if not bundle.is_file():
-        pytest.fail(f"{bundle} is missing: the book was not built with labsupport.book")
+        pytest.fail(f"{bundle} is missing: the book was not built with coursetools.book")
     data = pd.DataFrame({"x": [1, 2, 3], "y": [1, 4, 9], "even": [False, True, False]})
     live = alt.param(name="live", value=False, bind=alt.binding_checkbox(name="live "))
     dead = alt.param(name="dead", value=False, bind=alt.binding_checkbox(name="dead "))

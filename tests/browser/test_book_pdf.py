@@ -1,8 +1,8 @@
-"""The PDF of the whole book (``python -m labsupport.pdf``): every page present, in order, with its charts.
+"""The PDF of the whole book (``python -m coursetools.pdf``): every page present, in order, with its charts.
 
 Run after the command, which prints the built book (``_build/html``) to ``_build/pdf/``::
 
-    python -m labsupport.pdf
+    python -m coursetools.pdf
     pytest tests/browser/test_book_pdf.py --run-browser -p no:cacheprovider
 
 It skips, naming the command, when there is no PDF. It fails when the PDF is older than the built
@@ -25,8 +25,8 @@ pytestmark = pytest.mark.browser
 
 pypdf = pytest.importorskip("pypdf", reason="pypdf is not installed (pip install -e '.[pdf]')")
 
-from labsupport.book import PDF_NAME  # noqa: E402
-from labsupport.pdf import book_pages  # noqa: E402
+from coursetools.book import PDF_NAME  # noqa: E402
+from coursetools.pdf import book_pages  # noqa: E402
 
 # At least one PDF page per book page, and the book is long: its ~25 pages print to well over this.
 MIN_PAGES = 100
@@ -103,9 +103,9 @@ def _titles(node: object) -> list[str]:
 def book_pdf(book_html: Path) -> Path:
     pdf = book_html.parent / "pdf" / PDF_NAME
     if not pdf.is_file():
-        pytest.skip(f"no PDF at {pdf} (write it first: python -m labsupport.pdf)")
+        pytest.skip(f"no PDF at {pdf} (write it first: python -m coursetools.pdf)")
     assert pdf.stat().st_mtime >= (book_html / "index.html").stat().st_mtime, (
-        f"{pdf} is older than the built book: run python -m labsupport.pdf again"
+        f"{pdf} is older than the built book: run python -m coursetools.pdf again"
     )
     return pdf
 

@@ -16,11 +16,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from coursetools.colab import Published
 from coursetools.grading import __main__ as cli
 from coursetools.grading import release
-from coursetools.grading.assignments import SOURCES, SPECS
+from coursetools.grading.assignments import SPECS
+from coursetools.grading.assignments import source as source_of
 from labsupport.assignments import lab05
-from labsupport.colab import Published
 from labsupport.errors import ConfigError
 
 pytest.importorskip("otter", reason="the [grading] extra (otter-grader) is not installed")
@@ -35,11 +36,13 @@ AS_IN_COLAB = (
     "assert IPythonInterpreter.COLAB.value.running()"
 )
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("colab") / "dist"
-    source = SOURCES / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    source = source_of(ASSIGNMENT, ROOT)
     release.build_colab(source, out, where=WHERE)
     return out
 
@@ -127,7 +130,7 @@ def test_a_setup_cell_refuses_a_check_file_name_that_leaves_the_tests_folder():
 
 
 def test_the_install_cell_refuses_an_extra_that_is_not_a_name():
-    from labsupport.colab import student_install_cell
+    from coursetools.colab import student_install_cell
 
     assert '"labsupport[grading] @ git+' in student_install_cell(WHERE, extra="grading")
     with pytest.raises(ConfigError, match="extra"):
@@ -154,5 +157,5 @@ def test_the_guides_time_table_states_each_student_copys_own_estimate():
     rows = dict(re.findall(r"^\| `([\w-]+)` \| ([^|]+?) \|$", page.split("## How long each assignment takes")[1], re.M))
     assert set(rows) == set(SPECS)
     for name, said in rows.items():
-        text = (SOURCES / name / f"{name}.ipynb").read_text(encoding="utf-8")
+        text = source_of(name, ROOT).read_text(encoding="utf-8")
         assert f"Estimated time: {said}." in text, name

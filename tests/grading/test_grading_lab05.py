@@ -266,6 +266,6 @@ def test_the_student_copy_holds_no_solution_and_no_hidden_test(tmp_path):
         assert leak not in text, leak
     assert "def launch_admission(request):" in text and "STUDENT_ID" in text
     # Its link to the lab leads to the published book, not to a path inside the repository.
-    from labsupport.colab import published
+    from coursetools.colab import published
 
     assert "../../labs/" not in text and published().page_url("labs/05-six-stop-points.ipynb") in text

@@ -19,13 +19,16 @@ import pytest
 
 import labsupport
 from coursetools.grading import grade, lab02, notebook, restricted, sandbox, similarity
-from coursetools.grading.assignments import SOURCES, SPECS
+from coursetools.grading.assignments import SPECS
+from coursetools.grading.assignments import source as source_of
 from coursetools.grading.notebook import DesignSource
 from coursetools.grading.spec import Answer
 from labsupport.assignments import STRATEGY_BUILTINS, check_answers_with_a_bool, strategy_problems
 from labsupport.strategy import AdmissionRequest, StrategyTimeout, call_strategy
 
 REQUEST = AdmissionRequest(12_000.0, 0, 3, 10, 30.0, 0, 10, 60.0, 600.0)
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def uses_os(request) -> bool:
@@ -216,7 +219,7 @@ def test_an_exported_answer_is_kept_only_with_its_declared_type_and_range(export
 
 def test_every_assignment_declares_its_questions_points_and_checks_consistently():
     for name, spec in SPECS.items():
-        source = json.loads((SOURCES / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+        source = json.loads(source_of(name, ROOT).read_text(encoding="utf-8"))
         declared = {}
         for cell in source["cells"]:
             text = "".join(cell["source"])

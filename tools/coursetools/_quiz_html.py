@@ -1,7 +1,7 @@
 """The concept quiz's HTML (see :mod:`coursetools.quiz`): a form of fieldsets, and the answers under it.
 
 The markup works without JavaScript (a form to fill in, the answers in a closed ``<details>``, both
-printable) and is what ``the book's quiz.js (labsupport/book_js/quiz.js)`` enhances: it shows the buttons (``hidden``
+printable) and is what ``the book's quiz.js (coursetools/book_js/quiz.js)`` enhances: it shows the buttons (``hidden``
 until then), reads ``data-correct`` on each input, and copies an option's explanation from the
 answers (``<li id="…-why">``) into the question's feedback. Every control has a ``<label>``; each
 question is a ``<fieldset>`` whose ``<legend>`` holds its number and prompt; the verdicts and the

@@ -8,6 +8,7 @@
         assign and dist/.../autograder/<name>-gradescope.zip)
     python -m coursetools.grading build 01-enactor-race --out dist/01-colab --colab
         (for Colab, VS Code or a hub without the course: a first cell installs it, with otter)
+        build reads the course repository in the current directory; --root DIR names another
     python -m coursetools.grading key 01-enactor-race --id s1234567
     python -m coursetools.grading grade SUBMISSIONS --assignment 01-enactor-race --out grades.csv \\
         --feedback feedback/ [--jobs 2] [--timeout 300] [--memory-mb 3072]
@@ -25,11 +26,12 @@ import json
 import sys
 from pathlib import Path
 
-from labsupport.colab import published
 from labsupport.errors import ConfigError
 
+from ..colab import published
+from ..repository import course_root
 from . import grade, gradescope, release, sandbox
-from .assignments import SOURCES, SPECS, spec
+from .assignments import SPECS, source, spec
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", help="the student copy (otter assign) and the Gradescope autograder zip")
     b.add_argument("assignment", choices=sorted(SPECS))
     b.add_argument("--out", type=Path, required=True)
+    b.add_argument(
+        "--root", type=Path, default=None, help="the course repository's root folder (default: the current one)"
+    )
     b.add_argument("--colab", action="store_true", help="a student copy for Colab, VS Code or a hub without the course")
     b.add_argument("--student-only", action="store_true", help="the student copy alone (no autograder zip)")
     b.add_argument(
@@ -75,13 +80,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "build":
-        source = SOURCES / args.assignment / f"{args.assignment}.ipynb"
         try:
+            root = course_root(args.root)
+            notebook = source(args.assignment, root)
             if args.colab:
-                print(f"wrote {release.build_colab(source, args.out)}")
+                print(f"wrote {release.build_colab(notebook, args.out, where=published(root))}")
                 return 0
             built = gradescope.build(
-                source, args.out, published(), id_field=args.gradescope_id, autograder=not args.student_only
+                notebook,
+                args.out,
+                published(root),
+                id_field=args.gradescope_id,
+                autograder=not args.student_only,
+                root=root,
             )
         except ConfigError as exc:
             parser.error(str(exc))

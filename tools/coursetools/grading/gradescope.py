@@ -38,9 +38,10 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from labsupport.colab import Published
 from labsupport.errors import ConfigError
 
+from ..colab import Published
+from ..repository import course_root
 from . import sandbox
 from .assignments import spec as spec_of
 from .grade import GradeOptions, grade_one
@@ -51,7 +52,6 @@ __all__ = ["ID_FIELDS", "Built", "build", "run_autograder"]
 #: Which field of Gradescope's ``users[0]`` is the student id: ``email`` (its part before ``@``) or
 #: Gradescope's numeric user ``id``.
 ID_FIELDS = ("email", "id")
-_ROOT = Path(__file__).resolve().parents[3]
 
 SETUP_SH = """#!/usr/bin/env bash
 # Run once by Gradescope when it builds the autograder's image (Ubuntu, as root, with network).
@@ -98,15 +98,26 @@ def _wheel(project: Path, out: Path) -> Path:
     return max(out.glob("*.whl"), key=lambda p: p.stat().st_mtime)
 
 
-def build(source: Path, out: Path, where: Published, *, id_field: str = "email", autograder: bool = True) -> Built:
+def build(
+    source: Path,
+    out: Path,
+    where: Published,
+    *,
+    id_field: str = "email",
+    autograder: bool = True,
+    root: str | Path | None = None,
+) -> Built:
     """``otter assign`` the source into ``out``, then replace otter's autograder zip with the course's
-    (none if not ``autograder``: the student copy alone).
+    (none if not ``autograder``: the student copy alone), which holds the wheels of both packages
+    built from the course repository ``root`` (by default the current directory).
 
     Raises:
-        ConfigError: otter assign failed, or a wheel could not be built.
+        ConfigError: otter assign failed, ``root`` is not the repository's root, or a wheel could
+            not be built.
     """
     if id_field not in ID_FIELDS:
         raise ConfigError(f"id_field must be one of {ID_FIELDS}, got {id_field!r}")
+    repository = course_root(root) if autograder else None
     name = source.stem
     done = subprocess.run(
         [sys.executable, "-m", "otter", "assign", "--no-run-tests", str(source), str(out)],
@@ -120,11 +131,11 @@ def build(source: Path, out: Path, where: Published, *, id_field: str = "email",
     link_to_book(student, where)
     for otter_zip in (out / "autograder").glob("*.zip"):
         otter_zip.unlink()  # its tests would run inside the student's kernel
-    if not autograder:
+    if repository is None:
         return Built(student, None)
     zip_path = out / "autograder" / f"{name}-gradescope.zip"
     with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
-        wheels = [_wheel(_ROOT, Path(tmp)), _wheel(_ROOT / "tools", Path(tmp))]
+        wheels = [_wheel(repository, Path(tmp)), _wheel(repository / "tools", Path(tmp))]
         with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as zf:
             for file_name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
                 info = zipfile.ZipInfo(file_name)

@@ -10,7 +10,7 @@ Scenario:
     assign`` with test files, for Colab (otter's first cell then names no notebook file, which
     Colab does not have), and puts one cell before otter's: it installs the course with its
     ``grading`` extra (otter-grader, pinned), from the published repository as every student copy
-    does (:func:`labsupport.colab.student_install_cell`), and writes the public checks into
+    does (:func:`coursetools.colab.student_install_cell`), and writes the public checks into
     ``./tests``. Public checks only: the hidden ones stay in the autograder.
 
     The grading command drops that cell before it grades (:func:`strip_setup_cells`): it only
@@ -37,8 +37,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from labsupport.colab import Published, published, student_install_cell
 from labsupport.errors import ConfigError
+
+from ..colab import Published, published, student_install_cell
 
 __all__ = ["SETUP_KEY", "build_colab", "is_setup_cell", "link_to_book", "setup_cell_source", "strip_setup_cells"]
 
@@ -136,14 +137,15 @@ def build_colab(source: Path, out: Path, *, where: Published | None = None) -> P
     Args:
         source: the assignment's source notebook (``assignments/<a>/<a>.ipynb``).
         out: the output folder (``student/`` and ``autograder/``, as ``otter assign`` writes them).
-        where: the published repository the setup cell installs from (``_config.yml``'s by default).
+        where: the published repository the setup cell installs from (by default ``_config.yml``'s, in
+            the current directory: :func:`coursetools.colab.published`).
 
     Returns:
         The student copy's path, whose first cell is the setup cell.
 
     Raises:
         ConfigError: the source has no assignment config, ``otter assign`` failed (its output in the
-            message), or ``_config.yml``'s repository is invalid (:func:`labsupport.colab.published`).
+            message), or ``_config.yml``'s repository is invalid (:func:`coursetools.colab.published`).
     """
     import nbformat
 

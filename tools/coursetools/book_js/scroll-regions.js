@@ -1,4 +1,4 @@
-// Served as labsupport-scroll-regions.js on every page of the book (see labsupport/book.py).
+// Served as labsupport-scroll-regions.js on every page of the book (see coursetools/book.py).
 //
 // Every box in a page's content that scrolls (a wide table, code block, chart or output on a
 // phone) becomes a labelled, keyboard-focusable region while it scrolls, and stops being one when

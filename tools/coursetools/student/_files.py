@@ -1,5 +1,8 @@
-"""The files of ``student/``: each lab's copy and solutions notebook, each chapter's exercises,
-and the pinned constraints the install cell uses."""
+"""The files of ``student/``: the labs' copies and solutions, the chapters' exercises, the constraints.
+
+Each lab's copy and solutions notebook, each chapter's exercises, and the pinned constraints the
+install cell uses.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +11,11 @@ from pathlib import Path
 import nbformat
 
 from ..colab import Published, published
+from ..repository import course_root
 from ._chapter_parts import chapter_notebook_name, chapters_with_exercises, citation_labels, glossary_anchors
 from ._chapters import convert_chapter
 from ._labs import convert, convert_solutions, solutions_notebook_name
-from ._markdown import ROOT, STUDENT_DIR
+from ._markdown import STUDENT_DIR
 
 __all__ = ["KERNEL_PROVIDED", "constraints_text", "expected_files", "write_all"]
 
@@ -21,26 +25,35 @@ def expected_files(root: Path, where: Published) -> dict[str, str]:
     files = {}
     labs = [(path, nbformat.read(path, as_version=4)) for path in sorted((root / "labs").glob("*.ipynb"))]
     for path, lab in labs:
-        files[path.name] = nbformat.writes(convert(lab, where, lab=path.name)) + "\n"
-        solutions = convert_solutions(lab, where, lab=path.name)
+        files[path.name] = nbformat.writes(convert(lab, where, lab=path.name, root=root)) + "\n"
+        solutions = convert_solutions(lab, where, lab=path.name, root=root)
         files[solutions_notebook_name(path.name)] = nbformat.writes(solutions) + "\n"
     anchors, cites = glossary_anchors(root), citation_labels(root)
     # The chapters' copies carry the kernel metadata the labs were saved with (read once, here).
     metadata = {k: labs[0][1].metadata[k] for k in ("kernelspec", "language_info")}
     for path in chapters_with_exercises(root):
         text = path.read_text(encoding="utf-8")
-        nb = convert_chapter(text, where, chapter=path.stem, anchors=anchors, cites=cites, metadata=metadata)
+        nb = convert_chapter(
+            text, where, chapter=path.stem, anchors=anchors, cites=cites, metadata=metadata, root=root
+        )
         files[chapter_notebook_name(path.stem)] = nbformat.writes(nb) + "\n"
     return files
 
 
-def write_all(root: str | Path = ROOT, *, check: bool = False) -> list[str]:
+def write_all(root: str | Path | None = None, *, check: bool = False) -> list[str]:
     """Rewrite ``student/*.ipynb`` from ``labs/`` (or, with ``check``, only list what differs).
+
+    Args:
+        root: the course repository (by default the current directory).
+        check: only list what differs; write nothing.
 
     Returns:
         The names of the files that were (or would be) written or removed.
+
+    Raises:
+        ConfigError: ``root`` is not the repository's root, or a lab or chapter does not convert.
     """
-    root = Path(root)
+    root = course_root(root)
     folder = root / STUDENT_DIR
     expected = expected_files(root, published(root))
     stale = [
@@ -87,7 +100,7 @@ def constraints_text() -> str:
             todo.append(name)
     head = (
         "# labsupport's dependencies, pinned to the versions the course's tests run with. Written by\n"
-        "# `python -m labsupport.student --freeze`; requirements.txt installs with it, and the\n"
+        "# `python -m coursetools.student --freeze`; requirements.txt installs with it, and the\n"
         "# student notebooks' install cell passes it to pip as --constraint. Not pinned: ipython,\n"
         "# traitlets and comm, which the kernel itself provides.\n"
     )

@@ -1,20 +1,20 @@
-"""Write a PDF of the whole built book, offline: ``python -m labsupport.pdf``.
+"""The PDF tool: write a PDF of the whole built book, offline: ``python -m coursetools.pdf``.
 
 Run it after building the book (``jupyter-book build .``), with the ``pdf`` extra installed
 (``pip install -e ".[pdf]"``: Playwright's Python package and pypdf) and Debian's Chromium
 (``apt-get install chromium``; Playwright never downloads a browser here)::
 
-    python -m labsupport.pdf                # _build/html -> _build/pdf/us-east-1-course.pdf
+    python -m coursetools.pdf               # _build/html -> _build/pdf/us-east-1-course.pdf
 
 It opens every page of the built book from disk in headless Chromium, in the order of the book's
 navigation (the table of contents, ``_toc.yml``, as the built root page lists it), with every
 request that is not a local file aborted. On each page it waits until every chart
 (``.labsupport-vega``) holds its drawing, opens the exercise solutions (``<details>`` dropdowns),
-and prints the page with the book's print stylesheet (``labsupport/book_css/print.css``). pypdf
+and prints the page with the book's print stylesheet (``coursetools/book_css/print.css``). pypdf
 joins the pages into one file with a bookmark per part and per page, and turns links between
 pages of the book into links inside the PDF. The PDF is written to ``_build/pdf/`` and copied into
 the built HTML folder, where every page's download menu then offers it
-(:func:`labsupport.book.offer_pdf`).
+(:func:`coursetools.book.offer_pdf`).
 
 Options: ``--html`` (the built HTML folder, default ``_build/html``), ``--out`` (default
 ``_build/pdf/us-east-1-course.pdf``), ``--chromium`` (default ``/usr/bin/chromium``, else the first
@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from labsupport.errors import ConfigError
+
 from .book import PDF_NAME, offer_pdf
-from .errors import ConfigError
 
 __all__ = ["BookPage", "book_pages", "main", "write_pdf"]
 
@@ -239,7 +240,7 @@ def _print_pages(html_dir: Path, pages: list[BookPage], chromium: str, book_titl
     if blocked:
         raise ConfigError(
             f"requests={sorted(set(blocked))[:5]}: pages of the book asked for files on "
-            "another site; the book must be offline (see labsupport/book.py)"
+            "another site; the book must be offline (see coursetools/book.py)"
         )
     return printed
 
@@ -289,7 +290,7 @@ def _join(html_dir: Path, pages: list[BookPage], printed: list[bytes], book_titl
         pdf_page[NameObject("/Annots")] = kept if kept else NullObject()
         if not kept:
             del pdf_page["/Annots"]
-    writer.add_metadata({"/Title": book_title, "/Creator": "labsupport.pdf (Chromium, pypdf)"})
+    writer.add_metadata({"/Title": book_title, "/Creator": "coursetools.pdf (Chromium, pypdf)"})
     writer.page_mode = "/UseOutlines"
     return writer
 
@@ -318,7 +319,7 @@ def write_pdf(
     Args:
         html_dir: the built HTML folder.
         out: the PDF to write (its folder is made); a copy goes into ``html_dir`` as
-            :data:`labsupport.book.PDF_NAME`, and every page's download menu links it.
+            :data:`coursetools.book.PDF_NAME`, and every page's download menu links it.
         chromium: the Chromium executable (default Debian's ``/usr/bin/chromium``).
 
     Returns:
@@ -350,8 +351,8 @@ def write_pdf(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m labsupport.pdf [--html DIR] [--out FILE] [--chromium PATH]``."""
-    parser = argparse.ArgumentParser(prog="python -m labsupport.pdf", description=__doc__.split("\n\n")[0])
+    """Command line: ``python -m coursetools.pdf [--html DIR] [--out FILE] [--chromium PATH]``."""
+    parser = argparse.ArgumentParser(prog="python -m coursetools.pdf", description=__doc__.split("\n\n")[0])
     parser.add_argument("--html", default="_build/html", help="built HTML folder (default: _build/html)")
     parser.add_argument("--out", default="_build/pdf/" + PDF_NAME, help="PDF to write (default: %(default)s)")
     parser.add_argument("--chromium", default=None, help="Chromium executable (default: /usr/bin/chromium)")

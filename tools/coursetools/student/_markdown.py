@@ -16,13 +16,14 @@ from typing import Any, cast
 
 from markdown_it import MarkdownIt
 
+from labsupport.errors import ConfigError
+
 from ..colab import Published
-from ..errors import ConfigError
+from ..repository import course_root
 
 __all__ = [
     "BOOK_TAGS",
     "DIRECTIVE",
-    "ROOT",
     "STUDENT_DIR",
     "Converter",
     "convert_markdown",
@@ -31,7 +32,6 @@ __all__ = [
     "problems",
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
 #: Where the student notebooks live, relative to the repository root.
 STUDENT_DIR = "student"
 DIRECTIVE = re.compile(r"^\{(?P<name>[A-Za-z][\w-]*)\}\s*(?P<args>.*)$")
@@ -66,11 +66,22 @@ def _quote(title: str, body: str) -> str:
 class Converter:
     """Converts one lab's Markdown cells, numbering its exercises in order.
 
-    ``folder`` is where the page lives (``labs`` or ``chapters``): relative links resolve from it.
+    ``folder`` is where the page lives (``labs`` or ``chapters``): relative links resolve from it,
+    and must name a page in the course repository ``root`` (:func:`~coursetools.repository.course_root`:
+    by default the current directory).
     """
 
-    def __init__(self, where: Published, lab: str, folder: str = "labs", *, fold_solutions: bool = True) -> None:
+    def __init__(
+        self,
+        where: Published,
+        lab: str,
+        folder: str = "labs",
+        *,
+        fold_solutions: bool = True,
+        root: str | Path | None = None,
+    ) -> None:
         self.where, self.lab, self.folder = where, lab, folder
+        self.root = course_root(root)
         #: A solution becomes a closed ``<details>`` block; without folding, a block quote
         #: titled with its exercise (a solutions notebook shows them open).
         self.fold_solutions = fold_solutions
@@ -108,7 +119,7 @@ class Converter:
             return href
         path, _, fragment = href.partition("#")
         target = posixpath.normpath(posixpath.join(self.folder, path))
-        if not re.match(r"^(chapters|labs)/[\w/-]+\.(md|ipynb)$", target) or not (ROOT / target).is_file():
+        if not re.match(r"^(chapters|labs)/[\w/-]+\.(md|ipynb)$", target) or not (self.root / target).is_file():
             raise ConfigError(f"{self.lab}: a relative link must point at a chapter or lab of the book, got {href!r}")
         return self.where.page_url(target + (f"#{fragment}" if fragment else ""))
 
@@ -141,9 +152,12 @@ class Converter:
         return out
 
 
-def convert_markdown(text: str, where: Published, *, lab: str = "lab") -> str:
-    """Convert one Markdown cell's source (directives and relative links) to plain CommonMark."""
-    return Converter(where, lab).markdown(text)
+def convert_markdown(text: str, where: Published, *, lab: str = "lab", root: str | Path | None = None) -> str:
+    """Convert one Markdown cell's source (directives and relative links) to plain CommonMark.
+
+    ``root`` is the course repository whose pages the links must name (by default the current directory).
+    """
+    return Converter(where, lab, root=root).markdown(text)
 
 
 def printed_markdown(source: str) -> str | None:

@@ -1,4 +1,4 @@
-"""Sphinx extension: the book's API reference documents the presets and constants each model exports.
+"""The API page's helpers: a Sphinx extension that documents the presets and constants each model exports.
 
 Each model is a package whose ``__init__`` re-exports, from its ``config`` and ``model`` modules,
 the presets and constants a learner uses (``race.INCIDENT``, ``dwfm.CLOCK``, ``nlb.EVENT_KINDS``).
@@ -11,7 +11,7 @@ nothing. :class:`ExportedDataDocumenter` documents each such name listed in the 
 Enable it in ``_config.yml`` (next to ``sphinx.ext.autodoc`` and ``sphinx.ext.napoleon``)::
 
     sphinx:
-      extra_extensions: [sphinx.ext.autodoc, sphinx.ext.napoleon, labsupport.apidoc]
+      extra_extensions: [sphinx.ext.autodoc, sphinx.ext.napoleon, coursetools.apidoc]
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Student notebooks: each lab, and each chapter's exercises, as a notebook that reads right without MyST.
+"""The student-copy writer: each lab, and each chapter's exercises, as a notebook that reads right without MyST.
 
 Scenario: a student opens a lab in Colab, VS Code, Jupyter Notebook 7 without jupyterlab-myst, or
 downloads it from the book. The labs' Markdown holds MyST directives (``{exercise}``,
@@ -14,10 +14,10 @@ plain CommonMark and HTML:
   points there and at the lab's page, where it is folded;
 * an admonition or note becomes a block quote with a bold title;
 * a relative link (glossary term, chapter, citation, another lab) points at the published book's
-  page, derived from ``repository.url`` in ``_config.yml`` (:class:`labsupport.colab.Published`);
+  page, derived from ``repository.url`` in ``_config.yml`` (:class:`coursetools.colab.Published`);
 * the cells that print the numbers (``Markdown(f"...")``) stay, with their code visible;
 * the first code cell installs the course from the published repository, pinned
-  (:func:`labsupport.colab.student_install_cell`); book-only tags and metadata are dropped.
+  (:func:`coursetools.colab.student_install_cell`); book-only tags and metadata are dropped.
 
 A chapter with an Exercises section gets ``student/chapter-<chapter>.ipynb`` from
 :func:`convert_chapter`: the section's setup cell, then its exercises converted the same way
@@ -39,7 +39,9 @@ print the numbers and the install cell, and writes unnumbered exercises whose so
                                                                        │
         jupyter-book build ────────────────────────────────────────────┴──> _build/html/student/
 
-Command line: ``python -m labsupport.student`` rewrites ``student/`` (``--check`` only reports).
+Command line: ``python -m coursetools.student`` rewrites ``student/`` of the course repository in
+the current directory (``--root DIR`` names another; ``--check`` only reports; ``--freeze`` also
+rewrites ``student/constraints.txt`` from this environment).
 The book build does the same (this module is a Sphinx extension too) and points the download and
 launch buttons of each lab page at the student copy. ``tests/book/test_student.py`` fails when
 ``student/`` is out of date with the labs.
@@ -57,7 +59,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from labsupport.errors import ConfigError
+
 from ..colab import CONFIG_FILE, CONSTRAINTS_PATH
+from ..repository import course_root
 from ._chapter_parts import (
     EXERCISES_HEADING,
     chapter_notebook_name,
@@ -69,12 +74,11 @@ from ._chapter_parts import (
 from ._chapters import convert_chapter
 from ._files import KERNEL_PROVIDED, constraints_text, write_all
 from ._labs import convert, convert_solutions, solutions_notebook_name
-from ._markdown import ROOT, STUDENT_DIR, convert_markdown, problems
+from ._markdown import STUDENT_DIR, convert_markdown, problems
 
 __all__ = [
     "EXERCISES_HEADING",
     "KERNEL_PROVIDED",
-    "ROOT",
     "STUDENT_COPY_KEY",
     "STUDENT_DIR",
     "chapter_notebook_name",
@@ -96,15 +100,20 @@ __all__ = [
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m labsupport.student [--check]``."""
-    parser = argparse.ArgumentParser(prog="python -m labsupport.student", description=__doc__.splitlines()[0])
+    """``python -m coursetools.student [--root DIR] [--check] [--freeze]``; exits 2 naming a wrong root."""
+    parser = argparse.ArgumentParser(prog="python -m coursetools.student", description=__doc__.splitlines()[0])
+    parser.add_argument("--root", default=None, help="the course repository's root folder (default: the current one)")
     parser.add_argument("--check", action="store_true", help="only report out-of-date student notebooks; exit 1 if any")
     parser.add_argument("--freeze", action="store_true", help=f"also rewrite {CONSTRAINTS_PATH} from this environment")
     args = parser.parse_args(argv)
+    try:
+        root = course_root(args.root)
+    except ConfigError as err:
+        parser.error(str(err))
     if args.freeze and not args.check:
-        (ROOT / CONSTRAINTS_PATH).write_text(constraints_text(), encoding="utf-8")
+        (root / CONSTRAINTS_PATH).write_text(constraints_text(), encoding="utf-8")
         print(f"{CONSTRAINTS_PATH}: written")
-    changed = write_all(check=args.check)
+    changed = write_all(root, check=args.check)
     verb = "out of date" if args.check else "written"
     for name in changed:
         print(f"{STUDENT_DIR}/{name}: {verb}")
@@ -118,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _write_student(app: Any) -> None:
     for name in write_all(app.srcdir):
-        print(f"labsupport.student: wrote {STUDENT_DIR}/{name}")
+        print(f"coursetools.student: wrote {STUDENT_DIR}/{name}")
 
 
 def _swap(value: Any, source: str, copy: str) -> Any:
@@ -133,7 +142,7 @@ def _swap(value: Any, source: str, copy: str) -> Any:
     return value
 
 
-#: The context key that names a page's student copy (``student/<name>.ipynb``); labsupport.book
+#: The context key that names a page's student copy (``student/<name>.ipynb``); coursetools.book
 #: keeps a Markdown page's launch buttons when it is set.
 STUDENT_COPY_KEY = "labsupport_student_copy"
 
@@ -200,7 +209,7 @@ def _copy_student(app: Any, exception: Exception | None) -> None:
 def setup(app: Any) -> dict[str, object]:
     """Register the extension with Sphinx (called by Sphinx; not for direct use)."""
     app.connect("builder-inited", _write_student)
-    # Before labsupport.book's page filter (900), which keeps a marked page's launch buttons ...
+    # Before coursetools.book's page filter (900), which keeps a marked page's launch buttons ...
     app.connect("html-page-context", _mark_student_copy, priority=800)
     # ... and after it and the book theme's buttons (priority 501).
     app.connect("html-page-context", _page_buttons, priority=950)

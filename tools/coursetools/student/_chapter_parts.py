@@ -17,8 +17,9 @@ from typing import cast
 
 import nbformat
 
-from ..errors import ConfigError
-from ._markdown import ROOT
+from labsupport.errors import ConfigError
+
+from ..repository import course_root
 
 __all__ = [
     "EXERCISES_HEADING",
@@ -48,23 +49,27 @@ def chapter_notebook_name(chapter: str) -> str:
     return f"chapter-{Path(chapter).stem}.ipynb"
 
 
-def chapters_with_exercises(root: str | Path = ROOT) -> list[Path]:
-    """The chapters (``chapters/*.md``) that have an Exercises section, sorted by name."""
-    pages = sorted(Path(root, "chapters").glob("*.md"))
+def chapters_with_exercises(root: str | Path | None = None) -> list[Path]:
+    """The chapters (``chapters/*.md``) of the course repository ``root`` (by default the current
+    directory) that have an Exercises section, sorted by name."""
+    pages = sorted((course_root(root) / "chapters").glob("*.md"))
     return [p for p in pages if f"\n{EXERCISES_HEADING}\n" in p.read_text(encoding="utf-8")]
 
 
-def glossary_anchors(root: str | Path = ROOT) -> dict[str, str]:
+def glossary_anchors(root: str | Path | None = None) -> dict[str, str]:
     """Each term of ``chapters/glossary.md``, casefolded, -> the id Sphinx gives it (``term-DNS-Planner``).
 
     Sphinx matches ``{term}`` roles to glossary terms ignoring case; the id is ``term-`` and the term
     as written, other characters as hyphens.
 
+    Args:
+        root: the course repository (by default the current directory).
+
     Raises:
         OSError: if ``chapters/glossary.md`` cannot be read.
-        ConfigError: if it holds no ``{glossary}`` directive.
+        ConfigError: if it holds no ``{glossary}`` directive, or ``root`` is not the repository's root.
     """
-    text = Path(root, "chapters", "glossary.md").read_text(encoding="utf-8")
+    text = (course_root(root) / "chapters" / "glossary.md").read_text(encoding="utf-8")
     if "```{glossary}" not in text:
         raise ConfigError("chapters/glossary.md must hold a {glossary} directive, got none")
     block = text.split("```{glossary}", 1)[1].split("\n```", 1)[0]
@@ -77,18 +82,22 @@ def term_anchor(term: str) -> str:
     return "term-" + re.sub(r"[^0-9A-Za-z]+", "-", term).strip("-")
 
 
-def citation_labels(root: str | Path = ROOT) -> dict[str, str]:
+def citation_labels(root: str | Path | None = None) -> dict[str, str]:
     """Each key of ``references.bib`` -> its author-year label (``Howard 2025``, ``Bronson et al. 2021``).
 
     An entry without author or editor is labelled by its title; without a year, by the name alone.
 
+    Args:
+        root: the course repository (by default the current directory).
+
     Raises:
         OSError: if ``references.bib`` cannot be read; pybtex's ``PybtexError`` if it does not parse.
+        ConfigError: ``root`` is not the repository's root.
     """
     from pybtex.database import parse_file
 
     labels = {}
-    for key, entry in parse_file(str(Path(root, "references.bib"))).entries.items():
+    for key, entry in parse_file(str(course_root(root) / "references.bib")).entries.items():
         people = entry.persons.get("author") or entry.persons.get("editor") or []
         names = [" ".join(p.last_names or p.first_names).replace("{", "").replace("}", "") for p in people]
         if not names:

@@ -1,8 +1,8 @@
-"""Where the course is published, and the install cells that follow from it.
+"""The Colab cell: where the course is published, and the install cells that follow from it.
 
 Scenario: a reader presses a lab's Colab or JupyterHub launch button. The notebook opens in a kernel
 that has never seen this repository, so ``import labsupport`` would fail. The launch buttons open
-the lab's *student copy* (``student/*.ipynb``, written by :mod:`labsupport.student`), whose first
+the lab's *student copy* (``student/*.ipynb``, written by :mod:`coursetools.student`), whose first
 code cell installs the course package from the published repository with the exact dependency
 versions the course is tested with (``student/constraints.txt``), and nothing else. Where
 ``labsupport`` is already importable (the course's environment, Binder, a hub image built from the
@@ -37,7 +37,9 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlencode
 
-from .errors import ConfigError
+from labsupport.errors import ConfigError
+
+from .repository import CONFIG_FILE, course_root
 
 __all__ = [
     "CONFIG_FILE",
@@ -50,8 +52,6 @@ __all__ = [
     "student_install_cell",
 ]
 
-#: The book's configuration file, relative to the repository root: it holds the one setting.
-CONFIG_FILE = "_config.yml"
 #: The pinned dependency set that the student install cell installs with (relative to the root).
 CONSTRAINTS_PATH = "student/constraints.txt"
 
@@ -132,17 +132,15 @@ def published(root: str | Path | None = None) -> Published:
     """Read the one setting, ``repository.url`` and ``repository.branch``, from ``_config.yml``.
 
     Args:
-        root: the repository root; by default the checkout this package is installed from.
+        root: the repository's root folder; by default the current directory (:func:`course_root`).
 
     Raises:
-        ConfigError: if ``_config.yml`` is missing (an installed, non-editable copy has none) or its
-            ``repository`` section is not a valid GitHub address and branch.
+        ConfigError: if the folder has no ``_config.yml`` or its ``repository`` section is not a
+            valid GitHub address and branch.
     """
     import yaml
 
-    path = Path(root if root is not None else Path(__file__).resolve().parents[1]) / CONFIG_FILE
-    if not path.is_file():
-        raise ConfigError(f"{CONFIG_FILE} must exist at the repository root, got no file at {path}")
+    path = course_root(root) / CONFIG_FILE
     repository = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("repository") or {}
     # Published checks both values (a missing url is None, refused there by name).
     return Published(repository_url=cast(str, repository.get("url")), branch=repository.get("branch", "main"))

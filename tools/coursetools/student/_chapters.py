@@ -13,12 +13,14 @@ import ast
 import copy
 import posixpath
 import re
+from pathlib import Path
 from typing import Any, cast
 
 import nbformat
 
+from labsupport.errors import ConfigError
+
 from ..colab import Published, student_install_cell
-from ..errors import ConfigError
 from ._chapter_parts import (
     EXERCISES_HEADING,
     FORM_TITLE,
@@ -29,7 +31,7 @@ from ._chapter_parts import (
     glue_as_variables,
     page_title,
 )
-from ._markdown import BOOK_TAGS, DIRECTIVE, ROOT, Converter, md, printed_markdown
+from ._markdown import BOOK_TAGS, DIRECTIVE, Converter, md, printed_markdown
 
 __all__ = ["ChapterConverter", "convert_chapter"]
 
@@ -40,8 +42,17 @@ _HIDDEN_CODE = {"remove-cell"}
 class ChapterConverter(Converter):
     """Converts one chapter's Exercises section: roles, gated exercises and solutions, and glue."""
 
-    def __init__(self, where: Published, chapter: str, text: str, anchors: dict[str, str], cites: dict[str, str]):
-        super().__init__(where, f"chapters/{chapter}.md", folder="chapters")
+    def __init__(
+        self,
+        where: Published,
+        chapter: str,
+        text: str,
+        anchors: dict[str, str],
+        cites: dict[str, str],
+        *,
+        root: str | Path | None = None,
+    ):
+        super().__init__(where, f"chapters/{chapter}.md", folder="chapters", root=root)
         self.chapter, self.text, self.anchors, self.cites = chapter, text, anchors, cites
         #: The glue keys glued so far: the student copy binds each to a variable of that name.
         self.glued: set[str] = set()
@@ -80,11 +91,11 @@ class ChapterConverter(Converter):
         if name == "doc":
             path = posixpath.normpath(posixpath.join("chapters", key))
             candidates = [path] if path.endswith((".md", ".ipynb")) else [f"{path}.md", f"{path}.ipynb"]
-            found = [c for c in candidates if (ROOT / c).is_file()]
+            found = [c for c in candidates if (self.root / c).is_file()]
             if not found:
                 raise ConfigError(f"{self.lab}: {{doc}} must name a chapter or lab of the book, got {key!r}")
             if not target:
-                text = page_title(ROOT / found[0]) or text
+                text = page_title(self.root / found[0]) or text
             return f"[{text}]({self.link(posixpath.relpath(found[0], 'chapters'))})"
         raise ConfigError(
             f"{self.lab}: a role in the exercises must be term, cite, ref, doc or glue:text, got {name!r}"
@@ -279,6 +290,7 @@ def convert_chapter(
     anchors: dict[str, str],
     cites: dict[str, str],
     metadata: dict[str, Any] | None = None,
+    root: str | Path | None = None,
 ) -> Any:
     """Return the student notebook of one chapter's Exercises section.
 
@@ -291,16 +303,18 @@ def convert_chapter(
 
     Args:
         text: the chapter's MyST Markdown source.
-        where: the published repository (:func:`labsupport.colab.published`).
+        where: the published repository (:func:`coursetools.colab.published`).
         chapter: the chapter's file stem (``the-race``).
         anchors: :func:`glossary_anchors`; cites: :func:`citation_labels`.
         metadata: the notebook's ``kernelspec`` and ``language_info``, as Jupyter saves them (so that
             opening and saving the copy changes nothing); by default the labs' (``labs/00-*.ipynb``).
+        root: the course repository whose pages its links name (by default the current directory).
 
     Raises:
         ConfigError: for a chapter without a title or an Exercises section that opens with its setup
             cell; an unknown directive, role, glossary term, citation or section; an exercise without
-            a grade; a solution of no exercise; a glue key the section does not glue before quoting it.
+            a grade; a solution of no exercise; a glue key the section does not glue before quoting it;
+            a ``root`` that is not the repository's root.
     """
     from myst_nb.core.read import read_myst_markdown_notebook
 
@@ -309,7 +323,7 @@ def convert_chapter(
     if not first.startswith("# "):
         raise ConfigError(f"chapters/{chapter}.md: the first cell must be the chapter's title, '# ...'")
     title = first[2:].splitlines()[0].strip()
-    conv = ChapterConverter(where, chapter, text, anchors, cites)
+    conv = ChapterConverter(where, chapter, text, anchors, cites, root=root)
     head = [
         nbformat.v4.new_markdown_cell(f"# Exercises: {title}"),
         nbformat.v4.new_markdown_cell(_chapter_intro(where, chapter, title), id="student-copy"),
@@ -326,7 +340,7 @@ def convert_chapter(
         cell.id = "student-copy" if i == 1 else f"cell-{i}"
     nb = nbformat.v4.new_notebook(cells=cells)
     if metadata is None:
-        lab = nbformat.read(sorted((ROOT / "labs").glob("*.ipynb"))[0], as_version=4)
+        lab = nbformat.read(sorted((conv.root / "labs").glob("*.ipynb"))[0], as_version=4)
         metadata = {k: lab.metadata[k] for k in ("kernelspec", "language_info")}
     nb.metadata.update(copy.deepcopy(metadata))
     return nb

@@ -1,18 +1,18 @@
-"""Sphinx extension: serve the Vega JavaScript from the book itself, never from a CDN.
+"""The book's Sphinx extension: serve the Vega JavaScript from the book itself, never from a CDN.
 
 At build time it asks ``vl_convert.javascript_bundle()`` (a Python dependency) for one bundle of
 Vega, Vega-Lite and Vega-Embed, writes it next to the build output, and adds it to every page as a
 script in the page head. The charts' HTML (see :func:`labsupport.charts.render_bundle`) calls the global
 ``vegaEmbed`` that the bundle defines. Nothing is committed and nothing is fetched. One stylesheet
-(:data:`CSS_NAME`, from the files in ``labsupport/book_css/``) lays out the charts' in-page controls,
-narrow screens, accessibility fixes and print. Three small scripts from ``labsupport/book_js/``: one
+(:data:`CSS_NAME`, from the files in ``coursetools/book_css/``) lays out the charts' in-page controls,
+narrow screens, accessibility fixes and print. Three small scripts from ``coursetools/book_js/``: one
 opens the dropdowns before a reader prints a page (:data:`PRINT_JS_NAME`); one makes every box
 of a page that scrolls (a wide table, code block or chart on a phone) a labelled, keyboard-focusable
 region (:data:`SCROLL_REGIONS_JS_NAME`); one checks the concept quiz's answers in the page
 (:data:`QUIZ_JS_NAME`, see :mod:`coursetools.quiz`).
 
 The download menu's ".pdf" item (the theme's ``window.print()``) is labelled "Print this page";
-once ``python -m labsupport.pdf`` has written the PDF of the whole book into the built HTML folder,
+once ``python -m coursetools.pdf`` has written the PDF of the whole book into the built HTML folder,
 every page's menu also offers that PDF (:func:`offer_pdf`, run by the command and after each build).
 
 It also keeps every page of the built book offline (see :func:`_offline_page`):
@@ -21,7 +21,7 @@ It also keeps every page of the built book offline (see :func:`_offline_page`):
   ``launch_buttons.thebe`` option is off, and MyST-NB's saved widget state when
   ``nb_ipywidgets_js`` is empty (no widget manager is loaded, so the state is dead weight);
 * it shows the launch buttons (Binder, Colab, JupyterHub) on notebook pages, and on a chapter
-  with a student copy of its exercises (``labsupport.student`` points them at the copy): a
+  with a student copy of its exercises (``coursetools.student`` points them at the copy): a
   chapter's MyST Markdown source itself cannot be opened as a notebook there;
 * it gives the theme a default colour mode ("auto"), without which every first page view logs a
   console error;
@@ -35,7 +35,7 @@ and fixes, page by page, what axe-core finds in HTML that the course does not wr
 Enable it in ``_config.yml``::
 
     sphinx:
-      extra_extensions: [labsupport.book]
+      extra_extensions: [coursetools.book]
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
-from .charts import BOOK_BUILD_ENV
+from labsupport.charts import BOOK_BUILD_ENV
+
 from .student import STUDENT_COPY_KEY as _STUDENT_COPY
 
 __all__ = [
@@ -92,8 +93,8 @@ CSS_PARTS = ("charts.css", "layout.css", "a11y.css", "print.css", "quiz.css")
 _CSS_DIR = Path(__file__).with_name("book_css")
 
 # The book's own scripts: served name -> source file in book_js/ (each file says what it does).
-# Classic scripts in the page head, after the Vega bundle, in this order. (book_js/chart.js is not
-# served: labsupport.charts inlines it after each chart.)
+# Classic scripts in the page head, after the Vega bundle, in this order. (The script after each
+# chart is labsupport.charts' own, labsupport/charts/chart.js: its renderer inlines it.)
 PRINT_JS_NAME = "labsupport-print.js"
 SCROLL_REGIONS_JS_NAME = "labsupport-scroll-regions.js"
 # The concept quiz's script (coursetools.quiz writes the quiz's HTML) acts only on a page with a quiz.
@@ -102,7 +103,7 @@ JS_PARTS = {PRINT_JS_NAME: "print.js", SCROLL_REGIONS_JS_NAME: "scroll-regions.j
 _JS_DIR = Path(__file__).with_name("book_js")
 
 
-# The PDF of the whole book (written by ``python -m labsupport.pdf`` into _build/pdf/ and copied
+# The PDF of the whole book (written by ``python -m coursetools.pdf`` into _build/pdf/ and copied
 # into the built HTML folder under this name); the download menu offers it once it exists.
 PDF_NAME = "us-east-1-course.pdf"
 _PDF_LABEL = "download-book-pdf-button"
@@ -151,7 +152,7 @@ def offer_pdf(html_dir: Path | str) -> int:
 
 def _css() -> str:
     parts = [f"/* {name} */\n" + (_CSS_DIR / name).read_text(encoding="utf-8") for name in CSS_PARTS]
-    return "/* Written by labsupport/book.py from labsupport/book_css/. */\n" + "\n".join(parts)
+    return "/* Written by coursetools/book.py from coursetools/book_css/. */\n" + "\n".join(parts)
 
 
 def _vega_lite_version() -> str:
@@ -208,7 +209,7 @@ def _offline_page(app: Sphinx, pagename: str, templatename: str, context: dict[s
     if isinstance(scripts, list):
         scripts[:] = [js for js in scripts if not _is_dead_script(app, js)]
     buttons = context.get("header_buttons")
-    # labsupport.student marks a page with a student copy (its launch buttons open the copy).
+    # coursetools.student marks a page with a student copy (its launch buttons open the copy).
     if isinstance(buttons, list) and context.get("page_source_suffix") != ".ipynb" and not context.get(_STUDENT_COPY):
         buttons[:] = [b for b in buttons if not (isinstance(b, dict) and b.get("label") == "launch-buttons")]
     for group in buttons if isinstance(buttons, list) else []:
@@ -237,7 +238,7 @@ def _offline_page(app: Sphinx, pagename: str, templatename: str, context: dict[s
         )
 
 
-# Templates for the theme's chrome (labsupport/book_templates/), and the one that wraps its logo.
+# Templates for the theme's chrome (coursetools/book_templates/), and the one that wraps its logo.
 _TEMPLATES_DIR = Path(__file__).with_name("book_templates")
 BRAND_TEMPLATE = "labsupport-brand.html"
 # MyST-NB names its "Show code cell source" toggles "Toggle hidden content", a name that hides the
@@ -267,7 +268,7 @@ def _accessible_page(app: Sphinx, pagename: str, templatename: str, context: dic
     * the sidebar's book title and logo sit inside a ``<nav>`` landmark (:data:`BRAND_TEMPLATE`).
 
     The theme's search and colour-mode buttons are named by their visible text through two
-    templates in ``labsupport/book_templates/`` that replace the theme's own.
+    templates in ``coursetools/book_templates/`` that replace the theme's own.
     """
     body = context.get("body")
     if isinstance(body, str):
@@ -300,7 +301,7 @@ def _with_named_toggles(generate: Any) -> Any:
 
 
 class ExercisesNumberedPerPage(SphinxPostTransform):
-    """Number each page's exercises 1, 2, 3, ... as the student copies do (:mod:`labsupport.student`).
+    """Number each page's exercises 1, 2, 3, ... as the student copies do (:mod:`coursetools.student`).
 
     The course's exercises are sphinx-exercise directives with ``:nonumber:``: numbered, Sphinx
     would count them across the whole book (the book's table of contents has no section numbers),
@@ -342,7 +343,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_css_file(CSS_NAME)
     for name in JS_PARTS:
         app.add_js_file(name)
-    # A rebuilt page loses the PDF entry that python -m labsupport.pdf added; put it back.
+    # A rebuilt page loses the PDF entry that python -m coursetools.pdf added; put it back.
     app.connect(
         "build-finished", lambda app, exc: exc is None and app.builder.format == "html" and offer_pdf(app.outdir)
     )

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import copy
 import re
+from pathlib import Path
 from typing import Any
 
 import nbformat
 
+from labsupport.errors import ConfigError
+
 from ..colab import Published, student_install_cell
-from ..errors import ConfigError
 from ._markdown import BOOK_TAGS, DIRECTIVE, STUDENT_DIR, Converter, md
 
 __all__ = ["ANSWER_TAG", "CHECK_TAG", "PRACTICE_TAGS", "convert", "convert_solutions", "solutions_notebook_name"]
@@ -101,14 +103,14 @@ def _pointer(where: Published, lab: str, title: str, number: int) -> str:
     )
 
 
-def _convert(lab_nb: Any, where: Published, lab: str, *, solutions: bool) -> Any:
+def _convert(lab_nb: Any, where: Published, lab: str, *, solutions: bool, root: str | Path | None) -> Any:
     nb = copy.deepcopy(lab_nb)
     cells = nb.cells
     if not cells or cells[0].cell_type != "markdown" or not cells[0].source.startswith("# "):
         raise ConfigError(f"{lab}: the first cell must be the lab's title, '# ...'")
     if len(cells) < 2 or cells[1].cell_type != "code" or "import labsupport" not in cells[1].source:
         raise ConfigError(f"{lab}: the second cell must be the install cell")
-    conv = Converter(where, lab, fold_solutions=not solutions)
+    conv = Converter(where, lab, fold_solutions=not solutions, root=root)
     title = cells[0].source[2:].splitlines()[0].strip()
     answer_cells = any(ANSWER_TAG in c.metadata.get("tags", []) for c in cells)
     intro = _intro(where, lab, title, solutions=solutions, answer_cells=answer_cells)
@@ -163,22 +165,23 @@ def _convert(lab_nb: Any, where: Published, lab: str, *, solutions: bool) -> Any
     return nb
 
 
-def convert(lab_nb: Any, where: Published, *, lab: str) -> Any:
+def convert(lab_nb: Any, where: Published, *, lab: str, root: str | Path | None = None) -> Any:
     """Return the student copy of one lab notebook (the input is not changed).
 
     Args:
         lab_nb: the lab, an ``nbformat`` v4 notebook.
-        where: the published repository (:func:`labsupport.colab.published`).
+        where: the published repository (:func:`coursetools.colab.published`).
         lab: the lab's file name, for the intro cell and error messages (``01-enactor-race.ipynb``).
+        root: the course repository whose pages the lab's links name (by default the current directory).
 
     Raises:
         ConfigError: for a lab without a title cell or install cell, an unknown directive, an
-            exercise without a grade, a solution of no exercise or not alone in its cell, or a link
-            to no page of the book.
+            exercise without a grade, a solution of no exercise or not alone in its cell, a link
+            to no page of the book, or a ``root`` that is not the repository's root.
     """
-    return _convert(lab_nb, where, lab, solutions=False)
+    return _convert(lab_nb, where, lab, solutions=False, root=root)
 
 
-def convert_solutions(lab_nb: Any, where: Published, *, lab: str) -> Any:
-    """Return the solutions notebook of one lab (:func:`solutions_notebook_name`); raises as :func:`convert`."""
-    return _convert(lab_nb, where, lab, solutions=True)
+def convert_solutions(lab_nb: Any, where: Published, *, lab: str, root: str | Path | None = None) -> Any:
+    """Return the solutions notebook of one lab (:func:`solutions_notebook_name`); takes and raises as :func:`convert`."""
+    return _convert(lab_nb, where, lab, solutions=True, root=root)

@@ -1,4 +1,4 @@
-"""``python -m labsupport.student [--check] [--freeze]``: rewrite (or check) ``student/``."""
+"""``python -m coursetools.student [--root DIR] [--check] [--freeze]``: rewrite (or check) ``student/``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-// Served as labsupport-print.js on every page of the book (see labsupport/book.py).
+// Served as labsupport-print.js on every page of the book (see coursetools/book.py).
 //
 // A reader's own print (Ctrl-P, or the download menu's "Print this page") opens the exercise
 // solutions (sphinx-exercise dropdowns are <details>, which print cannot open) and closes them again
