@@ -9,7 +9,7 @@ Scenario:
     which the lab's self-check asserts on, so that no cell after an exercise depends on the names
     its solution defines.
 Covers:
-    Labs 00 to 06 (``lab00`` ... ``lab06``)::
+    Labs 00 to 07 (``lab00`` ... ``lab07``)::
 
         answer cell ──> check.exN(answer) ──> model_exN() (cached run) ──> Feedback (right / wrong, and why)
                                                    └──> the lab's Self-check asserts the prose's claims

@@ -14,8 +14,8 @@ the solutions (the self-check, the predictions, the explanations) may read a nam
 solution binds (:func:`solution_only_names`). The student copy drops the solutions; this test is
 what keeps its Run all working.
 
-Labs 07 and 08 are left out (:data:`NOT_YET`, with the reasons): their branches own them and
-change their exercises in the same wave; their student copies still work, keeping their solutions.
+Lab 08 is left out (:data:`NOT_YET`, with the reason): its branch owns it and changes its
+exercises in the same wave; its student copy still works, keeping its solutions.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 #: Labs whose exercises do not have answer and check cells yet, each with the reason.
 NOT_YET = {
-    "07-game-day.ipynb": "owned by the game branch, which rewrites its exercises in the same wave",
     "08-write-the-enactor.ipynb": "the student-enactor branch's new lab, landed in the same wave: its "
     "exercises are code the learner writes and the lab checks in place; answer cells and public checks "
     "are that branch's next step",
