@@ -29,7 +29,7 @@ __all__ = [
     "model_ex3",
 ]
 
-#: Exercise 3's alarm: DWFM work queued above this many items (while more times out than completes) ...
+#: Exercise 3's alarm fires on DWFM work queued above this many items, while more times out than completes, ...
 COLLAPSE_QUEUE = 1000
 #: ... for this many 5-minute reports in a row (15 minutes held).
 COLLAPSE_HELD_REPORTS = 4
