@@ -125,10 +125,16 @@ def _status(result: game.GameResult, s: game.Screen) -> str:
         f"{d.time(config.horizon_s)}). Dashboards, alarms and findings are the chain model's; posts are "
         f"{'the status page' if d.disguised else 'the Health Dashboard'}'s, made during the night at their times. "
         "An action takes effect from the clock's time; an investigation moves the clock on until its result is "
-        f"back.\n\n**Alarms firing: {len(s.firing)}.** **Public posts so far:**{posts or ' none yet.'}"
+        f"back.\n\n**Public posts so far:**{posts or ' none yet.'}\n\n**Alarms firing: {len(s.firing)}**"
+        + (", newest first:" if len(s.firing) else ".")
     )
     note = relapse_note(result, config.clock_s)
     return text + ("\n\n" + note if note else "")
+
+
+def _unnumbered(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with a blank index: a row number beside an alarm or a finding reads as a rank."""
+    return table.set_axis([""] * len(table))
 
 
 def game_view(config: game.GameConfig, *, debrief: bool = False, system: str = "") -> list[Shown]:
@@ -156,16 +162,16 @@ def game_view(config: game.GameConfig, *, debrief: bool = False, system: str = "
         check_choice("system", system, tuple(game.SYSTEMS))
     result = game.play(config)
     s = game.screen(result)
-    pager = s.firing[["since", "alarm"]].rename(columns={"since": "firing since"})
+    pager = _unnumbered(s.firing[["since", "alarm"]].rename(columns={"since": "firing since"}))
     findings: Shown = (
-        s.findings[["time", "asked", "finding"]]
+        _unnumbered(s.findings[["time", "asked", "finding"]])
         if len(s.findings)
         else Markdown("**Findings:** none yet. Choose a system and investigate: each look costs game time.")
     )
     chart = charts.game_dashboard_chart(s.dashboards, clock=s.disguise.clock, time_title=s.disguise.time_title)
     focus = f"**System:** {s.disguise.text(f'{system}, {game.SYSTEMS[system]}')}.\n\n" if system else ""
     status = Markdown(focus + _status(result, s))
-    items: list[Shown] = [status, pager, findings, chart, s.log[["time", "action", "outcome"]]]
+    items: list[Shown] = [status, pager, findings, chart, _unnumbered(s.log[["time", "action", "outcome"]])]
     if debrief:
         items += debrief_view(result)
     return items

@@ -70,7 +70,7 @@ def _headline(result: game.GameResult) -> str:
     fired = every[every["state"] == "ALARM"]
     first = fired.loc[fired["alarm"] == cause, "time_s"]
     alarms = (
-        f" Of the {fired['alarm'].nunique()} alarms that fired, one pointed to the cause, '{cause}' (from "
+        f" Of the {fired['alarm'].nunique()} alarms that fired, one pointed to the cause, `{cause}` (from "
         f"{_when(float(first.min()))}); the others were symptoms or mechanisms."
         if len(first)
         else ""
