@@ -12,11 +12,21 @@ the package has it), so every update runs its model: a learner's first visit to 
 after 1). ``model`` is the model's run alone for the panel's default config (the floor; median of
 3 after 1).
 
+Lab 07's game is timed as a player meets it (``--game``), with the run cache on, as a player's
+kernel has it: each figure is the median of :data:`GAME_MOVES` clicks of the panel's own buttons,
+from 4:03 AM of AWS's night: a *step* (+5 min: the chain run of the actions taken is reused), a
+*status update* (the live benchmark's "action, as played": the chain run is reused too), and two
+actions that re-run models: *disable failover* (the NLB) and *restart DWFM* (DWFM, Network Manager,
+the NLB). Each re-running action is undone at once (back to a run seen before) and the clock
+stepped, so that every timed click is a new run. Each figure comes twice: wall-clock seconds, and
+this process's CPU seconds (``, CPU``), the one to compare when other work shares the machine.
+
 Usage::
 
     python benchmarks/panel_update.py                      # this checkout
     python benchmarks/panel_update.py --src /tmp/other     # another checkout's labsupport
     python benchmarks/panel_update.py --profile dwfm       # cProfile of one update, top 25
+    python benchmarks/panel_update.py --game               # lab 07's step and actions, as played
 
 It is a standalone script (not a ``run.py`` group) so that it can time an older checkout, whose
 ``labsupport`` it imports from ``--src``, with this same code.
@@ -152,11 +162,59 @@ def profile(name: str, top: int = 25) -> str:
     return text.getvalue()
 
 
+#: Clicks timed per kind of game move.
+GAME_MOVES = 9
+
+
+def measure_game(moves: int = GAME_MOVES) -> dict[str, float]:
+    """Lab 07's panel as played: median seconds of a clock step, a status update and two model re-runs."""
+    from IPython.display import display
+
+    from labsupport import game, widgets
+
+    _shell()
+    start = 51 * 300.0  # 4:03 AM: the clock moves in 5-minute steps from 11:48 PM
+    panel = widgets.game_panel(
+        game.GameConfig(actions=((1380.0, "communicate"), (9420.0, "repair_dns")), clock_s=start)
+    )
+    display(panel)
+    kinds = ("step", "status update", "disable failover", "restart DWFM")
+    timed: dict[str, list[float]] = {k: [] for k in (*kinds, *(f"{k}, CPU" for k in kinds))}
+
+    def button(name: str) -> Any:
+        """The button a player clicks for an action: the panel's own (before the game had systems), or
+        the verb's once the system is chosen (its redraw is a move of its own, untimed)."""
+        if hasattr(panel, "buttons"):
+            return panel.buttons[name]
+        action = next(a for a in game.ACTIONS if a.name == name)
+        if action.system:
+            panel.system.value = action.system
+        return panel.verbs[action.verb]
+
+    def click(target: Any, kind: str | None = None) -> None:
+        t0, c0 = time.perf_counter(), time.process_time()
+        target.click()
+        if kind is not None:  # wall clock, and this process's CPU (the figure to compare on a busy machine)
+            timed[kind].append(time.perf_counter() - t0)
+            timed[f"{kind}, CPU"].append(time.process_time() - c0)
+
+    for _ in range(moves):
+        click(panel.steps[300.0], "step")
+        click(button("communicate"), "status update")
+        for name, kind in (("disable_failover", "disable failover"), ("restart_dwfm", "restart DWFM")):
+            click(button(name), kind)
+            click(button("undo"))
+    out = {kind: statistics.median(times) for kind, times in timed.items()}
+    print("game: " + ", ".join(f"{k} {v:.3f} s" for k, v in out.items()), file=sys.stderr, flush=True)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--src", help="a checkout whose labsupport to time (default: this one)")
     parser.add_argument("--profile", help="print the cProfile of one update of this panel instead")
     parser.add_argument("--no-warm", action="store_true", help="leave out the updates with the cache kept")
+    parser.add_argument("--game", action="store_true", help="time lab 07's game as played instead (see above)")
     parser.add_argument(
         "panels", nargs="*", default=["race", "dwfm", "nlb", "chain"], help=f"of {sorted(LAB_PANELS.values())}"
     )
@@ -166,6 +224,9 @@ def main() -> int:
         import labsupport  # noqa: F401  (imported from --src first)
     if args.profile:
         print(profile(args.profile))
+        return 0
+    if args.game:
+        print(json.dumps({"game": measure_game()}))
         return 0
     print(json.dumps(measure(args.panels, warm=not args.no_warm)))
     return 0

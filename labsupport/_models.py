@@ -17,7 +17,8 @@ A model's parts, in import order (a part imports only the parts before it in its
     engine      the simpy actors and simulate(config), run on labsupport._engine's one loop
     <named>     an engine that is not a simpy model is named for what it is (dns_cache.resolvers:
                 numpy draws), and so is a part of an engine (dwfm.control: admission control and
-                the operators' actions)
+                the operators' actions), and so is a part of a composed model (chain.operators: the
+                strategy asked before each model; chain.stages: the stages read off the runs)
     model       run(config), its result and summary; sweep(configs) where the model has no grids
     sweep       sweep(configs) beside the model's named grids (race.guard_table, dwfm.phase_sweep)
     replay      explore's counterexamples replayed on the race
@@ -74,7 +75,7 @@ MODELS: tuple[ModelEntry, ...] = (
     ModelEntry(
         "nlb",
         "NlbConfig",
-        ("config", "engine", "model"),
+        ("config", "checks", "engine", "model"),
         on=("network",),
         clock="NETWORK_CLOCK",
         simpy=True,
@@ -88,9 +89,35 @@ MODELS: tuple[ModelEntry, ...] = (
         clock=None,
         api_page="explore",
     ),
-    ModelEntry("chain", "ChainConfig", ("config", "engine", "model", "sweep"), on=_SUB_MODELS, api_page="chain"),
     ModelEntry(
-        "game", "GameConfig", ("config", "engine", "model", "sweep"), on=("chain",), run="play", api_page="game"
+        "chain",
+        "ChainConfig",
+        ("config", "operators", "engine", "stages", "model", "sweep"),
+        on=_SUB_MODELS,
+        api_page="chain",
+    ),
+    ModelEntry(
+        "game",
+        "GameConfig",
+        (
+            "config",
+            "night",
+            "players",
+            "disguise",
+            "engine",
+            "alarms",
+            "investigate",
+            "score",
+            "cards",
+            "model",
+            "debrief",
+            "screen",
+            "room",
+            "sweep",
+        ),
+        on=("chain",),
+        run="play",
+        api_page="game",
     ),
 )
 

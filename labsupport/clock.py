@@ -24,7 +24,7 @@ import pandas as pd
 from ._validate import check_number, show
 from .errors import ConfigError
 
-__all__ = ["Clock", "INCIDENT_CLOCK", "NETWORK_CLOCK", "NIGHT_START", "YEAR_S", "sample_times"]
+__all__ = ["Clock", "INCIDENT_CLOCK", "NETWORK_CLOCK", "NIGHT_START", "Shift", "YEAR_S", "sample_times"]
 
 #: The longest time (s) either side of a clock's origin that a conversion accepts.
 YEAR_S = 365 * 86_400.0
@@ -202,3 +202,44 @@ def sample_times(start_s: float, horizon_s: float, step_s: float) -> np.ndarray:
     else:
         times = np.append(times, horizon_s)
     return times
+
+
+@dataclass(frozen=True)
+class Shift:
+    """A model run's own clock inside a longer one: ``run time = outer time - start_s``, up to ``horizon_s``.
+
+    The chain counts from 11:48 PM (:data:`INCIDENT_CLOCK`); its Network Manager and NLB runs count
+    from the moment its DWFM run had every lease back, which differs from run to run. The chain
+    moves each time onto such a run's clock with :meth:`into` and back with :meth:`out_of`, so that
+    no model reads another's clock by hand.
+
+    Attributes:
+        start_s: the run's ``t = 0`` on the outer clock, seconds.
+        horizon_s: the run's horizon on its own clock, seconds (>= 0).
+
+    Raises:
+        ConfigError: ``start_s`` is not a finite number, or ``horizon_s`` not one >= 0.
+    """
+
+    start_s: float
+    horizon_s: float
+
+    def __post_init__(self) -> None:
+        check_number("start_s", self.start_s)
+        check_number("horizon_s", self.horizon_s, lo=0)
+
+    def into(self, time_s: float | None) -> float | None:
+        """An outer time on the run's clock: a moment the run can act on, or ``None`` if it never happens in it.
+
+        ``None`` stays ``None``; a time before the run's start is its start, 0 (an action taken
+        before the run begins is in force from its first moment); a time after its horizon is
+        ``None`` (the run ends first); the horizon itself is kept.
+        """
+        if time_s is None:
+            return None
+        t = float(time_s) - self.start_s
+        return None if t > self.horizon_s else max(0.0, t)
+
+    def out_of(self, time_s: float | None) -> float | None:
+        """A time on the run's clock back on the outer clock (``None`` stays ``None``)."""
+        return None if time_s is None else self.start_s + float(time_s)

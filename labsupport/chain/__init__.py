@@ -22,9 +22,10 @@ Covers:
                                          = stage "NLB connection errors"
         dependencies (stop 6: isolate_regions): what fails outside us-east-1 meanwhile
 
-Operator actions are rules relative to the model's own state, never clock times, so that a stop
-point that changes the state also moves them. Their delays are PES intervals read from
-:func:`labsupport.timeline.load`:
+The operators enter the chain as a strategy (:class:`Operators`), asked before each model what
+they do. By default (:data:`RULES`) their actions are rules relative to the model's own state,
+never clock times, so that a stop point that changes the state also moves them. Their delays are
+PES intervals read from :func:`labsupport.timeline.load`:
 
 * A: DWFM's operators throttle and restart hosts ``dwfm_operator_delay_s`` after DNS is restored
   (2:25 to 4:14 AM); if DWFM recovered before that, they had nothing to do.
@@ -34,15 +35,18 @@ point that changes the state also moves them. Their delays are PES intervals rea
   (rule A fired), ``ec2_throttle_relax_s`` to unwind those throttles (10:36 AM to 1:50 PM); NLB
   failover is re-enabled ``nlb_reenable_delay_s`` after that (1:50 to 2:09 PM).
 
+:class:`OperatorActions` replaces the rules with actions at fixed times (the game-day lab's players).
+
 Calibrated (see :data:`INCIDENT` and :func:`calibration`): ``race_lead_s``, which puts the race's
 empty record at 11:48 PM, and the two factors that turn DWFM's damage into Network Manager's work.
 Everything else is either a sub-model's own calibrated preset or a PES interval used as a rule.
 Sweeps: :func:`sweep`, :func:`stop_point_table` (all 64 combinations) and
 :func:`single_point_savings` ("which single stop point buys the most time?").
 
-Modules: ``config`` (:class:`StopPoints`, :class:`ChainConfig`, :data:`INCIDENT`), ``engine`` (runs
-the five models in order and reads the stages off them), ``model`` (:func:`run`, the result and
-summary) and ``sweep``.
+Modules: ``config`` (:class:`StopPoints`, :class:`ChainConfig`, :data:`INCIDENT`), ``operators``
+(:class:`Operators`, :data:`RULES`, :class:`OperatorActions`), ``engine`` (the one pipeline that
+runs the five models in order), ``stages`` (the stages, impact and milestones read off its runs),
+``model`` (:func:`run`, the result and summary) and ``sweep``.
 """
 
 from __future__ import annotations
@@ -53,10 +57,10 @@ from .config import (
     STOP_POINT_NAMES,
     STOP_POINT_TITLES,
     ChainConfig,
-    OperatorActions,
     StopPoints,
 )
 from .model import EVENT_KINDS, STAGES, ChainResult, ChainSummary, run, stop_point_costs, stop_point_levers
+from .operators import RULES, OperatorActions, OperatorRules, Operators
 from .sweep import (
     all_stop_point_configs,
     calibration,
@@ -74,6 +78,9 @@ __all__ = [
     "EVENT_KINDS",
     "INCIDENT",
     "OperatorActions",
+    "OperatorRules",
+    "Operators",
+    "RULES",
     "STAGES",
     "STOP_POINT_NAMES",
     "STOP_POINT_TITLES",

@@ -1,4 +1,8 @@
-"""The chain's configuration: :class:`StopPoints`, :class:`ChainConfig` and :data:`INCIDENT`."""
+"""The chain's configuration: :class:`StopPoints`, :class:`ChainConfig` and :data:`INCIDENT`.
+
+The operators the chain asks before each model (rules A-C, or actions at fixed times) are in
+:mod:`labsupport.chain.operators`.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,14 @@ from .._validate import Config, check_bool, check_instance, check_int, check_num
 from ..clock import INCIDENT_CLOCK
 from ..errors import ConfigError
 
-__all__ = ["ChainConfig", "INCIDENT", "CLOCK", "OperatorActions", "STOP_POINT_NAMES", "STOP_POINT_TITLES", "StopPoints"]
+__all__ = [
+    "CLOCK",
+    "INCIDENT",
+    "STOP_POINT_NAMES",
+    "STOP_POINT_TITLES",
+    "ChainConfig",
+    "StopPoints",
+]
 
 #: The model's clock: t = 0 is 11:48 PM PDT on 19 October 2025, when the regional endpoint went empty.
 CLOCK = INCIDENT_CLOCK
@@ -193,83 +204,3 @@ class ChainConfig(Config):
 #: droplet-hours without a lease, 62,648 launches refused) hands Network Manager the backlog (318)
 #: and retries (626, vs 627) of its own calibrated preset. The operator delays are PES intervals.
 INCIDENT = ChainConfig()
-
-
-#: PES interval from the EC2 engineers starting to relax request throttles (11:23 AM) to all EC2 APIs
-#: and launches normal (1:50 PM): how long unwinding the throttles takes in an operated run.
-def _unwind_default() -> float:
-    return _pes_gap_s("ec2-throttles-relaxed", "ec2-normal")
-
-
-_ACTION_FIELDS: tuple[str, ...] = (
-    "automation_stopped_at_s",
-    "dns_repair_at_s",
-    "ec2_throttle_at_s",
-    "dwfm_restart_at_s",
-    "network_throttle_at_s",
-    "throttles_relaxed_at_s",
-    "failover_disabled_at_s",
-    "failover_reenabled_at_s",
-)
-
-
-@dataclass(frozen=True, kw_only=True)
-class OperatorActions(Config):
-    """Operators' actions at fixed times, replacing the chain's operator rules A, B and C.
-
-    Every time is seconds on the chain clock (since 11:48 PM PDT, 19 Oct), or ``None`` for an
-    action never taken. Passed to :func:`labsupport.chain.run` as ``operators=``; without it the
-    chain runs its rules, unchanged.
-
-    Attributes:
-        automation_stopped_at_s: the DNS Enactor automation is stopped. In the model the regional
-            record, once empty, stays empty whatever the Enactors do (the race model's inconsistent
-            state), so stopping them changes nothing downstream; the time is recorded.
-        dns_repair_at_s: DynamoDB's DNS records repaired by hand (the race model's
-            ``manual_repair_after_s``, counted from the record going empty). ``None``: never, so
-            the regional endpoint stays empty until ``horizon_s``.
-        ec2_throttle_at_s: EC2 launches throttled (DWFM's ``operator_throttle_at_s``: admission
-            control on DWFM's queues). Counts as a request throttle that must be relaxed.
-        dwfm_restart_at_s: DWFM hosts restarted selectively (DWFM's ``operator_restart_at_s``).
-        network_throttle_at_s: network propagation work throttled: from then (Network Manager's
-            clock starts at the last lease) a share of new launches is refused before it reaches
-            Network Manager (the network model's ``shed_load_*``). A request throttle too.
-        throttles_relaxed_at_s: the request throttles are relaxed: network shedding stops, and EC2
-            counts as recovered ``unwind_s`` after the later of this and propagation normal. If
-            launches were throttled and never relaxed, EC2 never counts as recovered.
-        failover_disabled_at_s, failover_reenabled_at_s: NLB automatic AZ failover disabled and
-            re-enabled (the NLB model's ``disable_failover_at_s``/``reenable_failover_at_s``);
-            re-enabling needs an earlier disable, else it is ignored.
-        unwind_s: seconds from relaxing the throttles to EC2 normal (default the PES's 11:23 AM to
-            1:50 PM, 0 to a week).
-        horizon_s: how long the operated run lasts on the chain clock (3,600 s to 2 days); every
-            sub-model's horizon is stretched to cover it where needed.
-
-    Raises:
-        ConfigError: a time outside [0, ``horizon_s``] (the message names the field), a bad
-            ``unwind_s`` or ``horizon_s``.
-    """
-
-    automation_stopped_at_s: float | None = None
-    dns_repair_at_s: float | None = None
-    ec2_throttle_at_s: float | None = None
-    dwfm_restart_at_s: float | None = None
-    network_throttle_at_s: float | None = None
-    throttles_relaxed_at_s: float | None = None
-    failover_disabled_at_s: float | None = None
-    failover_reenabled_at_s: float | None = None
-    unwind_s: float = field(default_factory=_unwind_default)
-    horizon_s: float = 16 * 3600.0
-
-    def _check(self) -> None:
-        check_number("horizon_s", self.horizon_s, lo=3600, hi=2 * 86_400)
-        check_number("unwind_s", self.unwind_s, lo=0, hi=7 * 86_400)
-        for name in _ACTION_FIELDS:
-            value = getattr(self, name)
-            if value is not None:
-                check_number(name, value, lo=0, hi=self.horizon_s, hi_name="horizon_s")
-
-    def throttled_at_s(self) -> float | None:
-        """The first request throttle (EC2 launches or network work), or ``None``."""
-        times = [t for t in (self.ec2_throttle_at_s, self.network_throttle_at_s) if t is not None]
-        return min(times) if times else None

@@ -12,8 +12,10 @@ import pandas as pd
 
 from .. import dependencies
 from ..errors import ConfigError
-from . import engine as _st
-from .config import INCIDENT, STOP_POINT_TITLES, ChainConfig, OperatorActions
+from . import engine as _en
+from . import stages as _st
+from .config import INCIDENT, STOP_POINT_TITLES, ChainConfig
+from .operators import RULES, OperatorActions, OperatorRules
 
 __all__ = ["ChainResult", "ChainSummary", "EVENT_KINDS", "STAGES", "run", "stop_point_costs", "stop_point_levers"]
 
@@ -156,6 +158,9 @@ class ChainResult:
             :data:`EVENT_KINDS`), ``stage`` (string, NA if none), ``detail`` (string).
         runs: the sub-model results (``.race``, ``.dns``, ``.dwfm``, ``.network``, ``.nlb``;
             ``None`` where a model had nothing to do). Read-only.
+        times: what the pipeline handed from model to model, on the chain clock
+            (:class:`labsupport.chain.engine.ChainTimes`: the outage, leases back, propagation
+            normal, EC2 recovered, the failover moments...), whether or not a stage happened.
         summary: the :class:`ChainSummary`.
     """
 
@@ -164,26 +169,29 @@ class ChainResult:
     milestones: pd.DataFrame
     impact: pd.DataFrame
     events: pd.DataFrame
-    runs: _st.Runs
+    runs: _en.Runs
+    times: _en.ChainTimes
     summary: ChainSummary
 
 
-def run(config: ChainConfig = INCIDENT, *, operators: OperatorActions | None = None) -> ChainResult:
+def run(config: ChainConfig = INCIDENT, *, operators: OperatorActions | OperatorRules | None = None) -> ChainResult:
     """Run the whole chain once: race, DNS caches, DWFM, Network Manager, NLB, dependencies.
 
     Args:
         config: a :class:`ChainConfig`; the default is :data:`INCIDENT`.
-        operators: ``None`` (the default) runs the operator rules A-C; an :class:`OperatorActions`
-            replaces them with actions at fixed times (the game-day lab's players), and DNS is
-            repaired by hand only at ``operators.dns_repair_at_s``.
+        operators: the :class:`~labsupport.chain.Operators` strategy the one pipeline asks
+            before each model: ``None`` (the default) or :data:`RULES` runs the operator rules
+            A-C; an :class:`OperatorActions` replaces them with actions at fixed times (the
+            game-day lab's players), and DNS is repaired by hand only at
+            ``operators.dns_repair_at_s``.
 
     Returns:
         A :class:`ChainResult`.
 
     Raises:
-        ConfigError: ``config`` is not a ChainConfig; ``race_lead_s`` puts the empty record before
-            t = 0; a calibrated factor turns DWFM's damage into more work than the network model
-            allows (the message names the chain field).
+        ConfigError: ``config`` is not a ChainConfig, ``operators`` not one of those; ``race_lead_s``
+            puts the empty record before t = 0; a calibrated factor turns DWFM's damage into more
+            work than the network model allows (the message names the chain field).
         LimitExceeded: a sub-model hit its own ``max_events`` bound, or the regional endpoint was
             still empty at the race model's horizon (lengthen ``race.horizon_s``).
 
@@ -191,10 +199,12 @@ def run(config: ChainConfig = INCIDENT, *, operators: OperatorActions | None = N
     """
     _check(config)
     if operators is None:
-        return _assemble(config, *_st.run_models(config))
-    if not isinstance(operators, OperatorActions):
-        raise ConfigError(f"operators must be an OperatorActions or None, got {type(operators).__name__}")
-    return _assemble(config, *_st.run_operated(config, operators))
+        operators = RULES
+    if not isinstance(operators, (OperatorActions, OperatorRules)):
+        raise ConfigError(
+            f"operators must be an OperatorActions, an OperatorRules or None, got {type(operators).__name__}"
+        )
+    return _assemble(config, *_en.run_models(config, operators), ruled=isinstance(operators, OperatorRules))
 
 
 def _check(config: object) -> None:
@@ -202,10 +212,10 @@ def _check(config: object) -> None:
         raise ConfigError(f"config must be a ChainConfig, got {type(config).__name__}")
 
 
-def _assemble(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes) -> ChainResult:
+def _assemble(cfg: ChainConfig, runs: _en.Runs, t: _en.ChainTimes, *, ruled: bool = True) -> ChainResult:
     windows = _st.stage_windows(cfg, runs, t)
     impact = _st.impact_rows(runs, t, windows)
-    miles = _st.milestones(cfg, runs, t, windows)
+    miles = _st.milestones(cfg, runs, t, windows, ruled=ruled)
     rows = []
     for name, a, b in windows:
         part = impact[impact["stage"] == name]
@@ -249,6 +259,7 @@ def _assemble(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes) -> ChainResul
         impact=impact,
         events=_events(stages, miles),
         runs=runs,
+        times=t,
         summary=_summarise(cfg, runs, t, stages),
     )
 
@@ -271,7 +282,7 @@ def _events(stages: pd.DataFrame, miles: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["time_s", "kind"], kind="stable").reset_index(drop=True)
 
 
-def _summarise(cfg: ChainConfig, runs: _st.Runs, t: _st.ChainTimes, stages: pd.DataFrame) -> ChainSummary:
+def _summarise(cfg: ChainConfig, runs: _en.Runs, t: _en.ChainTimes, stages: pd.DataFrame) -> ChainSummary:
     dur = dict(zip(stages["stage"].astype(str), stages["duration_s"], strict=False))
     out, later = t.outage, STAGES[1] in dur
     outside = 0

@@ -18,7 +18,7 @@ from .. import timeline
 from .._sweep import check_configs, flag_combinations, map_items, sweep_frame
 from .._validate import check_number
 from ..errors import ConfigError
-from . import engine as _st
+from . import engine as _en
 from .config import INCIDENT, STOP_POINT_NAMES, STOP_POINT_TITLES, ChainConfig, StopPoints
 from .model import STAGES, ChainResult, _assemble, _check, run
 
@@ -44,7 +44,7 @@ def _results(configs: object, executor: Executor | None) -> tuple[list[ChainConf
     keys: dict[ChainConfig, int] = {}
     for c in configs:
         keys.setdefault(_model_key(c), len(keys))
-    runs = map_items(_st.run_models, list(keys), executor)
+    runs = map_items(_en.run_models, list(keys), executor)  # with the default operators, rules A-C
     return configs, [_assemble(c, *runs[keys[_model_key(c)]]) for c in configs]
 
 

@@ -95,6 +95,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "dwfm_grids": ("dwfm_explorer_chart", "dwfm_explorer_data", "dwfm_phase_chart", "dwfm_phase_data"),
     "explore": ("explore_sequence_chart", "explore_sequence_data", "explore_verdict_chart", "explore_verdict_data"),
     "game": ("game_dashboard_chart", "game_dashboard_data", "game_debrief_chart", "game_debrief_data"),
+    "game_room": ("game_room_chart", "game_room_data"),
     "network": ("network_backlog_chart", "network_backlog_data"),
     "nlb": (
         "nlb_capacity_comparison_chart",
@@ -127,6 +128,7 @@ if TYPE_CHECKING:
     from .dwfm_grids import dwfm_explorer_chart, dwfm_explorer_data, dwfm_phase_chart, dwfm_phase_data
     from .explore import explore_sequence_chart, explore_sequence_data, explore_verdict_chart, explore_verdict_data
     from .game import game_dashboard_chart, game_dashboard_data, game_debrief_chart, game_debrief_data
+    from .game_room import game_room_chart, game_room_data
     from .network import network_backlog_chart, network_backlog_data
     from .nlb import (
         nlb_capacity_comparison_chart,
@@ -177,6 +179,8 @@ __all__ = [
     "game_dashboard_data",
     "game_debrief_chart",
     "game_debrief_data",
+    "game_room_chart",
+    "game_room_data",
     "legend_colours",
     "network_backlog_chart",
     "network_backlog_data",

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 from .. import timeline
 from ..chain import STAGES
-from ..clock import INCIDENT_CLOCK
+from ..clock import INCIDENT_CLOCK, Clock
 from ..errors import ConfigError
 from ._common import _clock_scale
-from ._inputs import _frame, _width
+from ._inputs import _clock, _frame, _width
 from ._render import _base_config
 from .chain import CHAIN_STAGE_COLOURS
 
@@ -26,59 +27,79 @@ _PERIOD_OF = {
     "NLB connection errors": "NLB connection errors",
 }
 _ACTIONS_LANE = "Operator actions"
-#: The time axis: 11:30 PM on 19 October to 4 PM on 20 October (PDT, naive).
-_X_SCALE = _clock_scale("2025-10-19T23:30", "2025-10-20T16:00")
 _X_TITLE = "19–20 October 2025, PDT"
-_X = alt.X("time:T", title=_X_TITLE, axis=alt.Axis(format="%H:%M"), scale=_X_SCALE)
 
 
-def game_dashboard_data(dashboards: pd.DataFrame) -> pd.DataFrame:
+def _x_scale(clock: Clock) -> alt.Scale:
+    """The game's time axis on ``clock``: 18 minutes before its start to 16 h 12 min after it (on the
+    incident's clock, 11:30 PM on 19 October to 4 PM on 20 October, PDT)."""
+    return _clock_scale(clock.reading(-18 * 60.0), clock.reading(16 * 3600.0 + 12 * 60.0))
+
+
+#: The time axis of the real night: 11:30 PM on 19 October to 4 PM on 20 October (PDT, naive).
+_X_SCALE = _x_scale(INCIDENT_CLOCK)
+
+
+def game_dashboard_data(dashboards: pd.DataFrame, *, clock: Clock | None = None) -> pd.DataFrame:
     """The data :func:`game_dashboard_chart` draws: one row per sample of a signal.
 
     Args:
         dashboards: :attr:`labsupport.game.GameResult.dashboards` (``time_s``, ``panel``,
             ``signal``, ``unit``, ``value``); may be empty (before the first sample).
+        clock: the clock ``time_s`` counts on (default the incident's; a disguised game's own).
 
     Returns:
         ``time`` (str, naive PDT ISO time: x), ``gauge`` (str, "panel: signal (unit)": one small
-        chart each), ``value`` (float64: y).
+        chart each), ``value`` (float64: y). Within a gauge, a sample whose value repeats the one
+        before is left out but for the gauge's last: the steps drawn are the same, with fewer rows.
 
     Raises:
         ConfigError: ``dashboards`` is not a DataFrame or lacks a column.
     """
     frame = _frame("dashboards", dashboards, _DASH_COLUMNS, numeric=("time_s", "value"))
+    clock = _clock(clock, INCIDENT_CLOCK)
     gauge = frame["panel"].astype(str) + ": " + frame["signal"].astype(str) + " (" + frame["unit"].astype(str) + ")"
-    return pd.DataFrame(
-        {
-            "time": INCIDENT_CLOCK.wall_clock(frame["time_s"]).to_numpy(),
-            "gauge": gauge.to_numpy(),
-            "value": frame["value"].to_numpy(dtype=float),
-        }
-    )
+    data = pd.DataFrame(
+        {"time_s": frame["time_s"].to_numpy(dtype=float), "gauge": gauge.to_numpy(), "value": frame["value"]}
+    ).astype({"value": "float64"})
+    same = data["gauge"].eq(data["gauge"].shift()) & data["value"].eq(data["value"].shift())
+    last = data["gauge"].ne(data["gauge"].shift(-1))
+    data = data[~same | last].reset_index(drop=True)
+    moments, at = np.unique(data["time_s"].to_numpy(), return_inverse=True)  # the gauges share their moments
+    data.insert(0, "time", clock.wall_clock(pd.Series(moments)).to_numpy()[at])
+    return data.drop(columns="time_s")
 
 
-def game_dashboard_chart(dashboards: pd.DataFrame, *, width: int = 250) -> alt.FacetChart:
+def game_dashboard_chart(
+    dashboards: pd.DataFrame, *, width: int = 250, clock: Clock | None = None, time_title: str = _X_TITLE
+) -> alt.FacetChart:
     """The operators' dashboards up to the game's clock: one small line chart per signal.
 
     Args:
         dashboards: as for :func:`game_dashboard_data`.
         width: width of each small chart in pixels (100 to 4000).
+        clock: as for :func:`game_dashboard_data`; the axis runs from 18 minutes before its start to
+            16 h 12 min after it (11:30 PM to 4 PM on the incident's clock).
+        time_title: the time axis's title (a disguised game's own words).
 
     Returns:
-        One small chart per signal, three a row, each with its own y scale, on one PDT time axis
-        from 11:30 PM to 4 PM. Every curve is the chain model's.
+        One small chart per signal, two a row, each with its own y scale, on one time axis. Every
+        curve is the chain model's.
 
     Raises:
-        ConfigError: a bad ``dashboards`` or ``width``.
+        ConfigError: a bad ``dashboards``, ``width``, ``clock`` or ``time_title``.
     """
     _width(width)
-    data = game_dashboard_data(dashboards)
+    clock = _clock(clock, INCIDENT_CLOCK)
+    if not isinstance(time_title, str) or not time_title:
+        raise ConfigError(f"time_title must be a non-empty string, got {time_title!r}")
+    data = game_dashboard_data(dashboards, clock=clock)
     gauges = list(dict.fromkeys(data["gauge"]))
     chart = (
         alt.Chart(data)
-        .mark_line(interpolate="step-after", color="#1f4e79")
+        .mark_line(interpolate="step-after", color="#1f4e79")  # a step per sample: repeats need no row
         .encode(
-            x=_X,
+            x=alt.X("time:T", title=time_title, axis=alt.Axis(format="%H:%M"), scale=_x_scale(clock)),
             # A fixed width for every y axis keeps the two columns of small charts aligned on time.
             y=alt.Y("value:Q", title=None, axis=alt.Axis(minExtent=48, maxExtent=48)),
             tooltip=[
@@ -97,10 +118,10 @@ def game_dashboard_chart(dashboards: pd.DataFrame, *, width: int = 250) -> alt.F
         .properties(
             title="Dashboards (the chain model's signals, as an on-call operator would see them)",
             description=(
-                "Small line charts on a PDT time axis, one per signal: "
+                f"Small line charts on a time axis ({time_title}), one per signal: "
                 + "; ".join(gauges)
                 + (
-                    f". Latest time shown: {INCIDENT_CLOCK.time_of_day(float(dashboards['time_s'].max()))}."
+                    f". Latest time shown: {clock.time_of_day(float(dashboards['time_s'].max()))}."
                     if len(data)
                     else ". No sample yet."
                 )
@@ -195,34 +216,9 @@ def game_debrief_data(
     return bars, pd.concat(marks, ignore_index=True).astype({"time": str, "label": str})
 
 
-def game_debrief_chart(
-    stages: pd.DataFrame, actions: pd.DataFrame, *, aws_actions: pd.DataFrame | None = None, width: int = 520
-) -> alt.LayerChart:
-    """The debrief: the players' stages and actions beside AWS's, stage by stage, on one PDT axis.
-
-    Args:
-        stages: the chain's stages of the players' game (:attr:`labsupport.game.GameResult.chain`'s
-            ``stages``: ``stage``, ``start_s``, ``end_s``; seconds since 11:48 PM).
-        actions: the players' actions (:attr:`labsupport.game.GameResult.actions`: ``time_s``,
-            ``label``, ``in_effect``); may be empty.
-        aws_actions: AWS's operators' actions (``time_s``, ``label``), or ``None`` to leave them out.
-        width: chart width in pixels (100 to 4000).
-
-    Returns:
-        Three lanes, one per stage, each with the players' bar (the chain model's) above AWS's
-        (the summary's impact period), and a lane of the actions each side took. The subtitle names
-        hindsight.
-
-    Raises:
-        ConfigError: a bad frame or ``width``.
-    """
-    _width(width)
-    bars, marks = game_debrief_data(stages, actions, aws_actions=aws_actions)
-    runs = ["Players (model)", "AWS, 19–20 Oct (summary)"]
-    lanes = [*STAGES, _ACTIONS_LANE]
-    y = alt.Y("lane:N", sort=lanes, scale=alt.Scale(domain=lanes), title=None, axis=alt.Axis(labelLimit=180))
-    y_off = alt.YOffset("run:N", sort=runs, scale=alt.Scale(domain=runs))
-    stage_bars = (
+def _debrief_bars(bars: pd.DataFrame, y: alt.Y, y_off: alt.YOffset, runs: list[str]) -> alt.Chart:
+    """The debrief's stage bars: each run's bar in its stage's lane, the players' opaque, AWS's faint."""
+    return (
         alt.Chart(bars)
         .mark_bar(height={"band": 0.35}, clip=True)
         .encode(
@@ -255,6 +251,36 @@ def game_debrief_chart(
             ],
         )
     )
+
+
+def game_debrief_chart(
+    stages: pd.DataFrame, actions: pd.DataFrame, *, aws_actions: pd.DataFrame | None = None, width: int = 520
+) -> alt.LayerChart:
+    """The debrief: the players' stages and actions beside AWS's, stage by stage, on one PDT axis.
+
+    Args:
+        stages: the chain's stages of the players' game (:attr:`labsupport.game.GameResult.chain`'s
+            ``stages``: ``stage``, ``start_s``, ``end_s``; seconds since 11:48 PM).
+        actions: the players' actions (:attr:`labsupport.game.GameResult.actions`: ``time_s``,
+            ``label``, ``in_effect``); may be empty.
+        aws_actions: AWS's operators' actions (``time_s``, ``label``), or ``None`` to leave them out.
+        width: chart width in pixels (100 to 4000).
+
+    Returns:
+        Three lanes, one per stage, each with the players' bar (the chain model's) above AWS's
+        (the summary's impact period), and a lane of the actions each side took. The subtitle names
+        hindsight.
+
+    Raises:
+        ConfigError: a bad frame or ``width``.
+    """
+    _width(width)
+    bars, marks = game_debrief_data(stages, actions, aws_actions=aws_actions)
+    runs = ["Players (model)", "AWS, 19–20 Oct (summary)"]
+    lanes = [*STAGES, _ACTIONS_LANE]
+    y = alt.Y("lane:N", sort=lanes, scale=alt.Scale(domain=lanes), title=None, axis=alt.Axis(labelLimit=180))
+    y_off = alt.YOffset("run:N", sort=runs, scale=alt.Scale(domain=runs))
+    stage_bars = _debrief_bars(bars, y, y_off, runs)
     ticks = (
         alt.Chart(marks)
         .mark_point(shape="diamond", size=90, filled=True, color="#222", clip=True)

@@ -41,8 +41,9 @@ class DnsCacheConfig(Config):
         max_cache_refreshes: bound on the run's work, the refreshes of all resolver caches
             together (caches x refresh cycles, 1 to 4,000,000,000; the incident needs 120,000, and
             10**9 take about 15 s); more raises ``LimitExceeded`` before any work is done.
-        seed: seed of the run's one ``numpy.random.Generator`` (every config's rule,
-            :class:`~labsupport._validate.Config`).
+        seed: seed of the run's ``numpy.random.Generator`` streams (every config's rule,
+            :class:`~labsupport._validate.Config`): one for the caches' fetches, and one each for
+            the clients' lookups in the outage and after it.
         empty_answer_rule: a resolver's rule for an empty answer to a name it holds records for,
             ``f(request: EmptyAnswerRequest) -> bool`` (``True``: serve the old records stale,
             ``False``: accept the empty answer); ``None``, as in October, always accepts it. The

@@ -109,9 +109,12 @@ def run(config: DnsCacheConfig = INCIDENT) -> DnsCacheResult:
     size = np.minimum(per, cfg.clients_count - first)
     empty_from, records_from = resolver_windows(cfg, rng, size)
     # The client whose lookup made the cache fetch sees the new answer at once; the others at
-    # their own next lookup, an exponential wait later (Poisson lookups are memoryless).
-    first_lookup = empty_from[resolver_of] + later_unless_trigger(rng, cfg, first, size, resolver_of)
-    recovered = records_from[resolver_of] + later_unless_trigger(rng, cfg, first, size, resolver_of)
+    # their own next lookup, an exponential wait later (Poisson lookups are memoryless). One stream
+    # per purpose: how many refetches the caches make depends on when the record comes back, so
+    # the clients' first lookups in the outage, and after it, draw from streams of their own.
+    onset, recovery = (np.random.default_rng([cfg.seed, k]) for k in (1, 2))
+    first_lookup = empty_from[resolver_of] + later_unless_trigger(onset, cfg, first, size, resolver_of)
+    recovered = records_from[resolver_of] + later_unless_trigger(recovery, cfg, first, size, resolver_of)
     # A client fails only through its resolver's empty answer: its first lookup after the cache
     # fetched the empty answer must come before the cache fetches records again. A later first
     # lookup (or a resolver that never held the empty answer, empty_from == records_from) finds

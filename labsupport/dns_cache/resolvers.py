@@ -2,8 +2,8 @@
 
 Scenario:
     Used by :func:`labsupport.dns_cache.run`. Nothing queues, so there is no simpy clock: each
-    resolver's refresh cycles are drawn in bulk from the run's one ``numpy.random.Generator``,
-    exact for Poisson lookups (memorylessness).
+    resolver's refresh cycles are drawn in bulk from the run's ``numpy.random.Generator`` for
+    them, exact for Poisson lookups (memorylessness); the clients' lookups have streams of their own.
 Covers:
     RFC 2308 negative caching of the PES's empty DynamoDB record, and the refetch after the restore.
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from .._validate import Config, check_bool, check_choice, check_int, check_number, check_seed
 from ..clock import INCIDENT_CLOCK
+from ..errors import ConfigError
 from ..strategy import AdmissionRequest, check_strategy
 
 __all__ = ["DwfmConfig", "INCIDENT", "QUEUE_ORDERS", "RETRY_POLICIES", "SMALL_FLEET", "CLOCK"]
@@ -81,6 +82,8 @@ class DwfmConfig(Config):
             strategy is never memoised (a function may change between two calls).
         operator_throttle_at_s: when operators start throttling incoming work (the same admission
             control, switched on late), or ``None``.
+        operator_throttle_until_s: when operators relax that throttle (admission control is off
+            again from then), or ``None``: it stays. Needs ``operator_throttle_at_s`` at or before it.
         operator_restart_at_s: when operators restart every DWFM host whose waiting queue exceeds
             ``queue_limit_count``, clearing its queue, its round in progress and its retries, or
             ``None``.
@@ -124,6 +127,7 @@ class DwfmConfig(Config):
     admission_policy: Callable[[AdmissionRequest], bool] | None = None
     operator_throttle_at_s: float | None = 15_960.0
     operator_restart_at_s: float | None = 15_960.0
+    operator_throttle_until_s: float | None = None
     launch_attempts_per_s: float = 5.0
     report_interval_s: float = 300.0
     horizon_s: float = 54_000.0
@@ -176,9 +180,7 @@ class DwfmConfig(Config):
         check_bool("throttle_by_queue_length", self.throttle_by_queue_length)
         check_int("queue_limit_count", self.queue_limit_count, lo=1, hi=10_000_000)
         check_strategy("admission_policy", self.admission_policy)
-        for name in ("operator_throttle_at_s", "operator_restart_at_s"):
-            if getattr(self, name) is not None:
-                check_number(name, getattr(self, name), lo=0, hi=self.horizon_s, hi_name="horizon_s")
+        self._check_operators()
         check_number("launch_attempts_per_s", self.launch_attempts_per_s, lo=0, hi=1e6)
         check_number(
             "report_interval_s",
@@ -190,6 +192,17 @@ class DwfmConfig(Config):
         )
         check_int("max_events", self.max_events, lo=1, hi=_MAX_EVENTS)
         check_seed("seed", self.seed)
+
+    def _check_operators(self) -> None:
+        """The operators' times: each within [0, horizon_s]; a relax of the throttle at or after it."""
+        for name in ("operator_throttle_at_s", "operator_restart_at_s", "operator_throttle_until_s"):
+            if getattr(self, name) is not None:
+                check_number(name, getattr(self, name), lo=0, hi=self.horizon_s, hi_name="horizon_s")
+        until, at = self.operator_throttle_until_s, self.operator_throttle_at_s
+        if until is not None and at is None:
+            raise ConfigError("operator_throttle_until_s relaxes the operators' throttle: set operator_throttle_at_s")
+        if until is not None and at is not None:
+            check_number("operator_throttle_until_s", until, lo=at, lo_name="operator_throttle_at_s")
 
 
 #: The incident. Times from the PES: DynamoDB unreachable 11:48 PM to 2:25 AM (9,420 s);

@@ -20,6 +20,7 @@ Covers:
         |-- refused: held back (lease_held_back), asked again at the droplet's next state check
         '-- admitted: appended to its host's queue, the host woken if it waits
     operator (at operator_throttle_at_s, operator_restart_at_s) --> restart(host) where queue > limit
+    operator_throttle_until_s: the queue limit is off again (an operators' throttle relaxed)
 """
 
 from __future__ import annotations
@@ -59,9 +60,10 @@ class LoadControl:
 
     def throttled(self, t: float) -> bool:
         """Whether the queue limit holds at ``t``: from the start with ``throttle_by_queue_length``, else
-        from ``operator_throttle_at_s`` (the operators' throttle, 4:14 AM in the incident)."""
-        at = self.cfg.operator_throttle_at_s
-        return self.cfg.throttle_by_queue_length or (at is not None and t >= at)
+        over [``operator_throttle_at_s``, ``operator_throttle_until_s``) (the operators' throttle, from
+        4:14 AM in the incident; never relaxed there)."""
+        at, until = self.cfg.operator_throttle_at_s, self.cfg.operator_throttle_until_s
+        return self.cfg.throttle_by_queue_length or (at is not None and t >= at and (until is None or t < until))
 
     def admits(self, h: int, now: float, attempt: int) -> bool:
         """The config's ``admission_policy`` on an item arriving at host ``h`` (True without one)."""
@@ -133,13 +135,18 @@ class LoadControl:
         cfg = self.cfg
         actions = [
             (t, name)
-            for t, name in ((cfg.operator_throttle_at_s, "throttle"), (cfg.operator_restart_at_s, "restart"))
+            for t, name in (
+                (cfg.operator_throttle_at_s, "throttle"),
+                (cfg.operator_restart_at_s, "restart"),
+                (cfg.operator_throttle_until_s, "relax"),
+            )
             if t is not None
         ]
-        for t, name in sorted(actions):
+        order = {"restart": 0, "throttle": 1, "relax": 2}  # at one time: as ever, restart then throttle; a relax last
+        for t, name in sorted(actions, key=lambda a: (a[0], order[a[1]])):
             yield env.timeout(t - env.now)
-            if name == "throttle":
-                self.record("operator_throttle")
+            if name != "restart":
+                self.record("operator_throttle" if name == "throttle" else "operator_throttle_relaxed")
                 continue
             for h in range(cfg.dwfm_hosts_count):
                 if len(self.queues[h]) > cfg.queue_limit_count:

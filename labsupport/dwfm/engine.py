@@ -66,6 +66,7 @@ EVENT_KINDS: tuple[str, ...] = (
     "leases_restored",
     "work_dropped_expired",
     "retry_refused",
+    "operator_throttle_relaxed",
 )
 
 _KIND_CODE = {kind: code for code, kind in enumerate(EVENT_KINDS)}

@@ -75,7 +75,7 @@ class DwfmResult:
             came back; once, only if every droplet holds a lease at the horizon);
             ``work_dropped_expired`` (items a host dropped unworked because their deadline had
             passed, with ``drop_expired_work``); ``retry_refused`` (failed items not retried
-            because the host's retry budget was empty).
+            because the host's retry budget was empty); ``operator_throttle_relaxed``.
         timeseries: one row per ``report_interval_s`` and one at the horizon: ``time_s`` (float64),
             then int64 columns ``leased_count``, ``queue_count``, ``in_flight_count``,
             ``backoff_count`` (states at ``time_s``) and ``started_count``, ``goodput_count``,

@@ -9,8 +9,8 @@ Scenario:
     which the lab's self-check asserts on, so that no cell after an exercise depends on the names
     its solution defines.
 Covers:
-    Labs 00 to 06 and 08 (``lab00`` ... ``lab06``, ``lab08``). Lab 08's answers are code, the
-    learner's Enactor step, which its checks run in the race simulation and the model checker::
+    Labs 00 to 08 (``lab00`` ... ``lab08``). Lab 08's answers are code, the learner's Enactor
+    step, which its checks run in the race simulation and the model checker::
 
         answer cell ──> check.exN(answer) ──> model_exN() (cached run) ──> Feedback (right / wrong, and why)
                                                    └──> the lab's Self-check asserts the prose's claims

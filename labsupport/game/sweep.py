@@ -13,8 +13,9 @@ import pandas as pd
 
 from .._validate import check_choice, check_int, check_number
 from ..errors import ConfigError
-from .config import AWS_ACTIONS, HORIZON_S, GameConfig
+from .config import HORIZON_S, GameConfig
 from .model import play
+from .night import AWS_ACTIONS
 
 #: Actions whose time the search moves (communicating and stopping the automation change nothing in the model).
 SEARCHED: tuple[str, ...] = (

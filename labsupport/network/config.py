@@ -64,7 +64,9 @@ class NetworkConfig(Config):
         horizon_s: simulated time, 1 s to 7 days; closed, as in every config (:class:`~labsupport._validate.Config`).
         max_events: bound on simulation steps (and on ``backlog_count``), 1 to 2,000,000 (a run
             that long needs about 700 MB); exceeding it raises ``LimitExceeded``.
-        seed: seed of the run's one ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`).
+        seed: seed of the run's ``random.Random`` (every config's rule, :class:`~labsupport._validate.Config`),
+            which draws the arrivals and seeds the retries' stream; the shedding decisions have their
+            own stream from the same seed, so that shedding changes no arrival.
 
     Raises:
         ConfigError: the first invalid field, its value and its range (every config's rule,

@@ -60,11 +60,11 @@ def simulate(cfg: NetworkConfig) -> NetworkRecord:
         LimitExceeded: the run needed more than ``cfg.max_events`` simulation steps.
         ConfigError: the ``launch_admission`` raised, returned a non-bool or did not return.
     """
-    rng = random.Random(cfg.seed)
+    rng = random.Random(cfg.seed)  # arrivals (gaps and AZs); the retries' stream is drawn from it first
     log: list[tuple] = []
 
     def start(env: simpy.Environment) -> NetworkManager:
-        nm = NetworkManager(env, cfg, log)
+        nm = NetworkManager(env, cfg, log, random.Random(f"{cfg.seed}:shed"))
         env.process(network_manager(env, nm))
         env.process(launcher(env, nm, rng))
         env.process(retrier(env, nm, random.Random(rng.random())))
@@ -82,8 +82,9 @@ def simulate(cfg: NetworkConfig) -> NetworkRecord:
 class NetworkManager:
     """One FIFO queue and one server: the propagation pipeline as a whole."""
 
-    def __init__(self, env: simpy.Environment, cfg: NetworkConfig, log: list[tuple]) -> None:
+    def __init__(self, env: simpy.Environment, cfg: NetworkConfig, log: list[tuple], shed: random.Random) -> None:
         self.env, self.cfg, self.log = env, cfg, log
+        self.shed = shed  # the shedding decisions' own stream: a throttle changes no launch's arrival
         self.queue: deque[int] = deque()
         self.wake: simpy.Event | None = None
         self.queued_s: list[float] = []
@@ -109,7 +110,7 @@ class NetworkManager:
                 self.wake.succeed()
         return item
 
-    def admits(self, rng: random.Random) -> bool:
+    def admits(self) -> bool:
         cfg = self.cfg
         if cfg.max_queue_count is not None and len(self.queue) >= cfg.max_queue_count:
             return False
@@ -118,7 +119,7 @@ class NetworkManager:
             and self.env.now >= cfg.shed_load_at_s
             and (cfg.shed_load_until_s is None or self.env.now < cfg.shed_load_until_s)
         )
-        if shedding and rng.random() < cfg.shed_load_fraction:
+        if shedding and self.shed.random() < cfg.shed_load_fraction:
             return False
         if cfg.launch_admission is None:
             return True
@@ -164,7 +165,7 @@ def launcher(env: simpy.Environment, nm: NetworkManager, rng: random.Random):
             return
         yield env.timeout(gap_s)
         az = rng.randrange(cfg.az_count)
-        nm.new_item(az, refused=not nm.admits(rng))
+        nm.new_item(az, refused=not nm.admits())
 
 
 def retrier(env: simpy.Environment, nm: NetworkManager, rng: random.Random):
@@ -177,4 +178,4 @@ def retrier(env: simpy.Environment, nm: NetworkManager, rng: random.Random):
         yield env.timeout(offset - previous)
         previous = offset
         az = rng.randrange(cfg.az_count)
-        nm.new_item(az, refused=not nm.admits(rng))
+        nm.new_item(az, refused=not nm.admits())

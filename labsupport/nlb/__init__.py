@@ -39,8 +39,8 @@ simpy actors and ``simulate``, which runs them) and ``model`` (:func:`run`, :fun
 and summary).
 """
 
+from .checks import flap_transitions_per_check
 from .config import CLOCK, INCIDENT, VELOCITY_CONTROL, NlbConfig
-from .engine import flap_transitions_per_check
 from .model import EVENT_KINDS, NlbResult, NlbSummary, run, sweep
 
 __all__ = [

@@ -51,6 +51,11 @@ class NlbConfig(Config):
         automatic_failover: whether automatic AZ DNS failover is on at t = 0.
         disable_failover_at_s, reenable_failover_at_s: operator actions, or ``None``. Disabling
             returns every failed-over AZ to DNS at once.
+        az_down_at_s, az_down_s: a real failure of the first AZ (what-ifs: the cost of failover
+            left off), or ``None``: none. Over [``az_down_at_s``, ``az_down_at_s + az_down_s``) its
+            health-check results never arrive and the load DNS sends it fails; automatic failover,
+            if on, takes it out of DNS once its newest result is ``failover_delay_threshold_s`` old.
+            ``az_down_s`` is 1 s to a day.
         limit_capacity_removal: the velocity control: failover may remove at most
             ``max_removal_fraction`` of this NLB's capacity per ``removal_window_s``. Capacity
             counts against the budget from its removal until it is back in DNS and the window
@@ -94,6 +99,8 @@ class NlbConfig(Config):
     automatic_failover: bool = True
     disable_failover_at_s: float | None = CLOCK.seconds("09:36")
     reenable_failover_at_s: float | None = CLOCK.seconds("14:09")
+    az_down_at_s: float | None = None
+    az_down_s: float = 1800.0
     limit_capacity_removal: bool = False
     max_removal_fraction: float = 0.2
     removal_window_s: float = 900.0
@@ -122,6 +129,9 @@ class NlbConfig(Config):
         for name in ("disable_failover_at_s", "reenable_failover_at_s"):
             if getattr(self, name) is not None:
                 check_number(name, getattr(self, name), lo=0, hi=horizon)
+        if self.az_down_at_s is not None:
+            check_number("az_down_at_s", self.az_down_at_s, lo=0, hi=horizon)
+        check_number("az_down_s", self.az_down_s, lo=1, hi=86_400)
         check_bool("limit_capacity_removal", self.limit_capacity_removal)
         check_number("max_removal_fraction", self.max_removal_fraction, lo=0, hi=1)
         check_number("removal_window_s", self.removal_window_s, lo=0, hi=86_400, lo_open=True)

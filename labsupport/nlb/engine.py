@@ -17,40 +17,13 @@ import numpy as np
 import simpy
 
 from .. import _engine
-from .._validate import check_int, check_number, tick_s, to_ms
+from .._validate import tick_s, to_ms
 from ..network import NetworkResult
 from ..strategy import FailoverRequest, RunBudget, call_strategy
+from .checks import flap_transitions_per_check
 from .config import NlbConfig
 
-__all__ = ["SERIES", "NlbRecord", "flap_transitions_per_check", "simulate"]
-
-
-def flap_transitions_per_check(pass_fraction: float, healthy_count: int, unhealthy_count: int) -> float:
-    """Mean state changes per probe of a target whose probes pass independently with a given chance.
-
-    A target needs ``healthy_count`` passes in a row to enter service and ``unhealthy_count``
-    failures in a row to leave it. The expected waits are ``(1 - p**h) / ((1 - p) * p**h)`` and
-    ``(1 - q**u) / (p * q**u)`` probes (``q = 1 - p``); one cycle has two changes.
-
-    Args:
-        pass_fraction: chance a probe passes, in [0, 1].
-        healthy_count, unhealthy_count: the thresholds (>= 1).
-
-    Returns:
-        Changes per probe, in [0, 1]; 0 when ``pass_fraction`` is 0 or 1 (no flapping).
-
-    Raises:
-        ConfigError: an argument is out of range.
-    """
-    p = check_number("pass_fraction", pass_fraction, lo=0, hi=1)
-    h = check_int("healthy_count", healthy_count, lo=1, hi=10)
-    u = check_int("unhealthy_count", unhealthy_count, lo=1, hi=10)
-    q = 1.0 - p
-    ph, qu = p**h, q**u
-    if ph == 0.0 or qu == 0.0:  # p or q is 0, or so small that a streak never happens
-        return 0.0
-    cycle = (1 - ph) / (q * ph) + (1 - qu) / (p * qu)
-    return 2.0 / cycle
+__all__ = ["SERIES", "NlbRecord", "simulate"]
 
 
 @dataclass
@@ -79,7 +52,7 @@ class _Nlb:
     """The simulated NLB: AZs, health-check cells, DNS weights, the velocity-control ledger."""
 
     def __init__(self, env: simpy.Environment, cfg: NlbConfig, net: NetworkResult, rng: random.Random) -> None:
-        self.env, self.cfg, self.rng = env, cfg, rng
+        self.env, self.cfg = env, cfg
         self.log: list[tuple[float, str, int, int, float]] = []
         self.rows: list[tuple] = []
         self.failover_on = cfg.automatic_failover
@@ -89,7 +62,14 @@ class _Nlb:
         self.flap_rate = flap_transitions_per_check(
             cfg.unconfigured_pass_fraction, cfg.healthy_threshold_count, cfg.unhealthy_threshold_count
         )
-        self.azs = self._build_azs(net)
+        # Two streams, one per purpose, so that nothing done at time t changes a draw made before it.
+        # Target choice takes the run generator's first draws, one per launch of the network run,
+        # refused or not: their number is fixed when the run starts (a throttle that refuses later
+        # launches shifts no choice). The health checks' stream starts where target choice ends, and
+        # its draws come in time order. (The incident's draws are those of the single stream before.)
+        self.azs = self._build_azs(net, rng)
+        self.rng = random.Random()
+        self.rng.setstate(rng.getstate())
         # Times that are compared with each other are whole milliseconds: probe ticks, the failover
         # threshold and the velocity window. Float sums would decide ties by rounding error
         # (12.3 s x 20 ticks is 246.00000000000364 s > 246 s).
@@ -98,11 +78,16 @@ class _Nlb:
         self.window_ms = to_ms(cfg.removal_window_s)
         self.strategy_budget = RunBudget()  # the steps the run's failover_decision calls may take together
 
-    def _build_azs(self, net: NetworkResult) -> list[_Az]:
+    def _build_azs(self, net: NetworkResult, choice: random.Random) -> list[_Az]:
+        """The AZs and this NLB's new targets: each launch is one with ``target_share_fraction``'s chance
+        (one draw of ``choice`` per launch, in launch order, refused or not), if it was admitted."""
         items = net.items
-        launches = items[items["is_launch"] & ~items["refused"]]
+        every = items[items["is_launch"]]
+        drawn = np.array([choice.random() < self.cfg.target_share_fraction for _ in range(len(every))], dtype=bool)
+        admitted = ~every["refused"].to_numpy(dtype=bool)
+        launches = every[admitted]
         configured_s = launches["propagated_s"].fillna(np.inf).to_numpy()
-        chosen = [self.rng.random() < self.cfg.target_share_fraction for _ in range(len(launches))]
+        chosen = drawn[admitted].tolist()
         azs = []
         for a in range(self.cfg.network.az_count):
             mask = (launches["az"] == a).to_numpy()
@@ -145,6 +130,8 @@ class _Nlb:
         p = cfg.unconfigured_pass_fraction
         results = [t >= az.targets[j][2] or self.rng.random() < p for j in range(az.registered)]
         self.probes += az.registered
+        if self.down(az, t):  # a failed AZ: the round's results never arrive (its draws are taken all the same)
+            return
         if az.latency_s > 0:
             done = self.env.timeout(az.latency_s)
 
@@ -175,6 +162,11 @@ class _Nlb:
                     az.in_service[j] = False
                     self.flaps_since_sample += 1
                     self.record("target_out_of_service", az.index, az.targets[j][0])
+
+    def down(self, az: _Az, t: float) -> bool:
+        """Whether ``az`` is really down at ``t`` (the first AZ, over the config's ``az_down_*`` window)."""
+        at = self.cfg.az_down_at_s
+        return az.index == 0 and at is not None and at <= t < at + self.cfg.az_down_s
 
     # -- DNS failover --------------------------------------------------------------------------
     def check_failover(self, az: _Az, now_ms: int) -> None:
@@ -266,12 +258,13 @@ class _Nlb:
                 if az.in_service[j]:
                     good += configured
                     bad += not configured
-            cap += az.weight * (est + good + bad)
-            work += az.weight * (est + good)
+            up = 0.0 if self.down(az, t) else az.weight  # a failed AZ serves nothing
+            cap += up * (est + good + bad)
+            work += up * (est + good)
             fleet_flaps += az.unconfigured(t) * cfg.fleet_targets_per_launch_count * self.flap_rate
             if az.weight > 0:
                 load = demand * az.weight / weights
-                lost = load * bad / (est + good + bad)
+                lost = load if self.down(az, t) else load * bad / (est + good + bad)
                 failed += lost + max(0.0, load - lost - (est + good))
         per_min = 60.0 / cfg.health_check_interval_s
         removed = sum((1.0 - a.weight) * self.share(a) for a in self.azs)

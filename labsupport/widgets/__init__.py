@@ -12,7 +12,8 @@ reader to the in-page charts or to running the lab live.
 
 Modules: :mod:`~labsupport.widgets.panel` (the :class:`Panel` / :func:`make_panel` core), then one
 module per lab panel: ``timeline``, ``race``, ``dwfm``, ``recovery`` (NLB and DNS caches),
-``chain``, ``explore`` and ``game``. Every public name is importable from ``labsupport.widgets``.
+``chain``, ``explore``, ``game`` and ``game_cards`` (the facilitated game's printable deck).
+Every public name is importable from ``labsupport.widgets``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "chain": ("chain_panel", "chain_view"),
     "dwfm": ("dwfm_panel",),
     "explore": ("explore_panel",),
-    "game": ("game_cards", "game_panel", "game_view"),
+    "game": ("game_panel", "game_view"),
+    "game_cards": ("game_cards",),
     "race": ("race_panel", "race_view"),
     "recovery": ("NLB_FAILOVER_CHOICES", "dns_config", "dns_panel", "dns_view", "nlb_config", "nlb_panel", "nlb_view"),
     "timeline": ("timeline_panel",),
@@ -40,7 +42,8 @@ if TYPE_CHECKING:
     from .chain import chain_panel, chain_view
     from .dwfm import dwfm_panel
     from .explore import explore_panel
-    from .game import game_cards, game_panel, game_view
+    from .game import game_panel, game_view
+    from .game_cards import game_cards
     from .race import race_panel, race_view
     from .recovery import NLB_FAILOVER_CHOICES, dns_config, dns_panel, dns_view, nlb_config, nlb_panel, nlb_view
     from .timeline import timeline_panel

@@ -229,6 +229,21 @@ def test_a_time_of_day_names_the_first_such_moment_from_the_day_start(clock, min
     assert clock.time_of_day(t) == f"{(minutes // 60) % 12 or 12}:{minutes % 60:02d} {'AM' if minutes < 720 else 'PM'}"
 
 
+def test_a_shift_moves_times_onto_a_run_that_starts_later_and_back():
+    from labsupport.clock import Shift
+
+    run = Shift(start_s=20_400.0, horizon_s=37_200.0)  # a network run from 5:28 AM
+    assert run.into(None) is None and run.out_of(None) is None
+    assert run.into(32_100.0) == 11_700.0 and run.out_of(11_700.0) == 32_100.0
+    assert run.into(9_420.0) == 0.0  # taken before the run starts: in force from its start
+    assert run.into(20_400.0 + 37_200.0) == 37_200.0  # the horizon itself is in the run
+    assert run.into(20_400.0 + 37_200.5) is None  # after it: never happens in the run
+    with pytest.raises(ConfigError, match="start_s"):
+        Shift(start_s=float("nan"), horizon_s=1.0)
+    with pytest.raises(ConfigError, match="horizon_s"):
+        Shift(start_s=0.0, horizon_s=-1.0)
+
+
 # --- the clock reads what it prints: every whole second of the incident's night ----------------------
 
 

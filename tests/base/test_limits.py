@@ -42,13 +42,7 @@ class Allowed:
 
 
 #: ``"<path>"`` (a module's lines, named as in :func:`package_files`) or ``"<path>:<qualified function name>"``.
-ALLOWED: dict[str, Allowed] = {
-    "chain/engine.py": Allowed("551 lines", "the chain's pipeline written twice", "game (the chain as one pipeline)"),
-    "chain/engine.py:run_operated": Allowed("91 lines", "the operated half of that pipeline", "game"),
-    "game/engine.py:dashboards": Allowed("89 lines", "every dashboard signal in one function", "game"),
-    "widgets/game.py:game_panel": Allowed("101 lines, complexity 18", "lab 07's panel and its callbacks", "game"),
-    "charts/game.py:game_debrief_chart": Allowed("73 lines", "the debrief's layers in one function", "game"),
-}
+ALLOWED: dict[str, Allowed] = {}
 
 
 def code_lines(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:

@@ -15,9 +15,8 @@ the solutions (the self-check, the predictions, the explanations) may read a nam
 solution binds (:func:`solution_only_names`). The student copy drops the solutions; this test is
 what keeps its Run all working.
 
-Lab 07 is left out (:data:`NOT_YET`, with the reason): the game branch owns it and changes its
-exercises in the same wave; its student copy still works, keeping its solutions. Lab 08's answers
-are code: its answer cells define the learner's step above the dict, whose ``"step"`` names it.
+Every lab is checked. Lab 08's answers are code: its answer cells define the learner's step
+above the dict, whose ``"step"`` names it.
 """
 
 from __future__ import annotations
@@ -32,9 +31,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Labs whose exercises do not have answer and check cells yet, each with the reason.
-NOT_YET = {
-    "07-game-day.ipynb": "owned by the game branch, which rewrites its exercises in the same wave",
-}
+NOT_YET: dict[str, str] = {}
 LABS = [p for p in sorted((ROOT / "labs").glob("0*.ipynb")) if p.name not in NOT_YET]
 SOLUTION = "# Solution to the exercise above"
 EXERCISE = re.compile(r"^```\{exercise\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*?:label: ([\w-]+)", re.MULTILINE)

@@ -70,17 +70,6 @@ KNOWN: dict[tuple[str, str, str], str] = {
     ("labs/02-dwfm-collapse#lab02-ex2", "chapters/quiz-before", "text:removes the backlog, not the load"): (
         "the same quiz explanation as the line above"
     ),
-    ("labs/07-game-day#predict", "chapters/the-cascade", "glue:later_clock"): (
-        "issue 41 asks the cascade chapter to state when a restart without throttling works, with the run of "
-        "a 12:38 AM repair and a restart 15 minutes later; lab 07's first question asks the same and belongs "
-        "to the game branch, which owns lab 07, to move or change"
-    ),
-    ("labs/07-game-day#predict", "chapters/the-cascade", "text:15 minutes after that repair"): (
-        "the same sentence of the cascade chapter as the line above"
-    ),
-    ("labs/07-game-day#predict", "chapters/the-cascade", "text:restarts the hosts 15 minutes later"): (
-        "the same paragraph of the cascade chapter, which names lab 07's player with hindsight"
-    ),
 }
 
 

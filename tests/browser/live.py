@@ -675,41 +675,43 @@ def save(page: Any) -> None:
 
 #: The lab whose panel is a game (its buttons are played, not only its controls moved).
 GAME_LAB = "07-game-day.ipynb"
-#: A whole game as a team might play it, 11:48 PM to the horizon (16 hours of clock steps): a status
-#: update, the DNS repair, a DWFM restart taken, undone and taken again, the throttles, NLB failover
-#: off and on again. Every click must redraw the dashboards.
+#: A whole game as a team might play it, 11:48 PM to the horizon (16 hours of clock, the steps and the
+#: investigations' time together): a status update, investigations, the DNS repair, a DWFM restart
+#: taken, undone and taken again, the throttle, NLB failover off and on again. "verb @ system" chooses
+#: the system in the panel's dropdown, then clicks the verb. Every click must redraw the dashboards.
 GAME_CLICKS: tuple[str, ...] = (
     "+60 min",
     "+15 min",
     "Post a status update",
+    "Search its logs (15 min) @ Lambda",
     "+60 min",
     "+60 min",
-    "Repair DynamoDB's DNS records by hand",
+    "Look up its endpoint in DNS (5 min) @ DynamoDB",
+    "Edit DNS records by hand @ DynamoDB",
     "+5 min",
-    "Restart DWFM hosts",
+    "Restart hosts @ DWFM",
     "Undo the last action",
-    "Restart DWFM hosts",
-    "Throttle EC2 launches",
+    "Restart hosts @ DWFM",
+    "Throttle incoming work @ DWFM",
     "+60 min",
     "+60 min",
     "+60 min",
-    "Disable NLB automatic AZ failover",
+    "Turn off an automation @ NLB",
     "+60 min",
     "+60 min",
     "+60 min",
-    "Relax the throttles",
+    "Relax every throttle",
     "+60 min",
     "+60 min",
     "+60 min",
-    "Re-enable NLB automatic AZ failover",
+    "Turn an automation back on @ NLB",
     *("+60 min",) * 3,
     "+15 min",
-    "+15 min",
-    "+5 min",
     "+5 min",
 )
-#: Minutes of clock the clicks above add: the game's whole 16 hours, to the horizon.
-GAME_CLICKS_MINUTES = sum(int(c[1:].split()[0]) for c in GAME_CLICKS if c.startswith("+"))
+#: Minutes of clock the clicks above add, steps ("+15 min") and investigations ("(15 min)"): the game's
+#: whole 16 hours, to the horizon.
+GAME_CLICKS_MINUTES = sum(int(m) for c in GAME_CLICKS for m in re.findall(r"[+(](\d+) min", c))
 
 
 def game_cell(page: Any, panels: list[dict[str, Any]]) -> int | None:
@@ -725,7 +727,10 @@ def play_game(page: Any, cell: int, clicks: tuple[str, ...] = GAME_CLICKS) -> li
     outputs = _outputs(page, cell)
     steps = []
     for text in clicks:
-        button = outputs.locator("button.widget-button", has_text=text).first
+        verb, _, system = text.partition(" @ ")
+        if system:  # choose the system first (no redraw); the click below waits for its button to be enabled
+            outputs.locator(".widget-dropdown select").first.select_option(label=system)
+        button = outputs.locator("button.widget-button", has_text=verb).first
         button.scroll_into_view_if_needed()
         page.evaluate(_MARK_DRAWING, [CHART_SELECTOR, cell])
         t0 = time.perf_counter()

@@ -15,6 +15,7 @@ What every chart of ``labsupport.charts`` promises about its arguments:
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import re
@@ -43,6 +44,12 @@ def game_played() -> game.GameResult:
 
 
 @cache
+@functools.cache
+def room() -> tuple[pd.DataFrame, pd.DataFrame]:
+    nights = {"Team": game.GameConfig(actions=game.AWS_ACTIONS[:3], clock_s=game.HORIZON_S)}
+    return game.room.stages(nights), game.room.compare(nights)
+
+
 def race_run() -> Any:
     return race.run()
 
@@ -177,6 +184,7 @@ VALID: dict[str, tuple[Any, ...]] = {
         },
         ("stages", "actions", "aws_actions"),
     ),
+    "game_room_chart": (lambda: {"stages": room()[0], "scores": room()[1]}, ("stages", "scores")),
     "dependency_blast_chart": (
         lambda: {
             "radius": dependencies.blast_radius("DynamoDB", "us-east-1"),

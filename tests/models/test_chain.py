@@ -183,6 +183,48 @@ def test_operator_rules_follow_the_model_state(incident):
     assert incident.stages["end_s"].iloc[-1] == pytest.approx(m["EC2 recovered"] + INCIDENT.nlb_reenable_delay_s)
 
 
+def test_the_rules_are_the_default_operators_of_the_one_pipeline(incident):
+    ruled = chain.run(INCIDENT, operators=chain.RULES)
+    assert ruled.summary == incident.summary and ruled.times == incident.times
+    assert ruled.stages.equals(incident.stages) and ruled.milestones.equals(incident.milestones)
+
+
+def test_operator_actions_reach_each_model_on_its_own_clock():
+    ops = chain.OperatorActions(
+        dns_repair_at_s=9_420.0,
+        ec2_throttle_at_s=15_960.0,
+        dwfm_restart_at_s=15_960.0,
+        network_throttle_at_s=32_100.0,
+        network_throttle_relaxed_at_s=41_700.0,
+        ec2_throttle_relaxed_at_s=41_700.0,
+        failover_disabled_at_s=10_000.0,  # before the NLB's run starts: in force from its start
+        failover_reenabled_at_s=51_660.0,
+    )
+    r = chain.run(INCIDENT, operators=ops)
+    back = r.times.leases_back_s
+    assert r.runs.dwfm.config.operator_throttle_at_s == r.runs.dwfm.config.operator_restart_at_s == 15_960.0
+    net = r.runs.network.config
+    assert (net.shed_load_at_s, net.shed_load_until_s) == (32_100.0 - back, 41_700.0 - back)
+    nlb_cfg = r.runs.nlb.config
+    assert (nlb_cfg.disable_failover_at_s, nlb_cfg.reenable_failover_at_s) == (0.0, 51_660.0 - back)
+    assert (r.times.failover_disabled_s, r.times.failover_reenabled_s) == (back, 51_660.0)
+    assert r.times.ec2_recovered_s == max(r.times.propagation_normal_s, 41_700.0) + ops.unwind_s
+    assert set(r.milestones["source"]) - {"race", "dns_cache", "dwfm", "network", "nlb"} == {"operators"}
+
+
+@pytest.mark.parametrize(
+    "fields, named",
+    [
+        ({"ec2_throttle_relaxed_at_s": 100.0}, "ec2_throttle_relaxed_at_s"),
+        ({"network_throttle_at_s": 200.0, "network_throttle_relaxed_at_s": 100.0}, "network_throttle_relaxed_at_s"),
+        ({"failover_reenabled_at_s": 100.0}, "failover_reenabled_at_s"),
+    ],
+)
+def test_operator_actions_refuse_an_end_without_its_start(fields, named):
+    with pytest.raises(ConfigError, match=named):
+        chain.OperatorActions(**fields)
+
+
 def test_a_longer_dns_outage_moves_every_later_stage(incident):
     slow = replace(race.INCIDENT, manual_repair_after_s=race.INCIDENT.manual_repair_after_s + 1800)
     with pytest.raises(LimitExceeded, match=r"race.horizon_s"):

@@ -108,6 +108,18 @@ def test_shared_busy_resolvers_bring_clients_back_together():
     assert spread(200) < spread(1)
 
 
+def test_when_the_record_comes_back_changes_no_client_failure_before_it():
+    # Shared resolvers: how many times the caches refetch depends on the restore; the clients' own
+    # lookups draw from streams of their own, so the failures before the restore stay as they were.
+    shared = replace(dns_cache.INCIDENT, clients_per_resolver_count=20, horizon_s=14_000.0)
+    early = dns_cache.run(replace(shared, empty_duration_s=3_600.0))
+    late = dns_cache.run(replace(shared, empty_duration_s=7_200.0))
+    cut = shared.empty_start_s + 3_600.0
+    before = early.clients["failing_s"].where(early.clients["failing_s"] < cut)
+    assert before.notna().any()
+    pd.testing.assert_series_equal(before, late.clients["failing_s"].where(late.clients["failing_s"] < cut))
+
+
 def test_series_and_events_agree():
     res = dns_cache.run(replace(dns_cache.INCIDENT, clients_count=500))
     ev = res.events

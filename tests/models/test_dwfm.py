@@ -171,6 +171,21 @@ def test_restart_without_throttle_collapses_again():
     assert not run(replace(INCIDENT, operator_throttle_at_s=None)).summary.recovered
 
 
+def test_a_throttle_relaxed_before_the_leases_are_back_lets_the_collapse_return():
+    # The operators' throttle is a window: relaxed a minute after it is taken (with the restart), DWFM
+    # admits every request again and never recovers, as with no throttle at all; relaxed once every
+    # droplet holds a lease (11:23 AM, the summary's relax), it changes nothing.
+    soon = run(replace(INCIDENT, operator_throttle_until_s=INCIDENT.operator_throttle_at_s + 60.0))
+    assert not soon.summary.recovered
+    late = run(replace(INCIDENT, operator_throttle_until_s=41_700.0))
+    assert late.summary == run(INCIDENT).summary
+    assert (late.events["kind"] == "operator_throttle_relaxed").sum() == 1
+    with pytest.raises(ConfigError, match="operator_throttle_until_s"):
+        replace(INCIDENT, operator_throttle_until_s=100.0)  # before the throttle
+    with pytest.raises(ConfigError, match="set operator_throttle_at_s"):
+        replace(INCIDENT, operator_throttle_at_s=None, operator_throttle_until_s=20_000.0)
+
+
 def test_threshold_small_fleet_recovers_large_does_not():
     assert run(SMALL_FLEET).summary.recovered
     assert not run(replace(SMALL_FLEET, fleet_droplets_count=4 * SMALL_FLEET.fleet_droplets_count)).summary.recovered

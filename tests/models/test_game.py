@@ -11,12 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labsupport import chain, network, timeline
+from labsupport import chain, game, network, timeline
 from labsupport._memo import clear_run_cache
 from labsupport.errors import ConfigError
 from labsupport.game import (
     ACTION_NAMES,
+    ACTIONS,
     AWS_ACTIONS,
+    FINAL_SUMMARY,
     HORIZON_S,
     SCORE_ROWS,
     SIGNALS,
@@ -26,6 +28,7 @@ from labsupport.game import (
     search,
 )
 from labsupport.game import model as game_model
+from labsupport.game import night as game_night
 
 END = GameConfig(clock_s=HORIZON_S)
 
@@ -86,8 +89,9 @@ def test_player_who_acts_earlier_than_aws_ends_the_dynamodb_stage_earlier(aws):
 def test_throttling_without_relaxing_never_ends_the_event(aws):
     log = tuple(e for e in AWS_ACTIONS if e[1] != "relax_throttles")
     res = play(replace(END, actions=log))
-    assert not res.summary.over
-    assert res.summary.launches_end_s is None or res.summary.launches_end_s > aws.summary.launches_end_s
+    assert not res.summary.over and res.summary.total_s is None and res.summary.over_at_s is None
+    assert res.chain.times.ec2_recovered_s is None  # a throttle in force: EC2 never counts as recovered
+    assert aws.chain.times.ec2_recovered_s is not None
 
 
 def test_failover_left_disabled_is_flagged_and_not_over():
@@ -104,13 +108,14 @@ def test_actions_in_any_order_give_the_same_score(aws):
 
 
 def test_an_action_taken_twice_counts_once(aws):
-    twice = play(replace(END, actions=(*AWS_ACTIONS, (45_000.0, "repair_dns"), (45_000.0, "throttle_ec2"))))
+    twice = play(replace(END, actions=(*AWS_ACTIONS, (40_000.0, "repair_dns"), (40_000.0, "throttle_ec2"))))
     pd.testing.assert_frame_equal(twice.score, aws.score)
-    assert (twice.actions["outcome"] == "already in force").sum() == 2
+    repeats = twice.actions[twice.actions["time_s"] == 40_000.0]
+    assert list(repeats["outcome"]) == ["already taken", "already in force"]
 
 
-def test_an_undone_action_is_withdrawn(idle):
-    undone = play(replace(END, actions=((600.0, "repair_dns"), (900.0, "undo"))))
+def test_an_undo_withdraws_an_action_taken_at_its_own_clock_time(idle):
+    undone = play(replace(END, actions=((600.0, "repair_dns"), (600.0, "undo"))))
     pd.testing.assert_frame_equal(undone.score, idle.score)
     assert list(undone.actions["outcome"]) == ["withdrawn", "undo"]
     nothing = play(replace(END, actions=((0.0, "undo"),)))
@@ -169,10 +174,12 @@ def test_play_refuses_what_is_not_a_game_config():
 
 def test_runs_are_deterministic(aws):
     clear_run_cache()
-    game_model._dashboards.cache_clear()
+    for cached in (game_model._signals, game_model._alarms, game_model._series, game_model._night, game_model._scored):
+        cached.cache_clear()
     again = play(replace(END, actions=AWS_ACTIONS))
     pd.testing.assert_frame_equal(again.score, aws.score)
     pd.testing.assert_frame_equal(again.dashboards, aws.dashboards)
+    pd.testing.assert_frame_equal(again.signals, aws.signals)
     assert again.summary == aws.summary
 
 
@@ -265,20 +272,92 @@ def test_inject_cards_are_the_start_each_post_and_each_of_awss_actions_in_deck_o
     assert all(str(cards[c].dtype) == "string" for c in cards.columns[2:] if c != "time_s")
     assert cards["card"].tolist() == list(range(1, len(cards) + 1))
     assert list(cards["kind"].unique()) == list(CARD_KINDS)
-    for kind in CARD_KINDS:  # within a kind, by time
-        assert cards.loc[cards["kind"] == kind, "time_s"].is_monotonic_increasing, kind
+    for kind in CARD_KINDS:  # within a kind, by time; a card with no time last
+        times = cards.loc[cards["kind"] == kind, "time_s"]
+        timed = times.dropna()
+        assert timed.is_monotonic_increasing and times.iloc[: len(timed)].notna().all(), kind
     start = cards[cards["kind"] == "start"]
     assert len(start) == 1 and start["time_s"].iloc[0] == 0.0
     # one card per post the players see over the whole game, at the post's time, with its text and tag
     posts, feed = cards[cards["kind"] == "post"], aws.feed
     assert posts["time_s"].tolist() == feed["time_s"].tolist()
     assert posts["text"].tolist() == feed["event"].tolist() and posts["tag"].tolist() == feed["tag"].tolist()
-    # one face-down card per action of AWS's night, at AWS's time, tagged as the timeline row is
+    # one face-down card per action of AWS's night, at AWS's time, tagged as the timeline row is ...
     debrief = cards[cards["kind"] == "debrief"]
-    assert sorted(debrief["time_s"].tolist()) == sorted(t for t, _ in AWS_ACTIONS)
+    timed = debrief[debrief["time_s"].notna()]
+    assert sorted(timed["time_s"].tolist()) == sorted(t for t, _ in AWS_ACTIONS)
     played = aws.actions[aws.actions["in_effect"]]
-    assert sorted(zip(debrief["time_s"], debrief["tag"], strict=True)) == sorted(
+    assert sorted(zip(timed["time_s"], timed["tag"], strict=True)) == sorted(
         zip(played["aws_time_s"], played["aws_tag"], strict=True)
     )
+    # ... and one, with no time, per action the sources give no time for: tagged UNVERIFIED, undated
+    undated = debrief[debrief["time_s"].isna()]
+    assert list(undated["time"]) == ["no time given"] * len(undated) and set(undated["tag"]) == {"UNVERIFIED"}
+    assert len(undated) == sum(1 for a in ACTIONS if a.aws_note) == 1
     assert (debrief["effect"].str.len() > 0).all() and (cards.loc[cards["kind"] != "debrief", "effect"] == "").all()
     assert cards["prompt"].notna().all() and cards.groupby("kind")["prompt"].nunique().eq(1).all()
+    # the Dashboard's final summary only face down, for the debrief, said to be written afterwards
+    later = cards[cards["kind"] == "afterwards"]
+    assert len(later) == len(FINAL_SUMMARY) and later["title"].str.contains("Written afterwards").all()
+    assert not posts["text"].str.contains("12:26|3:01 PM").any() and later["text"].str.contains("12:26").any()
+
+
+def test_the_facilitator_packs_posts_are_the_games_feed_and_the_final_summary_is_only_the_debriefs():
+    import re
+    from pathlib import Path
+
+    from labsupport.game.engine import feed, final_summary
+
+    text = (Path(__file__).resolve().parents[2] / "chapters" / "instructor-guide" / "game-day.md").read_text(
+        encoding="utf-8"
+    )
+    step = text.split("- **At each post:**", 1)[1].split("\n- **", 1)[0]
+    listed = re.findall(r"^  - (\d{1,2}:\d\d [AP]M):", step, re.M)
+    assert listed == list(feed()["time"])  # the posts made during the event, in order
+    later = set(final_summary()["time"])
+    assert later.isdisjoint(listed) and "12:26 AM" in later
+
+
+def test_every_health_dashboard_row_is_a_post_or_a_line_of_the_final_summary():
+    rows = timeline.load(services="Health Dashboard")
+    posts = {i for i, _ in game_night.POSTS}
+    afterwards = {i for ids, _ in FINAL_SUMMARY for i in ids}
+    assert set(rows["id"]) == posts | afterwards and posts.isdisjoint(afterwards)
+    tagged = rows.set_index("id")
+    assert set(tagged["tag"]) == {"OTHER"}
+    assert tagged.loc[sorted(afterwards), "event"].str.contains("final summary").all()
+    assert not tagged.loc[sorted(posts), "event"].str.contains("final summary").any()
+
+
+def test_no_unverified_action_is_given_a_time():
+    rows = timeline.load().set_index("id")
+    for action in ACTIONS:
+        if action.aws_id:
+            assert rows.at[action.aws_id, "tag"] != "UNVERIFIED", action.name
+        assert bool(action.aws_note) <= (not action.aws_id), action.name
+    throttle = next(a for a in ACTIONS if a.name == "throttle_network")
+    assert throttle.aws_id == "" and "[UNVERIFIED]" in throttle.aws_note
+    assert "throttle_network" not in {n for _, n in AWS_ACTIONS}
+
+
+def test_the_facilitator_packs_reading_of_the_score_says_what_the_model_does():
+    from pathlib import Path
+
+    from labsupport.game import debrief
+
+    text = (Path(__file__).resolve().parents[2] / "chapters" / "instructor-guide" / "game-day.md").read_text(
+        encoding="utf-8"
+    )
+    section = text.split("## Reading the score", 1)[1].split("\n## ", 1)[0]
+    assert f"({game.BAND_FRACTION:.0%} :".replace("% :", " %:") in section.replace("\n", " ")
+    plays = game.players()
+    never = play(plays["Never touches NLB failover"])
+    aws = play(plays["AWS's play"])
+    assert "ends the NLB stage hours earlier, at more connection errors" in " ".join(section.split())
+    assert aws.summary.nlb_end_s - never.summary.nlb_end_s > 3 * 3600
+    assert never.impact.set_index("measure").at["NLB connection errors", "verdict"] == "more"
+    assert "identified at 12:38 AM and DNS restored at 2:25 AM" in " ".join(section.split())
+    early = play(plays["Repairs DNS at 11:48 PM"])
+    assert any("12:38 AM" in n and "2:25 AM" in n for n in debrief.notes(early))
+    for verdict in ("better than", "the same as", "worse than AWS's play", "not over", "hindsight"):
+        assert verdict in " ".join(section.split())

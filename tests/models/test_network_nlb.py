@@ -89,6 +89,26 @@ def test_shedding_load_brings_propagation_back_sooner():
     assert shed.propagation_normal_s < base.propagation_normal_s
 
 
+def test_shedding_has_its_own_random_stream_and_changes_no_arrival():
+    plain = network.run(network.INCIDENT)
+    shed = network.run(replace(network.INCIDENT, shed_load_at_s=10_000.0, shed_load_until_s=20_000.0))
+    cols = ["item", "queued_s", "az", "is_launch"]
+    pd.testing.assert_frame_equal(shed.items[cols], plain.items[cols])  # the same launches, at the same times
+    assert shed.items["refused"].any() and not plain.items["refused"].any()
+
+
+def test_a_throttle_at_t_changes_no_nlb_event_before_t():
+    # The NLB drew its targets and its health checks from one stream: a launch refused at t moved every
+    # later target draw and so every probe, even those long before t (the game-day issue's bug 5).
+    t = 11_700.0  # 8:43 AM on the NLB's clock
+    base = nlb.INCIDENT
+    shed = replace(base, network=replace(base.network, shed_load_at_s=t))
+    a, b = nlb.run(base), nlb.run(shed)
+    pd.testing.assert_frame_equal(a.events[a.events["time_s"] < t], b.events[b.events["time_s"] < t])
+    pd.testing.assert_frame_equal(a.timeseries[a.timeseries["time_s"] < t], b.timeseries[b.timeseries["time_s"] < t])
+    assert not a.events.equals(b.events)  # and the throttle does change what comes after
+
+
 def test_incident_calibration_matches_the_summary_times():
     s = network.run(network.INCIDENT).summary
     assert abs(s.first_late_config_s - network.CLOCK.seconds("06:21")) <= 120  # PES: 6:21 AM
@@ -214,6 +234,26 @@ def test_incident_calibration_and_levers():
     capped = nlb.run(nlb.VELOCITY_CONTROL).summary
     assert capped.min_capacity_fraction > 0.5 > s.min_capacity_fraction
     assert capped.peak_error_fraction < s.peak_error_fraction
+
+
+def test_a_really_failed_az_costs_its_share_with_failover_off_and_less_with_it_on():
+    # What-if for the game's debrief: the first AZ down for 30 minutes at noon. With failover off its
+    # share of the load fails for the whole half hour (a third of demand: 10 connection-minutes); with
+    # failover on, DNS takes it out once its results are 240 s old, and only what the other two AZs
+    # cannot carry fails. Before the failure nothing changes.
+    at = nlb.CLOCK.seconds("12:00")
+    on = replace(nlb.INCIDENT, disable_failover_at_s=None, reenable_failover_at_s=None)
+
+    def cost(cfg: NlbConfig) -> tuple[float, pd.DataFrame, pd.DataFrame]:
+        a, b = nlb.run(cfg).timeseries, nlb.run(replace(cfg, az_down_at_s=at)).timeseries
+        return float((b["error_fraction"] - a["error_fraction"]).sum()), a, b
+
+    off_cost, a, b = cost(nlb.INCIDENT)  # failover off from 9:36 AM to 2:09 PM, as on the night
+    on_cost, _, _ = cost(on)
+    assert off_cost == pytest.approx(30 / 3, rel=0.01) and 0 < on_cost < off_cost
+    pd.testing.assert_frame_equal(a[a["time_s"] < at], b[b["time_s"] < at])
+    with pytest.raises(ConfigError, match="az_down_s"):
+        replace(nlb.INCIDENT, az_down_s=0.0)
 
 
 def test_reenabling_too_early_brings_failover_back():

@@ -85,6 +85,12 @@ def _right(lab: str, n: int) -> dict:
             "guard_3_keeps_it": "reject_empty_records" in e["keeps"],
         },
         ("06", 4): lambda: {"mechanism_1": WORDS, "mechanism_2": WORDS},
+        ("07", 1): lambda: {"over": e["over"], "why": WORDS},
+        ("07", 2): lambda: {
+            "fewer_nlb_errors": e["nlb_minutes"]["early"] < e["nlb_minutes"]["aws"],
+            "verdict": e["verdict"],
+        },
+        ("07", 3): lambda: {"signal": WORDS, "threshold": WORDS, "evidence": WORDS},
         ("08", 1): lambda: {"step": compare_and_set_step},
         ("08", 2): lambda: {
             "step": lab08.cas_only_reference,
@@ -119,7 +125,7 @@ CASES = [
     ("00", 1), ("00", 2), ("00", 3), ("00", 4), ("01", 1), ("01", 2), ("01", 3), ("01", 4),
     ("02", 1), ("02", 2), ("02", 3), ("02", 4), ("02", 5), ("03", 1), ("03", 2), ("03", 3), ("03", 4),
     ("04", 1), ("04", 2), ("04", 3), ("04", 4), ("05", 1), ("05", 2), ("05", 3), ("05", 4), ("05", 5),
-    ("06", 1), ("06", 2), ("06", 3), ("06", 4), ("08", 1), ("08", 2), ("08", 3),
+    ("06", 1), ("06", 2), ("06", 3), ("06", 4), ("07", 1), ("07", 2), ("07", 3), ("08", 1), ("08", 2), ("08", 3),
 ]  # fmt: skip
 
 
@@ -130,7 +136,7 @@ def _wrong(value):
         return value * 3 + 7
     if isinstance(value, list):
         return ["check_version_on_write"] if value != ["check_version_on_write"] else ["self_repair"]
-    return {"more": "less", "less": "more", "4": "5", "5": "4"}.get(value, value)
+    return {"more": "less", "less": "more", "4": "5", "5": "4", "hindsight": "not over"}.get(value, value)
 
 
 @pytest.mark.parametrize("lab, n", CASES, ids=lambda x: str(x))

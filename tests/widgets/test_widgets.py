@@ -19,6 +19,7 @@ import contextlib
 import importlib
 import io
 import itertools
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -628,6 +629,9 @@ def test_game_cards_show_every_card_escaped_and_refuse_a_frame_without_the_decks
     assert page.count('<section class="labsupport-card ') == len(cards)
     for c in cards.itertuples():
         assert f'aria-label="Card {c.card}, {c.time}"' in page
+    heads = re.findall(r'card__head"><b>([^<·]+?) \d+ ·', page)
+    assert heads.count("Written afterwards (keep face down)") == int((cards["kind"] == "afterwards").sum()) > 0
+    assert not set(heads) & set(game.CARD_KINDS)  # every kind is named in words, never by its key
     odd = cards.head(1).assign(text="<script>alert(1)</script> & more")
     shown = widgets.game_cards(odd).data
     assert "<script>" not in shown and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in shown
@@ -643,11 +647,22 @@ def test_game_cards_show_every_card_escaped_and_refuse_a_frame_without_the_decks
     with pytest.raises(ConfigError, match=r"cards\['source'\] must hold text in every row"):
         widgets.game_cards(cards.astype({"source": object}).assign(source=None))
     with pytest.raises(
-        ConfigError, match=r"cards\['kind'\] must be one of \['start', 'post', 'debrief'\], got \['bad kind'\]"
+        ConfigError,
+        match=r"cards\['kind'\] must be one of \['start', 'post', 'debrief', 'afterwards'\], got \['bad kind'\]",
     ):
         widgets.game_cards(cards.assign(kind="bad kind"))
     with pytest.raises(ConfigError, match=r"cards\['card'\] must hold whole card numbers"):
         widgets.game_cards(cards.assign(card=cards["card"].astype(float)))
+
+
+def press(panel, name: str) -> None:
+    """Click the game panel as a player does: choose the action's system, then its verb's button."""
+    from labsupport import game
+
+    action = next(a for a in game.ACTIONS if a.name == name)
+    if action.system:
+        panel.system.value = action.system
+    panel.verbs[action.verb].click()
 
 
 def test_game_buttons_take_undo_and_retake_an_action_at_the_same_clock_time():
@@ -655,19 +670,32 @@ def test_game_buttons_take_undo_and_retake_an_action_at_the_same_clock_time():
     log = panel.controls["log"]
     panel.steps[3600.0].click()
     assert panel.controls["clock_s"].value == 3600
-    panel.buttons["restart_dwfm"].click()
+    press(panel, "restart_dwfm")
     assert log.value == ((3600.0, "restart_dwfm"),)
-    panel.buttons["undo"].click()
+    press(panel, "undo")
     assert log.value == ()
-    panel.buttons["restart_dwfm"].click()  # the same action at the same time, taken again after its undo
+    press(panel, "restart_dwfm")  # the same action at the same time, taken again after its undo
     assert log.value == ((3600.0, "restart_dwfm"),) and len(log.options) == 1
-    panel.buttons["restart_dwfm"].click()  # twice in a row: still once
+    press(panel, "restart_dwfm")  # twice in a row: still once
     assert log.value == ((3600.0, "restart_dwfm"),)
+
+
+def test_game_undo_after_the_clock_moved_changes_nothing_back_in_time():
+    panel = widgets.game_panel()
+    log = panel.controls["log"]
+    press(panel, "repair_dns")
+    panel.steps[3600.0].click()
+    press(panel, "undo")  # the repair has been in force for an hour: it stays, and the log says so
+    assert log.value == ((0.0, "repair_dns"), (3600.0, "undo"))
+    assert list(panel._items[4]["outcome"]) == ["taken", "too late to undo: take its opposite"]
+    press(panel, "undo")  # twice at one time: still one entry
+    assert log.value == ((0.0, "repair_dns"), (3600.0, "undo"))
 
 
 def test_game_plays_actions_at_one_time_in_click_order_whatever_order_the_selection_comes_back_in(monkeypatch):
     # Found by trying to break it: a browser sends a SelectMultiple's selection back in list order,
     # the kernel had it in the order set, and the model plays actions at one time in the order given.
+    from labsupport import game
     from labsupport.widgets import game as game_widgets
 
     views = []
@@ -677,15 +705,18 @@ def test_game_plays_actions_at_one_time_in_click_order_whatever_order_the_select
     log = panel.controls["log"]
     views.clear()  # the panel's first drawing
     for name in ("repair_dns", "throttle_ec2", "relax_throttles"):
-        panel.buttons[name].click()
-    assert len(views) == 3  # one run per click: never one for the empty selection the new option causes
+        action = next(a for a in game.ACTIONS if a.name == name)
+        panel.system.value = action.system or panel.system.value  # choosing the system redraws, once
+        views.clear()
+        panel.verbs[action.verb].click()
+        assert len(views) == 1  # one run per click: never one for the empty selection the new option causes
     log.value = ((0.0, "repair_dns"), (0.0, "relax_throttles"))  # throttle withdrawn in the log
-    panel.buttons["throttle_ec2"].click()  # and taken again: now after the relax
+    press(panel, "throttle_ec2")  # and taken again: now after the relax
     assert [o[1][1] for o in log.options] == ["repair_dns", "relax_throttles", "throttle_ec2"]
-    outcomes = list(panel._items[2]["outcome"])
+    outcomes = list(panel._items[4]["outcome"])
     assert outcomes[1] == "no throttle to relax"  # relaxed before anything was throttled
     log.index = tuple(sorted(log.index))  # as the browser sends it back
-    assert list(panel._items[2]["outcome"]) == outcomes
+    assert list(panel._items[4]["outcome"]) == outcomes
 
 
 def test_game_view_refuses_what_is_not_a_game_config_or_a_bool():
@@ -763,7 +794,7 @@ def test_game_undo_never_takes_back_an_undo_of_the_given_log():
     from labsupport import game
 
     panel = widgets.game_panel(game.GameConfig(actions=((0.0, "repair_dns"), (0.0, "undo"))))
-    panel.buttons["undo"].click()  # the repair, already withdrawn by the log's own undo, stays withdrawn
+    press(panel, "undo")  # the repair, already withdrawn by the log's own undo, stays withdrawn
     played = game.play(game.GameConfig(actions=tuple(panel.controls["log"].value)))
     assert not played.actions.loc[played.actions["action"] == "repair_dns", "in_effect"].any()
 
@@ -775,10 +806,11 @@ def test_game_with_dns_repaired_at_1148_pm_debriefs_with_no_stage():
     result = game.play(config)
     assert result.chain.stages.empty and result.summary.over and result.summary.total_s == 0.0
     items = widgets.game_view(config, debrief=True)
-    score = items[4].set_index("stage")
+    score = items[7].set_index("stage")
     assert (score.loc[list(game.model.chain.STAGES), "yours"] == "never began").all()
     assert score.loc["Whole event", "yours"] == "11:48 PM"
-    assert "Stages: none" in items[5].to_dict()["description"]
+    assert "Stages: none" in items[8].to_dict()["description"]
+    assert "**Verdict: hindsight.**" in items[5].data  # nothing on the screen at 11:48 PM pointed to DNS
 
 
 def test_game_panel_refuses_what_its_widgets_cannot_show_and_the_debrief_stays_within_the_game():
@@ -796,3 +828,22 @@ def test_game_panel_refuses_what_its_widgets_cannot_show_and_the_debrief_stays_w
     stages = game.play(idle).chain.stages
     assert (stages["end_s"] > game.HORIZON_S).any()  # the model's run goes on past the game's end
     assert "16 h 00 min" in debrief.to_dict()["description"]
+
+
+def test_game_panel_offers_a_verb_only_on_the_systems_it_applies_to_and_an_investigation_takes_time():
+    from labsupport import game
+
+    panel = widgets.game_panel()
+    panel.system.value = "DWFM"
+    assert panel.verbs["edit_dns"].disabled and not panel.verbs["restart_hosts"].disabled
+    assert not panel.verbs["relax_throttles"].disabled and not panel.verbs["search_logs"].disabled
+    panel.system.value = "Lambda"
+    assert not panel.verbs["restart_hosts"].disabled and panel.verbs["metrics"].disabled
+    panel.verbs["search_logs"].click()  # 15 minutes of game time: the clock moves on, the finding is back
+    assert panel.controls["clock_s"].value == 900 and panel.controls["log"].value == ((0.0, "search_logs:Lambda"),)
+    finding = panel._items[2]
+    assert list(finding["asked"]) == ["Search its logs: Lambda"] and "does not resolve" in finding["finding"].iloc[0]
+    assert panel._items[0].data.startswith("**System:** Lambda, functions run on demand.")
+    masked = widgets.game_panel(game.GameConfig(disguised=True))
+    assert [label for label, _ in masked.system.options][:3] == ["Ledger", "Compute", "Hostkeeper"]
+    assert "A disguised night" in masked._items[0].data
