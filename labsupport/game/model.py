@@ -246,12 +246,17 @@ def _described(table: pd.DataFrame) -> pd.DataFrame:
 
 def _verdict(summary: GameSummary, hind: pd.DataFrame, impact: pd.DataFrame) -> str:
     """The night's verdict (one of :data:`labsupport.game.score.VERDICTS`): hindsight first, then over
-    or not, then customers' impact against AWS's play within the band."""
+    or not, then customers' impact against AWS's play within the band; a night whose customers' impact
+    is within the band but which is worse on another impact row, and better on none, is worse (never
+    touching NLB failover: the same customer-minutes, more NLB connection errors)."""
     if hind["hindsight"].any():
         return "hindsight"
     if not summary.over:
         return "not over"
-    headline = str(impact["verdict"].iloc[0])
+    verdicts = [str(v) for v in impact["verdict"]]
+    headline, others = verdicts[0], verdicts[1:]
+    if headline == "within the band" and "more" in others and "less" not in others:
+        return score.VERDICTS[4]
     return {"less": score.VERDICTS[2], "more": score.VERDICTS[4]}.get(headline, score.VERDICTS[3])
 
 

@@ -11,9 +11,10 @@ a stage's end, 20 % of the summary's length of that impact period (DynamoDB 2 h 
 An action that acts on the models is **hindsight** when nothing on the team's screen pointed to
 what it acts on when it was taken: no alarm, no post, no investigation result (the evidence each
 needs: :data:`NEEDS`). A night with hindsight is not compared with AWS's: its verdict says so.
-Impact ranks a night (customers' requests failing, in customer-minutes); stage ends are shown
-beside it and never rank it, because a stage can end sooner for the wrong reason (automatic NLB
-failover never turned off ends the NLB stage early, at more connection errors).
+Impact ranks a night (customers' requests failing, in customer-minutes; a night within the band
+there but worse on another impact row, and better on none, is worse); stage ends are shown beside it
+and never rank it, because a stage can end sooner for the wrong reason (automatic NLB failover never
+turned off ends the NLB stage early, at more connection errors, and is worse).
 """
 
 from __future__ import annotations

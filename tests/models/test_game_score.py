@@ -85,7 +85,7 @@ def test_never_touching_failover_ends_the_nlb_stage_early_at_more_impact_and_say
     ends, impact = r.score.set_index("stage"), r.impact.set_index("measure")
     assert ends.at["NLB connection errors", "verdict"] == "sooner"  # the stage end alone would reward it
     assert impact.at["NLB connection errors", "verdict"] == "more"  # the impact does not
-    assert r.summary.verdict == SAME  # customers' impact within the band: no better than AWS's
+    assert r.summary.verdict == WORSE  # customers' impact within the band, more NLB errors: worse
     (note,) = game.notes(r)
     assert "NLB failover on all through the NLB stage" in note and "ran to 2:09 PM" in note
     assert f"{impact.at['NLB connection errors', 'yours']:.0f} connection-minutes" in note
