@@ -1,16 +1,23 @@
-"""The course's concept quiz, its questions: one question per common misconception, taken before and after the course.
+"""The course's concept quiz, its questions: two parallel forms, one question per common misconception.
 
 Covers:
     Every entry of the instructor guide's page *Common misconceptions*
-    (``chapters/instructor-guide/misconceptions.md``), one question each, multiple choice or "select
-    all that apply".
+    (``chapters/instructor-guide/misconceptions.md``), multiple choice or "select all that apply".
+
+The questions are a bank (:func:`load`) in two parallel forms (:func:`form`): the form taken before
+the course and the form taken after it each ask one question per misconception, in the same order,
+about the same belief, but with another scenario and other wrong options, so that a learner's
+change between the two measures belief rather than recall of the first form's answers. The graded
+quiz draws one question per misconception from the whole bank for each student
+(:mod:`labsupport.assignments.concept_quiz`).
 
 The questions live in one data file, ``labsupport/data/quiz.json``, and nowhere else; which options
 are right, why, and where the learner can see it (the key) are not part of this package: they are
 in the course's tools (``coursetools.quiz``, which a student never installs), which render the
 book's quiz pages and score answers::
 
-    labsupport/data/quiz.json --load()--> Questions (prompt, options; no answers)
+    labsupport/data/quiz.json --load()--> Questions (prompt, options; no answers), the bank
+                              --form(stage)--> the before form, the after form (one per misconception)
          + coursetools' quiz key --coursetools.quiz--> chapters/quiz-before.md, quiz-after.md, score()
 
 Text in the data file may hold code spans in backticks and ``{figure}`` placeholders;
@@ -41,6 +48,8 @@ __all__ = [
     "STAGES",
     "figures",
     "fill",
+    "form",
+    "forms",
     "load",
 ]
 
@@ -153,9 +162,62 @@ def _question(where: str, raw: Any) -> Question:
     )
 
 
+def _forms(where: str, raw: Any, questions: tuple[Question, ...]) -> dict[str, tuple[Question, ...]]:
+    """The forms of the data file, checked: each stage's form lists question ids of the bank, every
+    question is in exactly one form, and the forms test the same misconceptions in the same order."""
+    if not isinstance(raw, dict) or sorted(raw) != sorted(STAGES):
+        raise ConfigError(f"{where} must have exactly the stages {list(STAGES)}, got {_keys(raw)}")
+    by_id = {q.id: q for q in questions}
+    out = {}
+    for stage in STAGES:
+        ids = raw[stage]
+        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
+            raise ConfigError(f"{where}.{stage} must be a non-empty list of question ids, got {ids!r}")
+        unknown = [i for i in ids if i not in by_id]
+        if unknown:
+            raise ConfigError(f"{where}.{stage} names questions the file does not have: {unknown}")
+        out[stage] = tuple(by_id[i] for i in ids)
+    listed = [i for stage in STAGES for i in raw[stage]]
+    twice = sorted({i for i in listed if listed.count(i) > 1})
+    if twice:
+        raise ConfigError(f"each question must be in exactly one form, got {twice} more than once")
+    left = [q.id for q in questions if q.id not in listed]
+    if left:
+        raise ConfigError(f"each question must be in a form: {left} is in none")
+    for stage, items in out.items():
+        labels = [q.misconception for q in items]
+        repeated = sorted({m for m in labels if labels.count(m) > 1})
+        if repeated:
+            raise ConfigError(f"{where}.{stage} must ask one question per misconception, got {repeated} more than once")
+    order = {stage: [q.misconception for q in items] for stage, items in out.items()}
+    if order["before"] != order["after"]:
+        raise ConfigError(
+            f"the forms must test the same misconceptions in the same order: before {order['before']}, "
+            f"after {order['after']}"
+        )
+    return out
+
+
 @functools.cache
+def _read(path: str | Path | None) -> tuple[tuple[Question, ...], dict[str, tuple[Question, ...]]]:
+    try:
+        data = json.loads(Path(path or _DATA).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise ConfigError(f"path must name a readable JSON quiz file, got {str(path or _DATA)!r}: {err}") from None
+    if not (isinstance(data, dict) and isinstance(data.get("questions"), list)):
+        raise ConfigError("the quiz file must be an object with 'questions' (a list) and 'forms'")
+    questions = tuple(_question(f"questions[{i}]", q) for i, q in enumerate(data["questions"]))
+    if not questions:
+        raise ConfigError("questions must hold at least one question, got none")
+    ids = [q.id for q in questions]
+    repeated = sorted({v for v in ids if ids.count(v) > 1})
+    if repeated:
+        raise ConfigError(f"each question's id must be unique, got {repeated} more than once")
+    return questions, _forms("forms", data.get("forms"), questions)
+
+
 def load(path: str | Path | None = None) -> tuple[Question, ...]:
-    """The quiz's questions, in the order the pages show them, with every figure filled in.
+    """The quiz's whole bank of questions, in the data file's order, with every figure filled in.
 
     Args:
         path: the data file; the course's own, ``labsupport/data/quiz.json``, by default.
@@ -163,20 +225,31 @@ def load(path: str | Path | None = None) -> tuple[Question, ...]:
     Raises:
         ConfigError: a malformed data file, naming the entry (``questions[3].options[1].text``) and
             what is wrong: a missing or extra key, a kind other than :data:`KINDS`, options not
-            lettered a, b, c..., an unknown figure placeholder, or a repeated id or misconception.
+            lettered a, b, c..., an unknown figure placeholder, a repeated id, or forms that are
+            not parallel (see :func:`forms`).
     """
-    try:
-        data = json.loads(Path(path or _DATA).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise ConfigError(f"path must name a readable JSON quiz file, got {str(path or _DATA)!r}: {err}") from None
-    if not (isinstance(data, dict) and isinstance(data.get("questions"), list)):
-        raise ConfigError("the quiz file must be an object with 'questions' (a list)")
-    questions = tuple(_question(f"questions[{i}]", q) for i, q in enumerate(data["questions"]))
-    if not questions:
-        raise ConfigError("questions must hold at least one question, got none")
-    for key in ("id", "misconception"):
-        values = [getattr(q, key) for q in questions]
-        repeated = sorted({v for v in values if values.count(v) > 1})
-        if repeated:
-            raise ConfigError(f"each question's {key} must be unique, got {repeated} more than once")
-    return questions
+    return _read(path)[0]
+
+
+def forms(path: str | Path | None = None) -> dict[str, tuple[Question, ...]]:
+    """The two parallel forms, ``{stage: questions}`` for each of :data:`STAGES`.
+
+    Each form asks one question per misconception, and both forms test the same misconceptions in
+    the same order (question ``n`` of the form before the course and question ``n`` of the form after
+    it test one belief); every question of the bank is in exactly one form.
+
+    Raises:
+        ConfigError: as :func:`load`.
+    """
+    return dict(_read(path)[1])
+
+
+def form(stage: str, path: str | Path | None = None) -> tuple[Question, ...]:
+    """The questions of one form, ``"before"`` or ``"after"`` (:data:`STAGES`), in the order shown.
+
+    Raises:
+        ConfigError: an unknown stage, or as :func:`load`.
+    """
+    if stage not in STAGES:
+        raise ConfigError(f"stage must be one of {list(STAGES)}, got {stage!r}")
+    return _read(path)[1][stage]

@@ -1,9 +1,11 @@
 """The concept quiz: its questions (labsupport.quiz), its key, scoring and HTML (coursetools.quiz), its pages.
 
-The data file's claims are checked against the book: every question tests one entry of the
-misconceptions page (its label and heading), every explanation points at a page and a heading that
-exist (and at the id the book gives that heading), and no explanation quotes a figure other than
-through a placeholder that the misconceptions page glues under the same name.
+The data file's claims are checked against the book: each of the two parallel forms asks one
+question per entry of the misconceptions page (its label and heading), in the same order, every
+explanation points at a page and a heading that exist (and at the id the book gives that heading),
+and no explanation quotes a figure other than through a placeholder that the misconceptions page
+glues under the same name. The answers of the questions that rest on a run are checked against
+that run (the last section).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "labsupport" / "data" / "quiz.json"
 KEY = ROOT / "tools" / "coursetools" / "data" / "quiz_key.json"
 MISCONCEPTIONS = ROOT / (questions.MISCONCEPTIONS_PAGE + ".md")
-QUESTIONS = quiz.load()
+QUESTIONS = quiz.load()  # the bank: both forms
+FORMS = {stage: quiz.form(stage) for stage in quiz.STAGES}
 RAW = json.loads(KEY.read_text(encoding="utf-8"))
 PAGES = {"before": "chapters/quiz-before", "after": "chapters/quiz-after"}
 
@@ -87,14 +90,28 @@ def glued_names(text: str) -> set[str]:
 # The data: drawn from the misconceptions page, citing sections that exist
 
 
-def test_ten_to_fifteen_questions_each_testing_one_misconception_of_the_page():
+@pytest.mark.parametrize("stage", quiz.STAGES)
+def test_each_form_asks_ten_to_fifteen_questions_one_per_misconception_of_the_page(stage):
     entries = misconception_entries()
-    assert 10 <= len(QUESTIONS) <= 15
-    assert [q.misconception for q in QUESTIONS if q.misconception not in entries] == []
-    assert len({q.misconception for q in QUESTIONS}) == len(QUESTIONS), "two questions test one misconception"
-    assert {q.misconception for q in QUESTIONS} == set(entries), "an entry of the misconceptions page has no question"
-    for q in QUESTIONS:
+    questions = FORMS[stage]
+    assert 10 <= len(questions) <= 15
+    assert [q.misconception for q in questions if q.misconception not in entries] == []
+    assert len({q.misconception for q in questions}) == len(questions), "two questions test one misconception"
+    assert {q.misconception for q in questions} == set(entries), "an entry of the misconceptions page has no question"
+    for q in questions:
         assert q.belief == entries[q.misconception], (q.id, q.belief)
+
+
+def test_the_forms_are_parallel_and_share_no_question():
+    before, after = FORMS["before"], FORMS["after"]
+    assert [q.misconception for q in before] == [q.misconception for q in after], "question n tests one belief"
+    assert {q.id for q in before}.isdisjoint(q.id for q in after)
+    assert sorted(q.id for q in (*before, *after)) == sorted(q.id for q in QUESTIONS), "the bank is the two forms"
+    for b, a in zip(before, after, strict=True):
+        # Another question, not a rewording: another prompt, and no option of one form in the other.
+        assert b.prompt != a.prompt
+        assert {o.text for o in b.options}.isdisjoint(o.text for o in a.options), (b.id, a.id)
+    assert {q.kind for q in after} == set(questions.KINDS)
 
 
 def test_both_kinds_are_used_and_every_option_is_explained():
@@ -226,6 +243,14 @@ def _write(tmp_path: Path, mutate, source: Path = DATA) -> Path:
         (lambda d: d["questions"][3].update(id=d["questions"][0]["id"]), "id must be unique"),
         (lambda d: d["questions"][3].update(kind="essay"), r"questions\[3\]\.kind"),
         (lambda d: d["questions"][0]["options"].reverse(), "lettered a, b, c"),
+        # The two forms: each names questions of the bank, each question is in one form, and question
+        # n of one form tests the belief of question n of the other.
+        (lambda d: d.pop("forms"), "forms must have exactly the stages"),
+        (lambda d: d["forms"]["after"].append("no-such-question"), "names questions the file does not have"),
+        (lambda d: d["forms"]["after"].__setitem__(0, d["forms"]["before"][0]), "in exactly one form"),
+        (lambda d: d["forms"]["after"].pop(), r"must be in a form: \['what-the-race-needs'\]"),
+        (lambda d: d["forms"]["after"].reverse(), "same misconceptions in the same order"),
+        (lambda d: d["questions"][1].update(misconception="mc-dns-down"), "one question per misconception"),
         # The questions' file holds no answer: an option that says whether it is right is refused.
         (
             lambda d: d["questions"][0]["options"][0].update(correct=True),
@@ -305,7 +330,10 @@ def test_every_control_is_labelled_and_every_option_has_its_explanation(stage):
     inputs = [a for tag, a in form if tag == "input"]
     labels = {a["for"] for tag, a in form if tag == "label"}
     whys = {a["id"]: a["data-correct"] for tag, a in answers if "ls-quiz-why" in a.get("class", "")}
-    assert len(inputs) == sum(len(q.options) for q in QUESTIONS)
+    assert len(inputs) == sum(len(q.options) for q in FORMS[stage])
+    fieldsets = [a for tag, a in form if tag == "fieldset"]
+    assert [a["data-question"] for a in fieldsets] == [q.id for q in FORMS[stage]]
+    assert [a["data-misconception"] for a in fieldsets] == [q.misconception for q in FORMS[stage]]
     for a in inputs:
         assert a["id"] in labels and a["id"].startswith(f"ls-quiz-{stage}-")
         assert whys[a["id"] + "-why"] == a["data-correct"]
@@ -317,12 +345,29 @@ def test_every_control_is_labelled_and_every_option_has_its_explanation(stage):
     assert [a for tag, a in form if tag == "fieldset"] and all(
         tag != "fieldset" or a["data-kind"] in quiz.KINDS for tag, a in form
     )
-    assert sum(1 for _, a in form if a.get("role") == "status") == len(QUESTIONS) + 1
+    assert sum(1 for _, a in form if a.get("role") == "status") == len(FORMS[stage]) + 1
     assert all(
         "hidden" in a
         for tag, a in form
         if "ls-quiz-tools" in a.get("class", "") or "ls-quiz-actions" in a.get("class", "")
     ), "buttons are hidden until the script runs"
+
+
+def test_before_the_course_every_answer_is_hidden_until_the_script_reveals_it():
+    form = parse(quiz.render_html("before", page=PAGES["before"]))
+    answers = parse(quiz.render_answers_html("before", page=PAGES["before"]))
+    assert form[0][1]["data-reveal"] == "answered"
+    items = [a for tag, a in answers if tag == "li" and a.get("id", "").endswith("-answer")]
+    assert [a["id"] for a in items] == [f"ls-quiz-before-{q.id}-answer" for q in FORMS["before"]]
+    assert all("hidden" in a for a in items), "an answer is shown before its question is answered"
+    assert [a["value"] for a in items] == [str(n) for n in range(1, len(items) + 1)], "numbered as the questions"
+    assert not any(tag == "details" for tag, _ in answers), "no 'show the answers' switch before the course"
+    assert any(tag == "noscript" for tag, _ in answers), "a reader without JavaScript is told why"
+    # After the course the answers are a closed <details> that a reader opens, as before this change.
+    after = parse(quiz.render_answers_html("after", page=PAGES["after"]))
+    assert after[0][0] == "details" and "open" not in after[0][1] and "data-reveal" not in after[0][1]
+    assert not any("hidden" in a for tag, a in after if tag == "li")
+    assert "data-reveal" not in parse(quiz.render_html("after", page=PAGES["after"]))[0][1]
 
 
 def test_links_are_relative_to_the_page_and_reach_the_misconceptions_entry():
@@ -476,3 +521,120 @@ def test_the_backoff_option_says_what_the_dwfm_model_does():
     assert sweep[(dwfm.INCIDENT.fleet_droplets_count, slow)], "the slow backoff recovers the incident's fleet"
     largest = sweep.index.get_level_values(0).max()
     assert not sweep[largest].filter(like="backoff").any(), "no backoff recovers the sweep's largest fleet"
+
+
+# ---------------------------------------------------------------------------------------------
+# The after-course form's answers that rest on a run or on the timeline: each is checked against it
+
+
+def _right(qid: str) -> tuple[str, ...]:
+    return next(q for q in QUESTIONS if q.id == qid).answer
+
+
+def _pdt(row_id: str, column: str = "time_pdt") -> pd.Timestamp:
+    from labsupport import timeline
+
+    rows = timeline.load().set_index("id")
+    return rows.at[row_id, column]
+
+
+def test_one_enactor_cannot_empty_an_endpoint_two_can():
+    """one-enactor, option a: Lab 6's checker with one Enactor finds no empty endpoint; with two it does."""
+    from labsupport import explore
+
+    assert _right("one-enactor") == ("a",)
+    alone = explore.run(replace(explore.INCIDENT, enactor_count=1)).summary
+    pair = explore.run(replace(explore.INCIDENT, enactor_count=2))
+    assert alone.safe and alone.recovers and not alone.empty_reachable
+    assert not pair.summary.safe
+    ev = pair.events
+    stale = ev.loc[ev["role"] == "stale overwrite", "actor"].iat[0]
+    killed = ev.loc[ev["role"] == "active plan deleted", "actor"].iat[0]
+    assert stale != killed and "planner" not in (stale, killed), "both damaging steps are Enactors', not the same one"
+
+
+def test_a_read_before_a_blind_write_is_still_a_stale_write():
+    """read-then-write, option a: Lab 8's first fix (read, then an unconditional write) is unsafe."""
+    from labsupport import explore
+
+    assert _right("read-then-write") == ("a",)
+
+    def check_then_write(plan, endpoints, keep, read, write, delete):
+        for endpoint in endpoints:
+            zone = yield read(endpoint)
+            if zone.alias < plan:
+                yield write(endpoint, plan)
+        for endpoint in endpoints:
+            zone = yield read(endpoint)
+            for old in zone.trees:
+                if old < plan - keep:
+                    yield delete(endpoint, old)
+
+    s = explore.run(replace(explore.INCIDENT_STEP, enactor_step=check_then_write)).summary
+    assert not s.safe and s.stale_overwrite_reachable
+
+
+def test_a_one_hour_deadline_fails_twice_the_fleet_and_the_throttle_recovers_it():
+    """deadline-doubled-fleet, option a: Lab 2's Exercise 1 run with the fleet doubled."""
+    from labsupport import dwfm
+
+    assert _right("deadline-doubled-fleet") == ("a",)
+    unattended = replace(dwfm.INCIDENT, operator_restart_at_s=None, operator_throttle_at_s=None)
+    long = replace(unattended, work_deadline_s=3_600.0)
+    doubled = replace(long, fleet_droplets_count=2 * dwfm.INCIDENT.fleet_droplets_count)
+    assert dwfm.run(long).summary.recovered, "Exercise 1: the preset's fleet recovers with one hour"
+    assert not dwfm.run(doubled).summary.recovered
+    assert dwfm.run(replace(doubled, throttle_by_queue_length=True)).summary.recovered
+
+
+def test_busy_hosts_finish_almost_nothing_in_time_during_the_collapse():
+    """goodput-in-collapse, option a: Lab 2's "Busy hosts, no progress" window, as the lab computes it."""
+    import math
+
+    from labsupport import dwfm
+
+    assert _right("goodput-in-collapse") == ("a",)
+    inc = dwfm.INCIDENT
+    ts = dwfm.run(inc).timeseries
+    step = inc.report_interval_s
+    c0 = step * math.ceil((inc.outage_end_s + inc.state_check_interval_s + inc.work_deadline_s) / step)
+    c1 = inc.operator_restart_at_s
+    window = ts[(ts["time_s"] > c0) & (ts["time_s"] <= c1)]
+    capacity = inc.dwfm_hosts_count * inc.host_concurrency_count * step / inc.lease_establish_s
+    assert window["started_count"].mean() / capacity > 0.99 and dwfm.goodput_fraction(ts, c0, c1) < 0.01
+
+
+def test_what_began_after_the_dns_repair_by_the_timeline():
+    """after-repair-started, options a and b; instances-at-six; duration-from-times: Lab 0's timeline."""
+    from labsupport import timeline
+
+    assert _right("after-repair-started") == ("a", "b")
+    repair = _pdt("ddb-dns-restored")
+    assert _pdt("nlb-begin") > repair and _pdt("netmgr-latency") > repair
+    assert _pdt("ddb-race") < repair and _pdt("lambda-sts-signin") < _pdt("signin-normal") < repair
+    # instances-at-six: at 6:00 AM new launches were still in the summary's period of failed launches.
+    assert _right("instances-at-six") == ("a",)
+    six = repair.normalize() + pd.Timedelta(hours=6)
+    assert _pdt("ec2-launch-period") < six < _pdt("ec2-launch-period", "end_pdt") < _pdt("ec2-normal")
+    # duration-from-times: the summary's start and end are the whole event apart, in any time zone.
+    assert _right("duration-from-times") == ("a",)
+    whole = timeline.durations().at["whole_event", "duration"]
+    assert _pdt("event-end") - _pdt("ddb-race") == whole != pd.Timedelta(hours=15, minutes=32)
+    assert _pdt("event-end").tz_convert("UTC") - _pdt("ddb-race").tz_convert("UTC") == whole
+
+
+def test_lab_1_empties_the_endpoint_with_a_delayed_enactor_and_anothers_clean_up():
+    """what-the-race-needs, options a and b: Lab 1's incident run."""
+    from labsupport import race
+
+    assert _right("what-the-race-needs") == ("a", "b")
+    ev = race.run(race.INCIDENT).events
+    reg = race.INCIDENT.regional_endpoint
+    stale = ev[(ev["action"] == "stale_write") & (ev["endpoint"] == reg)].iloc[0]
+    deleted = ev[(ev["action"] == "delete_active") & (ev["endpoint"] == reg)].iloc[0]
+    assert stale["actor"] != deleted["actor"] and race.INCIDENT_DELAY.lock_losses_count > 1
+    # Nobody else acts on the records: Route 53 only reports what its records answer, the operator
+    # only repairs, after the endpoint went empty.
+    assert set(ev.loc[ev["actor"] == "route53", "action"]) <= {"initial_state", "endpoint_empty", "endpoint_restored"}
+    assert (ev.loc[ev["actor"] == "operator", "time_s"] > deleted["time_s"]).all()
+    assert set(ev["actor"]) <= {"planner", "operator", "route53", *(f"enactor-{c}" for c in "abc")}

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from coursetools.grading import __main__ as cli
+from coursetools.grading import concept_quiz as key00
 from coursetools.grading import lab01 as key01
 from coursetools.grading import lab02 as key02
 
@@ -520,25 +521,48 @@ def test_lab01_honest_full_blank_zero_one_wrong_loses_its_point_a_copy_its_measu
     assert f"seed={key01.params('s1000001').seed}" in lab01_class["_feedback"]["s1000001"].replace("'seed': ", "seed=")
 
 
+def _answered(blank: dict, answers: dict[str, list[str]]) -> dict:
+    """The quiz's blank copy with ``answers[slot]`` filled in, cell by cell, as a student types them."""
+    nb = blank
+    for slot, letters in answers.items():
+        nb = _set(nb, f'answers["{slot}"] = ...', f'answers["{slot}"] = {letters!r}')
+    return nb
+
+
 @pytest.fixture(scope="module")
 def quiz_class(built, tmp_path_factory) -> dict:
     b = built("00-concept-quiz", student_only=True)
-    solution = _load(b / "autograder" / "00-concept-quiz.ipynb")
     blank = _load(b / "student" / "00-concept-quiz.ipynb")
     steals = _add(blank, STEALS_QUIZ_KEY, after="answers = {}")
-    folder = tmp_path_factory.mktemp("quiz-class")
     generic = _add(blank, GENERIC_CELL, after="answers = {}")
-    for sid, nb in {"s1": solution, "s2": blank, "s3-steals-the-key": steals, "s4-generic-cell": generic}.items():
+    # s6 hands in s1's notebook: s1's id and s1's letters, collected as s6.
+    copied = _set(_answered(blank, key00.key("s1")["answers"]), 'STUDENT_ID = "s0000000"', 'STUDENT_ID = "s1"')
+    class_ = {
+        "s1": _answered(blank, key00.key("s1")["answers"]),
+        "s5": _answered(blank, key00.key("s5")["answers"]),
+        "s2": blank,
+        "s3-steals-the-key": steals,
+        "s4-generic-cell": generic,
+        "s6-copies-s1": copied,
+    }
+    folder = tmp_path_factory.mktemp("quiz-class")
+    for sid, nb in class_.items():
         (folder / f"{sid}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
     return _grade(folder, tmp_path_factory.mktemp("quiz-grades"), "00-concept-quiz")
 
 
 def test_the_quiz_key_reaches_no_submission(quiz_class):
-    assert float(quiz_class["s1"]["auto_total"]) == 12.0
+    assert float(quiz_class["s1"]["auto_total"]) == 12.0 and float(quiz_class["s5"]["auto_total"]) == 12.0
+    assert key00.key("s1")["questions"] != key00.key("s5")["questions"], "two ids, two forms"
     assert float(quiz_class["s2"]["auto_total"]) == 0.0
     thief = quiz_class["s3-steals-the-key"]
     assert float(thief["auto_total"]) == 0.0 and "reaches the grader's package" in thief["flags"]
     assert float(quiz_class["s4-generic-cell"]["auto_total"]) == 0.0
+    # A copy of s1's letters is graded against s6's own form: it earns only where the two forms agree.
+    mine, theirs = key00.key("s6-copies-s1")["answers"], key00.key("s1")["answers"]
+    agree = sum(sorted(mine[s]) == sorted(theirs[s]) for s in mine)
+    copier = quiz_class["s6-copies-s1"]
+    assert float(copier["auto_total"]) == agree < 12 and "STUDENT_ID said 's1'" in copier["flags"]
 
 
 #: Where each assignment's student copy has a cell to put the generic cell after.

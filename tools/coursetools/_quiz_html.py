@@ -1,11 +1,16 @@
 """The concept quiz's HTML (see :mod:`coursetools.quiz`): a form of fieldsets, and the answers under it.
 
-The markup works without JavaScript (a form to fill in, the answers in a closed ``<details>``, both
-printable) and is what ``the book's quiz.js (coursetools/book_js/quiz.js)`` enhances: it shows the buttons (``hidden``
-until then), reads ``data-correct`` on each input, and copies an option's explanation from the
-answers (``<li id="…-why">``) into the question's feedback. Every control has a ``<label>``; each
-question is a ``<fieldset>`` whose ``<legend>`` holds its number and prompt; the verdicts and the
-score are ``role="status"`` regions, announced when the script fills them.
+The markup is what the book's ``quiz.js`` (``coursetools/book_js/quiz.js``) enhances: it shows the
+buttons (``hidden`` until then), reads ``data-correct`` on each input, and copies an option's
+explanation from the answers (``<li id="…-why">``) into the question's feedback. Every control has
+a ``<label>``; each question is a ``<fieldset>`` whose ``<legend>`` holds its number and prompt, and
+which names the misconception it tests (``data-misconception``); the verdicts and the score are
+``role="status"`` regions, announced when the script fills them.
+
+After the course (``reveal=False``) the markup works without JavaScript too: a form to fill in and
+the answers in a closed ``<details>``, both printable. Before the course (``reveal=True``) the form
+says ``data-reveal="answered"`` and every answer is ``hidden``: the script reveals one only once its
+question is answered, and keeps that answer; without JavaScript the page says why it shows none.
 """
 
 from __future__ import annotations
@@ -84,18 +89,20 @@ def _option_html(question: Question, option: Option, base: str) -> str:
     )
 
 
-def form_html(questions: Sequence[Question], *, stage: str, other: str, version: str) -> str:
-    """The quiz as a ``<form class="ls-quiz">``; ids start with ``ls-quiz-<stage>-``."""
+def form_html(questions: Sequence[Question], *, stage: str, other: str, version: str, reveal: bool = False) -> str:
+    """The quiz as a ``<form class="ls-quiz">``; ids start with ``ls-quiz-<stage>-``. With ``reveal``,
+    the form asks ``quiz.js`` to reveal each answer only once its question is answered."""
+    reveals = ' data-reveal="answered"' if reveal else ""
     parts = [
         f'<form class="ls-quiz" id="ls-quiz-{stage}" data-stage="{stage}" data-other-stage="{other}" '
-        f'data-version="{version}" aria-label="Concept quiz, {stage} the course" novalidate>'
+        f'data-version="{version}"{reveals} aria-label="Concept quiz, {stage} the course" novalidate>'
     ]
     for n, q in enumerate(questions, start=1):
         base = f"ls-quiz-{stage}-{q.id}"
         how = "Choose one." if q.kind == "single" else "Select all that apply."
         parts.append(
             f'<fieldset class="ls-quiz-question" id="{base}" data-question="{q.id}" data-kind="{q.kind}" '
-            f'data-number="{n}">'
+            f'data-misconception="{q.misconception}" data-number="{n}">'
             f'<legend><span class="ls-quiz-number">Question {n}.</span> {_inline(q.prompt)} '
             f'<span class="ls-quiz-how">{how}</span></legend>'
             + "".join(_option_html(q, o, base) for o in q.options)
@@ -131,22 +138,41 @@ def _why_html(question: Question, option: Option, base: str, page: str) -> str:
     )
 
 
-def answers_html(questions: Sequence[Question], *, stage: str, page: str, misconceptions_href: str) -> str:
-    """The answers as a closed ``<details class="ls-quiz-answers">``, one list item per question."""
-    parts = [
-        f'<details class="ls-quiz-answers" id="ls-quiz-{stage}-answers"><summary>Show the answers and '
-        'explanations</summary><ol class="ls-quiz-answer-list">'
-    ]
-    for q in questions:
+_NO_SCRIPT = (
+    '<noscript><p class="ls-quiz-noscript">This page shows each answer only once you have answered its '
+    "question, and that takes JavaScript, which your browser is not running here. Answer on paper, then "
+    "open the page where JavaScript runs, or ask your instructor for the answers.</p></noscript>"
+)
+
+
+def answers_html(
+    questions: Sequence[Question], *, stage: str, page: str, misconceptions_href: str, reveal: bool = False
+) -> str:
+    """The answers, one list item per question: a closed ``<details class="ls-quiz-answers">``, or, with
+    ``reveal``, a ``<div class="ls-quiz-answers">`` whose items stay ``hidden`` until ``quiz.js`` reveals
+    each one, once its question is answered."""
+    if reveal:
+        parts = [
+            f'<div class="ls-quiz-answers" id="ls-quiz-{stage}-answers" data-reveal="answered">{_NO_SCRIPT}'
+            '<p class="ls-quiz-reveal-note" hidden>Each answer appears here, and under its question, once you '
+            'have answered it.</p><ol class="ls-quiz-answer-list">'
+        ]
+    else:
+        parts = [
+            f'<details class="ls-quiz-answers" id="ls-quiz-{stage}-answers"><summary>Show the answers and '
+            'explanations</summary><ol class="ls-quiz-answer-list">'
+        ]
+    for n, q in enumerate(questions, start=1):
         base = f"ls-quiz-{stage}-{q.id}"
         answer = _list([_letter(o) for o in q.options if o.correct])
         parts.append(
-            f'<li id="{base}-answer"><p class="ls-quiz-answer-prompt">{_inline(q.prompt)} '
+            f'<li id="{base}-answer" value="{n}"{" hidden" if reveal else ""}>'
+            f'<p class="ls-quiz-answer-prompt">{_inline(q.prompt)} '
             f'<strong>Answer: {answer}.</strong></p><ul class="ls-quiz-explanations">'
             + "".join(_why_html(q, o, base, page) for o in q.options)
             + '</ul><p class="ls-quiz-belief">The belief this question tests: '
             f'<a href="{html.escape(misconceptions_href)}'
             f'#{q.misconception}">{_inline(q.belief)}</a> (instructor guide).</p></li>'
         )
-    parts.append("</ol></details>")
+    parts.append("</ol></div>" if reveal else "</ol></details>")
     return "\n".join(parts)

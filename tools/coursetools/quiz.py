@@ -1,22 +1,25 @@
 """The concept quiz's key, and what reads it: the book's quiz pages and the scoring of answers.
 
 Covers:
-    The answers of :mod:`labsupport.quiz`'s questions: which options are right, why (each
-    explanation follows the post-event summary as the course's chapters and labs give it), and
-    where in the book the learner can see it (:attr:`Verdict.see`).
+    The answers of every question of :mod:`labsupport.quiz`'s bank (both forms): which options are
+    right, why (each explanation follows the post-event summary as the course's chapters and labs
+    give it), and where in the book the learner can see it (:attr:`AnsweredOption.see`).
 
 The questions are the student's package's (``labsupport/data/quiz.json``); their key is here, in
 ``coursetools/data/quiz_key.json``, which a student's install never holds::
 
-    labsupport.quiz.load() + quiz_key.json --load()--> AnsweredQuestions
-        --render_html()/render_answers_html()--> chapters/quiz-before.md, chapters/quiz-after.md
+    labsupport.quiz.load() + quiz_key.json --load()--> AnsweredQuestions (the bank), form(stage)
+        --render_html()/render_answers_html()--> chapters/quiz-before.md (the before form),
+                                                 chapters/quiz-after.md (the after form)
         --score({question_id: [choices]})--> score table (the graded quiz, coursetools.grading)
 
 In the book the quiz is plain HTML (one ``<fieldset>`` of radio buttons or checkboxes per question,
-then the answers in a closed ``<details>``); the book's script ``quiz.js`` checks answers in the
-page, announces the result and keeps the learner's score in the browser's own storage. It needs no
-kernel and no network. The built book is public, so its pages show the key: the graded quiz's
-students are graded by the grader, which never lets a submission read this package.
+then the answers); the book's script ``quiz.js`` checks answers in the page, announces the result
+and keeps the learner's score in the browser's own storage. It needs no kernel and no network. On
+the page before the course each answer stays hidden until the learner has answered its question,
+which then keeps its answer; on the page after it, the answers are in a closed ``<details>``. The
+built book is public, so its pages carry the key: the graded quiz's students are graded by the
+grader, which never lets a submission read this package.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ __all__ = [
     "anchor",
     "answer_key",
     "figures",
+    "form",
     "load",
     "render_answers_html",
     "render_html",
@@ -163,7 +167,7 @@ def _answered(q: questions_module.Question, raw: Any, pages: Mapping[str, str]) 
 
 @functools.cache
 def load(path: str | Path | None = None) -> tuple[AnsweredQuestion, ...]:
-    """The quiz's questions (:func:`labsupport.quiz.load`) with the key's verdict on every option.
+    """The quiz's whole bank (:func:`labsupport.quiz.load`, both forms) with the key's verdict on every option.
 
     Args:
         path: the key file; the course's own, ``coursetools/data/quiz_key.json``, by default.
@@ -188,6 +192,16 @@ def load(path: str | Path | None = None) -> tuple[AnsweredQuestion, ...]:
     if missing:
         raise ConfigError(f"the quiz key has no answers for {missing}")
     return tuple(_answered(q, data["answers"][q.id], data["pages"]) for q in questions)
+
+
+def form(stage: str) -> tuple[AnsweredQuestion, ...]:
+    """The questions of one form (:func:`labsupport.quiz.form`), ``"before"`` or ``"after"``, with their key.
+
+    Raises:
+        ConfigError: an unknown stage.
+    """
+    by_id = {q.id: q for q in load()}
+    return tuple(by_id[q.id] for q in questions_module.form(stage))
 
 
 def answer_key(questions: Iterable[AnsweredQuestion] | None = None) -> dict[str, list[str]]:
@@ -222,10 +236,11 @@ def score(
         answers: ``{question_id: [option ids]}``, e.g. ``{"dns-down": ["b"], "fixes": ["a", "c", "d"]}``;
             a single id may be given as a string. A question left out, or given ``[]``, is unanswered
             and scores 0. A "multiple" question scores only if the set chosen is exactly the right set.
-        questions: the questions to score against; :func:`load`'s by default.
+        questions: the questions to score against: one form (``form("before")``, ``form("after")``),
+            or the whole bank (:func:`load`'s, the default).
 
     Returns:
-        One row per question, in the quiz's order: ``question_id`` (string), ``chosen`` (string, the
+        One row per question of ``questions``, in their order: ``question_id`` (string), ``chosen`` (string, the
         option ids chosen, sorted and joined by commas, ``""`` when unanswered), ``correct`` (bool) and
         ``points`` (int64, 1 or 0). ``points.sum()`` out of ``len(table)`` is the score.
 
@@ -251,7 +266,8 @@ def score(
 
 
 def _version(questions: tuple[AnsweredQuestion, ...]) -> str:
-    """A short fingerprint of the questions and their answers: a stored score is compared only with the same quiz."""
+    """A short fingerprint of the bank's questions and their answers, the same on both pages: a score
+    stored by one page is compared by the other only when both come from the same quiz."""
     key = json.dumps([[q.id, list(q.answer)] for q in questions])
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
 
@@ -274,23 +290,36 @@ def render_html(stage: str, *, page: str) -> str:
         page: where the HTML goes, e.g. ``"chapters/quiz-before"``; links are made relative to it.
 
     Returns:
-        A ``<form class="ls-quiz">`` with one ``<fieldset>`` per question; its buttons are hidden
-        until the book's ``quiz.js`` shows them.
+        A ``<form class="ls-quiz">`` with one ``<fieldset>`` per question of the stage's form
+        (:func:`form`), each marked with the misconception it tests, so that the other stage's
+        page compares the two by belief; its buttons are hidden until the book's ``quiz.js``
+        shows them. Before the course the form asks the script to reveal each answer only once
+        its question is answered, and to keep that answer.
 
     Raises:
         ConfigError: an unknown stage, or a page given with a suffix.
     """
     _check(stage, page)
-    questions = load()
-    return form_html(questions, stage=stage, other=STAGES[1 - STAGES.index(stage)], version=_version(questions))
+    return form_html(
+        form(stage),
+        stage=stage,
+        other=STAGES[1 - STAGES.index(stage)],
+        version=_version(load()),
+        reveal=stage == "before",
+    )
 
 
 def render_answers_html(stage: str, *, page: str) -> str:
     """The answers and every option's explanation, with links to the sections that show them.
 
-    Args and errors as :func:`render_html`; returns a closed ``<details class="ls-quiz-answers">``
-    that ``quiz.js`` also draws its feedback from (a reader's print opens it).
+    Args and errors as :func:`render_html`. After the course: a closed ``<details
+    class="ls-quiz-answers">`` that ``quiz.js`` also draws its feedback from (a reader's print opens
+    it). Before the course: the same answers in a ``<div class="ls-quiz-answers">`` whose every item
+    is ``hidden`` until ``quiz.js`` reveals it, once its question is answered; a reader without
+    JavaScript is told why the page shows none.
     """
     _check(stage, page)
     misconceptions = posixpath.relpath(MISCONCEPTIONS_PAGE + ".html", posixpath.dirname(page) or ".")
-    return answers_html(load(), stage=stage, page=page, misconceptions_href=misconceptions)
+    return answers_html(
+        form(stage), stage=stage, page=page, misconceptions_href=misconceptions, reveal=stage == "before"
+    )

@@ -10,9 +10,14 @@
      marked in words ("Your choice: right", ...), not by colour alone;
    - "Score all my answers" judges every question and announces the score; it keeps the score in this
      browser's localStorage (nothing leaves the browser) under the quiz's fingerprint and stage, and
-     the page of the other stage, once scored, compares the two;
+     the page of the other stage, once scored, compares the two, belief by belief: the two pages ask
+     parallel questions, question n of each testing the same misconception (data-misconception);
+   - on a form with data-reveal="answered" (the page before the course), every answer is hidden
+     until its question is answered and judged: then its answer is shown (under the question and in
+     the answers list) and the question keeps its answer, so that the score measures what the
+     learner thought before reading it;
    - changing an answer clears that question's verdict and the score; "Clear my answers" clears
-     everything.
+     everything (and hides the answers again).
    The script does nothing on a page without a quiz. */
 (function () {
   "use strict";
@@ -50,6 +55,7 @@
     var hits = chosen.filter(function (v) { return right.indexOf(v) >= 0; }).length;
     return {
       id: fieldset.getAttribute("data-question"), number: fieldset.getAttribute("data-number"),
+      belief: fieldset.getAttribute("data-misconception"),
       kind: fieldset.getAttribute("data-kind"), chosen: chosen, right: right, hits: hits,
       answered: chosen.length > 0, correct: chosen.length === right.length && hits === right.length
     };
@@ -65,6 +71,24 @@
         + " of them and " + wrong + " wrong " + (wrong === 1 ? "one" : "ones") + ".";
     }
     return head + "not right.";
+  }
+
+  function reveals(fieldset) { return fieldset.form && fieldset.form.getAttribute("data-reveal") === "answered"; }
+
+  // The page before the course: show the question's answer, and keep the learner's choice.
+  function reveal(fieldset) {
+    var answer = document.getElementById(fieldset.id + "-answer");
+    if (answer) { answer.hidden = false; }
+    all(fieldset, "input").forEach(function (input) { input.disabled = true; });
+    fieldset.setAttribute("data-kept", "");
+  }
+  function hideAnswers(form) {
+    all(form, "fieldset.ls-quiz-question").forEach(function (fieldset) {
+      var answer = document.getElementById(fieldset.id + "-answer");
+      if (answer) { answer.hidden = true; }
+      all(fieldset, "input").forEach(function (input) { input.disabled = false; });
+      fieldset.removeAttribute("data-kept");
+    });
   }
 
   function clearQuestion(fieldset) {
@@ -99,7 +123,15 @@
         list.appendChild(copy);
       }
     });
-    fieldset.querySelector(".ls-quiz-feedback").appendChild(list);
+    var feedback = fieldset.querySelector(".ls-quiz-feedback");
+    feedback.appendChild(list);
+    if (reveals(fieldset)) {
+      reveal(fieldset);
+      var kept = document.createElement("p");
+      kept.className = "ls-quiz-kept";
+      kept.textContent = "Your answer is kept as you gave it: this quiz records what you thought before the course.";
+      feedback.appendChild(kept);
+    }
     return r;
   }
 
@@ -110,8 +142,8 @@
       return stage === "before" ? "" : " No score from the quiz before the course was found in this browser.";
     }
     var better = [], worse = [];
-    results.forEach(function (r) {
-      var then = earlier.correct && earlier.correct[r.id];
+    results.forEach(function (r) {  // the other page asks another question about the same belief
+      var then = earlier.beliefs && earlier.beliefs[r.belief];
       if (then === undefined) { return; }
       if (r.correct && !then) { better.push(r.number); }
       if (!r.correct && then) { worse.push(r.number); }
@@ -131,13 +163,14 @@
     var results = all(form, "fieldset.ls-quiz-question").map(showQuestion);
     var score = results.filter(function (r) { return r.correct; }).length;
     var blank = results.filter(function (r) { return !r.answered; }).map(function (r) { return r.number; });
-    var correct = {}, answers = {};
-    results.forEach(function (r) { correct[r.id] = r.correct; answers[r.id] = r.chosen; });
+    var correct = {}, answers = {}, beliefs = {};
+    results.forEach(function (r) { correct[r.id] = r.correct; answers[r.id] = r.chosen; beliefs[r.belief] = r.correct; });
     var text = "You scored " + score + " of " + results.length + ".";
     if (blank.length) { text += " Not answered: " + questionsPhrase(blank) + "."; }
     text += comparison(form, stage, results);
     var saved = saveScore(storageKey(form, stage), {
-      score: score, total: results.length, correct: correct, answers: answers, at: new Date().toISOString()
+      score: score, total: results.length, correct: correct, answers: answers, beliefs: beliefs,
+      at: new Date().toISOString()
     });
     if (saved && stage === "before") {
       text += " Your score is kept in this browser only, for the quiz at the end of the course to compare.";
@@ -148,6 +181,9 @@
 
   function start(form) {
     all(form, ".ls-quiz-tools, .ls-quiz-actions").forEach(function (el) { el.hidden = false; });
+    var answers = document.getElementById(form.id + "-answers");
+    var note = answers && answers.querySelector(".ls-quiz-reveal-note");
+    if (note) { note.hidden = false; }
     all(form, "fieldset.ls-quiz-question").forEach(function (fieldset) {
       fieldset.querySelector(".ls-quiz-check").addEventListener("click", function () { showQuestion(fieldset); });
       fieldset.addEventListener("change", function () {
@@ -158,6 +194,7 @@
     });
     form.addEventListener("submit", function (event) { event.preventDefault(); scoreAll(form); });
     form.addEventListener("reset", function () {
+      hideAnswers(form);
       all(form, "fieldset.ls-quiz-question").forEach(clearQuestion);
       form.querySelector(".ls-quiz-result").textContent = "";
       form.removeAttribute("data-score");
