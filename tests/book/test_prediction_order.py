@@ -19,7 +19,8 @@ grade says "predict", carries the figures that answer it in its metadata::
 
 A page's visible source is its prose, its code that the book shows (``hide-cell`` code can be
 opened, so it counts; ``remove-cell`` code does not), folded solutions and dropdowns included
-(folding hides an answer from nobody who opens it), and, for the two quiz pages, the quiz's text.
+(folding hides an answer from nobody who opens it), and, for the two quiz pages, the quiz's text
+(each page's own form: the page before the course asks the before form, the page after the other).
 
 **The rule.** No page before the question's page on the path gives an answer, and the question's
 own page gives none above the question. :data:`KNOWN` lists the findings that belong to another
@@ -53,24 +54,7 @@ QUIZ_KEY = ROOT / "tools" / "coursetools" / "data" / "quiz_key.json"
 QUIZ_PAGES = {"chapters/quiz-before", "chapters/quiz-after"}
 
 #: Findings that other work in this wave removes, each with its reason: (question, page, figure).
-KNOWN: dict[tuple[str, str, str], str] = {
-    ("labs/00-timeline#predict", "chapters/quiz-before", "glue:after_dns"): (
-        "a quiz explanation (the answer key, tools/coursetools/data/quiz_key.json, the grading branch's) quotes "
-        "the share after the DNS repair; the before page reveals an explanation once its question is answered"
-    ),
-    ("labs/01-enactor-race#predict", "chapters/quiz-before", "text:makes none"): (
-        "a quiz explanation (answer key, grading branch) says the conditional write makes no stale overwrite"
-    ),
-    ("labs/02-dwfm-collapse#predict", "chapters/quiz-before", "text:still collapsed"): (
-        "a quiz explanation (answer key, grading branch) says the unattended DWFM model stays collapsed"
-    ),
-    ("labs/02-dwfm-collapse#lab02-ex2", "chapters/quiz-before", "text:the collapse returns"): (
-        "a quiz explanation (answer key, grading branch) says a restart without throttling fails"
-    ),
-    ("labs/02-dwfm-collapse#lab02-ex2", "chapters/quiz-before", "text:removes the backlog, not the load"): (
-        "the same quiz explanation as the line above"
-    ),
-}
+KNOWN: dict[tuple[str, str, str], str] = {}
 
 
 @dataclass
@@ -121,18 +105,23 @@ def _source(name: str) -> Path:
 _CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?P<body>.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
-def _quiz_strings() -> list[str]:
+def _quiz_strings(stage: str | None = None) -> list[str]:
     """The quiz's text as its pages show it: the questions, their options and, from the key, every
-    option's explanation (the pages reveal them once a question is answered)."""
+    option's explanation (the pages reveal them once a question is answered). ``stage`` (``"before"``
+    or ``"after"``) keeps the questions of that page's form; ``None`` keeps both forms."""
     data = json.loads(QUIZ_DATA.read_text(encoding="utf-8"))
+    shown = set(data["forms"][stage]) if stage else {q["id"] for q in data["questions"]}
     out = []
     for q in data["questions"]:
+        if q["id"] not in shown:
+            continue
         out.append(q["prompt"])
         for option in q["options"]:
             out += [v for k, v in option.items() if k in ("text", "explanation") and isinstance(v, str)]
     if QUIZ_KEY.is_file():
-        for options in json.loads(QUIZ_KEY.read_text(encoding="utf-8"))["answers"].values():
-            out += [o["explanation"] for o in options.values() if isinstance(o.get("explanation"), str)]
+        for qid, options in json.loads(QUIZ_KEY.read_text(encoding="utf-8"))["answers"].items():
+            if qid in shown:
+                out += [o["explanation"] for o in options.values() if isinstance(o.get("explanation"), str)]
     return out
 
 
@@ -155,7 +144,7 @@ def read_page(name: str) -> Page:
         pos = end
     if name in QUIZ_PAGES:
         at = text.find("quiz.render_html")
-        page.blocks += [(at, "quiz", s) for s in _quiz_strings()]
+        page.blocks += [(at, "quiz", s) for s in _quiz_strings(name.rsplit("-", 1)[-1])]
     return page
 
 
