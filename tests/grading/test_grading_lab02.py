@@ -185,3 +185,16 @@ def test_a_policy_that_tells_the_made_up_requests_from_a_run_loses_the_short_que
         return request.time_s in (9_500.0, 12_000.0, 20_123.0) or request.queue_count < 5
 
     assert "a short queue was refused" in fails(lab02.check_policy_admits_a_short_queue, detects, ID)
+
+
+def test_the_model_answer_and_rubric_say_what_backoff_does_in_the_model():
+    """Question 4 (c)'s model answer and the rubric's 0 points: backoff bounds neither the queue nor the
+    wait, yet a slow enough backoff ends the collapse for some fleets, not for every fleet."""
+    sweep = dwfm.backoff_sweep()
+    backoff = sweep[sweep["setting"].str.startswith("backoff")]
+    immediate = sweep[sweep["setting"] == "immediate retries"].set_index("fleet_droplets_count")
+    for fleet, rows in backoff.groupby("fleet_droplets_count"):
+        assert (rows["peak_queue_per_host"] == immediate.at[fleet, "peak_queue_per_host"]).all(), "no bound"
+    recovered = backoff.groupby("fleet_droplets_count")["recovered"].any()
+    assert recovered.any() and not recovered.all(), "some fleets recover with a slow backoff, not every fleet"
+    assert not recovered[recovered.index.max()], "the sweep's largest fleet does not"
