@@ -10,7 +10,10 @@ decision that restores an AZ already out, which flaps and loses the three points
 04: a rule that serves stale at the limit too, which loses the one point that sees it; lab 05: a rule
 that refuses a launch that would finish exactly at the limit, which loses the one point that sees
 it; lab 06: a delete that keeps only the active plan, guard 3's rule, which leaves rollback records
-dangling and loses the three points that see it), grades them with the grading command's function
+dangling and loses the three points that see it; lab 08: a clean-up that keeps only the alias's
+tree, which deletes the rollback's and loses the two points that see it; the concept quiz, whose
+forms are each student's own: each honest copy answers its own id's form from the key, the wrong
+one misses its first question), grades them with the grading command's function
 (two sandboxed phases each: :mod:`coursetools.grading.grade`) and prints the wall time per
 submission, each phase's median, one submission's CPU seconds (as root, from the sandboxes' cgroups) and
 the CSV's totals. The red
@@ -30,16 +33,12 @@ import time
 from pathlib import Path
 
 from coursetools.grading import __main__ as cli
-from coursetools.grading import grade
+from coursetools.grading import concept_quiz, grade
 from coursetools.grading.assignments import spec
 
 #: Per assignment: (text in the solution, its replacement, the auto-graded total that submission must get).
 ONE_WRONG = {
-    "00-concept-quiz": (
-        "answers[\"dns-down\"] = ['b']",
-        "answers[\"dns-down\"] = ['a']",
-        11.0,
-    ),
+    "00-concept-quiz": ("", "", 11.0),  # see _quiz_class: each student's form is their own
     "01-enactor-race": (
         "stale_overwrites = result.summary.stale_overwrites_count",
         "stale_overwrites = result.summary.stale_overwrites_count + 1",
@@ -70,7 +69,32 @@ ONE_WRONG = {
         "return request.plan != request.active_plan",
         4.0,
     ),
+    "08-write-the-enactor": (
+        "if old < plan - keep and old not in (zone.alias, zone.rollback):",
+        "if old < plan - keep and old != zone.alias:",
+        5.0,
+    ),
 }
+
+
+def _quiz_class(blank: str, subs: Path, n: int) -> None:
+    """The concept quiz's class: each of N ids answers its own form from the key; one misses question 1."""
+
+    def answered(student_id: str, wrong_first: bool) -> str:
+        nb = json.loads(blank)
+        for k, (slot, letters) in enumerate(concept_quiz.key(student_id)["answers"].items()):
+            if wrong_first and k == 0:
+                shown = [x for x, _ in concept_quiz.shown_options(student_id, slot)]
+                letters = [next(x for x in shown if x not in letters)]
+            for cell in nb["cells"]:
+                text = "".join(cell["source"])
+                if text.startswith(f'answers["{slot}"] = ...'):
+                    cell["source"] = f'answers["{slot}"] = {letters!r}'
+        return json.dumps(nb)
+
+    for k in range(n):
+        (subs / f"s{2000000 + k}.ipynb").write_text(answered(f"s{2000000 + k}", False))
+    (subs / "s1999999-one-wrong.ipynb").write_text(answered("s1999999-one-wrong", True))
 
 
 def _median_cpu(grades: list[grade.Grade]) -> float | None:
@@ -89,14 +113,18 @@ def main(assignment: str = "02-dwfm-collapse", n: int = 30, jobs: int = 2) -> di
         solution_text = (root / "dist" / "autograder" / f"{assignment}.ipynb").read_text()
         subs = root / "subs"
         subs.mkdir()
-        for k in range(n):
-            (subs / f"s{2000000 + k}.ipynb").write_text(solution_text)
-        (subs / "s1999998-blank.ipynb").write_bytes((root / "dist" / "student" / f"{assignment}.ipynb").read_bytes())
+        blank_text = (root / "dist" / "student" / f"{assignment}.ipynb").read_text()
+        (subs / "s1999998-blank.ipynb").write_text(blank_text)
         old, new, wrong_total = ONE_WRONG[assignment]
-        assert json.dumps(old)[1:-1] in solution_text, f"the one-wrong edit no longer matches the solution: {old!r}"
-        (subs / "s1999999-one-wrong.ipynb").write_text(
-            solution_text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])
-        )
+        if assignment == "00-concept-quiz":
+            _quiz_class(blank_text, subs, n)
+        else:
+            for k in range(n):
+                (subs / f"s{2000000 + k}.ipynb").write_text(solution_text)
+            assert json.dumps(old)[1:-1] in solution_text, f"the one-wrong edit no longer matches the solution: {old!r}"
+            (subs / "s1999999-one-wrong.ipynb").write_text(
+                solution_text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])
+            )
         t0 = time.perf_counter()
         grades = grade.grade_folder(subs, assignment=assignment, jobs=jobs)
         wall = time.perf_counter() - t0

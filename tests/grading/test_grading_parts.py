@@ -107,6 +107,10 @@ def test_the_prediction_counts_only_in_a_cell_before_the_first_run():
     assert not notebook.prediction_before_run(notebook.cells_of(_nb("r = dwfm.run(cfg)", record, run)))
     assert not notebook.prediction_before_run(notebook.cells_of(_nb(record, run, record)))  # changed afterwards
     assert not notebook.prediction_before_run(notebook.cells_of(_nb(run)))
+    # Lab 08's race over seeds and the public check of a step run models too.
+    for early in ("t = explore.race_seeds(enactor.incident_step, range(20))", "explore.check_step(enactor_step)"):
+        assert not notebook.prediction_before_run(notebook.cells_of(_nb(early, record, run)))
+        assert notebook.prediction_before_run(notebook.cells_of(_nb(record, early)))
 
 
 # -- the design answer, compiled restricted ---------------------------------------------------------

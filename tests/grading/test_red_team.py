@@ -6,8 +6,11 @@ each attack earns no point beyond what its own work earns (the blank copy's 0, o
 was added to) and is flagged where it shows; the honest solution keeps full marks; the instructor's
 checkout is unchanged afterwards; nothing an attack started outlives the grading; and a lazy
 submission graded after the attack that edits the installed course gets exactly its own point.
-Smaller classes grade lab 01 (an honest copy of a friend's notebook under another id) and the
-concept quiz (its key read from the package or the disk).
+Smaller classes grade lab 01 (an honest copy of a friend's notebook under another id), the
+concept quiz (two honest ids, each with its own form; its key read from the package or the disk; a
+copy of one id's letters under another) and lab 08 (an honest step, a blank copy, a half-right step
+a dishonest notebook that patches its kernel, types in a classmate's numbers and hands in a step
+that reaches through its arguments, and a key thief).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from coursetools.grading import __main__ as cli
 from coursetools.grading import concept_quiz as key00
 from coursetools.grading import lab01 as key01
 from coursetools.grading import lab02 as key02
+from coursetools.grading import lab08 as key08
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB02 = "02-dwfm-collapse"
@@ -565,10 +569,117 @@ def test_the_quiz_key_reaches_no_submission(quiz_class):
     assert float(copier["auto_total"]) == agree < 12 and "STUDENT_ID said 's1'" in copier["flags"]
 
 
+# -- lab 08: the student writes the Enactor ---------------------------------------------------------
+LAB08 = "08-write-the-enactor"
+#: Lab 08's exercise 3 as the design answer: a careful clean-up behind the incident's blind writes.
+HALF_RIGHT_STEP = """def enactor_step(plan, endpoints, keep, read, write, delete):
+    for endpoint in endpoints:
+        yield write(endpoint, plan)
+    for endpoint in endpoints:
+        zone = yield read(endpoint)
+        for old in zone.trees:
+            if old < plan - keep and old not in (zone.alias, zone.rollback):
+                yield delete(endpoint, old, expect=zone)
+"""
+#: A kernel that makes every check it can reach pass and prints what a passing run would, types in a
+#: classmate's measurements, and a step that reaches through its arguments for the engine's globals.
+DISHONEST_CELL = """import pkgutil
+patch = pkgutil.resolve_name("builtins:set" + "attr")
+import pandas as pd
+def all_pass(*args, **kwargs):
+    return pd.DataFrame({"check": ["everything"], "passed": [True], "why": ["patched"]})
+patch(explore, "check_step", all_pass)
+patch(lab08, "check_form", lambda *a, **k: None)
+"""
+ESCAPING_STEP = """def enactor_step(plan, endpoints, keep, read, write, delete):
+    engine = read.__init__.__globals__
+    engine["OPERATION_BUDGET"] = 10**9
+    for endpoint in endpoints:
+        yield write(endpoint, plan)
+"""
+
+#: The key thief on lab 08: the grader's key and reference step by import, its source on the disk.
+STEALS_LAB08_KEY = """import glob
+try:
+    from coursetools.grading import lab08 as grader
+    k = grader.key(STUDENT_ID)
+    counterexample_steps, runs_emptied = k["counterexample_steps"], k["runs_emptied"]
+    enactor_step = grader.reference_enactor_step
+except ImportError as exc:
+    print("no key:", exc)
+print(glob.glob("/**/coursetools/grading/lab08.py", recursive=True))
+"""
+
+
+@pytest.fixture(scope="module")
+def lab08_class(built, tmp_path_factory) -> dict:
+    b = built(LAB08, student_only=True)
+    solution = _load(b / "autograder" / f"{LAB08}.ipynb")
+    blank = _load(b / "student" / f"{LAB08}.ipynb")
+    step_cell = "".join(_cell(solution, "def enactor_step(")["source"])
+    half = _set(
+        _set(solution, step_cell, HALF_RIGHT_STEP),
+        'runs_emptied = int(runs["emptied"].sum())',
+        'runs_emptied = int(runs["emptied"].sum()) + 1',
+    )
+    friend = key08.key("s8000001")
+    typed = _set(  # the classmate's measurements, typed in
+        _set(
+            _set(blank, *PREDICT08),
+            "counterexample_steps = ...",
+            f"counterexample_steps = {friend['counterexample_steps']}",
+        ),
+        "runs_emptied = ...",
+        f"runs_emptied = {friend['runs_emptied']}",
+    )
+    dishonest = _add(
+        _set(typed, "".join(_cell(blank, "def enactor_step(")["source"]), ESCAPING_STEP),
+        DISHONEST_CELL,
+        after="prediction = lab08.Prediction()",
+    )
+    thief = _add(blank, STEALS_LAB08_KEY, after="prediction = lab08.Prediction()")
+    class_ = {"s8000001": solution, "s8000002": blank, "s8000003": half, "s8000004": dishonest, "s8000005": thief}
+    folder = tmp_path_factory.mktemp("lab08-class")
+    for sid, nb in class_.items():
+        (folder / f"{sid}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    return _grade(folder, tmp_path_factory.mktemp("lab08-grades"), LAB08)
+
+
+PREDICT08 = (
+    "predicted_steps = ...\npredicted_runs = ...",
+    "predicted_steps = 12\npredicted_runs = 5",
+)
+
+
+def test_lab08_honest_full_blank_zero_half_right_its_half_dishonest_nothing_it_did_not_do(lab08_class):
+    assert _points(lab08_class["s8000001"]) == FULL
+    assert _points(lab08_class["s8000002"]) == ZERO
+    # The careful clean-up behind blind writes: safe and clean, but endpoints go back (2 of 4), and a
+    # count off by one loses its point.
+    assert _points(lab08_class["s8000003"]) == {"q1_predict": 1.0, "q2_measure": 1.0, "q3_design": 2.0}
+    half = lab08_class["_feedback"]["s8000003"]
+    assert "an Enactor writes an older plan over a newer one" in half and ", over a NEWER plan" in half
+    assert "enactor-a write('regional'" in half or "enactor-b write('regional'" in half
+    # The dishonest notebook: its patches live in its own kernel, its step does not compile, and the
+    # classmate's numbers count only where they are this id's too.
+    row = lab08_class["s8000004"]
+    mine, theirs = key08.key("s8000004"), key08.key("s8000001")
+    same = (mine["counterexample_steps"] == theirs["counterexample_steps"]) + (
+        mine["runs_emptied"] == theirs["runs_emptied"]
+    )
+    assert _points(row) == {"q1_predict": 1.0, "q2_measure": float(same), "q3_design": 0.0}
+    assert "reflection" in row["flags"]
+    assert "could not be graded" in lab08_class["_feedback"]["s8000004"]
+    # The key thief: no key and no reference step reach its kernel, and it did no work of its own.
+    thief = lab08_class["s8000005"]
+    assert float(thief["auto_total"]) == 0.0 and "reaches the grader's package" in thief["flags"], thief
+
+
 #: Where each assignment's student copy has a cell to put the generic cell after.
 AFTER = {"03-nlb-flapping": "prediction = lab03.Prediction()",
          "04-dns-caches": "prediction = lab04.Prediction()", "05-six-stop-points": "prediction = lab05.Prediction()",
-         "06-every-interleaving": "prediction = lab06.Prediction()"}  # fmt: skip
+         "06-every-interleaving": "prediction = lab06.Prediction()",
+         "08-write-the-enactor": "prediction = lab08.Prediction()"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,15 @@ from pathlib import Path
 from labsupport.errors import ConfigError
 
 from ..repository import course_root
-from . import concept_quiz, lab01, lab02, lab03, lab04, lab05, lab06
+from . import concept_quiz, lab01, lab02, lab03, lab04, lab05, lab06, lab08
 from .spec import Spec
 
 __all__ = ["SOURCES", "SPECS", "source", "spec"]
 
 #: Every assignment's spec, by its name (its folder under ``assignments/``).
-SPECS: dict[str, Spec] = {m.SPEC.assignment: m.SPEC for m in (concept_quiz, lab01, lab02, lab03, lab04, lab05, lab06)}
+SPECS: dict[str, Spec] = {
+    m.SPEC.assignment: m.SPEC for m in (concept_quiz, lab01, lab02, lab03, lab04, lab05, lab06, lab08)
+}
 #: The folder of the assignment sources, relative to the course repository's root.
 SOURCES = "assignments"
 

@@ -36,6 +36,7 @@ from labsupport.assignments import PLACEHOLDER_ID
 
 __all__ = [
     "FORMER_ID_VARIABLE",
+    "RUNS_A_MODEL",
     "Cells",
     "DesignSource",
     "cells_of",
@@ -46,6 +47,9 @@ __all__ = [
     "suspicious",
 ]
 
+#: Calls that run a model, and so answer a prediction: a run, a sweep, the guard table, lab 08's race
+#: over seeds and its public check of a step (which runs the race and the model checker).
+RUNS_A_MODEL = frozenset({"run", "sweep", "seed_sweep", "guard_table", "race_seeds", "check_step"})
 #: The environment variable through which the former grader gave otter's hidden tests the id.
 FORMER_ID_VARIABLE = "LABSUPPORT_GRADED_ID"
 _STUDENT_ID = re.compile(r"^STUDENT_ID\s*=\s*(.*?)(\s*#.*)?$", re.M)
@@ -126,13 +130,9 @@ def _magic(call: ast.Call) -> tuple[str, str] | None:
 
 def prediction_before_run(cells: Cells) -> bool:
     """Whether every cell that records the prediction (``*.record(...)``) comes before the first
-    cell that runs a model (a call of anything named ``run`` or ``sweep``), and there is one."""
+    cell that runs a model (a call of anything named in :data:`RUNS_A_MODEL`), and there is one."""
     records = [k for k, t in enumerate(cells.tree) if t and any(_called_name(c) == "record" for c in _calls(t))]
-    runs = [
-        k
-        for k, t in enumerate(cells.tree)
-        if t and any(_called_name(c) in ("run", "sweep", "seed_sweep", "guard_table") for c in _calls(t))
-    ]
+    runs = [k for k, t in enumerate(cells.tree) if t and any(_called_name(c) in RUNS_A_MODEL for c in _calls(t))]
     first_run = min(runs, default=len(cells.tree))
     return bool(records) and max(records) < first_run
 
