@@ -4,12 +4,14 @@
 
     python -m coursetools.grading build 01-enactor-race --out dist/01-enactor-race
         (or 00-concept-quiz, 02-dwfm-collapse, 03-nlb-flapping, 04-dns-caches, 05-six-stop-points,
-        06-every-interleaving: every command takes any of them; writes the student copy with otter
+        06-every-interleaving, 08-write-the-enactor: every command takes any of them; writes the student copy with otter
         assign and dist/.../autograder/<name>-gradescope.zip)
     python -m coursetools.grading build 01-enactor-race --out dist/01-colab --colab
         (for Colab, VS Code or a hub without the course: a first cell installs it, with otter)
         build reads the course repository in the current directory; --root DIR names another
     python -m coursetools.grading key 01-enactor-race --id s1234567
+        (also module-1-race and module-2-collapse: the university module's written assignments,
+        their model answers for the id)
     python -m coursetools.grading grade SUBMISSIONS --assignment 01-enactor-race --out grades.csv \\
         --feedback feedback/ [--jobs 2] [--timeout 300] [--memory-mb 3072]
     python -m coursetools.grading gradescope [--root /autograder]
@@ -30,7 +32,7 @@ from labsupport.errors import ConfigError
 
 from ..colab import published
 from ..repository import course_root
-from . import grade, gradescope, release, sandbox
+from . import grade, gradescope, module, release, sandbox
 from .assignments import SPECS, source, spec
 
 
@@ -51,8 +53,10 @@ def _parser() -> argparse.ArgumentParser:
         default="email",
         help="which field of Gradescope's submission metadata is the student id (default: the email's user part)",
     )
-    k = sub.add_parser("key", help="print the instructor's key for one student id (JSON)")
-    k.add_argument("assignment", choices=sorted(SPECS))
+    k = sub.add_parser(
+        "key", help="print the instructor's key, or a written assignment's model answers, for one id (JSON)"
+    )
+    k.add_argument("assignment", choices=sorted([*SPECS, *module.KEYS]))
     k.add_argument("--id", required=True, dest="student_id")
     g = sub.add_parser("grade", help="grade a folder of submissions into a CSV and feedback files")
     g.add_argument("submissions", type=Path)
@@ -100,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "key":
         try:
-            print(json.dumps(spec(args.assignment).key(args.student_id), indent=2))
+            key = module.KEYS.get(args.assignment) or spec(args.assignment).key
+            print(json.dumps(key(args.student_id), indent=2))
         except ConfigError as exc:
             parser.error(str(exc))  # exits with status 2 and the message, not a traceback
         return 0
