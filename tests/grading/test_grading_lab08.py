@@ -369,3 +369,17 @@ def test_the_instructor_guide_states_what_the_assignment_does():
     assert "earns two of the four" in section
     assert sum(_design_points(careful_cleanup).values()) == sum(_design_points(cas_then_age).values()) == 2
     assert "without a re-read, earns none" in section and not any(_design_points(cas_once).values())
+
+
+def test_the_model_answer_says_how_often_the_race_goes_empty():
+    """Question 4 (a)'s model answer and the rubric: the race empties an endpoint in some runs and not
+    others, about half of them, and about as often with the fewest lock losses as with the most."""
+    from dataclasses import replace
+
+    emptied = {}
+    for losses in (min(lab08.LOCK_LOSSES), max(lab08.LOCK_LOSSES)):
+        cfg = replace(lab08.race_config(ID), delays=(replace(race.INCIDENT_DELAY, lock_losses_count=losses),))
+        runs = explore.race_seeds(enactor.incident_step, range(1_000, 1_040), config=cfg)
+        emptied[losses] = int(runs["emptied"].sum())
+    assert all(10 <= n <= 30 for n in emptied.values()), emptied
+    assert abs(emptied[min(emptied)] - emptied[max(emptied)]) <= 6, emptied
