@@ -78,7 +78,8 @@ class Feedback:
     Attributes:
         title: what was checked ("Exercise 2", "Practice problem, seed 7").
         parts: one per field of the answer, in the order the skeleton lists them.
-        note: said after the parts whatever the verdicts (a hint, or what a strong answer covers).
+        note: said after the parts (what a strong answer covers, or the model's reasons;
+            :func:`feedback` holds it back while a part is unanswered).
     """
 
     title: str
@@ -260,8 +261,12 @@ def feedback(
         title: what is checked ("Exercise 1").
         answer: the learner's dict (or ``...`` while unanswered).
         checks: field name -> a function of the learner's value that returns its :class:`Part`.
-        note: said after the parts (a shape problem found by :func:`fields_of` comes first).
+        note: said after the parts once every part is answered (a shape problem found by
+            :func:`fields_of` comes first, always): while a part is unanswered, a run from top to
+            bottom must not show the points a strong answer covers, or the model's reasons.
     """
     values, shape = fields_of(answer, checks)
     parts = tuple(check(values[name]) for name, check in checks.items())
+    if note and any(p.verdict == "not answered" for p in parts):
+        note = "The points a strong answer covers show here once every part is answered."
     return Feedback(title, parts, " ".join(n for n in (shape, note) if n))

@@ -91,3 +91,17 @@ def test_feedback_shows_as_text_and_markdown():
     assert str(fb).splitlines()[0] == "Exercise 9: 0 of 1 parts right" and "✗ a: wrong" in str(fb)
     md = fb._repr_markdown_()
     assert md.startswith("**Exercise 9**") and "because &lt;x&gt;" in md
+
+
+def test_the_note_waits_until_every_part_is_answered():
+    """Run all with the answer cells at ``...`` must not print the model's reasons or a strong answer's
+    points: a fresh user's Run all once showed lab 02's exercise 5 answer under its empty cell."""
+    checks = {"a": lambda v: boolean("a", v, True), "b": lambda v: review("b", v)}
+    secret = "a strong answer plots goodput"
+    for unanswered in (..., {"a": True}, {"b": "five words or more here"}):
+        shown = str(feedback("Exercise 5", unanswered, checks, note=secret))
+        assert secret not in shown and "once every part is answered" in shown
+    done = feedback("Exercise 5", {"a": False, "b": "five words or more here"}, checks, note=secret)
+    assert secret in str(done) and done.status == "wrong"
+    shape = feedback("Exercise 5", [True], checks, note=secret)
+    assert "the check reads a dict" in str(shape) and secret not in str(shape)
