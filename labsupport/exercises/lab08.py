@@ -93,7 +93,7 @@ def _cleanup_only(*, expect: bool, stop_on_refusal: bool) -> StepFunction:
 cleanup_careful_reference = _cleanup_only(expect=True, stop_on_refusal=True)
 cleanup_careless_reference = _cleanup_only(expect=False, stop_on_refusal=True)
 
-#: The steps Exercises 2 and 3 describe, by exercise, each under what sets it apart: a learner's step
+#: The steps Exercises 2 and 3 describe, by exercise, each under what sets it apart. A learner's step
 #: must do what one of them does. Exercise 3 takes either delete, and a write loop that ends the step
 #: on a refused write (the incident's) or goes on.
 REFERENCE_STEPS: Mapping[int, Mapping[str, StepFunction]] = MappingProxyType(
@@ -114,10 +114,12 @@ REFERENCE_STEPS: Mapping[int, Mapping[str, StepFunction]] = MappingProxyType(
     }
 )
 
-#: The small world :func:`first_difference` compares two steps in: plan 4 on the regional endpoint,
-#: a clean-up that keeps one generation (plans 1 and 2 are old enough), and what a read may return
-#: there: an older alias, this plan's, a newer one, and a stale overwrite's (alias 2, rollback 4).
+# The small world first_difference compares two steps in: plan 4 on the regional endpoint, and a
+# clean-up that keeps one generation (plans 1 and 2 are old enough).
 COMPARE_PLAN, COMPARE_KEEP, COMPARE_ENDPOINTS = 4, 1, ("regional",)
+#: What a read may return in the small world :func:`first_difference` compares two steps in (plan 4
+#: on the regional endpoint, a clean-up keeping one generation): an older alias, this plan's, a newer
+#: one, and a stale overwrite's (alias 2, rollback 4).
 COMPARE_ZONES = (
     ZoneView("regional", 3, 2, (1, 2, 3)),
     ZoneView("regional", 4, 3, (1, 2, 3, 4)),
