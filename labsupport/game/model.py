@@ -44,7 +44,7 @@ class GameSummary:
         impact_s: the chain's client-visible impact summed over the stages (fraction of requests
             or launches failing, integrated over time: seconds).
         refused_launches_count: launches DWFM refused for lack of capacity plus launches refused
-            before Network Manager.
+            before Network Manager, up to the horizon.
         health_check_flaps_count: NLB health-check state changes (of new instances still waiting for
             their network state, in the model).
         failover_left_disabled: NLB automatic failover was disabled and never re-enabled.
@@ -158,19 +158,15 @@ def _night(actions: tuple[tuple[float, str], ...], horizon_s: float) -> _Night:
     ops, table = _en.fold(actions, horizon_s)
     result = _en.chain_run(ops)
     summary = _summarise(horizon_s, ops, table, result)
-    per_stage = score.stage_impacts(result)
-    measures = {
-        "Customers' requests failing": score.customer_minutes(_signals(ops), horizon_s),
-        "DynamoDB API errors": per_stage[chain.STAGES[0]],
-        "Launches failing": per_stage[chain.STAGES[1]],
-        "NLB connection errors": per_stage[chain.STAGES[2]],
-        "Launches refused": float(summary.refused_launches_count),
-    }
+    measures = score.impact_measures(_signals(ops), horizon_s)  # up to the horizon, whatever the stages
+    summary = replace(
+        summary,
+        customer_minutes=measures[score.IMPACT_ROWS[0][0]],
+        refused_launches_count=round(measures[score.IMPACT_ROWS[-1][0]]),
+    )
     asked = table["outcome"].eq("investigating").any()
     found = investigate.findings(table, _signals(ops), horizon_s, series=_series(ops) if asked else None)
-    return _Night(
-        ops, table, result, found, replace(summary, customer_minutes=measures[score.IMPACT_ROWS[0][0]]), measures
-    )
+    return _Night(ops, table, result, found, summary, measures)
 
 
 def play(config: GameConfig | None = None) -> GameResult:
@@ -290,8 +286,6 @@ def _summarise(
     total = None if over_at is None else (max(0.0, over_at - min(starts)) if starts and moments else 0.0)
     posts = table[(table["action"] == "communicate") & table["in_effect"]]["time_s"]
     runs = result.runs
-    refused = int(runs.dwfm.summary.insufficient_capacity_count)
-    refused += int(runs.network.summary.refused_count) if runs.network is not None else 0
     return GameSummary(
         over=bool(over),
         over_at_s=None if over_at is None else float(over_at),
@@ -301,7 +295,7 @@ def _summarise(
         nlb_end_s=ends[chain.STAGES[2]],
         first_update_s=float(posts.min()) if len(posts) else None,
         impact_s=float(st["impact_s"].sum()),
-        refused_launches_count=refused,
+        refused_launches_count=0,  # read off the signals up to the horizon (_night)
         health_check_flaps_count=int(runs.nlb.summary.flaps_count) if runs.nlb is not None else 0,
         failover_left_disabled=bool(left_disabled),
     )

@@ -7,6 +7,9 @@ the chain's calibrated stage durations within 20 % of the post-event summary's
 (:func:`labsupport.chain.calibration`, ``tolerance_fraction=0.2``), so the model cannot tell apart
 two nights whose figures differ by less. For a figure the band is 20 % of AWS's play's figure; for
 a stage's end, 20 % of the summary's length of that impact period (DynamoDB 2 h 52 min: 34 min).
+Each impact figure is read off the night's signals from the game's start to its horizon
+(:func:`impact_measures`), never cut to a stage's window: a stage still going at the horizon, or
+one the model has not begun by then (launches fail while DNS is still down), counts to the horizon.
 
 An action that acts on the models is **hindsight** when nothing on the team's screen pointed to
 what it acts on when it was taken: no alarm, no post, no investigation result (the evidence each
@@ -26,20 +29,23 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from .. import chain, timeline
+from .. import timeline
 from .alarms import ALARMS
 from .config import ACTIONS, CLOCK
 
 __all__ = [
     "BAND_FRACTION",
     "IMPACT_ROWS",
+    "IMPACT_SIGNALS",
     "NEEDS",
     "VERDICTS",
     "band_of_end",
     "compare",
     "customer_minutes",
     "hindsight",
+    "impact_measures",
     "impact_table",
+    "signal_minutes",
 ]
 
 #: The model's calibration band, as a fraction (:func:`labsupport.chain.calibration`'s tolerance).
@@ -87,16 +93,74 @@ _PERIOD_ROWS = {
 _LABEL = {a.name: a.label for a in ACTIONS}
 
 
-def customer_minutes(signals: pd.DataFrame, horizon_s: float) -> float:
-    """The "Customers: requests failing" signal integrated over the game, in customer-minutes.
+#: Each impact row's source, the signal it integrates over the game (``labsupport.game.engine.SIGNALS``
+#: and ``EXTRA_SIGNALS``): measure -> (panel, signal) pairs, summed; a share is integrated over time
+#: (minutes of it), a count is added up.
+IMPACT_SIGNALS: dict[str, tuple[tuple[str, str], ...]] = {
+    "Customers' requests failing": (("Customers", "requests failing"),),
+    "DynamoDB API errors": (("DynamoDB", "API error rate"),),
+    "Launches failing": (("EC2", "launch error rate"),),
+    "NLB connection errors": (("NLB", "connection error rate"),),
+    "Launches refused": (
+        ("DWFM", "launches refused for capacity"),
+        ("Network Manager", "launches refused by throttle"),
+    ),
+}
 
-    Each sample is the worst share of requests failing over the interval that ends at it (as the
-    dashboards report it), so it counts for that interval.
-    """
-    rows = signals[(signals["panel"] == "Customers") & (signals["signal"] == "requests failing")]
+
+def _rows(signals: pd.DataFrame, panel: str, signal: str, horizon_s: float) -> tuple[np.ndarray, np.ndarray]:
+    rows = signals[(signals["panel"] == panel) & (signals["signal"] == signal)]
     rows = rows[rows["time_s"] <= horizon_s]
-    t, v = rows["time_s"].to_numpy(dtype=float), rows["value"].to_numpy(dtype=float)
+    return rows["time_s"].to_numpy(dtype=float), rows["value"].to_numpy(dtype=float)
+
+
+def signal_minutes(signals: pd.DataFrame, panel: str, signal: str, horizon_s: float) -> float:
+    """A share signal (``"fraction"``) integrated from the game's start to ``horizon_s``, in minutes of it.
+
+    Each sample is the worst share over the interval that ends at it (as the dashboards report it),
+    so it counts for that interval. Nothing beyond the horizon counts, and nothing is cut to a
+    stage's window: a share still failing at the horizon counts to the horizon, whether or not its
+    stage began or ended in the game (the score's impact is what the dashboards showed).
+
+    Args:
+        signals: ``labsupport.game.engine.signals`` (``time_s``, ``panel``, ``signal``, ``value``).
+        panel, signal: the signal's names.
+        horizon_s: the game's end, seconds on the chain clock.
+    """
+    t, v = _rows(signals, panel, signal, horizon_s)
     return float((v[1:] * np.diff(t)).sum() / 60.0) if len(t) > 1 else 0.0
+
+
+def customer_minutes(signals: pd.DataFrame, horizon_s: float) -> float:
+    """The "Customers: requests failing" signal integrated over the game, in customer-minutes
+    (:func:`signal_minutes`)."""
+    return signal_minutes(signals, "Customers", "requests failing", horizon_s)
+
+
+def impact_measures(signals: pd.DataFrame, horizon_s: float) -> dict[str, float]:
+    """Each impact row's figure (:data:`IMPACT_ROWS`) of one night, read off its signals up to ``horizon_s``.
+
+    The shares (customers' requests, DynamoDB's API errors, launches, NLB connections failing) are
+    integrated from the game's start to the horizon (:func:`signal_minutes`), the refused launches
+    added up to the horizon (DWFM's for lack of capacity and those refused by a network throttle).
+    No row is cut to a stage's window: launches that fail to the horizon count to the horizon, also
+    when their stage (the summary's period, from DNS restored) has not begun or not ended by then.
+
+    Args:
+        signals: ``labsupport.game.engine.signals`` of the night.
+        horizon_s: the game's end, seconds on the chain clock.
+
+    Returns:
+        measure (a name of :data:`IMPACT_ROWS`) -> figure (float, in the row's unit).
+    """
+    out = {}
+    for measure, unit in IMPACT_ROWS:
+        pairs = IMPACT_SIGNALS[measure]
+        if unit == "launches":
+            out[measure] = float(sum(_rows(signals, p, s, horizon_s)[1].sum() for p, s in pairs))
+        else:
+            out[measure] = sum(signal_minutes(signals, p, s, horizon_s) for p, s in pairs)
+    return out
 
 
 def impact_table(yours: dict[str, float], aws: dict[str, float]) -> pd.DataFrame:
@@ -193,10 +257,3 @@ def hindsight(actions: pd.DataFrame, alarms: pd.DataFrame, findings: pd.DataFram
     frame.insert(5, "hindsight", frame["evidence"].eq("").astype(bool))
     strings = {c: "string" for c in ("action", "label", "evidence", "first_sign")}
     return frame.astype({"time_s": "float64", "evidence_s": "float64", **strings})
-
-
-def stage_impacts(result: chain.ChainResult) -> dict[str, float]:
-    """The chain's impact per stage, in minutes of the share failing (0 for a stage that never began)."""
-    st = result.stages
-    per = dict(zip(st["stage"].astype(str), st["impact_s"].astype(float), strict=True))
-    return {name: per.get(name, 0.0) / 60.0 for name in chain.STAGES}

@@ -120,3 +120,62 @@ def test_bug6_an_undo_never_changes_what_was_shown_before_it():
     pd.testing.assert_frame_equal(shown_before(undone, 900.0), shown_before(kept, 900.0))
     assert list(undone.actions["outcome"]) == ["taken", "too late to undo: take its opposite"]
     pd.testing.assert_frame_equal(undone.chain.stages, kept.chain.stages)  # the repair stays in force
+
+
+# A fresh user's night (lab 07, the debrief): DNS automation off, a DNS edit undone, DWFM restarted and a relax
+# with nothing to relax at 11:53 PM, a throttle at the horizon. DNS is never repaired, so the model's launches
+# stage (the summary's period, from DNS restored) never begins in the game, yet launches fail from soon after
+# 11:48 PM to the end. The impact row counted only inside that stage's window: 5 launch-minutes, "less" than
+# AWS's play, while the EC2 launch error rate sat at 1.0 for thirteen hours.
+USERS_NIGHT = (
+    (0.0, "stop_automation"),
+    (0.0, "dns_lookup:DynamoDB"),
+    (300.0, "repair_dns"),
+    (300.0, "undo"),
+    (300.0, "restart_dwfm"),
+    (300.0, "relax_throttles"),
+    (300.0, "search_logs:DWFM"),
+    (HORIZON_S, "throttle_ec2"),
+)
+
+
+def _minutes_shown(result: game.GameResult, panel: str, signal: str) -> float:
+    """A share dashboard's area up to the horizon, in minutes of it (each sample covers the interval ending at it)."""
+    d = result.signals[(result.signals["panel"] == panel) & (result.signals["signal"] == signal)]
+    t, v = d["time_s"].to_numpy(dtype=float), d["value"].to_numpy(dtype=float)
+    return float((v[1:] * (t[1:] - t[:-1])).sum() / 60.0)
+
+
+def test_launches_failing_to_the_horizon_count_to_the_horizon_in_the_impact_table():
+    res = play(GameConfig(actions=USERS_NIGHT, clock_s=HORIZON_S))
+    impact = res.impact.set_index("measure")
+    launches = impact.loc["Launches failing"]
+    rate = res.dashboards[(res.dashboards["signal"] == "launch error rate") & (res.dashboards["time_s"] >= at("03:00"))]
+    assert (rate["value"] == 1.0).all()  # every launch failing from 3 AM to the end
+    assert launches["yours"] >= (HORIZON_S - at("03:00")) / 60.0  # so at least those 12 h 48 min count
+    assert launches["verdict"] == "more"  # it read 5 launch-minutes, "less" than AWS's play
+    assert launches["yours"] == pytest.approx(_minutes_shown(res, "EC2", "launch error rate"))
+    assert impact.at["Launches refused", "verdict"] == "more"
+    assert impact.at["DynamoDB API errors", "yours"] == pytest.approx(impact.at["Customers' requests failing", "yours"])
+
+
+def test_every_impact_row_is_what_its_dashboard_showed_up_to_the_horizon_for_every_scripted_player():
+    # Nothing cut to a stage's window, and nothing after the horizon (the posts' follower's NLB stage runs
+    # past it: its row counted 293 connection-minutes, 168 of them after 3:48 PM).
+    rows = {
+        "Customers' requests failing": ("Customers", "requests failing"),
+        "DynamoDB API errors": ("DynamoDB", "API error rate"),
+        "Launches failing": ("EC2", "launch error rate"),
+        "NLB connection errors": ("NLB", "connection error rate"),
+    }
+    for name, config in game.players().items():
+        res = play(config)
+        impact = res.impact.set_index("measure")["yours"]
+        for measure, (panel, signal) in rows.items():
+            assert impact[measure] == pytest.approx(_minutes_shown(res, panel, signal)), (name, measure)
+        nlb = res.chain.runs.nlb
+        if nlb is not None:  # the NLB model's own error integral up to the horizon
+            ts, back = nlb.timeseries, res.chain.times.leases_back_s
+            within = ts[ts["time_s"] + back <= HORIZON_S]
+            own = float((within["error_fraction"] * nlb.config.sample_interval_s).sum() / 60.0)
+            assert impact["NLB connection errors"] == pytest.approx(own), name
