@@ -13,7 +13,10 @@ one the model has not begun by then (launches fail while DNS is still down), cou
 
 An action that acts on the models is **hindsight** when nothing on the team's screen pointed to
 what it acts on when it was taken: no alarm, no post, no investigation result (the evidence each
-needs: :data:`NEEDS`). A night with hindsight is not compared with AWS's: its verdict says so.
+needs: :data:`NEEDS`). A night with hindsight is not compared with AWS's: its verdict says so. A
+status update acts on no model and is never hindsight, whenever it is posted: it is communication,
+not a remedy (a post before any alarm tells customers nothing they can act on, and changes nothing
+the models compute); its time stands in the stage-end table, which never ranks a night.
 Impact ranks a night (customers' requests failing, in customer-minutes; a night within the band
 there but worse on another impact row, and better on none, is worse); stage ends are shown beside it
 and never rank it, because a stage can end sooner for the wrong reason (automatic NLB failover never
@@ -68,9 +71,9 @@ VERDICTS: tuple[str, ...] = (
 )
 #: What must be on the team's screen (alarm, post or finding) before an action that acts on the
 #: models counts as a decision rather than hindsight, as evidence keys of
-#: :attr:`labsupport.game.alarms.Alarm.points_to` (or an alarm's system), ``"*"`` for any alarm.
+#: :attr:`labsupport.game.alarms.Alarm.points_to` (or an alarm's system). A status update
+#: (``"communicate"``) acts on no model and is not judged.
 NEEDS: dict[str, tuple[str, ...]] = {
-    "communicate": ("*",),
     "repair_dns": ("dns:DynamoDB",),
     "stop_automation": ("dns:DynamoDB",),
     "throttle_ec2": ("DWFM", "EC2"),
@@ -80,7 +83,6 @@ NEEDS: dict[str, tuple[str, ...]] = {
 }
 #: What each post of the night points to (the timeline row -> evidence keys).
 POST_POINTS: dict[str, tuple[str, ...]] = {
-    "dash-first-post": ("*",),
     "dash-potential-cause": ("dns:DynamoDB",),
     "dash-root-cause": ("NLB", "EC2"),
 }
@@ -246,10 +248,8 @@ def hindsight(actions: pd.DataFrame, alarms: pd.DataFrame, findings: pd.DataFram
         needs = NEEDS.get(str(name))
         if not live or needs is None:
             continue
-        hit = next((e for e in seen if e[0] <= t and ("*" in needs or e[1] in needs)), None)
-        if name == "communicate" and hit is None:
-            hit = next((e for e in seen if e[0] <= t), None)
-        later = next((e for e in seen if "*" in needs or e[1] in needs), None) if hit is None else None
+        hit = next((e for e in seen if e[0] <= t and e[1] in needs), None)
+        later = next((e for e in seen if e[1] in needs), None) if hit is None else None
         first = "" if later is None else f"{later[2]} at {CLOCK.time_of_day(later[0])}"
         found = ("", math.nan) if hit is None else (hit[2], hit[0])
         rows.append((float(t), str(name), _LABEL[str(name)], *found, first))

@@ -117,7 +117,6 @@ def test_relaxing_a_minute_after_throttling_costs_what_the_model_says(nights):
             "Prevents the outage, throttles and relaxes a minute later",
             ["Edit DNS records by hand: DynamoDB", "Throttle incoming work: DWFM"],
         ),
-        ("Posts a status update at 11:48 PM", ["Post a status update"]),
         ("Turns NLB failover off at 5:30 AM", ["Turn off an automation: NLB, automatic AZ DNS failover"]),
         ("Turns NLB failover off and on before 5:28 AM", ["Turn off an automation: NLB, automatic AZ DNS failover"]),
     ],
@@ -129,6 +128,20 @@ def test_acting_before_anything_on_the_screen_points_to_it_is_hindsight(nights, 
     assert list(late["label"]) == actions and late["evidence_s"].isna().all()
     text = "\n".join(game.notes(r))
     assert text.count("**Hindsight:**") == len(actions) and "does not compare this night" in text
+
+
+def test_a_status_update_is_never_hindsight_and_never_ranks_a_night(nights):
+    # A post acts on no model: at 11:48 PM, before any alarm, it made AWS's play "hindsight", and made a night
+    # of doing nothing (960 customer-minutes, "not over") read "hindsight" instead of "not over".
+    early, aws = nights["Posts a status update at 11:48 PM"], nights["AWS's play"]
+    assert early.summary.verdict == aws.summary.verdict == SAME and early.summary.hindsight_count == 0
+    assert "communicate" not in set(early.hindsight["action"]) and game.notes(early) == game.notes(aws)
+    assert early.score.set_index("stage").at["First status update", "verdict"] == "sooner"  # beside it, unranked
+    idle = game.play(game.GameConfig(clock_s=game.HORIZON_S))
+    posted = game.play(game.GameConfig(actions=((0.0, "communicate"),), clock_s=game.HORIZON_S))
+    assert idle.summary.verdict == posted.summary.verdict == "not over"
+    assert posted.summary.customer_minutes == idle.summary.customer_minutes
+    assert posted.impact.at[0, "verdict"] == "more"
 
 
 def test_a_prevented_outage_scores_its_throttle_but_is_never_compared(nights):
