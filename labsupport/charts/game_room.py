@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import altair as alt
 import pandas as pd
 
@@ -25,6 +27,16 @@ _SHORT = {
     "the same as AWS's play, within the model's band": "same (band)",
     "worse than AWS's play": "worse",
 }
+#: A lane label's lines are at most this many characters (the team's name wraps; its score has a line
+#: of its own), so that the labels and the plot fit a book's column (about 690 px) together.
+_LABEL_CHARS = 36
+_LABEL_PX = 210
+
+
+def _lane(team: str, score: str) -> str:
+    """A team's lane label: its name wrapped at :data:`_LABEL_CHARS`, then its score, one line each."""
+    name = textwrap.wrap(team, width=_LABEL_CHARS, break_on_hyphens=False) or [team]
+    return "\n".join([*name, score])
 
 
 def game_room_data(stages: pd.DataFrame, scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -36,8 +48,10 @@ def game_room_data(stages: pd.DataFrame, scores: pd.DataFrame) -> tuple[pd.DataF
 
     Returns:
         ``bars``: ``lane`` (str: the summary's lane, then one per team in ``scores``' order, named
-        "team · customer-minutes · verdict", the verdict short), ``stage``, ``start`` and ``end``
-        (str, naive PDT ISO times). ``labels``: ``team`` and ``lane`` (str), one row per team in order.
+        "team\\ncustomer-minutes · verdict", the team's name wrapped at 36 characters and the verdict
+        short, lines joined by newlines: the axis draws one label line each), ``stage``, ``start`` and
+        ``end`` (str, naive PDT ISO times). ``labels``: ``team`` and ``lane`` (str), one row per team
+        in order.
 
     Raises:
         ConfigError: a frame that is not a DataFrame or lacks a column; a team in ``stages`` that
@@ -63,7 +77,7 @@ def game_room_data(stages: pd.DataFrame, scores: pd.DataFrame) -> tuple[pd.DataF
         {
             "team": sc["team"].astype(str).to_numpy(),
             "lane": [
-                f"{t} · {m:,.0f} customer-min · {_SHORT.get(str(v), str(v))}"
+                _lane(str(t), f"{m:,.0f} customer-min · {_SHORT.get(str(v), str(v))}")
                 for t, m, v in zip(sc["team"], sc["customer_minutes"], sc["verdict"], strict=True)
             ],
         }
@@ -80,17 +94,18 @@ def game_room_data(stages: pd.DataFrame, scores: pd.DataFrame) -> tuple[pd.DataF
     return pd.concat([summary, teams], ignore_index=True), labels
 
 
-def game_room_chart(stages: pd.DataFrame, scores: pd.DataFrame, *, width: int = 620) -> alt.LayerChart:
+def game_room_chart(stages: pd.DataFrame, scores: pd.DataFrame, *, width: int = 420) -> alt.LayerChart:
     """Every team's night beside AWS's, on the real night's time axis, each lane with its score.
 
     Args:
         stages, scores: as for :func:`game_room_data`.
-        width: chart width in pixels (100 to 4000).
+        width: the plot's width in pixels (100 to 4000); its lane labels take about 210 more, so the
+            default, 420, fits a book's column (about 690 px) with the legend under it.
 
     Returns:
         One lane for the summary's impact periods, one for AWS's play in the model and one per team:
-        bars coloured by stage, and at the right of each lane its customer-minutes and verdict
-        (the model's; a verdict "hindsight" is not compared with AWS's).
+        bars coloured by stage, and each lane's label the team's name over its customer-minutes and
+        verdict (the model's; a verdict "hindsight" is not compared with AWS's).
 
     Raises:
         ConfigError: a bad frame or ``width``.
@@ -98,13 +113,15 @@ def game_room_chart(stages: pd.DataFrame, scores: pd.DataFrame, *, width: int = 
     _width(width)
     bars, labels = game_room_data(stages, scores)
     lanes = [SUMMARY_LANE, *labels["lane"]]
-    y = alt.Y("lane:N", sort=lanes, scale=alt.Scale(domain=lanes), title=None, axis=alt.Axis(labelLimit=360))
+    # One label line per line of the lane's name: the score keeps a line of its own, never cut off.
+    axis = alt.Axis(labelLimit=_LABEL_PX, labelExpr="split(datum.label, '\\n')", labelFontSize=10)
+    y = alt.Y("lane:N", sort=lanes, scale=alt.Scale(domain=lanes), title=None, axis=axis)
     y_off = alt.YOffset("stage:N", sort=list(STAGES), scale=alt.Scale(domain=list(STAGES)))
     x = alt.X("start:T", title=_X_TITLE, axis=alt.Axis(format="%H:%M"), scale=_X_SCALE)
     colour = alt.Color(
         "stage:N",
         scale=alt.Scale(domain=list(CHAIN_STAGE_COLOURS), range=list(CHAIN_STAGE_COLOURS.values())),
-        legend=alt.Legend(title=None, orient="bottom", labelLimit=300),
+        legend=alt.Legend(title=None, orient="bottom", direction="horizontal", labelLimit=160),
     )
     drawn = (
         alt.Chart(bars)
@@ -120,17 +137,18 @@ def game_room_chart(stages: pd.DataFrame, scores: pd.DataFrame, *, width: int = 
     )
     chart = alt.layer(drawn).properties(
         width=width,
-        height=max(120, 40 * len(lanes)),
+        height=max(120, 44 * len(lanes)),
         title=alt.Title(
             "The room: every team's night beside AWS's",
             subtitle=[
                 "Each stage in the chain model; the top lane is the summary's impact periods.",
-                "Customer-minutes and verdict are the model's (hindsight: not compared with AWS's).",
+                "Customer-minutes and verdict are the model's",
+                "(hindsight: not compared with AWS's).",
             ],
         ),
         description=(
             f"{len(lanes)} lanes on a PDT time axis, one bar per stage: the summary's impact periods, then "
-            + "; ".join(labels["lane"])
+            + "; ".join(lane.replace("\n", " ") for lane in labels["lane"])
             + "."
         ),
     )

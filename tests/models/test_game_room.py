@@ -68,7 +68,7 @@ def test_the_room_sets_every_team_beside_awss_play_and_draws_them_on_its_axis():
     chart = charts.game_room_chart(stages, table)
     bars, labels = charts.game_room_data(stages, table)
     assert bars["lane"].iloc[0] == "AWS, 19–20 Oct (summary)" and len(labels) == 4
-    assert labels["lane"].iloc[2].startswith("Early DNS · 0 customer-min · hindsight")
+    assert labels["lane"].iloc[2] == "Early DNS\n0 customer-min · hindsight"  # the score on a line of its own
     assert "The room" in chart.to_dict()["title"]["text"]
     with pytest.raises(ConfigError, match="team 'Bad'"):
         room.compare({"Bad": "GD1-AAAAA"})
@@ -77,3 +77,21 @@ def test_the_room_sets_every_team_beside_awss_play_and_draws_them_on_its_axis():
     with pytest.raises(ConfigError, match="scores lacks"):
         charts.game_room_data(stages, table.iloc[:1])
     assert isinstance(table, pd.DataFrame) and table["disguised"].dtype == bool
+
+
+def test_the_room_chart_fits_a_book_column_with_every_verdict_shown():
+    # Lab 07's room (every scripted player) drew 998 px wide in the book's ~690 px column, its lane labels
+    # cut with "…" so that 4 of 12 verdicts were hidden.
+    import re
+
+    import vl_convert
+
+    plays = {n: c for n, c in game.players().items() if n != "AWS's play"}
+    table = room.compare(plays)
+    svg = vl_convert.vegalite_to_svg(charts.game_room_chart(room.stages(plays), table).to_dict())
+    assert float(re.search(r'<svg[^>]*\swidth="([\d.]+)"', svg).group(1)) <= 690
+    texts = re.findall(r">([^<>]+)</(?:text|tspan)>", svg)  # a multi-line label: one tspan a line
+    assert not [t for t in texts if "…" in t]
+    _, labels = charts.game_room_data(room.stages(plays), table)
+    for lane in labels["lane"]:
+        assert lane.split("\n")[-1].replace("'", "&#39;") in texts  # the score line, whole
