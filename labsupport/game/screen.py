@@ -41,7 +41,8 @@ class Screen:
             results so far, newest first.
         dashboards: the dashboards' signals so far (``time_s``, ``panel``, ``signal``, ``unit``,
             ``value``), panels and signals renamed.
-        log: ``time_s`` (float64), ``time``, ``action``, ``outcome`` (string): the actions taken so
+        log: ``time_s`` (float64), ``time``, ``action``, ``outcome`` (string; an investigation reads
+            "investigating" until its result is back, then "result back at 1:03 AM"): the actions taken so
             far, in the order played (what each does in the model is the debrief's: a team that could
             read it would try every remedy instead of diagnosing).
     """
@@ -63,6 +64,14 @@ def _timed(frame: pd.DataFrame, d: _disguise.Disguise, column: str = "time_s") -
 def _post_text(d: _disguise.Disguise, words: str, tag: str) -> str:
     """A post as the screen shows it: with its tag on the real night, renamed and unquoted when disguised."""
     return d.text(words).replace('"', "") if d.disguised else f"{words} [{tag}]"
+
+
+def _outcome(action: str, outcome: str, at_s: float, clock_s: float, d: _disguise.Disguise) -> str:
+    """An entry's outcome as the log shows it at the clock: an investigation whose result is back says when."""
+    back_s = at_s + _BY_NAME[action].cost_s
+    if outcome == "investigating" and back_s <= clock_s:
+        return f"result back at {d.time(back_s)}"
+    return outcome
 
 
 def screen(result: GameResult) -> Screen:
@@ -108,7 +117,10 @@ def screen(result: GameResult) -> Screen:
             "time_s": acts["time_s"],
             "time": _timed(acts, d),
             "action": [d.text(str(x)) for x in acts["label"]],
-            "outcome": acts["outcome"],
+            "outcome": [
+                _outcome(str(a), str(o), float(t), clock, d)
+                for a, o, t in zip(acts["action"], acts["outcome"], acts["time_s"], strict=True)
+            ],
         }
     ).astype({"action": "string", "outcome": "string"})
     dashboards = d.frame(result.dashboards[["time_s", "panel", "signal", "unit", "value"]], ("panel", "signal"))

@@ -216,8 +216,9 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
             the disguised night (names and times changed, revealed at the debrief).
         projector: start in projector mode (the *Projector mode* button pressed).
 
-    Controls: ``clock_s`` (a slider the clock buttons move, 0 to the horizon in 5-minute steps; a
-    facilitator may drag it to jump; an action is taken at the time it shows), ``log`` (the actions
+    Controls: ``clock_s`` (a slider the clock buttons move, 0 to the horizon in 5-minute steps, its
+    value in seconds and its readout the game's clock time, "1:23 AM"; a facilitator may drag it to
+    jump; an action is taken at the time it shows), ``log`` (the actions
     taken so far, each selected; unselecting one withdraws it), ``debrief`` (checkbox: show the
     debrief), ``system`` (the system the investigation and remedy buttons apply to, named at the top of
     the status; a button the game has no such pair for is greyed out; also ``panel.system``). Every
@@ -240,12 +241,11 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
         return (f"{d.time(entry[0])} · {labels[entry[1]]}", entry)
 
     log = _log_widget(config, option)
-    clock = widgets.IntSlider(
-        value=int(config.clock_s),
-        min=0,
-        max=int(config.horizon_s),
-        step=int(min(game.STEPS_S)),
-        description="Clock (s)",
+    step_s = int(min(game.STEPS_S))
+    clock = widgets.SelectionSlider(  # its value in seconds, its readout the game's clock time
+        options=[(d.time(float(t)), t) for t in range(0, int(config.horizon_s) + 1, step_s)],
+        index=int(config.clock_s) // step_s,  # by index: given value=0, ipywidgets 8 leaves its label empty
+        description="Clock",
     )
     controls: dict[str, widgets.Widget] = {
         "clock_s": clock,
@@ -274,6 +274,11 @@ def game_panel(config: game.GameConfig | None = None, *, projector: bool = False
     return panel
 
 
+def _horizon(clock: widgets.SelectionSlider) -> int:
+    """The clock slider's last value: the game's horizon, seconds."""
+    return int(clock.options[-1][1])
+
+
 def _take(panel: Panel, option: Any, place: Any, name: str, cost_s: float) -> None:
     """One click of an action: an entry at the clock's time (an undo withdraws instead), and the clock
     moved on by an investigation's cost; one redraw."""
@@ -295,7 +300,7 @@ def _take(panel: Panel, option: Any, place: Any, name: str, cost_s: float) -> No
     with panel.batch():
         log.options = [o for o in log.options if o[1] != entry] + [option(entry)]
         log.value = (*kept, entry)
-        clock.value = min(clock.value + int(cost_s), clock.max)
+        clock.value = min(clock.value + int(cost_s), _horizon(clock))
 
 
 def _verb_buttons(d: _disguise.Disguise) -> dict[str, widgets.Button]:
@@ -337,7 +342,7 @@ def _wire(panel: Panel, d: _disguise.Disguise, option: Any, place: Any, projecto
 
     def step(seconds: int) -> Any:
         def on_click(_button: Any) -> None:
-            clock.value = min(clock.value + seconds, clock.max)
+            clock.value = min(clock.value + seconds, _horizon(clock))
 
         return on_click
 

@@ -79,6 +79,8 @@ def reachable(w: ipywidgets.Widget) -> list[Any]:
         return [()] + [(v,) for v in option_values(w)] + [tuple(option_values(w))]
     if isinstance(w, (ipywidgets.Dropdown, ipywidgets.RadioButtons, ipywidgets.ToggleButtons, ipywidgets.Select)):
         return option_values(w)
+    if isinstance(w, ipywidgets.SelectionSlider):  # its ends are its corners (corners())
+        return option_values(w)
     if isinstance(w, (ipywidgets.IntSlider, ipywidgets.BoundedIntText)):
         values = list(range(w.min, w.max + 1, w.step))
         return values if values[-1] == w.max else [*values, w.max]
@@ -663,6 +665,29 @@ def press(panel, name: str) -> None:
     if action.system:
         panel.system.value = action.system
     panel.verbs[action.verb].click()
+
+
+def test_game_clock_slider_reads_the_clock_time_not_seconds():
+    # It read "Clock (s) 57600".
+    from labsupport import game
+
+    clock = widgets.game_panel().controls["clock_s"]
+    assert clock.description == "Clock" and clock.label == "11:48 PM" and clock.value == 0
+    clock.value = int(game.HORIZON_S)
+    assert clock.label == "3:48 PM"
+    masked = widgets.game_panel(game.GameConfig(disguised=True, clock_s=600.0)).controls["clock_s"]
+    assert masked.value == 600 and masked.label == game.disguise.of(True).time(600.0)
+
+
+def test_game_log_says_when_an_investigation_is_back():
+    # The log table kept "investigating" after the result was back.
+    from labsupport import game
+
+    log = ((0.0, "dns_lookup:DynamoDB"), (300.0, "search_logs:DWFM"))
+    shown = game.screen(game.play(game.GameConfig(actions=log, clock_s=900.0))).log
+    assert list(shown["outcome"]) == ["result back at 11:53 PM", "investigating"]
+    shown = game.screen(game.play(game.GameConfig(actions=log, clock_s=1200.0))).log
+    assert list(shown["outcome"]) == ["result back at 11:53 PM", "result back at 12:08 AM"]
 
 
 def test_game_buttons_take_undo_and_retake_an_action_at_the_same_clock_time():
