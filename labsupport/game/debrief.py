@@ -6,8 +6,8 @@ says so with the sources, and, where the model can, shows the cost: with automat
 turned off, the NLB model runs again with one AZ really failing for 30 minutes
 (:func:`failover_cost`), once with failover as the team left it and once with it on::
 
-    GameResult --> hindsight actions, early DNS repair, failover off (NLB what-if runs),
-                   failover never touched, throttle relaxed too soon, not over --> notes (Markdown)
+    GameResult --> hindsight actions, early DNS repair, DNS never repaired, failover off (NLB what-if
+                   runs), failover never touched, throttle relaxed too soon, not over --> notes (Markdown)
 """
 
 from __future__ import annotations
@@ -150,6 +150,21 @@ def _throttle_note(result: GameResult) -> list[str]:
     ]
 
 
+def _unrepaired_note(result: GameResult) -> list[str]:
+    """DNS still empty at the horizon: why the launches stage has no bar, and what the launches cost all the same."""
+    out, horizon = result.chain.times.outage, result.config.horizon_s
+    if out is None or out[1] < horizon:
+        return []
+    rows = result.impact.set_index("measure")["yours"]
+    return [
+        f"**DynamoDB's DNS record was still empty at {_when(horizon)}.** The model's launches stage, like the "
+        "summary's launch-failure period, begins when DNS is restored, so it had not begun by the game's end and "
+        "the debrief chart draws no bar for it; launches failed all the same while DWFM could not reach DynamoDB: "
+        f"{rows['Launches failing']:,.0f} launch-minutes and {rows['Launches refused']:,.0f} refused launches in "
+        "the model, counted to the game's end in the impact table."
+    ]
+
+
 def notes(result: GameResult) -> list[str]:
     """The debrief's notes on ``result``: hindsight, and each gain that would not have held on the night.
 
@@ -160,4 +175,10 @@ def notes(result: GameResult) -> list[str]:
         Markdown paragraphs, model figures glued from the runs; ``[]`` for a night with nothing to say
         (AWS's own play says only what its failover window cost).
     """
-    return [*_hindsight_notes(result), *_dns_note(result), *_failover_notes(result), *_throttle_note(result)]
+    return [
+        *_hindsight_notes(result),
+        *_dns_note(result),
+        *_unrepaired_note(result),
+        *_failover_notes(result),
+        *_throttle_note(result),
+    ]

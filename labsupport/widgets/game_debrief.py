@@ -27,13 +27,16 @@ def _within(stages: pd.DataFrame, horizon_s: float) -> pd.DataFrame:
     return begun.assign(end_s=begun["end_s"].clip(upper=horizon_s))
 
 
-def _yours(stage: str, end_s: float, absent: set[str], horizon_s: float) -> str:
-    """The debrief's words for the team's end of one score row."""
+def _yours(stage: str, end_s: float, absent: set[str], later: set[str], horizon_s: float) -> str:
+    """The debrief's words for the team's end of one score row (``absent``: the stages the model never
+    began; ``later``: those it began only at or after the horizon, which the debrief chart does not draw)."""
     if end_s == end_s:
         return _when(end_s)
     if stage == "First status update":
         return "none posted"
-    return "never began" if stage in absent else f"not over by {_when(horizon_s)}"
+    if stage in absent:
+        return "never began"
+    return f"not begun by {_when(horizon_s)}" if stage in later else f"not over by {_when(horizon_s)}"
 
 
 def _reveal(result: game.GameResult) -> str:
@@ -109,11 +112,14 @@ def debrief_view(result: game.GameResult) -> list[Shown]:
         ]
     )[["measure", "unit", "yours", "aws_play", "band", "verdict"]].round({"yours": 0, "aws_play": 0})
     absent = set(STAGES) - set(result.chain.stages["stage"].astype(str))
+    later = set(STAGES) - absent - set(_within(result.chain.stages, horizon)["stage"].astype(str))
     sc = result.score
     ends = pd.DataFrame(
         {
             "stage": sc["stage"],
-            "yours": [_yours(st, v, absent, horizon) for st, v in zip(sc["stage"], sc["player_end_s"], strict=True)],
+            "yours": [
+                _yours(st, v, absent, later, horizon) for st, v in zip(sc["stage"], sc["player_end_s"], strict=True)
+            ],
             "AWS's play (model)": sc["aws_play_end_s"].map(_when),
             "AWS (summary)": [f"{_when(t)} [{tag}]" for t, tag in zip(sc["aws_end_s"], sc["aws_tag"], strict=True)],
             "band": sc["band_s"].map(lambda b: f"± {format_duration(b)}" if b else "exact"),

@@ -179,3 +179,17 @@ def test_every_impact_row_is_what_its_dashboard_showed_up_to_the_horizon_for_eve
             within = ts[ts["time_s"] + back <= HORIZON_S]
             own = float((within["error_fraction"] * nlb.config.sample_interval_s).sum() / 60.0)
             assert impact["NLB connection errors"] == pytest.approx(own), name
+
+
+def test_a_launches_stage_not_begun_by_the_horizon_says_so_and_why():
+    # The stage table read "not over by 3:48 PM" beside a debrief chart with no bar for it, and nothing said why.
+    from labsupport.widgets.game_debrief import debrief_view
+
+    res = play(GameConfig(actions=USERS_NIGHT, clock_s=HORIZON_S))
+    text, _, ends, _ = debrief_view(res)
+    assert ends.set_index("stage").at["Launches failing", "yours"] == "not begun by 3:48 PM"
+    note = next(n for n in game.notes(res) if "still empty at 3:48 PM" in n)
+    launches = res.impact.set_index("measure").at["Launches failing", "yours"]
+    assert f"{launches:,.0f} launch-minutes" in note and f"{res.summary.refused_launches_count:,} refused" in note
+    assert note in text.data
+    assert not any("still empty" in n for n in game.notes(play(game.players()["AWS's play"])))
