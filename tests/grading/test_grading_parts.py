@@ -26,6 +26,7 @@ from coursetools.grading.limits import Limits
 from coursetools.grading.notebook import DesignSource
 from coursetools.grading.spec import Answer
 from labsupport.assignments import STRATEGY_BUILTINS, check_answers_with_a_bool, strategy_problems
+from labsupport.errors import ConfigError
 from labsupport.strategy import AdmissionRequest, StrategyTimeout, call_strategy
 
 REQUEST = AdmissionRequest(12_000.0, 0, 3, 10, 30.0, 0, 10, 60.0, 600.0)
@@ -255,6 +256,26 @@ def test_renaming_and_reformatting_the_reference_is_the_same_answer():
     assert similarity.similar(similarity.normalise(other), reference) is None
     stub = _design('def admission_policy(request):\n    """Yours."""\n    ...')
     assert similarity.is_stub(similarity.normalise(stub)) and not similarity.is_stub(reference)
+
+
+def test_math_gives_the_design_function_its_public_names_alone():
+    """The loader attack: ``from math import __loader__`` gave the function math's loader, whose
+    ``get_data`` reads any file of the checking sandbox (the quiz's key among them)."""
+    import coursetools
+
+    key = Path(coursetools.__file__).parent / "data" / "quiz_key.json"
+    design = _design(
+        "from math import __loader__ as loader, __spec__, floor as _getattr_, sqrt as root",
+        f"def admission_policy(request):\n    return len(loader.get_data({str(key)!r})) > root(4)",
+    )
+    assert "loader" not in design.math_names and "__spec__" not in design.math_names
+    fn, _ = restricted.compile_design(design)
+    with pytest.raises(ConfigError, match="name 'loader' is not defined"):
+        call_strategy("admission_policy", fn, REQUEST)
+    forged = DesignSource("admission_policy", "def admission_policy(r):\n    return L is None")
+    forged.math_names = {"L": "__loader__", "_getattr_": "floor"}  # as an older reader would have read them
+    fn, _ = restricted.compile_design(forged)
+    assert call_strategy("admission_policy", fn, REQUEST) is True, "a private name of math is never given"
 
 
 # -- the class's files ------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+import coursetools
 from coursetools.grading import __main__ as cli
 from coursetools.grading import concept_quiz as key00
 from coursetools.grading import lab01 as key01
@@ -33,6 +34,8 @@ from coursetools.grading import lab08 as key08
 ROOT = Path(__file__).resolve().parents[2]
 LAB02 = "02-dwfm-collapse"
 MARK = "4242"  # the background processes' mark: `sleep 4242...` must not outlive the grading
+
+QUIZ_KEY = Path(coursetools.__file__).parent / "data" / "quiz_key.json"
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the grader's sandbox is Linux's bubblewrap")
 
@@ -230,6 +233,17 @@ for path in glob.glob("/**/quiz_key.json", recursive=True):
     answers = {k: [o for o, v in a.items() if v["correct"]] for k, a in data.items()}
 """
 KILLS_RUNNER = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"
+#: The loader attack: the grader gave the design function the names a cell imported from math, any
+#: of them; math's ``__loader__`` reads any file of the checking sandbox (here the quiz's key, whose
+#: path an earlier feedback can tell), and the check's failure message carries it into the feedback.
+LOADER_READS_KEY = """from math import __loader__ as loader
+
+
+def admission_policy(request):
+    text = str(loader.get_data(%r))
+    at = text.find('"correct": true')
+    raise ValueError(text[max(0, at - 250) : at + 100])
+"""
 PATCHES_EXPORT = """import builtins
 builtins.eval = lambda *a, **k: 0.5
 builtins.print = lambda *a, **k: None
@@ -307,6 +321,7 @@ def _submissions(built: Path, friend: str) -> dict[str, dict]:
         "a19-network": _add(blank, NETWORK),
         "a20-kills-runner": _add(lazy, KILLS_RUNNER, after='grader.check("q1_predict")'),
         "a21-patches-export": _add(lazy, PATCHES_EXPORT, after='grader.check("q1_predict")'),
+        "a22-loader-reads-key": _set(blank, _policy_body(blank), LOADER_READS_KEY % str(QUIZ_KEY)),
         "zz-lazy-after-the-edit": lazy,
     }
 
@@ -438,6 +453,14 @@ def test_an_attack_on_the_blank_copy_earns_nothing_and_is_flagged_where_it_shows
 @pytest.mark.parametrize("sid", ["a20-kills-runner", "a21-patches-export"])
 def test_an_attack_on_the_export_earns_no_more_than_the_prediction_it_made(lab02_class, sid):
     assert _points(lab02_class[sid]) in (LAZY, ZERO), lab02_class[sid]["flags"]
+
+
+def test_the_loader_attack_reads_no_file_and_the_key_never_reaches_the_feedback(lab02_class):
+    row = lab02_class["a22-loader-reads-key"]
+    assert _points(row) == ZERO, row["flags"]
+    feedback = lab02_class["_feedback"]["a22-loader-reads-key"]
+    assert '"correct"' not in feedback and "explanation" not in feedback, feedback
+    assert "loader" in feedback, "the function failed because the grader gave it no such name"
 
 
 def test_a_copy_under_another_id_is_graded_as_its_collectors_and_flagged(lab02_class):

@@ -224,7 +224,9 @@ def _take(node: ast.stmt, out: DesignSource, cell: int) -> None:
     elif isinstance(node, ast.Import):
         out.math_names |= {a.asname or "math": "" for a in node.names if a.name == "math"}
     elif isinstance(node, ast.ImportFrom) and node.module == "math" and not node.level:
-        out.math_names |= {a.asname or a.name: a.name for a in node.names if a.name != "*"}
+        # math's public names alone: its private ones (__loader__, __spec__, __dict__) reach the
+        # import system and the files, which a restricted function never gets
+        out.math_names |= {a.asname or a.name: a.name for a in node.names if not a.name.startswith(("_", "*"))}
 
 
 def design_source(cells: Cells, name: str) -> DesignSource:

@@ -128,8 +128,10 @@ def _namespace(design: DesignSource) -> dict[str, Any]:
         "_print_": PrintCollector,  # a print() collects into nothing: it shows nowhere
         "math": math_view,
     }
+    public = object.__getattribute__(math_view, "_names")
     for alias, attr in design.math_names.items():
-        ns[alias] = math_view if not attr else getattr(math, attr, None)
+        if not alias.startswith("_"):  # from math's public names only, never getattr(math, <any name>)
+            ns[alias] = math_view if not attr else public.get(attr)
     for name, literal in design.constants.items():
         if not name.startswith("_"):
             try:
