@@ -251,11 +251,37 @@ def test_renaming_and_reformatting_the_reference_is_the_same_answer():
         "    return n * req.lease_establish_s <= req.work_deadline_s"
     )
     reference = similarity.normalise_function(lab02.reference_admission_policy)
-    assert similarity.similar(similarity.normalise(copied), reference) == 1.0
+    assert similarity.similar(similarity.normalise(copied), reference) == (1.0, 23)
     other = _design("def admission_policy(r):\n    return r.queue_count < r.host_concurrency_count * 5")
     assert similarity.similar(similarity.normalise(other), reference) is None
     stub = _design('def admission_policy(request):\n    """Yours."""\n    ...')
     assert similarity.is_stub(similarity.normalise(stub)) and not similarity.is_stub(reference)
+
+
+def test_a_copy_of_the_reference_disguised_with_dead_code_is_flagged():
+    """Padding a copy with a docstring, a statement that does nothing, an unread variable, a branch
+    that never runs and code after the return took it under the old 0.9 ratio: it went unflagged."""
+    disguised = _design(
+        "def admission_policy(req):\n"
+        '    """My own words."""\n'
+        "    spare = req.oldest_wait_s * 3 + req.attempt - req.in_flight_count\n"
+        "    unused = [req.host, req.time_s, req.attempt, req.oldest_wait_s]\n"
+        "    if False:\n"
+        "        return req.queue_count > 0 and req.in_flight_count > req.host_concurrency_count\n"
+        "    req.queue_count\n"
+        "    n = req.queue_count // req.host_concurrency_count + 2\n"
+        "    return n * req.lease_establish_s <= req.work_deadline_s\n"
+        "    return req.queue_count < req.host_concurrency_count * 4 and req.attempt < 3\n"
+    )
+    reference = similarity.normalise_function(lab02.reference_admission_policy)
+    assert similarity.similar(similarity.normalise(disguised), reference) == (1.0, 23)
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_an_exact_copy_of_any_reference_is_flagged_however_short(name):
+    for reference in SPECS[name].references:
+        tokens = similarity.normalise_function(reference)
+        assert similarity.similar(list(tokens), tokens) is not None, (name, len(tokens))
 
 
 def test_math_gives_the_design_function_its_public_names_alone():

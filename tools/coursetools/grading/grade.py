@@ -223,17 +223,17 @@ def _similarity_flags(grades: list[Grade], spec: Spec) -> None:
         if similarity.is_stub(g.design_tokens):
             continue  # the student copy's own empty function: nothing to compare
         for ref in references:
-            ratio = similarity.similar(g.design_tokens, ref)
-            if ratio is not None:
-                g.flags.append(similarity.Match("the reference solution", ratio, len(g.design_tokens)).sentence())
+            match = similarity.similar(g.design_tokens, ref)
+            if match is not None:
+                g.flags.append(similarity.Match("the reference solution", *match).sentence())
         alike = [
-            (o.student_id, r)
+            (o.student_id, m)
             for o in grades
-            if o is not g and (r := similarity.similar(g.design_tokens, o.design_tokens)) is not None
+            if o is not g and (m := similarity.similar(g.design_tokens, o.design_tokens)) is not None
         ]
         if alike:
             names = ", ".join(i for i, _ in alike[:3]) + (f" and {len(alike) - 3} more" if len(alike) > 3 else "")
-            g.flags.append(similarity.Match(names, max(r for _, r in alike), len(g.design_tokens)).sentence())
+            g.flags.append(similarity.Match(names, *max(m for _, m in alike)).sentence())
 
 
 def grade_folder(folder: Path, *, assignment: str, jobs: int = 1, options: GradeOptions | None = None) -> list[Grade]:

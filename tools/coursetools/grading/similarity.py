@@ -1,30 +1,33 @@
-"""Design answers that match a reference or each other, after normalising names and formatting (MOSS's idea, offline).
+"""Design answers like a reference or each other, names, formatting and dead code set aside (MOSS's idea).
 
 Scenario:
     The course is open: its reference solutions are public. Each design answer (the design function
-    and the notebook's helper functions it calls) is normalised: parsed with :mod:`ast`, its
-    docstrings dropped (comments and formatting never reach the tree), every name it binds (the
-    function's own name, its arguments, its local variables, the helpers' names) renamed in order
-    of appearance (``f0``, ``v0``, ``v1``, ...), and written back as a token sequence. Two answers
-    are compared by the ratio of :class:`difflib.SequenceMatcher` over those tokens (2 x matches /
-    total tokens, 0 to 1). A ratio of 1 is the same answer up to names and formatting; a ratio of
-    :data:`NEAR` (0.9) or more between answers of at least :data:`MIN_TOKENS` tokens is a near
-    match. Either is a flag for the instructor, never a score: short, correct answers are often
-    alike (a one-line comparison can only be written a few ways), so each flag says how long the
-    answers are.
+    and the notebook's helper functions it calls) is normalised: parsed with :mod:`ast`; its
+    docstrings, ``pass``, expressions that do nothing, code after a ``return``, branches of a
+    constant test and assignments nothing reads are dropped; every name it binds (its arguments,
+    its local variables, the helpers' names) becomes one placeholder, ``v`` for a value and ``f``
+    for a function, as MOSS does with identifiers; and it is written back as tokens. Two answers
+    are compared by their runs of :data:`K` tokens (k-grams, MOSS's fingerprints): how many distinct
+    runs they share, and what share of the smaller answer's runs that is (its containment). Renaming,
+    reformatting, reordering independent lines and adding dead code leave most runs whole.
+
+    A likeness is flagged for the instructor, never scored: the same tokens, however short the
+    answer (a copy, up to names, formatting and dead code), or, between answers that share at least
+    :data:`MIN_SHARED` runs, a containment of at least :data:`NEAR`. A short answer is never a near
+    match: a one-line comparison can be written only a few ways, so only its exact copy is flagged,
+    and the flag says how many runs the answers share, for the instructor to judge.
 Covers:
     Grading practice (MOSS: Schleimer, Wilkerson and Aiken, "Winnowing", SIGMOD 2003, which compares
-    normalised token sequences); not the incident.
+    k-gram fingerprints of normalised token sequences); not the incident.
 
 ::
 
-    source --ast, drop docstrings, rename--> tokens --SequenceMatcher.ratio--> same (1.0) / near (>= 0.9) / -
+    source --ast, drop docstrings and dead code, names -> v / f--> tokens --k-grams--> shared runs, containment
 """
 
 from __future__ import annotations
 
 import ast
-import difflib
 import inspect
 import io
 import textwrap
@@ -34,52 +37,100 @@ from dataclasses import dataclass
 
 from .notebook import DesignSource
 
-__all__ = ["FLAG", "MIN_TOKENS", "NEAR", "Match", "is_stub", "normalise", "normalise_function", "similar"]
+__all__ = [
+    "FLAG",
+    "K",
+    "MAX_TOKENS",
+    "MIN_SHARED",
+    "NEAR",
+    "Match",
+    "is_stub",
+    "normalise",
+    "normalise_function",
+    "similar",
+]
 
 #: How every likeness flag begins (the feedback files leave them out: they name other students).
 FLAG = "design answer"
-#: The ratio from which two answers of at least MIN_TOKENS tokens are a near match.
-NEAR = 0.9
-#: The fewest tokens an answer must have for a near match (not an exact one) to be flagged.
-MIN_TOKENS = 25
+#: Tokens in a run (k-gram).
+K = 5
+#: Distinct runs two answers must share to be flagged: fewer, and the answers are too short to tell
+#: a copy from the few ways such an answer can be written.
+MIN_SHARED = 20
+#: Share of the smaller answer's runs the other must hold to be flagged.
+NEAR = 0.6
+#: Most tokens of an answer that are compared (a longer one is compared by its start).
+MAX_TOKENS = 2000
+_STOPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 
 
-class _Renamer(ast.NodeTransformer):
-    def __init__(self, bound: set[str]) -> None:
-        self.bound = bound
-        self.names: dict[str, str] = {}
+def _idle(stmt: ast.stmt) -> bool:
+    """A statement that does nothing: ``pass``, a docstring or any expression but a call (``print``'s aside)."""
+    if isinstance(stmt, ast.Pass):
+        return True
+    if not isinstance(stmt, ast.Expr):
+        return False
+    call = stmt.value
+    return not isinstance(call, ast.Call) or (isinstance(call.func, ast.Name) and call.func.id == "print")
 
-    def _name(self, name: str, prefix: str) -> str:
-        if name not in self.bound:
-            return name
-        return self.names.setdefault(name, f"{prefix}{len(self.names)}")
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        node.name = self._name(node.name, "f")
-        node.returns = None
-        first = node.body[0] if node.body else None
-        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-            node.body = node.body[1:] or [ast.Pass()]
-        self.generic_visit(node)
+class _DeadCode(ast.NodeTransformer):
+    """Drops what never runs or does nothing, in every block."""
+
+    def _block(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for stmt in body:
+            if _idle(stmt):
+                continue
+            if isinstance(stmt, (ast.If, ast.While)) and isinstance(stmt.test, ast.Constant):
+                taken = stmt.body if stmt.test.value else stmt.orelse
+                if isinstance(stmt, ast.If) or not stmt.test.value:
+                    out += self._block(taken)
+                    continue
+            out.append(stmt)
+            if isinstance(stmt, _STOPS):
+                break
+        return out
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                setattr(node, name, self._block(block) or ([ast.Pass()] if name == "body" else []))
         return node
 
-    def visit_arg(self, node: ast.arg) -> ast.AST:
-        node.arg = self._name(node.arg, "v")
-        node.annotation = None
-        return node
 
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        node.id = self._name(node.id, "v")
-        return node
+def _drop_unread(tree: ast.AST) -> None:
+    """Remove assignments to names nothing reads (whose value calls nothing), until none is left."""
+    changed = True
+    while changed:
+        read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        changed = False
+        for node in ast.walk(tree):
+            for name in ("body", "orelse"):
+                block = getattr(node, name, None)
+                if not isinstance(block, list):
+                    continue
+                kept = [
+                    s
+                    for s in block
+                    if not (
+                        isinstance(s, ast.Assign)
+                        and all(isinstance(t, ast.Name) and t.id not in read for t in s.targets)
+                        and not any(isinstance(n, ast.Call) for n in ast.walk(s.value))
+                    )
+                ]
+                if len(kept) < len(block):
+                    setattr(node, name, kept or [ast.Pass()])
+                    changed = True
 
 
 def _bound(tree: ast.AST) -> set[str]:
     bound: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
-            if isinstance(node, ast.FunctionDef):
-                bound.add(node.name)
-            bound |= {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+        if isinstance(node, ast.arg):
+            bound.add(node.arg)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             bound.add(node.id)
     return bound
@@ -90,19 +141,27 @@ def _calls(tree: ast.AST) -> set[str]:
 
 
 def normalise(design: DesignSource) -> list[str]:
-    """The design answer as a token sequence with names, docstrings and formatting normalised
-    (the function first, then each helper it calls, in the order it first calls them)."""
+    """The design answer as tokens, with docstrings, dead code, names and formatting normalised (the
+    function first, then each helper it calls, in the order it first calls them)."""
     if not design.source:
         return []
-    sources, todo, seen = [design.source], [design.source], {design.name}
+    sources, todo, functions = [design.source], [design.source], {design.name}
     while todo:
         for called in sorted(_calls(ast.parse(todo.pop()))):
-            if called in design.helpers and called not in seen:
-                seen.add(called)
+            if called in design.helpers and called not in functions:
+                functions.add(called)
                 sources.append(design.helpers[called])
                 todo.append(design.helpers[called])
-    tree = ast.parse("\n".join(sources))
-    tree = _Renamer(_bound(tree)).visit(tree)
+    tree = _DeadCode().visit(ast.parse("\n".join(sources)))
+    _drop_unread(tree)
+    bound = _bound(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            node.name, node.returns = "f", None
+        elif isinstance(node, ast.arg):
+            node.arg, node.annotation = "v", None
+        elif isinstance(node, ast.Name) and (node.id in bound or node.id in functions):
+            node.id = "f" if node.id in functions else "v"
     text = ast.unparse(tree)
     return [t.string for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.string.strip()]
 
@@ -115,15 +174,19 @@ def normalise_function(fn: Callable[..., object]) -> list[str]:
 
 @dataclass(frozen=True)
 class Match:
-    """One flagged likeness: with whom (an id, or ``"the reference solution"``), the ratio, the tokens."""
+    """One flagged likeness: with whom (an id, or ``"the reference solution"``), the share of the
+    smaller answer's runs of tokens the other holds, and how many distinct runs they share."""
 
     other: str
-    ratio: float
-    tokens: int
+    containment: float
+    shared: int
 
     def sentence(self) -> str:
-        how = "the same, up to names and formatting," if self.ratio == 1.0 else f"{self.ratio:.0%} alike"
-        return f"{FLAG} {how} as {self.other} ({self.tokens} tokens; compare by hand)"
+        how = "the same as" if self.containment == 1.0 else f"{self.containment:.0%} alike to"
+        return (
+            f"{FLAG} {how} {self.other} once names, formatting and dead code are set aside "
+            f"({self.shared} runs of {K} tokens in common; compare by hand)"
+        )
 
 
 def is_stub(tokens: list[str]) -> bool:
@@ -132,11 +195,19 @@ def is_stub(tokens: list[str]) -> bool:
     return body in ([], ["..."], ["pass"])
 
 
-def similar(mine: list[str], theirs: list[str]) -> float | None:
-    """The ratio of two token sequences if it is worth a flag (see the module), else ``None``."""
-    if not mine or not theirs:
+def _runs(tokens: list[str]) -> set[tuple[str, ...]]:
+    tokens = tokens[:MAX_TOKENS]
+    return {tuple(tokens[i : i + K]) for i in range(len(tokens) - K + 1)}
+
+
+def similar(mine: list[str], theirs: list[str]) -> tuple[float, int] | None:
+    """``(containment, shared runs)`` of two normalised answers if it is worth a flag (see the
+    module), else ``None``."""
+    a, b = _runs(mine), _runs(theirs)
+    shared = len(a & b)
+    if mine and mine[:MAX_TOKENS] == theirs[:MAX_TOKENS]:
+        return (1.0, shared)  # the same answer, however short: the issue's "matches", always said
+    if shared < MIN_SHARED:
         return None
-    if mine == theirs:
-        return 1.0
-    ratio = difflib.SequenceMatcher(None, mine, theirs, autojunk=False).ratio()
-    return ratio if ratio >= NEAR and min(len(mine), len(theirs)) >= MIN_TOKENS else None
+    containment = shared / min(len(a), len(b))
+    return (containment, shared) if containment >= NEAR else None
