@@ -55,6 +55,17 @@ def test_ipython_syntax_does_not_hide_a_cell():
     assert any("starts processes" in f for f in notebook.suspicious(cells))
 
 
+def test_the_host_reads_cells_as_text_and_parsing_a_hostile_cell_never_raises():
+    """An expression too deep for ast (RecursionError) and a source that is not text (TypeError)
+    crashed the host's reading of the cells, and with it the class's grading."""
+    nb = _nb("x = y" + "[0]" * 100_000, "def admission_policy(r):\n    return True")
+    nb["cells"].append({"cell_type": "code", "source": [1, 2], "metadata": {}})
+    cells = notebook.code_cells(nb)  # the host: text, never parsed
+    assert cells.source[2] == "" and cells.tree == []
+    parsed = notebook.parse(cells)  # the check phase, in its sandbox
+    assert parsed.tree[0] is None and parsed.tree[1] is not None
+
+
 def test_the_design_function_is_its_last_top_level_definition_with_its_helpers_and_constants():
     d = _design(
         "import math as m\nfrom math import floor\nLIMIT = 40\nNAME = 'x'\nTABLE = compute()",

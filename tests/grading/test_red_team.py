@@ -723,3 +723,51 @@ def generic_cell_everywhere(built, tmp_path_factory) -> dict[str, dict]:
 def test_the_issues_one_generic_cell_earns_nothing_on_any_assignment(generic_cell_everywhere, assignment):
     row = generic_cell_everywhere[assignment]
     assert float(row["auto_total"]) == 0.0 and "reflection" in row["flags"], row
+
+
+# -- files made to break the grader itself: one class, each row its own ----------------------------
+def _hidden_worksheets(blank: dict, solution: dict) -> dict:
+    """The blank copy's cells for the grader to read, and the solution's code in nbformat 3's
+    worksheets, which a notebook reader converts to the cells it runs."""
+    nb = copy.deepcopy(blank)
+    nb["nbformat"], nb["nbformat_minor"] = 3, 0
+    code = ["".join(c["source"]) for c in solution["cells"] if c["cell_type"] == "code"]
+    cells = [{"cell_type": "code", "input": src, "language": "python", "outputs": [], "metadata": {}} for src in code]
+    nb["worksheets"] = [{"metadata": {}, "cells": cells}]
+    return nb
+
+
+@pytest.fixture(scope="module")
+def hostile_files_class(built, tmp_path_factory) -> dict:
+    b = built(LAB02, student_only=True)
+    blank, solution = _load(b / "student" / f"{LAB02}.ipynb"), _load(b / "autograder" / f"{LAB02}.ipynb")
+    not_text = copy.deepcopy(blank)
+    not_text["cells"].append({"cell_type": "code", "metadata": {}, "source": [1, 2], "outputs": []})
+    folder = tmp_path_factory.mktemp("hostile-files")
+    for sid, nb in {
+        "f1-blank": blank,
+        "f4-source-not-text": not_text,
+        "f5-hidden-worksheets": _hidden_worksheets(blank, solution),
+    }.items():
+        (folder / f"{sid}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    (folder / "f2-deep-json.ipynb").write_text("[" * 100_000, encoding="utf-8")
+    return _grade(folder, tmp_path_factory.mktemp("hostile-files-grades"), LAB02)
+
+
+def test_a_file_made_to_crash_the_grader_costs_only_its_own_row(hostile_files_class):
+    """Deep JSON and a cell whose source is not text each crashed the host (RecursionError,
+    TypeError), so that no one in the class got a grade (an expression too deep to parse did too:
+    ``test_grading_parts``, as its kernel takes the run's whole time limit)."""
+    rows = hostile_files_class
+    assert {k for k in rows if not k.startswith("_")} == {
+        "f1-blank", "f2-deep-json", "f4-source-not-text", "f5-hidden-worksheets"
+    }  # fmt: skip
+    for sid in ("f1-blank", "f2-deep-json", "f4-source-not-text"):
+        assert _points(rows[sid]) == ZERO, (sid, rows[sid]["flags"])
+    assert "unreadable notebook: RecursionError" in rows["f2-deep-json"]["flags"]
+
+
+def test_code_the_grader_did_not_read_never_runs(hostile_files_class):
+    """nbformat 3's worksheets hold the solution and the cells the blank copy: the kernel ran the
+    worksheets (measurements, prediction) while the grader read and flagged the blank cells."""
+    assert _points(hostile_files_class["f5-hidden-worksheets"]) == ZERO, hostile_files_class["f5-hidden-worksheets"]

@@ -1,19 +1,19 @@
 """Runs one submission's notebook inside the sandbox and prints what it exports: data, nothing else.
 
 This file is bound alone into the sandbox (``/grader/runner.py``) and imports nothing of the
-course: it reads its job from standard input (the notebook, the expressions to export, a per-cell
-timeout, a nonce), runs the notebook's code cells top to bottom in a fresh kernel with nbclient
+course: it reads its job from standard input (the code cells' sources, the expressions to export, a
+per-cell timeout, a nonce), runs them top to bottom in a fresh kernel with nbclient
 (a cell that raises does not stop the run; a cell that takes too long is interrupted), then asks
 the kernel for each expression's type and value, and prints one line::
 
     <nonce> {"answers": {...}, "student_id": ..., "errors": {cell: error name}, "timeouts": [...]}
 
 The kernel's own output goes to /dev/null; the line goes to a copy of standard output the kernel
-does not inherit. After each cell every other process of the sandbox's user is killed (the kernel,
-the runner and the sandbox's init aside): a background process or a fork bomb's children end with
-the cell that started them. Everything in it comes from the submission's kernel and is treated by the host
-as the student's claim: the host validates every value against the assignment's schema, and the
-verdict is computed elsewhere.
+does not inherit. After each cell every other process of the sandbox's user is killed (the
+kernel, the runner and the sandbox's init aside): a background process or a fork bomb's children
+end with the cell that started them. Everything in the line comes from the submission's kernel
+and is treated by the host as the student's claim: the host validates every value against the
+assignment's schema, and the verdict is computed elsewhere.
 """
 
 from __future__ import annotations
@@ -100,12 +100,15 @@ def main() -> int:
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-    nb = nbformat.reads(json.dumps(job["notebook"]), as_version=4)  # joins list sources, as a file read does
-    skip = set(job.get("skip", []))
-    kept = [c for i, c in enumerate(nb.cells) if i not in skip]
-    positions = [i for i in range(len(nb.cells)) if i not in skip]
-    nb.cells = [*kept, nbformat.v4.new_code_cell(_EXPORT % json.dumps(job["expressions"]))]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    # A fresh notebook of the code the host read, nothing else of the submitted file: no metadata,
+    # tags or outputs, and no other format's cells (an nbformat 3 file's worksheets), so that the
+    # kernel runs exactly the code the grader read and flagged.
+    positions = [int(i) for i, _ in job["cells"]]
+    nb = nbformat.v4.new_notebook(
+        cells=[*(nbformat.v4.new_code_cell(str(src)) for _, src in job["cells"]),
+               nbformat.v4.new_code_cell(_EXPORT % json.dumps(job["expressions"]))],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )  # fmt: skip
     client = NotebookClient(
         nb,
         timeout=job["cell_timeout_s"],

@@ -1,25 +1,29 @@
-"""Phase 2, check: a fresh process the submission never ran in computes the verdict.
+"""Phase 2, check: a fresh process the submission never ran in reads its code and computes the verdict.
 
 Scenario:
     Run inside its own sandbox (read-only, no network, time and memory limits), this module imports
     ``labsupport`` and every assignment's checks and constants *first*, then reads the job from
-    standard input: the assignment, the collected id and the design function's source (read by the
-    host from the cells), and later, on a second line, the answers the host validated and the
-    prediction's facts, once the notebook's run is over (the design function's checks run
-    meanwhile). It computes what every check of the id shares (the key, the recorded requests), then
-    runs each check in a forked child of its own, two at a time, with a time limit: only the child
-    compiles the student's source (with RestrictedPython, :mod:`coursetools.grading.restricted`) and
-    calls it, through the course's step budget (:func:`labsupport.strategy.call_strategy`, which
-    every engine uses). A check whose child raises, times out or dies scores 0 with a message; the
-    others are not touched. It prints the verdict as one line of JSON, which the host parses.
+    standard input: the assignment, the collected id, the notebook's code cells as text,
+    and later, on a second line, the answers the host validated and the prediction's facts, once
+    the notebook's run is over (the design function's checks run meanwhile). It computes what every
+    check of the id shares (the key, the recorded requests), then parses the cells
+    (:func:`coursetools.grading.notebook.read`: the design function's source, the prediction's
+    order, the flags; here, under a time limit, never on the host), then runs each check in a
+    forked child of its own, two at a time, with a time limit: only the child compiles the student's
+    source (with RestrictedPython, :mod:`coursetools.grading.restricted`) and calls it, through the
+    course's step budget (:func:`labsupport.strategy.call_strategy`, which every engine uses). A
+    check whose child raises, times out or dies scores 0 with a message; the others are not
+    touched. It prints the verdict as one line of JSON, which the host parses.
 Covers:
     Grading practice (the field's answer: Gradescope's container, RestrictedPython); not the incident.
 
 ::
 
-    stdin line 1 (id, design source) --imports first--> prepare(id) --fork per check--> compile restricted + run
+    stdin line 1 (id, code cells) --imports first--> prepare(id) --read (parse)--> design source, flags
+        --fork per check--> compile restricted + run
     stdin line 2 (validated answers, prediction facts) --fork per check--> the answers' checks --> pipe
-        --> {"checks": [{"name", "question", "points", "passed", "message", "seconds"}], "notes": [...]}
+        --> {"checks": [{"name", "question", "points", "passed", "message", "seconds"}], "notes": [...],
+             "reading": {"flags": [...], "tokens": [...]}}
 """
 
 from __future__ import annotations
@@ -36,8 +40,9 @@ from typing import Any
 from labsupport.errors import ConfigError
 from labsupport.strategy import StrategyTimeout
 
+from . import similarity
 from .assignments import SPECS
-from .notebook import DesignSource
+from .notebook import Cells, DesignSource, Reading, read
 from .restricted import RestrictedError, compile_design
 from .spec import Check, Spec
 
@@ -46,6 +51,8 @@ __all__ = ["main", "run_checks"]
 #: Longest message a check may report (characters): room for a counterexample told step by step
 #: (lab 08's checks name each Enactor's operations on the shortest path, some 900 characters).
 MESSAGE_CHARS = 1200
+#: Seconds this process may spend parsing the notebook's code cells before it gives up on them.
+READ_S = 60.0
 
 
 def _message(exc: BaseException) -> str:
@@ -165,29 +172,62 @@ def _record(out: dict[str, Any], check: Check, result: dict[str, Any], seconds: 
     )
 
 
+def _read(job: dict[str, Any], spec: Spec, out: dict[str, Any]) -> Reading:
+    """Read the notebook's code cells (parsed here, in this sandbox, within :data:`READ_S` seconds)."""
+
+    def late(signum: int, frame: object) -> None:
+        raise TimeoutError(f"the notebook's code could not be read within {READ_S:g} s")
+
+    cells = Cells(**{k: list(job["cells"][k]) for k in ("index", "source", "otter")})
+    previous = signal.signal(signal.SIGALRM, late)
+    signal.setitimer(signal.ITIMER_REAL, READ_S)
+    try:
+        reading = read(cells, job.get("pinned"), spec.strategy)
+    except Exception as exc:  # noqa: BLE001 (hostile text: the student's loss, said in the flags)
+        out["notes"].append(f"the notebook's code could not be read: {type(exc).__name__}: {str(exc)[:200]}")
+        reading = Reading(DesignSource(spec.strategy or ""))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    try:
+        out["reading"]["tokens"] = similarity.normalise(reading.design)[: similarity.MAX_TOKENS]
+    except Exception:  # noqa: BLE001 (an answer too deep to normalise is compared with nothing)
+        out["reading"]["tokens"] = []
+    out["reading"]["flags"] = reading.flags[:50]
+    return reading
+
+
 def run_checks(job: dict[str, Any], check_timeout_s: float, answers: Any = None) -> dict[str, Any]:
     """Every check of the job's assignment, each in a child of its own: the verdict as a dict.
 
-    The design function's checks need nothing of the notebook's run, so they start at once;
-    ``answers`` (a callable) is called only then, for what the run exported (the answers, the
-    prediction's facts), which the other checks need; without it they are read from ``job``.
+    The job holds the notebook's code cells as text (``job["cells"]``: ``index``, ``source``,
+    ``otter``) and the index of the ``STUDENT_ID`` cell the grader wrote (``job["pinned"]``): this
+    process parses them, after loading the checks and computing the key, and returns what it read
+    for the instructor in ``verdict["reading"]`` (``flags``, and ``tokens``: the design answer
+    normalised for the likeness check). The design function's checks need nothing of the notebook's
+    run, so they start at once; ``answers`` (a callable) is called only then, for what the run
+    exported (the answers, the prediction's facts), which the other checks need; without it they
+    are read from ``job``.
     """
     spec = SPECS[job["assignment"]]
-    out: dict[str, Any] = {"checks": [], "notes": []}
+    out: dict[str, Any] = {"checks": [], "notes": [], "reading": {"flags": [], "tokens": []}}
     try:
         spec.prepare(job["student_id"])
     except Exception as exc:  # noqa: BLE001 (the instructor's code: reported, every check then scores 0)
         out["notes"].append(f"the key could not be computed: {type(exc).__name__}: {exc}")
+    reading = _read(job, spec, out)
+    job = {**job, "design": vars(reading.design)}
     at_once = max(1, min(2, os.cpu_count() or 1))
     results: dict[int, tuple[dict[str, Any], float]] = {}
     design = [c for c in spec.checks if c.uses == "strategy"]
-    if design and not job["design"]["source"]:
+    if design and not reading.design.source:
         missing = {"passed": False, "message": f"no function {spec.strategy} defined at the top level of a cell"}
         results |= {id(c): (missing, 0.0) for c in design}
     else:
         results |= {id(c): (r, t) for c, r, t in _run_children(design, job, spec, check_timeout_s, at_once)}
     if answers is not None:
         job = {**job, **answers()}
+    job["prediction"] = {**job.get("prediction", {}), "before_run": reading.before_run}
     rest = [c for c in spec.checks if c.uses != "strategy"]
     results |= {id(c): (r, t) for c, r, t in _run_children(rest, job, spec, check_timeout_s, at_once)}
     for check in spec.checks:
@@ -196,8 +236,8 @@ def run_checks(job: dict[str, Any], check_timeout_s: float, answers: Any = None)
 
 
 def main() -> int:
-    """Read the job from standard input (a first line: the assignment, the id and the design
-    function's source; a second: what the notebook's run exported), print the verdict (one line of JSON)."""
+    """Read the job from standard input (a first line: the assignment, the id, the notebook's code
+    cells; a second: what the notebook's run exported), print the verdict (one line of JSON)."""
     job = json.loads(sys.stdin.readline())
 
     def answers() -> dict[str, Any]:

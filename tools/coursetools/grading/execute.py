@@ -1,10 +1,11 @@
 """Phase 1, execute: the submission runs in a throwaway sandbox and exports data, which the host validates.
 
 Scenario:
-    The host prepares the notebook (the Colab copy's setup cell dropped, the collected id written
-    into its ``STUDENT_ID`` cell, otter's own cells marked to be skipped), then runs it in a fresh
-    sandbox (:mod:`coursetools.grading.sandbox`) without ``coursetools``: the runner
-    (:mod:`coursetools.grading._runner`) executes it with nbclient and prints one line of JSON,
+    The host prepares the notebook's code cells, as text (the Colab copy's setup cell dropped, the
+    collected id written into its ``STUDENT_ID`` cell, otter's own cells left out), then runs them in
+    a fresh sandbox (:mod:`coursetools.grading.sandbox`) without ``coursetools``: the runner
+    (:mod:`coursetools.grading._runner`) builds a notebook of those cells alone and executes it
+    with nbclient, and prints one line of JSON,
     the answers the assignment's schema names, the kernel's final ``STUDENT_ID`` and each cell's
     error. The host reads that line (size-capped, with the job's nonce), and keeps an answer only if
     it has the declared type and range (:meth:`~coursetools.grading.spec.Answer.validate`).
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .notebook import Cells, cells_of, pin_student_id
+from .notebook import Cells, code_cells, pin_student_id
 from .release import strip_setup_cells
 from .sandbox import GRADER_DIR, Limits, run
 from .spec import Spec
@@ -58,31 +59,26 @@ class Execution:
     cpu_s: float | None = None
 
 
-def prepare(nb: dict[str, Any], student_id: str) -> tuple[dict[str, Any], Cells, int | None, str | None]:
-    """A copy of ``nb`` ready to run, its cells as the host reads them, the index of the cell the id
-    was written into, and the other id that cell named (``None`` if none)."""
+def prepare(nb: dict[str, Any], student_id: str) -> tuple[Cells, int | None, str | None]:
+    """The notebook's code cells ready to run (the Colab copy's setup cell dropped, the collected id
+    written into the ``STUDENT_ID`` cell), the index of the cell the id was written into, and the
+    other id that cell named (``None`` if none). The cells are text: nothing here parses them."""
     ready = copy.deepcopy(nb)
     strip_setup_cells(ready)
-    ready.setdefault("metadata", {})
     said = pin_student_id(ready, student_id)
-    pinned = next(
-        (
-            i
-            for i, c in enumerate(ready.get("cells", []))
-            if isinstance(c, dict) and c.get("source") == f"STUDENT_ID = {student_id!r}\n"
-        ),
-        None,
-    )
-    return ready, cells_of(ready), pinned, said
+    cells = code_cells(ready)
+    wrote = f"STUDENT_ID = {student_id!r}\n"
+    pinned = next((i for i, src in zip(cells.index, cells.source, strict=True) if src == wrote), None)
+    return cells, pinned, said
 
 
-def execute(ready: dict[str, Any], cells: Cells, spec: Spec, limits: Limits, cell_timeout_s: float) -> Execution:
-    """Run the prepared notebook in a sandbox and validate what it exports against ``spec``'s answers."""
+def execute(cells: Cells, spec: Spec, limits: Limits, cell_timeout_s: float) -> Execution:
+    """Run the code cells (otter's own aside) in a sandbox and validate what they export against
+    ``spec``'s answers. The runner builds a fresh notebook of these cells' sources alone: what runs is
+    what the grader read, whatever else the file holds (another format's cells, metadata, tags)."""
     nonce = secrets.token_hex(16)
-    skip = [i for i, otter in zip(cells.index, cells.otter, strict=True) if otter]
     job = {
-        "notebook": ready,
-        "skip": skip,
+        "cells": [[i, src] for i, src, otter in zip(cells.index, cells.source, cells.otter, strict=True) if not otter],
         "expressions": [[a.name, a.expression] for a in spec.answers],
         "cell_timeout_s": cell_timeout_s,
         "nonce": nonce,

@@ -47,7 +47,6 @@ from labsupport.errors import ConfigError
 from . import sandbox, similarity
 from .assignments import spec as spec_of
 from .execute import Execution, execute, prepare
-from .notebook import design_source, id_flags, prediction_before_run, suspicious
 from .sandbox import Limits
 from .spec import Spec
 
@@ -114,18 +113,18 @@ def _read(notebook: Path, grade: Grade) -> dict[str, Any] | None:
             grade.flags.append("the notebook is larger than 20 MiB: not graded")
             return None
         nb = json.loads(notebook.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        grade.flags.append(f"unreadable notebook: {str(exc)[:200]}")
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: JSON nested too deep
+        grade.flags.append(f"unreadable notebook: {type(exc).__name__}: {str(exc)[:200]}")
         return None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        grade.flags.append("unreadable notebook: not a notebook's JSON object")
+        grade.flags.append("unreadable notebook: not a notebook's JSON object (nbformat 4)")
         return None
     return nb
 
 
 def _start_checks(job: dict[str, Any], options: GradeOptions) -> sandbox.Running:
-    """Start the check phase with the first half of its job (the id and the design function's source):
-    it loads the checks and runs the design function's while the notebook runs."""
+    """Start the check phase with the first half of its job (the id, the notebook's code cells): it
+    loads the checks, parses the cells and runs the design function's checks while the notebook runs."""
     argv = [sys.executable, "-I", "-m", "coursetools.grading.check"]
     return sandbox.start(argv, options.check, with_coursetools=True, first=(json.dumps(job) + "\n").encode())
 
@@ -140,7 +139,7 @@ def _verdict(
         verdict = json.loads(lines[-1]) if lines else {}
     except ValueError:
         verdict = {}
-    if not isinstance(verdict, dict) or "checks" not in verdict:
+    if not isinstance(verdict, dict) or not isinstance(verdict.get("checks"), list):
         tail = out.stderr.decode(errors="replace")[-300:]
         verdict = {"checks": [], "notes": [f"the checking process gave no verdict (exit {out.returncode}) {tail}"]}
     if out.timed_out:
@@ -148,8 +147,23 @@ def _verdict(
     return verdict, out
 
 
+def _reading(verdict: dict[str, Any], grade: Grade) -> None:
+    """What the check phase read of the notebook: its flags and the design answer's tokens."""
+    reading = verdict.get("reading")
+    if not isinstance(reading, dict):
+        return
+    grade.flags += [str(f)[:300] for f in reading.get("flags", [])[:50] if isinstance(f, str)]
+    tokens = reading.get("tokens", [])
+    if isinstance(tokens, list):
+        grade.design_tokens = [str(t) for t in tokens[: similarity.MAX_TOKENS]]
+
+
 def grade_one(student_id: str, notebook: Path, spec: Spec, options: GradeOptions | None = None) -> Grade:
     """Grade one submission in two sandboxed phases; never raises for a bad submission.
+
+    The host reads the notebook as text alone (JSON, the code cells' sources, the ``STUDENT_ID``
+    cell's line): parsing its code, whose cost a hostile notebook can make unbounded, happens in the
+    check phase's sandbox, under its limits.
 
     Args:
         student_id: the id it was collected under; every expected answer is computed for this id.
@@ -170,31 +184,29 @@ def grade_one(student_id: str, notebook: Path, spec: Spec, options: GradeOptions
     if nb is None:
         grade.seconds = time.perf_counter() - start
         return grade
-    ready, cells, pinned, said = prepare(nb, student_id)
+    cells, pinned, said = prepare(nb, student_id)
     if said is not None:
         grade.flags.append(f"STUDENT_ID said {said[:60]!r}: graded as the collected id {student_id!r}")
-    grade.flags += id_flags(cells, pinned)
-    design = design_source(cells, spec.strategy) if spec.strategy else None
     first = {
         "assignment": spec.assignment,
         "student_id": student_id,
-        "design": vars(design) if design else {"name": "", "source": ""},
+        "cells": {"index": cells.index, "source": cells.source, "otter": cells.otter},
+        "pinned": pinned,
         "check_timeout_s": options.check_timeout_s,
     }
-    checking = _start_checks(first, options)  # beside the notebook's run: it never sees the notebook
-    ran: Execution = execute(ready, cells, spec, options.execute, options.cell_timeout_s)
+    checking = _start_checks(first, options)  # beside the notebook's run: it never sees the run
+    ran: Execution = execute(cells, spec, options.execute, options.cell_timeout_s)
     grade.flags += ran.notes
     if ran.student_id not in (None, student_id):
         said_last = str(ran.student_id)[:60]
         grade.flags.append(f"the notebook ended with STUDENT_ID = {said_last!r}: graded as {student_id!r}")
-    prediction = {
-        "recorded": bool(spec.prediction) and all(f"prediction.{f}" in ran.answers for f in spec.prediction),
-        "before_run": prediction_before_run(cells),
-    }
-    verdict, checked = _verdict(checking, {"answers": ran.answers, "prediction": prediction}, options)
+    recorded = bool(spec.prediction) and all(f"prediction.{f}" in ran.answers for f in spec.prediction)
+    exported = {"answers": ran.answers, "prediction": {"recorded": recorded}}
+    verdict, checked = _verdict(checking, exported, options)
     grade.phase_seconds |= {"execute": ran.seconds, "check": checked.seconds}
     if ran.cpu_s is not None and checked.cpu_s is not None:
         grade.phase_seconds["cpu"] = ran.cpu_s + checked.cpu_s
+    _reading(verdict, grade)
     grade.flags += [f"grader: {n}" for n in verdict.get("notes", [])]
     lines: dict[str, list[str]] = {q.name: [] for q in spec.auto_questions}
     for c in verdict.get("checks", []):
@@ -209,9 +221,6 @@ def grade_one(student_id: str, notebook: Path, spec: Spec, options: GradeOptions
     if ran.errors:
         shown = ", ".join(f"cell {k}: {v}" for k, v in sorted(ran.errors.items())[:10])
         grade.feedback["_errors"] = f"cells that raised when the grader ran your notebook: {shown}"
-    if design is not None:
-        grade.design_tokens = similarity.normalise(design)
-    grade.flags += suspicious(cells, pinned)
     grade.seconds = time.perf_counter() - start
     return grade
 
@@ -236,6 +245,20 @@ def _similarity_flags(grades: list[Grade], spec: Spec) -> None:
             g.flags.append(similarity.Match(names, *max(m for _, m in alike)).sentence())
 
 
+def _graded(student_id: str, notebook: Path, spec: Spec, options: GradeOptions | None) -> Grade:
+    """:func:`grade_one`; a failure of the grader's own on one submission gives that row 0 and says
+    so, and the class goes on."""
+    try:
+        grade = grade_one(student_id, notebook, spec, options)
+    except Exception as exc:  # noqa: BLE001 (one submission's failure must not cost the class its grades)
+        grade = Grade(student_id)
+        for q in spec.auto_questions:
+            grade.scores[q.name], grade.max_scores[q.name] = 0.0, float(q.points)
+        why = f"{type(exc).__name__}: {str(exc)[:200]}"
+        grade.flags.append(f"the grader failed on this submission ({why}): grade it by hand")
+    return grade
+
+
 def grade_folder(folder: Path, *, assignment: str, jobs: int = 1, options: GradeOptions | None = None) -> list[Grade]:
     """Grade every submission of ``folder`` (see :func:`find_submissions`), ``jobs`` at a time, then
     compare the class's design answers with the references and with each other."""
@@ -246,7 +269,7 @@ def grade_folder(folder: Path, *, assignment: str, jobs: int = 1, options: Grade
     if not subs:
         raise ConfigError(f"no submissions (*.ipynb or <id>/*.ipynb) in {folder}")
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        grades = list(pool.map(lambda s: grade_one(s[0], s[1], spec, options), subs))
+        grades = list(pool.map(lambda s: _graded(s[0], s[1], spec, options), subs))
     _similarity_flags(grades, spec)
     return grades
 

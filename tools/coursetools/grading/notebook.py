@@ -39,11 +39,15 @@ __all__ = [
     "RUNS_A_MODEL",
     "Cells",
     "DesignSource",
+    "Reading",
     "cells_of",
+    "code_cells",
     "design_source",
     "id_flags",
+    "parse",
     "pin_student_id",
     "prediction_before_run",
+    "read",
     "suspicious",
 ]
 
@@ -63,15 +67,18 @@ _OTTER_CELL = re.compile(
 
 
 def _source(cell: dict[str, Any]) -> str:
+    """A cell's source as nbformat joins it: a string, or a list of strings; anything else is no code."""
     src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else str(src)
+    if isinstance(src, list) and all(isinstance(line, str) for line in src):
+        return "".join(src)
+    return src if isinstance(src, str) else ""
 
 
 @dataclass
 class Cells:
     """A notebook's code cells, in order: each one's index among the notebook's cells, its source,
-    its parsed tree (``None`` if even IPython's transformer leaves it unparsable) and whether it is
-    one of otter's own cells."""
+    its parsed tree (``None`` if even IPython's transformer leaves it unparsable; empty until
+    :func:`parse`) and whether it is one of otter's own cells."""
 
     index: list[int] = field(default_factory=list)
     source: list[str] = field(default_factory=list)
@@ -79,23 +86,37 @@ class Cells:
     otter: list[bool] = field(default_factory=list)
 
 
-def cells_of(nb: dict[str, Any]) -> Cells:
-    """The code cells of a notebook (parsed JSON), each parsed as IPython would run it."""
+def code_cells(nb: dict[str, Any]) -> Cells:
+    """The code cells of a notebook (parsed JSON) as text, unparsed: what the host reads of a
+    submission (a pass of regular expressions, linear in the notebook's size)."""
     out = Cells()
-    manager = TransformerManager()
     for i, cell in enumerate(nb.get("cells", []) if isinstance(nb.get("cells"), list) else []):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         src = _source(cell)
-        try:
-            tree: ast.Module | None = ast.parse(manager.transform_cell(src))
-        except (SyntaxError, ValueError, IndexError, TypeError):  # the transformer's errors on bad input too
-            tree = None
         out.index.append(i)
         out.source.append(src)
-        out.tree.append(tree)
         out.otter.append(bool(_OTTER_CELL.fullmatch(src)))
     return out
+
+
+def parse(cells: Cells) -> Cells:
+    """``cells`` with each cell parsed as IPython would run it. Its cost is not bounded by the
+    notebook's size alone (IPython's transformer makes up to 500 passes over a cell), so the grader
+    parses a submission in the check phase's sandbox, under its time limit, never on the host."""
+    manager = TransformerManager()
+    trees: list[ast.Module | None] = []
+    for src in cells.source:
+        try:
+            trees.append(ast.parse(manager.transform_cell(src)))
+        except Exception:  # noqa: BLE001 (hostile text: whatever the transformer or the parser raises, the cell is unread)
+            trees.append(None)
+    return Cells(list(cells.index), list(cells.source), trees, list(cells.otter))
+
+
+def cells_of(nb: dict[str, Any]) -> Cells:
+    """The code cells of a notebook (parsed JSON), each parsed as IPython would run it."""
+    return parse(code_cells(nb))
 
 
 def pin_student_id(nb: dict[str, Any], student_id: str) -> str | None:
@@ -271,3 +292,29 @@ def suspicious(cells: Cells, pinned: int | None = None) -> list[str]:
             if pattern.search(src):
                 flags.append(f"cell {cells.index[k]}: {what}")
     return flags
+
+
+@dataclass
+class Reading:
+    """What the grader reads of a notebook's code: the design answer, whether the prediction came
+    before the run, and the flags for the instructor (the id's handling, signs of an attack)."""
+
+    design: DesignSource
+    before_run: bool = False
+    flags: list[str] = field(default_factory=list)
+
+
+def read(cells: Cells, pinned: int | None, strategy: str | None) -> Reading:
+    """Parse ``cells`` (:func:`code_cells`) and read them: the check phase's first step, in its sandbox.
+
+    Args:
+        cells: the notebook's code cells as the host collected them (text).
+        pinned: the notebook index of the ``STUDENT_ID`` cell the grader wrote (``None``: none).
+        strategy: the design function's name (``None``: the assignment has no design question).
+    """
+    parsed = parse(cells)
+    return Reading(
+        design_source(parsed, strategy) if strategy else DesignSource(""),
+        prediction_before_run(parsed),
+        id_flags(parsed, pinned) + suspicious(parsed, pinned),
+    )
