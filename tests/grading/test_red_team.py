@@ -18,6 +18,8 @@ from __future__ import annotations
 import copy
 import csv
 import json
+import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -771,3 +773,92 @@ def test_code_the_grader_did_not_read_never_runs(hostile_files_class):
     """nbformat 3's worksheets hold the solution and the cells the blank copy: the kernel ran the
     worksheets (measurements, prediction) while the grader read and flagged the blank cells."""
     assert _points(hostile_files_class["f5-hidden-worksheets"]) == ZERO, hostile_files_class["f5-hidden-worksheets"]
+
+
+# -- the grader's parts, as if an attack had got out of RestrictedPython ----------------------------
+def test_a_check_that_got_out_of_restricted_python_can_neither_open_a_file_nor_print_a_verdict(monkeypatch, capfd):
+    from coursetools.grading import check
+
+    forged = json.dumps({"checks": [{"question": "q3_design", "name": "forged", "points": 4, "passed": True}]})
+
+    def escaped(design):
+        def admission_policy(request):
+            print(forged, flush=True)
+            os.write(1, (forged + "\n").encode())
+            with open(QUIZ_KEY, encoding="utf-8") as f:
+                raise ValueError(f.read()[:500])
+
+        return admission_policy, []
+
+    monkeypatch.setattr(check, "compile_design", escaped)
+    source = "def admission_policy(request):\n    return True\n"
+    job = {
+        "assignment": LAB02,
+        "student_id": "s1000001",
+        "design": {"name": "admission_policy", "source": source},
+        "cells": {"index": [0], "source": [source], "otter": [False]},
+        "pinned": None,
+        "answers": {},
+        "prediction": {"recorded": False},
+    }
+    verdict = check.run_checks(job, 60.0)
+    design = [c for c in verdict["checks"] if c["question"] == "q3_design"]
+    assert design and not any(c["passed"] for c in design)
+    assert not any('"about"' in c["message"] or "explanation" in c["message"] for c in design), design
+    assert "forged" not in capfd.readouterr().out
+
+
+def test_a_verdict_without_the_nonce_or_cut_by_the_output_cap_is_no_verdict():
+    from coursetools.grading import grade, sandbox
+
+    nonce = secrets.token_hex(16)
+    genuine = json.dumps({"checks": [], "notes": ["genuine"]})
+    forged = json.dumps({"checks": [{"question": "q3_design", "name": "f", "points": 4, "passed": True}]})
+
+    class Finished:
+        def __init__(self, out: sandbox.Outcome) -> None:
+            self.out = out
+
+        def finish(self, rest: bytes) -> sandbox.Outcome:
+            return self.out
+
+    options = grade.GradeOptions()
+    late = sandbox.Outcome(0, stdout=f"{nonce} {genuine}\n{forged}\n".encode())
+    assert grade._verdict(Finished(late), nonce, {}, options)[0]["notes"] == ["genuine"]
+    cut = sandbox.Outcome(0, stdout=f"{nonce} {forged}\n".encode() * 3, truncated=True)
+    verdict = grade._verdict(Finished(cut), nonce, {}, options)[0]
+    assert verdict["checks"] == [] and "longer than the host reads" in verdict["notes"][0]
+
+
+_PEEKS = """
+import os, sys
+sys.path.insert(0, {where!r})
+from {module} import undumpable
+undumpable()
+r, w = os.pipe()
+if os.fork() == 0:
+    got = []
+    for path, flags in (("fd/1", os.O_WRONLY), ("mem", os.O_RDONLY), ("environ", os.O_RDONLY)):
+        try:
+            os.close(os.open(f"/proc/{{os.getppid()}}/{{path}}", flags))
+            got.append("opened")
+        except OSError as exc:
+            got.append(type(exc).__name__)
+    os.write(w, " ".join(got).encode())
+    os._exit(0)
+os.close(w)
+print(os.read(r, 200).decode())
+"""
+
+
+@pytest.mark.parametrize("module", ["coursetools.grading.limits", "_runner"])
+def test_a_child_cannot_reach_its_graders_output_or_memory_through_proc(module):
+    """The runner (whose report and nonce a kernel it starts would forge) and the check phase (whose
+    verdict an escaped check would) are non-dumpable: in the sandbox, where every process is the same
+    user without capabilities, a child then opens none of the parent's ``/proc`` files."""
+    from coursetools.grading import sandbox
+
+    where = str(Path(coursetools.__file__).parent / "grading")
+    script = _PEEKS.format(where=where, module=module)
+    done = sandbox.run([sys.executable, "-I", "-c", script], b"", sandbox.Limits(wall_s=60.0), with_coursetools=True)
+    assert done.stdout.decode().split() == ["PermissionError"] * 3, done.stderr[-500:]

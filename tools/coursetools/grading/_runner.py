@@ -9,11 +9,12 @@ the kernel for each expression's type and value, and prints one line::
     <nonce> {"answers": {...}, "student_id": ..., "errors": {cell: error name}, "timeouts": [...]}
 
 The kernel's own output goes to /dev/null; the line goes to a copy of standard output the kernel
-does not inherit. After each cell every other process of the sandbox's user is killed (the
-kernel, the runner and the sandbox's init aside): a background process or a fork bomb's children
-end with the cell that started them. Everything in the line comes from the submission's kernel
-and is treated by the host as the student's claim: the host validates every value against the
-assignment's schema, and the verdict is computed elsewhere.
+does not inherit, and the runner makes itself non-dumpable, so that the kernel can neither open that
+copy through ``/proc`` nor read the nonce from the runner's memory. After each cell every other
+process of the sandbox's user is killed (the kernel, the runner and the sandbox's init aside): a
+background process or a fork bomb's children end with the cell that started them. Everything in
+the line comes from the submission's kernel and is treated by the host as the student's claim: the
+host validates every value against the assignment's schema, and the verdict is computed elsewhere.
 """
 
 from __future__ import annotations
@@ -89,7 +90,19 @@ def reap_strays(keep: set[int]) -> int:
     return len(killed)
 
 
+def undumpable() -> None:
+    """Make this process non-dumpable (``prctl(PR_SET_DUMPABLE, 0)``): a process of the same user
+    without capabilities, as the kernel and all it starts are, can then neither read its memory
+    (the nonce) nor open its descriptors through ``/proc/<pid>/fd`` (the report). A program it
+    starts with exec, the kernel, is dumpable again: only the runner is closed."""
+    import ctypes
+
+    if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # 4: PR_SET_DUMPABLE
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+
+
 def main() -> int:
+    undumpable()
     job = json.loads(sys.stdin.read())
     sys.stdin.close()
     report = os.fdopen(os.dup(1), "w")  # not inheritable: the kernel never holds it

@@ -3,7 +3,7 @@
 Scenario:
     Run inside its own sandbox (read-only, no network, time and memory limits), this module imports
     ``labsupport`` and every assignment's checks and constants *first*, then reads the job from
-    standard input: the assignment, the collected id, the notebook's code cells as text,
+    standard input: the assignment, the collected id, the notebook's code cells as text and a nonce,
     and later, on a second line, the answers the host validated and the prediction's facts, once
     the notebook's run is over (the design function's checks run meanwhile). It computes what every
     check of the id shares (the key, the recorded requests), then parses the cells
@@ -11,25 +11,29 @@ Scenario:
     order, the flags; here, under a time limit, never on the host), then runs each check in a
     forked child of its own, two at a time, with a time limit: only the child compiles the student's
     source (with RestrictedPython, :mod:`coursetools.grading.restricted`) and calls it, through the
-    course's step budget (:func:`labsupport.strategy.call_strategy`, which every engine uses). A
-    check whose child raises, times out or dies scores 0 with a message; the others are not
-    touched. It prints the verdict as one line of JSON, which the host parses.
+    course's step budget (:func:`labsupport.strategy.call_strategy`, which every engine uses), after
+    sealing itself (:func:`_seal`: no standard output; a child that runs the student's function can
+    open no file either). A check whose child
+    raises, times out or dies scores 0 with a message; the others are not touched. The process is
+    non-dumpable, so no child can reach it through ``/proc``. It prints the verdict as one line,
+    the nonce and its JSON, which the host parses.
 Covers:
     Grading practice (the field's answer: Gradescope's container, RestrictedPython); not the incident.
 
 ::
 
-    stdin line 1 (id, code cells) --imports first--> prepare(id) --read (parse)--> design source, flags
-        --fork per check--> compile restricted + run
+    stdin line 1 (id, code cells, nonce) --imports first--> prepare(id) --read (parse)--> design source, flags
+        --fork per check, sealed--> compile restricted + run
     stdin line 2 (validated answers, prediction facts) --fork per check--> the answers' checks --> pipe
-        --> {"checks": [{"name", "question", "points", "passed", "message", "seconds"}], "notes": [...],
-             "reading": {"flags": [...], "tokens": [...]}}
+        --> "<nonce> {"checks": [{"name", "question", "points", "passed", "message", "seconds"}], "notes": [...],
+                      "reading": {"flags": [...], "tokens": [...]}}"
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import select
 import signal
 import sys
@@ -42,6 +46,7 @@ from labsupport.strategy import StrategyTimeout
 
 from . import similarity
 from .assignments import SPECS
+from .limits import undumpable
 from .notebook import Cells, DesignSource, Reading, read
 from .restricted import RestrictedError, compile_design
 from .spec import Check, Spec
@@ -90,6 +95,25 @@ def _one(check: Check, job: dict[str, Any], spec: Spec) -> dict[str, Any]:
     return {"passed": True, "message": "", "notes": notes}
 
 
+def _seal(report: int, *, no_files: bool) -> int:
+    """In a check's child, before any of the student's code: standard input, output and error become
+    ``/dev/null``, every other descriptor is closed but ``report`` (moved to 3), and, with
+    ``no_files`` (the checks that call the student's function), no file can be opened any more
+    (``RLIMIT_NOFILE`` 4); the other checks run no code of the student's and may read the
+    course's data (the quiz's key). A function that got out of RestrictedPython could then
+    neither write the phase's verdict (the host reads standard output), nor read the next line of
+    the job, nor open a file (the key on disk, ``/proc/<parent>``): it could only spoil its own
+    check's report. What a check that calls the student's function needs is loaded before the fork."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.dup2(report, 3)
+    os.closerange(4, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    if no_files:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (4, 4))
+    return 3
+
+
 class _Child:
     """One check running in a forked child: its pid, the pipe it reports through, its deadline."""
 
@@ -102,7 +126,7 @@ class _Child:
         sys.stdout.flush()
         pid = os.fork()
         if pid == 0:  # the child: never returns
-            os.close(read)
+            write = _seal(write, no_files=check.uses == "strategy")
             try:
                 data = json.dumps(_one(check, job, spec)).encode()
             except BaseException:  # noqa: BLE001
@@ -237,7 +261,9 @@ def run_checks(job: dict[str, Any], check_timeout_s: float, answers: Any = None)
 
 def main() -> int:
     """Read the job from standard input (a first line: the assignment, the id, the notebook's code
-    cells; a second: what the notebook's run exported), print the verdict (one line of JSON)."""
+    cells and a nonce; a second: what the notebook's run exported), print the verdict: one line, the
+    nonce and the verdict's JSON."""
+    undumpable()
     job = json.loads(sys.stdin.readline())
 
     def answers() -> dict[str, Any]:
@@ -248,7 +274,7 @@ def main() -> int:
         verdict = run_checks(job, float(job.get("check_timeout_s", 120.0)), answers)
     except Exception:  # noqa: BLE001 (the host reads the failure from the verdict)
         verdict = {"checks": [], "notes": ["the checking process failed: " + traceback.format_exc()[-800:]]}
-    sys.stdout.write(json.dumps(verdict) + "\n")
+    sys.stdout.write(f"{job.get('nonce', '')} {json.dumps(verdict)}\n")
     sys.stdout.flush()
     return 0
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import csv
 import json
+import secrets
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -123,25 +124,33 @@ def _read(notebook: Path, grade: Grade) -> dict[str, Any] | None:
 
 
 def _start_checks(job: dict[str, Any], options: GradeOptions) -> sandbox.Running:
-    """Start the check phase with the first half of its job (the id, the notebook's code cells): it
-    loads the checks, parses the cells and runs the design function's checks while the notebook runs."""
+    """Start the check phase with the first half of its job (the id, the notebook's code cells, a
+    nonce): it loads the checks, parses the cells and runs the design function's checks while the
+    notebook runs."""
     argv = [sys.executable, "-I", "-m", "coursetools.grading.check"]
     return sandbox.start(argv, options.check, with_coursetools=True, first=(json.dumps(job) + "\n").encode())
 
 
 def _verdict(
-    running: sandbox.Running, rest: dict[str, Any], options: GradeOptions
+    running: sandbox.Running, nonce: str, rest: dict[str, Any], options: GradeOptions
 ) -> tuple[dict[str, Any], sandbox.Outcome]:
-    """Give the check phase what the notebook's run exported and read its verdict."""
+    """Give the check phase what the notebook's run exported and read its verdict: the last line
+    that begins with the nonce, from output the host read whole (a verdict past the output's cap is
+    no verdict: the last line read would not be the phase's last)."""
     out = running.finish((json.dumps(rest) + "\n").encode())
-    lines = out.stdout.decode(errors="replace").strip().splitlines()
+    lines = [
+        line[len(nonce) + 1 :]
+        for line in out.stdout.decode(errors="replace").splitlines()
+        if line.startswith(nonce + " ")
+    ]
     try:
-        verdict = json.loads(lines[-1]) if lines else {}
+        verdict = json.loads(lines[-1]) if lines and not out.truncated else {}
     except ValueError:
         verdict = {}
     if not isinstance(verdict, dict) or not isinstance(verdict.get("checks"), list):
         tail = out.stderr.decode(errors="replace")[-300:]
-        verdict = {"checks": [], "notes": [f"the checking process gave no verdict (exit {out.returncode}) {tail}"]}
+        why = "its output was longer than the host reads" if out.truncated else f"exit {out.returncode}"
+        verdict = {"checks": [], "notes": [f"the checking process gave no verdict ({why}) {tail}"]}
     if out.timed_out:
         verdict.setdefault("notes", []).append(f"the checks did not finish within {options.check.wall_s:g} s")
     return verdict, out
@@ -187,12 +196,14 @@ def grade_one(student_id: str, notebook: Path, spec: Spec, options: GradeOptions
     cells, pinned, said = prepare(nb, student_id)
     if said is not None:
         grade.flags.append(f"STUDENT_ID said {said[:60]!r}: graded as the collected id {student_id!r}")
+    nonce = secrets.token_hex(16)
     first = {
         "assignment": spec.assignment,
         "student_id": student_id,
         "cells": {"index": cells.index, "source": cells.source, "otter": cells.otter},
         "pinned": pinned,
         "check_timeout_s": options.check_timeout_s,
+        "nonce": nonce,
     }
     checking = _start_checks(first, options)  # beside the notebook's run: it never sees the run
     ran: Execution = execute(cells, spec, options.execute, options.cell_timeout_s)
@@ -202,7 +213,7 @@ def grade_one(student_id: str, notebook: Path, spec: Spec, options: GradeOptions
         grade.flags.append(f"the notebook ended with STUDENT_ID = {said_last!r}: graded as {student_id!r}")
     recorded = bool(spec.prediction) and all(f"prediction.{f}" in ran.answers for f in spec.prediction)
     exported = {"answers": ran.answers, "prediction": {"recorded": recorded}}
-    verdict, checked = _verdict(checking, exported, options)
+    verdict, checked = _verdict(checking, nonce, exported, options)
     grade.phase_seconds |= {"execute": ran.seconds, "check": checked.seconds}
     if ran.cpu_s is not None and checked.cpu_s is not None:
         grade.phase_seconds["cpu"] = ran.cpu_s + checked.cpu_s

@@ -15,6 +15,7 @@ the phase's first program, so that nothing runs between fork and exec in the hos
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import time
@@ -29,6 +30,7 @@ __all__ = [
     "kill_user",
     "make_cgroups",
     "resource_limits",
+    "undumpable",
 ]
 
 
@@ -171,3 +173,12 @@ def empty(group: Path) -> None:
             return
         except OSError:
             time.sleep(0.05)
+
+
+def undumpable() -> None:
+    """Make this process non-dumpable (``prctl(PR_SET_DUMPABLE, 0)``, Linux): a process of the same
+    user without capabilities, as everything in a sandbox is, can then neither read or write its
+    memory nor open its descriptors through ``/proc/<pid>``. Its forked children inherit it; a
+    program started with exec is dumpable again."""
+    if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # 4: PR_SET_DUMPABLE
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")

@@ -72,13 +72,15 @@ _COURSETOOLS = Path(__file__).resolve().parents[1]
 
 @dataclass
 class Outcome:
-    """What a sandboxed phase left: its exit status, its output (capped), whether it was killed, its
-    wall-clock seconds and, where a cgroup counted them, the CPU seconds of all its processes."""
+    """What a sandboxed phase left: its exit status, its output (capped; ``truncated`` if it printed
+    more, when its last line read is not its last line), whether it was killed, its wall-clock
+    seconds and, where a cgroup counted them, the CPU seconds of all its processes."""
 
     returncode: int | None
     stdout: bytes = b""
     stderr: bytes = b""
     timed_out: bool = False
+    truncated: bool = False
     seconds: float = 0.0
     cpu_s: float | None = None
     notes: list[str] = field(default_factory=list)
@@ -250,6 +252,7 @@ class Running:
         out.returncode = proc.returncode
         cap = self.limits.output_kb * 1024
         if len(stdout) > cap:
+            out.truncated = True
             out.notes.append(f"printed more than {self.limits.output_kb} KiB; the rest was not read")
         out.stdout, out.stderr = stdout[:cap], stderr[-cap:]
         out.seconds = time.perf_counter() - self.started
