@@ -316,6 +316,24 @@ def test_math_gives_the_design_function_its_public_names_alone():
 
 
 # -- the class's files ------------------------------------------------------------------------------
+def test_every_collected_file_gets_a_row_a_symbolic_link_is_flagged_never_read(tmp_path):
+    (tmp_path / "s1.ipynb").write_text("{}")
+    (tmp_path / "s2").mkdir()
+    (tmp_path / "s2" / "a.ipynb").write_text("{}")
+    (tmp_path / "s2" / "b.ipynb").write_text("{}")
+    (tmp_path / "s3.ipynb").symlink_to(tmp_path / "s1.ipynb")
+    (tmp_path / "s1").mkdir()
+    (tmp_path / "s1" / "again.ipynb").write_text("{}")
+    subs = grade.find_submissions(tmp_path)
+    assert [i for i, _ in subs] == ["s1", "s1", "s2", "s3"]
+    flags = grade.collection_flags(tmp_path, subs)
+    assert all("2 submissions were collected under this id" in f[0] for f in flags[:2])
+    assert flags[2] == ["its folder holds other notebooks, not graded: b.ipynb"] and flags[3] == []
+    linked = grade.grade_one("s3", tmp_path / "s3.ipynb", SPECS["02-dwfm-collapse"])
+    assert linked.scores == {"q1_predict": 0.0, "q2_measure": 0.0, "q3_design": 0.0}
+    assert "symbolic link" in linked.flags[0]
+
+
 def test_submissions_are_found_as_files_or_folders_named_by_id(tmp_path):
     (tmp_path / "s1.ipynb").write_text("{}")
     (tmp_path / "s2").mkdir()

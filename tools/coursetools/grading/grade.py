@@ -51,7 +51,7 @@ from .execute import Execution, execute, prepare
 from .sandbox import Limits
 from .spec import Spec
 
-__all__ = ["Grade", "GradeOptions", "find_submissions", "grade_folder", "grade_one", "write_csv"]
+__all__ = ["Grade", "GradeOptions", "collection_flags", "find_submissions", "grade_folder", "grade_one", "write_csv"]
 
 
 @dataclass(frozen=True)
@@ -96,19 +96,46 @@ class Grade:
 
 
 def find_submissions(folder: Path) -> list[tuple[str, Path]]:
-    """``(student id, notebook)`` for each ``<id>.ipynb`` or ``<id>/<one>.ipynb`` in ``folder``, by id."""
+    """``(student id, notebook)`` for each ``<id>.ipynb`` or ``<id>/<one>.ipynb`` in ``folder``, by id.
+
+    A symbolic link is listed too (as itself): it is refused when read, with a flag, so that its
+    student still gets a row. In a folder of several notebooks the first by name is the one graded
+    (:func:`collection_flags` says so).
+    """
     found: list[tuple[str, Path]] = []
     for entry in sorted(Path(folder).iterdir()):
-        if entry.is_file() and entry.suffix == ".ipynb" and not entry.is_symlink():
+        if entry.suffix == ".ipynb" and (entry.is_symlink() or entry.is_file()):
             found.append((entry.stem, entry))
-        elif entry.is_dir() and not entry.is_symlink():
-            notebooks = sorted(p for p in entry.glob("*.ipynb") if p.is_file() and not p.is_symlink())
+        elif entry.is_symlink() and entry.is_dir():
+            found.append((entry.name, entry))
+        elif entry.is_dir():
+            notebooks = sorted(p for p in entry.glob("*.ipynb") if p.is_symlink() or p.is_file())
             if notebooks:
                 found.append((entry.name, notebooks[0]))
     return found
 
 
+def collection_flags(folder: Path, subs: list[tuple[str, Path]]) -> list[list[str]]:
+    """For each submission of :func:`find_submissions`, what its collection needs the instructor to
+    see: an id collected twice, a folder with several notebooks."""
+    ids = [sid for sid, _ in subs]
+    flags: list[list[str]] = []
+    for sid, path in subs:
+        mine = []
+        if ids.count(sid) > 1:
+            mine.append(f"{ids.count(sid)} submissions were collected under this id (each graded, each flagged)")
+        if path.parent != Path(folder) and not path.is_symlink():
+            others = sorted(p.name for p in path.parent.glob("*.ipynb") if p != path)
+            if others:
+                mine.append(f"its folder holds other notebooks, not graded: {', '.join(others)[:200]}")
+        flags.append(mine)
+    return flags
+
+
 def _read(notebook: Path, grade: Grade) -> dict[str, Any] | None:
+    if notebook.is_symlink():
+        grade.flags.append("not graded: a symbolic link, not a file (only the files collected are graded)")
+        return None
     try:
         if notebook.stat().st_size > 20 * 2**20:
             grade.flags.append("the notebook is larger than 20 MiB: not graded")
@@ -256,9 +283,9 @@ def _similarity_flags(grades: list[Grade], spec: Spec) -> None:
             g.flags.append(similarity.Match(names, *max(m for _, m in alike)).sentence())
 
 
-def _graded(student_id: str, notebook: Path, spec: Spec, options: GradeOptions | None) -> Grade:
-    """:func:`grade_one`; a failure of the grader's own on one submission gives that row 0 and says
-    so, and the class goes on."""
+def _graded(student_id: str, notebook: Path, spec: Spec, options: GradeOptions | None, flags: list[str]) -> Grade:
+    """:func:`grade_one`, with the collection's flags; a failure of the grader's own on one
+    submission gives that row 0 and says so, and the class goes on."""
     try:
         grade = grade_one(student_id, notebook, spec, options)
     except Exception as exc:  # noqa: BLE001 (one submission's failure must not cost the class its grades)
@@ -267,6 +294,7 @@ def _graded(student_id: str, notebook: Path, spec: Spec, options: GradeOptions |
             grade.scores[q.name], grade.max_scores[q.name] = 0.0, float(q.points)
         why = f"{type(exc).__name__}: {str(exc)[:200]}"
         grade.flags.append(f"the grader failed on this submission ({why}): grade it by hand")
+    grade.flags[:0] = flags
     return grade
 
 
@@ -279,8 +307,9 @@ def grade_folder(folder: Path, *, assignment: str, jobs: int = 1, options: Grade
     subs = find_submissions(folder)
     if not subs:
         raise ConfigError(f"no submissions (*.ipynb or <id>/*.ipynb) in {folder}")
+    flags = collection_flags(folder, subs)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        grades = list(pool.map(lambda s: _graded(s[0], s[1], spec, options), subs))
+        grades = list(pool.map(lambda k: _graded(*subs[k], spec, options, flags[k]), range(len(subs))))
     _similarity_flags(grades, spec)
     return grades
 
