@@ -830,6 +830,22 @@ def test_a_verdict_without_the_nonce_or_cut_by_the_output_cap_is_no_verdict():
     assert verdict["checks"] == [] and "longer than the host reads" in verdict["notes"][0]
 
 
+def test_a_notebook_slow_to_read_is_given_up_on_at_the_reading_limit(monkeypatch):
+    """IPython's transformer makes up to 500 passes over a cell: 400 lines of ``x = !echo`` take
+    seconds to read, 100,000 lines (2 MiB) hours. The check phase gives up at ``READ_S`` (nothing of
+    the code read, said in a note); the alarm used to stop only the cell it caught, and reading went
+    on with the next, until the phase's wall clock killed it with every check."""
+    from coursetools.grading import check
+    from coursetools.grading.assignments import SPECS
+
+    monkeypatch.setattr(check, "READ_S", 0.5)
+    cells = ["x = !echo\n" * 400, "def admission_policy(request):\n    return True\n"]
+    job = {"cells": {"index": [0, 1], "source": cells, "otter": [False, False]}, "pinned": None}
+    out: dict = {"checks": [], "notes": [], "reading": {"flags": [], "tokens": []}}
+    reading = check._read(job, SPECS[LAB02], out)
+    assert reading.design.source == "" and "could not be read within 0.5 s" in out["notes"][0], out
+
+
 _PEEKS = """
 import os, sys
 sys.path.insert(0, {where!r})

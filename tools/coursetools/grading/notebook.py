@@ -109,6 +109,8 @@ def parse(cells: Cells) -> Cells:
     for src in cells.source:
         try:
             trees.append(ast.parse(manager.transform_cell(src)))
+        except TimeoutError:  # the reader's time is up (the check phase's alarm): stop, not the next cell
+            raise
         except Exception:  # noqa: BLE001 (hostile text: whatever the transformer or the parser raises, the cell is unread)
             trees.append(None)
     return Cells(list(cells.index), list(cells.source), trees, list(cells.otter))
