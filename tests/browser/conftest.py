@@ -258,6 +258,14 @@ def visits(browser, base_url: str, book_html: Path, screenshots: Path):
 
 
 @pytest.fixture(scope="session")
+def dark_disk_visits(browser, book_html: Path, screenshots: Path):
+    """``dark_disk_visits(page)``: the page opened from disk in dark mode, once (see test_book_in_browser)."""
+    from test_book_in_browser import dark_disk_visits as visits_from_disk_in_dark_mode
+
+    yield from visits_from_disk_in_dark_mode(browser, book_html, screenshots)
+
+
+@pytest.fixture(scope="session")
 def phone_visits(browser, base_url: str, book_html: Path, phone_screenshots: Path):
     """``phone_visits(page)``: the page loaded at 390 px on a phone, once (test_book_phone.phone_page_visits).
 

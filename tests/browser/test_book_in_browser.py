@@ -17,6 +17,11 @@ data: or blob: is aborted and recorded. Per page the tests check:
   their text, and their controls' labels keep 4.5:1 contrast on an opaque panel (the chart
   colours themselves are checked in tests/charts/test_accessibility.py).
 
+Each page is loaded once at 1280 px over HTTP for every check of the page as served (``visits``,
+axe-core's included), and a page with charts once more from disk in dark mode, for the checks from
+disk and in dark mode alike (``dark_disk_visits``): what a page draws does not depend on the colour
+scheme (the book's scripts never read it; only its CSS does), so one load serves both.
+
 A full-page PNG of each page goes to ``_build/screenshots/`` (dark-mode ones to ``dark/`` inside it).
 Lab pages must offer their ``.ipynb`` for download and launch buttons for Binder, Colab and JupyterHub.
 Off by default: ``pytest tests/browser --run-browser`` (see conftest.py).
@@ -143,6 +148,7 @@ class Visit:
     headings: list[tuple[int, str]] = field(default_factory=list)
     colours: list[dict[str, Any]] = field(default_factory=list)  # chart backgrounds and text colours
     axe: list[dict[str, Any]] = field(default_factory=list)  # axe-core's violations (test_book_axe.py)
+    theme: str | None = None  # the theme's mode as the page shows it (data-theme), where it was read
 
 
 def _watch(page: Any, visit: Visit) -> None:
@@ -323,6 +329,44 @@ def page_visits(browser: Any, base_url: str, book_html: Path, screenshots: Path)
             for p, v in sorted(cache.items())
         }
         (screenshots / "report.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+def dark_disk_visits(browser: Any, book_html: Path, screenshots: Path):
+    """The ``dark_disk_visits`` fixture (conftest.py): a page opened from disk in dark mode, once.
+
+    Opened as a reader opens the book from its folder (``file://``), with every request that is not
+    local aborted and recorded, in the theme's dark mode (the colour scheme and the theme's stored
+    choice both dark). It serves :func:`test_charts_render_from_disk` and
+    :func:`test_charts_stay_readable_in_dark_mode`, which each loaded the page on their own before:
+    the charts, requests and console from disk, and the theme and chart colours in dark mode. The
+    light mode from disk is what ``python -m labsupport.pdf`` prints (it fails on a chart that does
+    not draw and on a request to another site).
+    """
+    cache: dict[str, Visit] = {}
+    context = browser.new_context(viewport=VIEWPORT, color_scheme="dark", service_workers="block")
+    context.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
+
+    def visit(page_path: str) -> Visit:
+        if page_path in cache:
+            return cache[page_path]
+        result = Visit(page_path)
+        tab = context.new_page()
+        _watch(tab, result)
+        try:
+            _open(tab, (book_html / follow_redirect(book_html, page_path)).as_uri())
+            result.charts = tab.evaluate(_CHARTS)
+            result.theme = tab.evaluate("document.documentElement.dataset.theme")
+            result.colours = tab.evaluate(_CHART_COLOURS)
+            shoot(tab, screenshots / "dark" / _shot_name(page_path))
+        finally:
+            tab.close()
+        cache[page_path] = result
+        return result
+
+    try:
+        yield visit
+    finally:
+        context.close()
 
 
 #: A screenshot shows at most this many CSS pixels of a page's height: the API reference, when it was
@@ -554,42 +598,24 @@ def test_html_references_nothing_offsite(book_html, page):
     assert not found, f"{page} references resources on other sites:\n" + "\n".join(found)
 
 
-def test_charts_render_from_disk(browser, book_html, visits, page):
+def test_charts_render_from_disk(dark_disk_visits, visits, page):
     """Readers open the book from disk (file://); the bundle must work there too."""
     if not visits(page).charts:
         pytest.skip(f"{page} has no charts")
-    result = Visit(page)
-    context = browser.new_context(viewport=VIEWPORT)
-    try:
-        tab = context.new_page()
-        _watch(tab, result)
-        _open(tab, (book_html / follow_redirect(book_html, page)).as_uri())
-        result.charts = tab.evaluate(_CHARTS)
-    finally:
-        context.close()
+    result = dark_disk_visits(page)
     assert not result.external, f"{page} from disk requested other sites: {sorted(set(result.external))}"
     assert not result.console, f"{page} from disk:\n" + "\n".join(result.console)
     broken = [c["id"] for c in result.charts if not c["rendered"]]
     assert not broken, f"{page} from disk: charts without an svg or canvas: {broken}"
 
 
-def test_charts_stay_readable_in_dark_mode(browser, base_url, book_html, screenshots, visits, page):
+def test_charts_stay_readable_in_dark_mode(dark_disk_visits, visits, page):
     """In dark mode a chart keeps its opaque light background, and the theme restyles none of its text."""
     light = visits(page)
     if not light.charts:
         pytest.skip(f"{page} has no charts")
-    context = browser.new_context(viewport=VIEWPORT, color_scheme="dark", service_workers="block")
-    context.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
-    result = Visit(page)
-    try:
-        tab = context.new_page()
-        _watch(tab, result)
-        _open(tab, base_url + follow_redirect(book_html, page))
-        theme = tab.evaluate("document.documentElement.dataset.theme")
-        dark = tab.evaluate(_CHART_COLOURS)
-        shoot(tab, screenshots / "dark" / _shot_name(page))
-    finally:
-        context.close()
+    result = dark_disk_visits(page)
+    theme, dark = result.theme, result.colours
     assert theme == "dark", f"the theme did not switch to dark mode (data-theme={theme!r})"
     problems = []
     for chart, light_chart in zip(dark, light.colours, strict=True):
