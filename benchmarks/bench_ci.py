@@ -5,7 +5,10 @@ folder and runs ``.ci/run`` there: a fresh virtual environment, ``pip install``,
 suite, the student's path, the book build, the browser tests and the PDF. Target: 15 minutes on 2
 cores. One row for the whole run, then one row per stage: ``.ci/run`` prints ``== <stage> (<N> s)``
 as each stage starts, N counted from the start of the run, so a stage lasts until the next line
-(the last one, ``== done``, closes the run). Not part of the default run; ask for it with
+(the last one, ``== done``, closes the run). Then one row per stage and per job of the table that
+``.ci/run`` prints at its end, with its CPU seconds in the note (a job's CPU counts every process it
+started, Chromium's included: ``.ci/cpu``), and the run's CPU seconds in all. The whole log is kept
+in ``benchmarks/results-ci.log``. Not part of the default run; ask for it with
 ``python benchmarks/run.py ci``.
 """
 
@@ -35,6 +38,40 @@ def stage_seconds(log: str) -> list[tuple[str, float]]:
     return [(name, after - at) for (name, at), (_, after) in pairwise(marks)]
 
 
+#: A row of the table at the end of a .ci/run log: wall seconds, CPU seconds, what it is.
+ROW = re.compile(r"^\s*(?P<wall>\d+|\?)\s+(?P<cpu>\d+(?:\.\d+)?|\?)\s+(?P<name>\S.*)$")
+#: Where the log of the last run is kept.
+LOG = ROOT / "benchmarks" / "results-ci.log"
+
+
+def table_rows(log: str) -> dict[str, list[tuple[str, float | None, float | None]]]:
+    """The rows of the table at the end of a ``.ci/run`` log: ``{"stage": [...], "job": [...], "total": [...]}``.
+
+    Each row is ``(name, wall seconds, CPU seconds)``, ``None`` where the log has ``?``. The table
+    starts after the ``== done`` line; a header row (``wall s  CPU s  stage ...`` or ``... job ...``)
+    starts each part, and the ``total`` row ends it. A log without a table gives empty lists.
+    """
+    rows: dict[str, list[tuple[str, float | None, float | None]]] = {"stage": [], "job": [], "total": []}
+    lines = log.splitlines()
+    done = next((i for i, line in enumerate(lines) if line.startswith("== done (")), None)
+    part = None
+    for line in lines[done + 1 :] if done is not None else []:
+        header = re.match(r"^\s*wall s\s+CPU s\s+(stage|job)\b", line)
+        if header:
+            part = header.group(1)
+            continue
+        m = ROW.match(line)
+        if not m or part is None:
+            continue
+        name = m["name"]
+        wall, cpu = (None if v == "?" else float(v) for v in (m["wall"], m["cpu"]))
+        if name.startswith("total"):
+            rows["total"].append((name, wall, cpu))
+            break
+        rows[part].append((name, wall, cpu))
+    return rows
+
+
 def figures() -> list[dict]:
     """Run ``.ci/run`` once in a copy and return its row (see ``benchmarks/run.py`` for the format)."""
     files = subprocess.run(
@@ -49,7 +86,9 @@ def figures() -> list[dict]:
         t0 = time.perf_counter()
         proc = subprocess.run(["bash", ".ci/run"], cwd=tmp, capture_output=True, text=True, timeout=3 * 3600)
         seconds = time.perf_counter() - t0
+    LOG.write_text(proc.stdout + "\n---- stderr ----\n" + proc.stderr, encoding="utf-8")
     stages = stage_seconds(proc.stdout)
+    table = table_rows(proc.stdout)
     status = "passed" if proc.returncode == 0 else f"exit code {proc.returncode}"
     tail = (
         ""
@@ -66,9 +105,41 @@ def figures() -> list[dict]:
             "note": f"{status}; {len(stages)} stages timed{tail}",
         }
     ]
+    cpu = {name: c for name, _, c in table["stage"]}
     rows += [
-        {"figure": f".ci/run stage: {name}", "value": value, "unit": "s", "target": None, "better": "lower", "note": ""}
+        {
+            "figure": f".ci/run stage: {name}",
+            "value": value,
+            "unit": "s",
+            "target": None,
+            "better": "lower",
+            "note": f"{cpu[name]:.0f} CPU s" if cpu.get(name) is not None else "",
+        }
         for name, value in stages
+    ]
+    rows += [
+        {
+            "figure": f".ci/run job: {name}",
+            "value": wall,
+            "unit": "s",
+            "target": None,
+            "better": "lower",
+            "note": f"{c:.0f} CPU s" if c is not None else "",
+        }
+        for name, wall, c in table["job"]
+        if wall is not None
+    ]
+    rows += [
+        {
+            "figure": ".ci/run CPU seconds in all",
+            "value": c,
+            "unit": "CPU s",
+            "target": None,
+            "better": "lower",
+            "note": f"{LOG.relative_to(ROOT)} holds the log",
+        }
+        for _, _, c in table["total"]
+        if c is not None
     ]
     return rows
 
@@ -76,5 +147,8 @@ def figures() -> list[dict]:
 if __name__ == "__main__":  # python benchmarks/bench_ci.py < log: the stages of a log already written
     import sys
 
-    for name, value in stage_seconds(sys.stdin.read()):
+    text = sys.stdin.read()
+    for name, value in stage_seconds(text):
         print(f"{value:7.0f} s  {name}")
+    for name, wall, cpu in table_rows(text)["job"]:
+        print(f"{wall or 0:7.0f} s  {cpu or 0:7.0f} CPU s  job: {name}")
