@@ -22,6 +22,7 @@ import os
 import secrets
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -839,6 +840,13 @@ def test_a_notebook_slow_to_read_is_given_up_on_at_the_reading_limit(monkeypatch
     from coursetools.grading.assignments import SPECS
 
     monkeypatch.setattr(check, "READ_S", 0.5)
+    real_read = check.read
+
+    def slow_read(*args, **kwargs):  # how slow IPython is depends on the machine and on its caches:
+        time.sleep(30)  # a reading that takes longer than the limit, whatever the machine
+        return real_read(*args, **kwargs)
+
+    monkeypatch.setattr(check, "read", slow_read)
     cells = ["x = !echo\n" * 400, "def admission_policy(request):\n    return True\n"]
     job = {"cells": {"index": [0, 1], "source": cells, "otter": [False, False]}, "pinned": None}
     out: dict = {"checks": [], "notes": [], "reading": {"flags": [], "tokens": []}}
